@@ -1,0 +1,257 @@
+"""The ``irw`` command line."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from typing import List, Optional
+
+import duckdb
+import pandas as pd
+import typer
+
+from . import db, loader, output, runsets
+from . import evaluate as ev
+from . import measures as ms
+from .errors import IrwError
+
+app = typer.Typer(
+    help="irwarehouse: load TREC runs and qrels into DuckDB, evaluate them with SQL measures, "
+         "and study the evaluation itself.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+load_app = typer.Typer(help="Load runs, qrels and run metadata.", no_args_is_help=True)
+runs_app = typer.Typer(help="Inspect the loaded runs.", no_args_is_help=True)
+qrels_app = typer.Typer(help="Inspect and manage qrels.", no_args_is_help=True)
+app.add_typer(load_app, name="load")
+app.add_typer(runs_app, name="runs")
+app.add_typer(qrels_app, name="qrels")
+
+FormatOpt = typer.Option("table", "--format", "-f", help="table | csv | json")
+
+
+def _db_path(ctx: typer.Context) -> str:
+    root = ctx.find_root()
+    return (root.obj or {}).get("db") or db.resolve_path(None)
+
+
+def command(group: typer.Typer, name: str | None = None):
+    """Register a command; an IrwError becomes ``error: ...`` on stderr and exit status 1."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def inner(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except IrwError as exc:
+                typer.echo(f"error: {exc}", err=True)
+                raise typer.Exit(1) from None
+        return group.command(name)(inner)
+    return wrap
+
+
+def _check_format(fmt: str, allowed=("table", "csv", "json")) -> None:
+    if fmt not in allowed:
+        raise IrwError(f"unknown format {fmt!r}; valid: {', '.join(allowed)}")
+
+
+def _say(message: str) -> None:
+    """Progress and summaries go to stderr, so stdout stays machine-readable."""
+    typer.echo(message, err=True)
+
+
+@app.callback()
+def main_callback(
+    ctx: typer.Context,
+    db_path: Optional[str] = typer.Option(
+        None, "--db", envvar="IRW_DB",
+        help=f"The warehouse file (default ./{db.DEFAULT_DB}; ':memory:' for a throw-away one)."),
+):
+    ctx.obj = {"db": db.resolve_path(db_path)}
+
+
+# ------------------------------------------------------------------------------- load
+
+@command(load_app, "runs")
+def load_runs(
+    ctx: typer.Context,
+    paths: List[str] = typer.Argument(..., help="Run files, globs (quote them) or directories; plain or gzip."),
+    meta: Optional[str] = typer.Option(None, "--meta", help="TSV with a header: run_id, team, kind, pooled."),
+    order: str = typer.Option("trec_eval", "--order", help="Ranking policy: trec_eval | given | score_then_rank."),
+    replace: bool = typer.Option(False, "--replace", help="Replace runs that are already loaded."),
+    ignore_extra_fields: bool = typer.Option(False, "--ignore-extra-fields", help="Accept text after the 6th field (trec_eval ignores it)."),
+):
+    """Load TREC run files (topic Q0 docno rank score run_id)."""
+    con = db.connect(_db_path(ctx))
+    summary = loader.load_runs(con, paths, policy=order, replace=replace, meta=meta,
+                               extra_fields=ignore_extra_fields)
+    n = len(summary["runs"])
+    _say(f"loaded {n} run{'s' if n != 1 else ''} ({summary['lines']:,} lines from "
+         f"{summary['files']} file{'s' if summary['files'] != 1 else ''}, order {order})"
+         + (f", replacing {len(summary['replaced'])}" if summary["replaced"] else "")
+         + (f"; metadata for {summary['meta']} runs" if "meta" in summary else ""))
+
+
+@command(load_app, "qrels")
+def load_qrels(
+    ctx: typer.Context,
+    paths: List[str] = typer.Argument(..., help="Qrels files (topic iteration docno rel); plain or gzip."),
+    name: str = typer.Option(..., "--name", "-n", help="Name of the qrels in the warehouse."),
+    replace: bool = typer.Option(False, "--replace", help="Replace a qrels of that name."),
+    description: Optional[str] = typer.Option(None, "--description", help="Free text for the catalogue."),
+):
+    """Load relevance judgments under a name."""
+    con = db.connect(_db_path(ctx))
+    s = loader.load_qrels(con, paths, name, replace=replace, description=description)
+    _say(f"loaded qrels {s['qrels']}: {s['judgments']:,} judgments, {s['relevant']:,} relevant, "
+         f"{s['topics']} topics")
+
+
+@command(load_app, "meta")
+def load_meta(
+    ctx: typer.Context,
+    path: str = typer.Argument(..., help="TSV with a header: run_id and any of team, kind, pooled."),
+):
+    """Load run metadata (team, kind, pooled)."""
+    con = db.connect(_db_path(ctx))
+    n = loader.load_meta(con, path)
+    _say(f"metadata for {n} runs")
+
+
+# ------------------------------------------------------------------------------- eval
+
+@command(app, "eval")
+def eval_cmd(
+    ctx: typer.Context,
+    measure: List[str] = typer.Option(..., "--measure", "-m", help="Measure name, e.g. AP, P@10, 'nDCG(discount=jk)@10'. Repeatable."),
+    qrels: Optional[str] = typer.Option(None, "--qrels", "-q", help="Qrels name (default: the only one loaded)."),
+    runs: str = typer.Option("all", "--runs", "-r", help="Run spec: all, pooled, team:NAME, @FILE, or run ids, comma-separated."),
+    per_topic: bool = typer.Option(False, "--per-topic", help="One row per topic (trec_eval -q)."),
+    topics: str = typer.Option("qrels", "--topics", help="Topic set: qrels (topics with a relevant document) | run (trec_eval default) | all (trec_eval -c)."),
+    max_docs: Optional[int] = typer.Option(None, "--max-docs", help="Only the top N documents of each ranking count (trec_eval -M)."),
+    rel_level: Optional[int] = typer.Option(None, "--rel-level", help="Relevance threshold for binary measures (trec_eval -l; default 1)."),
+    aggregate: str = typer.Option("mean", "--aggregate", help="mean (arithmetic) | gm (geometric, as trec_eval gm_map)."),
+    fmt: str = typer.Option("table", "--format", "-f", help="table | csv | json | trec"),
+    store: bool = typer.Option(True, "--store/--no-store", help="Keep the per-topic scores in the scores table."),
+):
+    """Evaluate runs: per-topic scores are computed in SQL and kept in the `scores` table."""
+    _check_format(fmt, output.FORMATS)
+    parsed = ms.parse_all(measure, rel_level=rel_level)
+    con = db.connect(_db_path(ctx))
+    qrels_name = qrels or ev.default_qrels(con)
+    run_ids = runsets.resolve(con, runs)
+    per = ev.evaluate(con, qrels_name, parsed, run_ids, topics=topics, max_docs=max_docs,
+                      rel_level=rel_level, store=store)
+    labels = [str(m) for m in parsed]
+    means = ev.aggregate(per, aggregate)
+    if fmt == "trec":
+        sys.stdout.write(output.trec_lines(per, means, labels, per_topic))
+        return
+    if per_topic:
+        flat = per[["run_id", "topic", "measure", "value"]]
+        wide = per.pivot(index=["run_id", "topic"], columns="measure", values="value")
+        wide = wide[[m for m in labels if m in wide.columns]].reset_index()
+        output.emit(flat, fmt, table=wide)
+    else:
+        flat = means[["run_id", "measure", "value", "n_topics"]]
+        wide = means.pivot(index="run_id", columns="measure", values="value")
+        wide = wide[[m for m in labels if m in wide.columns]].reset_index()
+        nt = means.groupby("run_id")["n_topics"].max()
+        wide.insert(1, "n_topics", wide["run_id"].map(nt).astype(int))
+        output.emit(flat, fmt, table=wide)
+
+
+# ------------------------------------------------------------------------------- sql
+
+@command(app, "sql")
+def sql_cmd(
+    ctx: typer.Context,
+    query: str = typer.Argument(..., help="An SQL query over the warehouse."),
+    fmt: str = FormatOpt,
+    write: bool = typer.Option(False, "--write", help="Allow statements that change the warehouse."),
+):
+    """Run SQL against the warehouse (read-only unless --write)."""
+    _check_format(fmt)
+    path = _db_path(ctx)
+    con = db.connect(path, read_only=not write)
+    try:
+        rel = con.sql(query)
+    except duckdb.Error as exc:
+        raise IrwError(f"SQL error: {exc}") from None
+    if rel is None:
+        _say("ok")
+        return
+    try:
+        frame = rel.df()
+    except duckdb.Error as exc:
+        raise IrwError(f"SQL error: {exc}") from None
+    output.emit(frame, fmt)
+
+
+# ------------------------------------------------------------------------------- catalogue
+
+@command(app, "measures")
+def measures_cmd(fmt: str = FormatOpt):
+    """The measure catalogue: names, descriptions, parameters and defaults."""
+    _check_format(fmt)
+    rows = []
+    for m in ms.CATALOGUE.values():
+        rows.append({
+            "name": m.name + ("@k" if m.cutoff else ""),
+            "description": m.description,
+            "parameters": ", ".join(f"{p.name}={ms.format_value(p.default) if p.default is not None else '-'}"
+                                    for p in m.params),
+            "trec_eval": m.trec_eval,
+        })
+    frame = pd.DataFrame(rows)
+    if fmt == "table":
+        for m in ms.CATALOGUE.values():
+            typer.echo(f"{m.name}{'@k' if m.cutoff else ''}" + (f"    (trec_eval: {m.trec_eval})" if m.trec_eval else ""))
+            typer.echo(f"    {m.description}")
+            for p in m.params:
+                default = ms.format_value(p.default) if p.default is not None else "-"
+                typer.echo(f"    {p.name} = {default}: {p.help}")
+        typer.echo("Condensed (judged-only) forms: Name' or judged_only=True, e.g. AP', nDCG'@10.")
+        return
+    output.emit(frame, fmt)
+
+
+@command(runs_app, "list")
+def runs_list(ctx: typer.Context, fmt: str = FormatOpt):
+    """The loaded runs with their metadata."""
+    _check_format(fmt)
+    con = db.connect(_db_path(ctx), read_only=True)
+    frame = con.execute("SELECT run_id, team, kind, pooled, ranking_policy, n_topics, n_docs, source "
+                        "FROM run_info ORDER BY run_id").df()
+    output.emit(frame, fmt)
+
+
+@command(qrels_app, "list")
+def qrels_list(ctx: typer.Context, fmt: str = FormatOpt):
+    """The qrels catalogue."""
+    _check_format(fmt)
+    con = db.connect(_db_path(ctx), read_only=True)
+    frame = con.execute("""
+        SELECT i.qrels, i.kind, i.parent, i.topic_qrels, i.params,
+               count(DISTINCT q.topic) AS topics, count(q.rel) FILTER (WHERE q.rel >= 0) AS judged,
+               count(q.rel) FILTER (WHERE q.rel >= 1) AS relevant, i.source, i.description
+        FROM qrels_info i LEFT JOIN qrels q USING (qrels)
+        GROUP BY ALL ORDER BY i.created_at""").df()
+    output.emit(frame, fmt)
+
+
+@command(qrels_app, "drop")
+def qrels_drop(ctx: typer.Context, name: str = typer.Argument(..., help="The qrels to remove.")):
+    """Remove a qrels with its scores."""
+    con = db.connect(_db_path(ctx))
+    loader.drop_qrels(con, name)
+    _say(f"dropped qrels {name}")
+
+
+def main() -> None:  # pragma: no cover - console entry point
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,231 @@
+"""Evaluation: render ``sql/evaluate.sql`` for a list of measures and run it in DuckDB.
+
+Python only builds the template context -- SQL fragments derived from validated measure
+parameters (numbers and fixed keywords, never user text) -- and stores the result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from . import db
+from .errors import IrwError
+from .measures import GAIN_MEASURES, Measure
+
+TOPIC_POLICIES = ("qrels", "run", "all")
+
+
+def _key(value: int) -> str:
+    return str(value).replace("-", "m")
+
+
+@dataclass
+class _Threshold:
+    value: int
+    window: bool
+
+    @property
+    def key(self):
+        return "t" + _key(self.value)
+
+    @property
+    def R(self):
+        return f"R_{self.key}"
+
+    @property
+    def N(self):
+        return f"N_{self.key}"
+
+    @property
+    def c_rel(self):
+        return "c_rel" if self.value == 1 else f"c_rel_{self.key}"
+
+    @property
+    def c_nonrel(self):
+        return "c_nonrel" if self.value == 1 else f"c_nonrel_{self.key}"
+
+
+@dataclass
+class _GainSet:
+    key: str
+    expr: str
+    gmax: str  # SQL: the largest gain of the map (per topic for the default map)
+    window: bool = False
+
+    @property
+    def cg(self):
+        return "cg" if self.key == "g" else f"cg_{self.key}"
+
+
+class _MeasureContext:
+    """What a measure's SQL file sees as ``m``."""
+
+    def __init__(self, index: int, measure: Measure, threshold: _Threshold, gainset: _GainSet | None):
+        self.id = f"m{index}"
+        self.label = str(measure)
+        self.name = measure.name
+        self.module = db.module(f"measures/{measure.name}.sql")
+        self.judged_only = measure.judged_only
+        self.pos = "crank" if self.judged_only else "rank"
+        self.n = "n_judged" if self.judged_only else "n"
+        k = measure.cutoff
+        self.k = db.sql_number(k) if k is not None else None
+        self.within = f"{self.pos} <= {self.k}" if k is not None else "TRUE"
+        self.ideal_within = f"irank <= {self.k}" if k is not None else "TRUE"
+        self.rel = f"grade >= {db.sql_number(threshold.value)}"
+        self.R, self.N = threshold.R, threshold.N
+        self.c_rel, self.c_nonrel = threshold.c_rel, threshold.c_nonrel
+        definition = measure.definition
+        self.p = db.sql_number(float(measure.get("p"))) if definition.param("p") else None
+        self.beta = db.sql_number(float(measure.get("beta"))) if definition.param("beta") else None
+        self._discount = measure.get("discount") if definition.param("discount") else None
+        self._base = float(measure.get("base")) if definition.param("base") else 2.0
+        if gainset is not None:
+            self.gkey, self.gain, self.cg = gainset.key, gainset.expr, gainset.cg
+            self.gmax = gainset.gmax
+        else:
+            self.gkey = self.gain = self.cg = self.gmax = None
+
+    def disc(self, pos: str) -> str:
+        """The rank discount 1/log_b(i + 1) (log2p1) or 1/log_b(max(b, i)) (jk)."""
+        base = db.sql_number(self._base)
+        if self._discount == "jk":
+            return f"(ln({base}) / ln(greatest({base}, {pos})))"
+        if self._base == 2.0:
+            return f"(1.0 / log2({pos} + 1))"
+        return f"(ln({base}) / ln({pos} + 1))"
+
+
+def _gain_of(measure: Measure, threshold: int) -> _GainSet:
+    """The gain a gain-based measure uses: an explicit map, binary (``rel`` given) or the
+    default gain = grade for grades >= 1 (whose g_max is the topic's largest grade)."""
+    gains = measure.get("gains")
+    if gains:
+        cases = " ".join(f"WHEN {db.sql_number(g)} THEN {db.sql_number(float(v))}" for g, v in gains)
+        key = "m" + "_".join(f"{_key(g)}x{str(v).replace('.', 'p')}" for g, v in gains)
+        return _GainSet(key, f"CASE grade {cases} ELSE 0.0 END",
+                        db.sql_number(float(max(v for _, v in gains))))
+    if measure.has("rel") and measure.name != "Q":
+        return _GainSet("b" + _key(threshold),
+                        f"CASE WHEN grade >= {db.sql_number(threshold)} THEN 1.0 ELSE 0.0 END", "1")
+    return _GainSet("g", "CASE WHEN grade >= 1 THEN grade ELSE 0 END", "gmax_g")
+
+
+def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | None = None,
+               rel_level: int | None = None, cached: bool = True) -> str:
+    """The SQL that computes ``measures`` (bind $qrels, $topic_qrels, $runs)."""
+    if topics not in TOPIC_POLICIES:
+        raise IrwError(f"unknown topic policy {topics!r}; valid: {', '.join(TOPIC_POLICIES)}")
+    if max_docs is not None and max_docs < 1:
+        raise IrwError("--max-docs must be at least 1")
+    thresholds: dict[int, _Threshold] = {}
+    gainsets: dict[str, _GainSet] = {}
+    contexts = []
+    for index, measure in enumerate(measures):
+        t = measure.get("rel") if measure.definition.param("rel") else None
+        t = int(t) if t is not None else 1
+        threshold = thresholds.setdefault(t, _Threshold(t, window=t != 1))
+        gainset = None
+        if measure.name in GAIN_MEASURES:
+            candidate = _gain_of(measure, t)
+            gainset = gainsets.setdefault(candidate.key, candidate)
+            if measure.name == "Q" and gainset.key != "g":
+                gainset.window = True
+        contexts.append(_MeasureContext(index, measure, threshold, gainset))
+    return db.render("evaluate.sql", measures=contexts, thresholds=list(thresholds.values()),
+                     gainsets=list(gainsets.values()), topics=topics, max_docs=max_docs,
+                     topic_threshold=rel_level if rel_level is not None else 1, cached=cached)
+
+
+def qrels_info(con, qrels: str) -> tuple[str, str]:
+    """(name, topic_qrels) of an existing qrels, or an error listing the known ones."""
+    row = con.execute("SELECT qrels, topic_qrels FROM qrels_info WHERE qrels = ?", [qrels]).fetchone()
+    if row is None:
+        known = [r[0] for r in con.execute("SELECT qrels FROM qrels_info ORDER BY qrels").fetchall()]
+        if not known:
+            raise IrwError("no qrels are loaded: use `irw load qrels FILE --name NAME` first")
+        raise IrwError(f"unknown qrels {qrels!r}; known: {', '.join(known)}")
+    return row[0], row[1]
+
+
+def default_qrels(con) -> str:
+    names = [r[0] for r in con.execute("SELECT qrels FROM qrels_info ORDER BY created_at").fetchall()]
+    if not names:
+        raise IrwError("no qrels are loaded: use `irw load qrels FILE --name NAME` first")
+    if len(names) > 1:
+        raise IrwError(f"several qrels are loaded ({', '.join(names)}): choose one with --qrels")
+    return names[0]
+
+
+def ensure_base(con, qrels: str) -> None:
+    """Materialize the base relation of a qrels once (until its runs or judgments change)."""
+    if con.execute("SELECT 1 FROM irw_base_built WHERE qrels = ?", [qrels]).fetchone():
+        return
+    with db.transaction(con):
+        con.execute("DELETE FROM irw_base WHERE qrels = ?", [qrels])
+        con.execute("INSERT INTO irw_base SELECT * FROM judged_ranking(?)", [qrels])
+        con.execute("INSERT INTO irw_base_built VALUES (?, current_timestamp)", [qrels])
+
+
+def evaluate(con, qrels: str, measures: list[Measure], run_ids: list[str], topics: str = "qrels",
+             max_docs: int | None = None, rel_level: int | None = None,
+             store: bool = True) -> pd.DataFrame:
+    """Per-topic scores (run_id, topic, measure, value); stored in ``scores`` if ``store``."""
+    name, topic_qrels = qrels_info(con, qrels)
+    sql = render_sql(measures, topics=topics, max_docs=max_docs, rel_level=rel_level,
+                     cached=not con_is_read_only(con))
+    if not con_is_read_only(con):
+        ensure_base(con, name)
+    params = {"qrels": name, "topic_qrels": topic_qrels, "runs": list(run_ids)}
+    result = con.execute(f"SELECT * FROM ({sql}) ORDER BY run_id, topic, measure", params).df()
+    if store:
+        labels = [str(m) for m in measures]
+        with db.transaction(con):
+            con.execute("DELETE FROM scores WHERE qrels = $qrels AND list_contains($runs, run_id) "
+                        "AND list_contains($labels, measure)",
+                        {"qrels": name, "runs": list(run_ids), "labels": labels})
+            con.register("irw_result", result)
+            try:
+                con.execute("INSERT INTO scores SELECT ?, run_id, topic, measure, value FROM irw_result",
+                            [name])
+            finally:
+                con.unregister("irw_result")
+            con.executemany("INSERT INTO evaluations VALUES (current_timestamp, ?, ?, ?, ?, ?)",
+                            [(name, label, len(run_ids), topics, max_docs) for label in labels])
+    return result
+
+
+def con_is_read_only(con) -> bool:
+    try:
+        return bool(con.execute("SELECT current_setting('access_mode') = 'read_only'").fetchone()[0])
+    except Exception:  # pragma: no cover - older DuckDB
+        return False
+
+
+GM_EPSILON = 1e-5
+AGGREGATES = ("mean", "gm", "gm_trec")
+
+
+def aggregate(per_topic: pd.DataFrame, how: str = "mean") -> pd.DataFrame:
+    """Per run and measure over topics: ``mean`` (arithmetic); ``gm`` the geometric mean
+    exp(mean(log(x + eps))) - eps (SPEC); ``gm_trec`` trec_eval's gm_map form
+    exp(mean(log(max(x, eps)))). eps = 1e-5."""
+    if how not in AGGREGATES:
+        raise IrwError(f"unknown aggregate {how!r}; valid: {', '.join(AGGREGATES)}")
+    import numpy as np
+
+    frame = per_topic.copy()
+    if how == "gm":
+        frame["value"] = np.log(frame["value"] + GM_EPSILON)
+    elif how == "gm_trec":
+        frame["value"] = np.log(np.maximum(frame["value"], GM_EPSILON))
+    out = (frame.groupby(["run_id", "measure"], sort=False)["value"]
+           .agg(["mean", "count"]).reset_index()
+           .rename(columns={"mean": "value", "count": "n_topics"}))
+    if how == "gm":
+        out["value"] = np.exp(out["value"]) - GM_EPSILON
+    elif how == "gm_trec":
+        out["value"] = np.exp(out["value"])
+    return out

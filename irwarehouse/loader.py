@@ -1,0 +1,353 @@
+"""Loading runs, qrels and run metadata.
+
+The bulk work happens inside DuckDB (``sql/stage_lines.sql``: read, split, cast), so a
+whole TREC archive loads in seconds. Every load is one transaction: lines are staged,
+checked, and only then moved into the public tables; any problem raises an
+:class:`IrwError` naming the file, the line and the problem, and nothing is loaded.
+Line numbers are found by re-reading the offending file in Python, only on that error path.
+"""
+
+from __future__ import annotations
+
+import csv
+import glob
+import gzip
+import math
+import os
+import sys
+from pathlib import Path
+from typing import Callable, Iterable
+
+import duckdb
+
+from . import db
+from .errors import IrwError
+
+# Ranking policies (SPEC section 1): name -> ORDER BY of a (run, topic)'s documents.
+POLICIES = {
+    "trec_eval": "score DESC, docno DESC",
+    "given": "given_rank ASC, score DESC, docno DESC",
+    "score_then_rank": "score DESC, given_rank ASC, docno ASC",
+}
+
+BATCH = 16  # files per DuckDB read: large enough to parallelise, small enough for progress
+
+RUN_COLUMNS = [("topic", 1, None), ("docno", 3, None), ("rank_text", 4, None),
+               ("score_text", 5, None), ("run_id", 6, None),
+               ("given_rank", 4, "BIGINT"), ("score", 5, "DOUBLE")]
+QRELS_COLUMNS = [("topic", 1, None), ("docno", 3, None), ("rel_text", 4, None),
+                 ("rel", 4, "INTEGER")]
+
+
+def expand_paths(patterns: Iterable[str]) -> list[str]:
+    """Files named directly, by glob, or as directories (their non-hidden files)."""
+    files: list[str] = []
+    for pattern in patterns:
+        if os.path.isdir(pattern):
+            found = sorted(str(p) for p in Path(pattern).rglob("*")
+                           if p.is_file() and not p.name.startswith("."))
+            if not found:
+                raise IrwError(f"{pattern}: the directory holds no files")
+        elif any(ch in pattern for ch in "*?["):
+            found = sorted(p for p in glob.glob(pattern) if os.path.isfile(p))
+            if not found:
+                raise IrwError(f"{pattern}: no file matches this pattern")
+        else:
+            if not os.path.exists(pattern):
+                raise IrwError(f"{pattern}: no such file")
+            if not os.path.isfile(pattern):
+                raise IrwError(f"{pattern}: not a regular file")
+            found = [pattern]
+        for f in found:
+            if f not in files:
+                files.append(f)
+    if not files:
+        raise IrwError("no input files given")
+    for f in files:
+        if not os.access(f, os.R_OK):
+            raise IrwError(f"{f}: cannot read the file (permission denied)")
+    return files
+
+
+def _open_text(path: str):
+    with open(path, "rb") as fh:
+        magic = fh.read(2)
+    if magic == b"\x1f\x8b":
+        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
+    return open(path, "rt", encoding="utf-8", errors="replace")
+
+
+def _lines(path: str):
+    """(line number, fields) for every non-blank line, split on any run of whitespace."""
+    with _open_text(path) as fh:
+        for number, line in enumerate(fh, start=1):
+            fields = line.split()
+            if fields:
+                yield number, fields
+
+
+def _stage(con, target: str, files: list[str], nfields: int, columns, progress) -> None:
+    for start in range(0, len(files), BATCH):
+        batch = files[start:start + BATCH]
+        try:
+            db.run_script(con, "stage_lines.sql", {"files": batch}, target=target,
+                          nfields=nfields, columns=columns)
+        except duckdb.Error as exc:
+            raise IrwError(f"cannot read {', '.join(batch)}: {exc}") from exc
+        if progress:
+            progress(len(batch))
+
+
+def _progress_bar(files: list[str], label: str):
+    """A progress bar on a terminal (stderr), nothing otherwise."""
+    import contextlib
+
+    import typer
+
+    if len(files) < 2 or not sys.stderr.isatty():
+        return contextlib.nullcontext(None)
+    return typer.progressbar(length=len(files), label=label, file=sys.stderr)
+
+
+# ---------------------------------------------------------------------------- runs
+
+def _run_line_problem(fields: list[str], extra_ok: bool) -> str | None:
+    if len(fields) < 6 or (len(fields) > 6 and not extra_ok):
+        return (f"expected 6 fields (topic Q0 docno rank score run_id), found {len(fields)}"
+                + ("" if len(fields) < 6 else "; use --ignore-extra-fields to ignore trailing text as trec_eval does"))
+    try:
+        int(fields[3])
+    except ValueError:
+        return f"rank {fields[3]!r} is not an integer"
+    try:
+        score = float(fields[4])
+    except ValueError:
+        return f"score {fields[4]!r} is not a number"
+    if not math.isfinite(score):
+        return f"score {fields[4]!r} is not a finite number"
+    return None
+
+
+def _locate_run_problem(files: list[str], extra_ok: bool) -> str:
+    seen: dict[tuple[str, str, str], tuple[str, int]] = {}
+    for path in files:
+        for number, fields in _lines(path):
+            problem = _run_line_problem(fields, extra_ok)
+            if problem:
+                return f"{path}, line {number}: {problem}"
+            key = (fields[5], fields[0], fields[2])
+            if key in seen:
+                first_path, first_line = seen[key]
+                return (f"{path}, line {number}: document {fields[2]} appears twice for run "
+                        f"{fields[5]}, topic {fields[0]} (first at {first_path}, line {first_line})")
+            seen[key] = (path, number)
+    return ""
+
+
+def load_runs(con, patterns: Iterable[str], policy: str = "trec_eval", replace: bool = False,
+              meta: str | None = None, extra_fields: bool = False) -> dict:
+    """Load run files; returns a summary {runs, lines, files}."""
+    if policy not in POLICIES:
+        raise IrwError(f"unknown ranking policy {policy!r}; valid: {', '.join(POLICIES)}")
+    files = expand_paths(patterns)
+    with db.transaction(con):
+        con.execute("CREATE TEMP TABLE irw_staged (filename VARCHAR, nf INTEGER, topic VARCHAR, "
+                    "docno VARCHAR, rank_text VARCHAR, score_text VARCHAR, run_id VARCHAR, "
+                    "given_rank BIGINT, score DOUBLE)")
+        try:
+            with _progress_bar(files, "loading runs") as bar:
+                _stage(con, "irw_staged", files, 6, RUN_COLUMNS, bar.update if bar else None)
+            _check_runs(con, files, extra_fields)
+            summary = _insert_runs(con, files, policy, replace)
+            if meta:
+                summary["meta"] = _load_meta(con, meta)
+        finally:
+            con.execute("DROP TABLE IF EXISTS irw_staged")
+    return summary
+
+
+def _check_runs(con, files: list[str], extra_fields: bool) -> None:
+    bad_fields = "nf < 6" if extra_fields else "nf <> 6"
+    bad = con.execute(
+        f"SELECT filename FROM irw_staged WHERE {bad_fields} OR given_rank IS NULL "
+        "OR score IS NULL OR isnan(score) OR isinf(score) LIMIT 1").fetchone()
+    if bad is None:
+        bad = con.execute(
+            "SELECT any_value(filename) FROM irw_staged GROUP BY run_id, topic, docno "
+            "HAVING count(*) > 1 LIMIT 1").fetchone()
+    if bad is not None:
+        where = _locate_run_problem(files, extra_fields)
+        raise IrwError(where or f"{bad[0]}: malformed run data")
+    if con.execute("SELECT count(*) FROM irw_staged").fetchone()[0] == 0:
+        raise IrwError(f"{', '.join(files)}: no run lines found")
+
+
+def _insert_runs(con, files: list[str], policy: str, replace: bool) -> dict:
+    run_ids = [r[0] for r in con.execute(
+        "SELECT DISTINCT run_id FROM irw_staged ORDER BY run_id").fetchall()]
+    existing = [r[0] for r in con.execute(
+        "SELECT run_id FROM run_loads WHERE list_contains($ids, run_id) ORDER BY run_id",
+        {"ids": run_ids}).fetchall()]
+    if existing and not replace:
+        raise IrwError(f"run(s) already loaded: {', '.join(existing)}; use --replace to replace them")
+    if existing:
+        params = {"ids": existing}
+        for table in ("runs", "run_topics", "run_loads", "scores"):
+            con.execute(f"DELETE FROM {table} WHERE list_contains($ids, run_id)", params)
+    db.invalidate_bases(con)
+    db.run_script(con, "load_runs.sql", {"policy": policy}, order=POLICIES[policy])
+    lines = con.execute("SELECT count(*) FROM irw_staged").fetchone()[0]
+    return {"runs": run_ids, "lines": lines, "files": len(files), "replaced": existing}
+
+
+# ---------------------------------------------------------------------------- qrels
+
+def _locate_qrels_problem(files: list[str]) -> str:
+    seen: dict[tuple[str, str], tuple[str, int]] = {}
+    for path in files:
+        for number, fields in _lines(path):
+            if len(fields) != 4:
+                return (f"{path}, line {number}: expected 4 fields (topic iteration docno rel), "
+                        f"found {len(fields)}")
+            try:
+                int(fields[3])
+            except ValueError:
+                return f"{path}, line {number}: relevance {fields[3]!r} is not an integer"
+            key = (fields[0], fields[2])
+            if key in seen:
+                first_path, first_line = seen[key]
+                return (f"{path}, line {number}: document {fields[2]} is judged twice for topic "
+                        f"{fields[0]} (first at {first_path}, line {first_line})")
+            seen[key] = (path, number)
+    return ""
+
+
+def load_qrels(con, patterns: Iterable[str], name: str, replace: bool = False,
+               description: str | None = None) -> dict:
+    files = expand_paths(patterns)
+    if not name or not name.strip():
+        raise IrwError("a qrels needs a name (--name)")
+    with db.transaction(con):
+        info = con.execute("SELECT kind FROM qrels_info WHERE qrels = ?", [name]).fetchone()
+        if info and not replace:
+            raise IrwError(f"qrels {name!r} already exists; use --replace to replace it")
+        children = con.execute("SELECT qrels FROM qrels_info WHERE parent = ? ORDER BY qrels",
+                               [name]).fetchall()
+        if info and children:
+            raise IrwError(f"qrels {name!r} has derived qrels ({', '.join(c[0] for c in children)}); "
+                           "drop them first (irw qrels drop NAME)")
+        con.execute("CREATE TEMP TABLE irw_staged_qrels (filename VARCHAR, nf INTEGER, "
+                    "topic VARCHAR, docno VARCHAR, rel_text VARCHAR, rel INTEGER)")
+        try:
+            _stage(con, "irw_staged_qrels", files, 4, QRELS_COLUMNS, None)
+            bad = con.execute("SELECT filename FROM irw_staged_qrels WHERE nf <> 4 OR rel IS NULL "
+                              "LIMIT 1").fetchone()
+            if bad is None:
+                bad = con.execute("SELECT any_value(filename) FROM irw_staged_qrels "
+                                  "GROUP BY topic, docno HAVING count(*) > 1 LIMIT 1").fetchone()
+            if bad is not None:
+                raise IrwError(_locate_qrels_problem(files) or f"{bad[0]}: malformed qrels")
+            count = con.execute("SELECT count(*) FROM irw_staged_qrels").fetchone()[0]
+            if count == 0:
+                raise IrwError(f"{', '.join(files)}: no qrels lines found")
+            if info:
+                drop_qrels(con, name, _in_transaction=True)
+            con.execute("INSERT INTO qrels SELECT ?, topic, docno, rel FROM irw_staged_qrels", [name])
+            register_qrels(con, name, source=" ".join(files), kind="file",
+                           description=description)
+        finally:
+            con.execute("DROP TABLE IF EXISTS irw_staged_qrels")
+    stats = con.execute("SELECT count(DISTINCT topic), count(*), count(*) FILTER (WHERE rel >= 1) "
+                        "FROM qrels WHERE qrels = ?", [name]).fetchone()
+    return {"qrels": name, "topics": stats[0], "judgments": stats[1], "relevant": stats[2]}
+
+
+def register_qrels(con, name: str, source: str | None, kind: str, parent: str | None = None,
+                   params: str | None = None, description: str | None = None) -> None:
+    """Add a qrels to the catalogue; a derived qrels takes its topic set from its root."""
+    topic_qrels = name
+    if parent is not None:
+        row = con.execute("SELECT topic_qrels FROM qrels_info WHERE qrels = ?", [parent]).fetchone()
+        if row is None:
+            raise IrwError(f"qrels {parent!r} does not exist")
+        topic_qrels = row[0]
+    con.execute("INSERT INTO qrels_info VALUES (?, ?, ?, ?, ?, ?, ?, current_timestamp)",
+                [name, source, parent, kind, params, description, topic_qrels])
+
+
+def drop_qrels(con, name: str, _in_transaction: bool = False) -> None:
+    """Remove a qrels, its cached base and its scores."""
+    def work():
+        if con.execute("SELECT 1 FROM qrels_info WHERE qrels = ?", [name]).fetchone() is None:
+            raise IrwError(f"qrels {name!r} does not exist; known: {', '.join(qrels_names(con)) or 'none'}")
+        children = con.execute("SELECT qrels FROM qrels_info WHERE parent = ?", [name]).fetchall()
+        if children:
+            raise IrwError(f"qrels {name!r} has derived qrels ({', '.join(c[0] for c in children)}); drop them first")
+        for table in ("qrels", "scores", "qrels_info"):
+            con.execute(f"DELETE FROM {table} WHERE qrels = ?", [name])
+        db.invalidate_bases(con, name)
+
+    if _in_transaction:
+        work()
+    else:
+        with db.transaction(con):
+            work()
+
+
+def qrels_names(con) -> list[str]:
+    return [r[0] for r in con.execute("SELECT qrels FROM qrels_info ORDER BY qrels").fetchall()]
+
+
+# ---------------------------------------------------------------------------- metadata
+
+_TRUE = {"true", "t", "yes", "y", "1"}
+_FALSE = {"false", "f", "no", "n", "0", ""}
+
+
+def _load_meta(con, path: str) -> int:
+    """Read a TSV with a header naming run_id and any of team, kind, pooled."""
+    if not os.path.isfile(path):
+        raise IrwError(f"{path}: no such file")
+    rows = []
+    with _open_text(path) as fh:
+        reader = csv.reader(fh, delimiter="\t")
+        header = next(reader, None)
+        if header is None:
+            raise IrwError(f"{path}: the file is empty")
+        header = [h.strip() for h in header]
+        known = {"run_id", "team", "kind", "pooled"}
+        if "run_id" not in header:
+            raise IrwError(f"{path}, line 1: the header must name a run_id column (and any of team, kind, pooled); found {', '.join(header)}")
+        unknown = [h for h in header if h not in known]
+        if unknown:
+            raise IrwError(f"{path}, line 1: unknown column(s) {', '.join(unknown)}; valid: run_id, team, kind, pooled")
+        seen = set()
+        for number, record in enumerate(reader, start=2):
+            if not any(field.strip() for field in record):
+                continue
+            if len(record) != len(header):
+                raise IrwError(f"{path}, line {number}: expected {len(header)} tab-separated fields, found {len(record)}")
+            row = dict(zip(header, (f.strip() for f in record)))
+            if not row["run_id"]:
+                raise IrwError(f"{path}, line {number}: empty run_id")
+            if row["run_id"] in seen:
+                raise IrwError(f"{path}, line {number}: run {row['run_id']} is described twice")
+            seen.add(row["run_id"])
+            pooled = None
+            if "pooled" in row:
+                value = row["pooled"].lower()
+                if value in _TRUE:
+                    pooled = True
+                elif value in _FALSE:
+                    pooled = False if value else None
+                else:
+                    raise IrwError(f"{path}, line {number}: pooled must be true or false, got {row['pooled']!r}")
+            rows.append((row["run_id"], row.get("team") or None, row.get("kind") or None, pooled))
+    if rows:
+        con.executemany("INSERT OR REPLACE INTO run_meta VALUES (?, ?, ?, ?)", rows)
+    return len(rows)
+
+
+def load_meta(con, path: str) -> int:
+    with db.transaction(con):
+        return _load_meta(con, path)

@@ -1,0 +1,344 @@
+"""The measure catalogue and the parser for measure names.
+
+Each measure is a small declarative entry -- name, description, parameters with defaults,
+whether it takes a cut-off -- and its computation is one SQL file ``sql/measures/<Name>.sql``
+of a fixed shape (see ``sql/evaluate.sql``). Names follow the ``ir_measures`` notation::
+
+    Name(param=value,...)@k          e.g.  nDCG(discount=jk)@10, P(rel=2)@5, RBP(p=0.95)
+
+``Name'`` is the condensed (judged-only) form, the same as ``judged_only=True``; trec_eval
+names (``map``, ``P_10``, ``ndcg_cut_10``, ...) are accepted as aliases.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .errors import IrwError
+
+DISCOUNTS = ("log2p1", "jk")
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: str  # int | float | bool | choice | gains
+    default: object
+    help: str
+    choices: tuple = ()
+    low: float | None = None  # exclusive lower bound for floats, inclusive for ints
+    high: float | None = None  # exclusive upper bound
+
+
+REL = Param("rel", "int", None, "relevance threshold: grade >= rel is relevant (default 1, or --rel-level)")
+JUDGED = Param("judged_only", "bool", False, "condensed list: drop unjudged documents first (also Name')")
+GAINS = Param("gains", "gains", None, "gain per grade, e.g. {1:1,2:3}; unlisted grades gain 0 (default: gain = grade for grade >= 1; binary if rel is given)")
+DISCOUNT = Param("discount", "choice", "log2p1", "log2p1: 1/log2(i+1) (trec_eval); jk: 1/log_b(max(b,i)) (Jarvelin & Kekalainen, Sakai)", DISCOUNTS)
+BASE = Param("base", "float", 2.0, "logarithm base of the discount", low=1.0)
+PERSIST = Param("p", "float", 0.8, "persistence phi", low=0.0, high=1.0)
+BETA = Param("beta", "float", 1.0, "weight of gain against rank (0 gives AP)", low=None)
+
+
+@dataclass(frozen=True)
+class MeasureDef:
+    name: str
+    description: str
+    params: tuple[Param, ...]
+    cutoff: bool = True
+    trec_eval: str = ""
+
+    def param(self, name: str) -> Param | None:
+        return next((p for p in self.params if p.name == name), None)
+
+
+BINARY = (REL, JUDGED)
+GRADED = (GAINS, REL, JUDGED)
+
+CATALOGUE: dict[str, MeasureDef] = {
+    m.name: m
+    for m in [
+        MeasureDef("P", "Precision: relevant retrieved in the top k, divided by k (no k: by the number retrieved)", BINARY, trec_eval="P_k"),
+        MeasureDef("R", "Recall: relevant retrieved in the top k, divided by R", BINARY, trec_eval="recall_k"),
+        MeasureDef("SP", "Sum of precisions: sum over relevant ranks i <= k of P@i", BINARY),
+        MeasureDef("AP", "Average precision, expanded normalization: SP@k / R", BINARY, trec_eval="map, map_cut_k"),
+        MeasureDef("aAP", "Average precision, abbreviated normalization: SP@k / min(k, R)", BINARY),
+        MeasureDef("RPrec", "R-precision: P@R", BINARY, cutoff=False, trec_eval="Rprec"),
+        MeasureDef("RR", "Reciprocal rank of the first relevant document within k (0 if none)", BINARY, trec_eval="recip_rank"),
+        MeasureDef("Success", "1 if a relevant document is within the top k, else 0", BINARY, trec_eval="success_k"),
+        MeasureDef("DCG", "Discounted cumulative gain: sum of gain x discount over ranks i <= k", (GAINS, DISCOUNT, BASE, REL, JUDGED)),
+        MeasureDef("nDCG", "Normalized DCG: DCG@k / ideal DCG@k (ideal ranking truncated at k); no k: whole run and ideal ranking", (GAINS, DISCOUNT, BASE, REL, JUDGED), trec_eval="ndcg, ndcg_cut_k"),
+        MeasureDef("enDCG", "DCG@k divided by the DCG of the whole ideal ranking (expanded normalization)", (GAINS, DISCOUNT, BASE, REL, JUDGED)),
+        MeasureDef("RBP", "Rank-biased precision (base score): (1-p) sum_{i<=k} (g_i/g_max) p^(i-1)", (PERSIST, GAINS, REL, JUDGED), trec_eval="rbp (p=0.9)"),
+        MeasureDef("RBPres", "RBP residual: weight of unjudged ranks within min(k, n) plus the tail p^min(k, n)", (PERSIST, JUDGED), trec_eval="rbp_resid (p=0.9)"),
+        MeasureDef("nRBP", "Normalized RBP: RBP@k divided by the RBP@k of the ideal ranking", (PERSIST, GAINS, REL, JUDGED)),
+        MeasureDef("Q", "Q-measure: (1/R) sum_{relevant i<=k} (C(i) + beta cg(i)) / (i + beta cg_ideal(i))", (BETA, GAINS, REL, JUDGED)),
+        MeasureDef("Bpref", "Bpref: (1/R) sum over relevant retrieved of 1 - min(n_i, R)/min(R, N)", BINARY, trec_eval="bpref"),
+        MeasureDef("Judged", "Fraction of the top min(k, n) documents that is judged", (JUDGED,)),
+        MeasureDef("FirstUnjudged", "Rank of the first unjudged document (length + 1 if all are judged)", (JUDGED,), cutoff=False),
+        MeasureDef("NumRet", "Number of documents retrieved (within k)", (JUDGED,), trec_eval="num_ret"),
+        MeasureDef("NumRel", "R: number of relevant documents for the topic", (REL,), cutoff=False, trec_eval="num_rel"),
+        MeasureDef("NumRelRet", "Number of relevant documents retrieved (within k)", BINARY, trec_eval="num_rel_ret"),
+    ]
+}
+
+# Measures whose gain follows the gains/rel parameters (graded); the rest use binary relevance.
+GAIN_MEASURES = {"DCG", "nDCG", "enDCG", "RBP", "nRBP", "Q"}
+
+# trec_eval measure names accepted as aliases: pattern -> (name, params, cutoff from group 1?)
+_TREC_ALIASES = [
+    (r"map", "AP", {}, False),
+    (r"map_cut_(\d+)", "AP", {}, True),
+    (r"P_(\d+)", "P", {}, True),
+    (r"recall_(\d+)", "R", {}, True),
+    (r"ndcg", "nDCG", {}, False),
+    (r"ndcg_cut_(\d+)", "nDCG", {}, True),
+    (r"recip_rank", "RR", {}, False),
+    (r"Rprec", "RPrec", {}, False),
+    (r"bpref", "Bpref", {}, False),
+    (r"success_(\d+)", "Success", {}, True),
+    (r"num_ret", "NumRet", {}, False),
+    (r"num_rel", "NumRel", {}, False),
+    (r"num_rel_ret", "NumRelRet", {}, False),
+    (r"rbp", "RBP", {"p": 0.9}, False),
+    (r"rbp_resid", "RBPres", {"p": 0.9}, False),
+]
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A parsed measure: definition, explicit parameter values and cut-off."""
+
+    name: str
+    params: tuple = field(default_factory=tuple)  # sorted (name, value) pairs, defaults dropped
+    cutoff: int | None = None
+
+    @property
+    def definition(self) -> MeasureDef:
+        return CATALOGUE[self.name]
+
+    def get(self, name: str):
+        for key, value in self.params:
+            if key == name:
+                return value
+        param = self.definition.param(name)
+        return param.default if param is not None else None
+
+    def has(self, name: str) -> bool:
+        return any(key == name for key, _ in self.params)
+
+    @property
+    def judged_only(self) -> bool:
+        return bool(self.get("judged_only"))
+
+    def with_params(self, **updates) -> "Measure":
+        params = dict(self.params)
+        for key, value in updates.items():
+            param = self.definition.param(key)
+            if param is None:
+                continue
+            if value is None or value == param.default:
+                params.pop(key, None)
+            else:
+                params[key] = value
+        return Measure(self.name, tuple(sorted(params.items())), self.cutoff)
+
+    def __str__(self) -> str:
+        text = self.name
+        if self.params:
+            text += "(" + ",".join(f"{k}={format_value(v)}" for k, v in self.params) + ")"
+        if self.cutoff is not None:
+            text += f"@{self.cutoff}"
+        return text
+
+
+def format_value(value) -> str:
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, tuple):  # gains
+        return "{" + ",".join(f"{g}:{_format_number(v)}" for g, v in value) + "}"
+    return str(value)
+
+
+def _format_number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+_NAME_RE = re.compile(
+    r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?P<prime1>')?(?:\((?P<params>.*)\))?(?P<prime2>')?(?:@(?P<k>[^@]*))?$"
+)
+
+
+def _valid_names() -> str:
+    return ", ".join(CATALOGUE)
+
+
+def parse(text: str) -> Measure:
+    """Parse a measure name; raise :class:`IrwError` listing what is valid."""
+    raw = text.strip()
+    for pattern, name, params, has_k in _TREC_ALIASES:
+        m = re.fullmatch(pattern, raw)
+        if m:
+            measure = Measure(name, (), int(m.group(1)) if has_k else None)
+            return measure.with_params(**params)
+    m = _NAME_RE.match(raw)
+    if not m:
+        raise IrwError(
+            f"cannot parse measure {text!r}: expected Name(param=value,...)@k, e.g. "
+            f"nDCG(discount=jk)@10; measures: {_valid_names()}"
+        )
+    name = m.group("name")
+    if name not in CATALOGUE:
+        lowered = {n.lower(): n for n in CATALOGUE}
+        hint = f" (did you mean {lowered[name.lower()]}?)" if name.lower() in lowered else ""
+        raise IrwError(f"unknown measure {name!r} in {text!r}{hint}; measures: {_valid_names()}")
+    definition = CATALOGUE[name]
+    values: dict[str, object] = {}
+    for item in _split_params(m.group("params") or "", text):
+        key, _, value = item.partition("=")
+        key = key.strip()
+        param = definition.param(key)
+        if param is None or not _:
+            valid = ", ".join(f"{p.name} (default {p.default})" for p in definition.params)
+            raise IrwError(f"measure {name} has no parameter {item.strip()!r} in {text!r}; parameters: {valid}")
+        values[key] = _convert(param, value.strip(), text)
+    if m.group("prime1") or m.group("prime2"):
+        values["judged_only"] = True
+    cutoff = None
+    if m.group("k") is not None:
+        if not definition.cutoff:
+            raise IrwError(f"measure {name} takes no cut-off (@k) in {text!r}")
+        try:
+            cutoff = int(m.group("k"))
+        except ValueError:
+            raise IrwError(f"cut-off must be a positive integer in {text!r}") from None
+        if cutoff < 1:
+            raise IrwError(f"cut-off must be a positive integer in {text!r}")
+    return Measure(name, (), cutoff).with_params(**values)
+
+
+def _split_params(text: str, whole: str) -> list[str]:
+    items, depth, current = [], 0, []
+    for ch in text:
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            items.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+    if depth != 0:
+        raise IrwError(f"unbalanced braces in {whole!r}")
+    if "".join(current).strip():
+        items.append("".join(current))
+    return [i for i in items if i.strip()]
+
+
+def _convert(param: Param, value: str, whole: str):
+    where = f"parameter {param.name} of {whole!r}"
+    if param.kind == "int":
+        try:
+            return int(value)
+        except ValueError:
+            raise IrwError(f"{where} must be an integer, got {value!r}") from None
+    if param.kind == "float":
+        try:
+            number = float(value)
+        except ValueError:
+            raise IrwError(f"{where} must be a number, got {value!r}") from None
+        if number != number or number in (float("inf"), float("-inf")):
+            raise IrwError(f"{where} must be finite")
+        if param.low is not None and number <= param.low:
+            raise IrwError(f"{where} must be > {param.low}, got {value}")
+        if param.high is not None and number >= param.high:
+            raise IrwError(f"{where} must be < {param.high}, got {value}")
+        if param.name == "beta" and number < 0:
+            raise IrwError(f"{where} must be >= 0, got {value}")
+        return number
+    if param.kind == "bool":
+        if value.lower() in ("true", "1", "yes"):
+            return True
+        if value.lower() in ("false", "0", "no"):
+            return False
+        raise IrwError(f"{where} must be True or False, got {value!r}")
+    if param.kind == "choice":
+        if value not in param.choices:
+            raise IrwError(f"{where} must be one of {', '.join(param.choices)}, got {value!r}")
+        return value
+    if param.kind == "gains":
+        body = value.strip()
+        if not (body.startswith("{") and body.endswith("}")):
+            raise IrwError(f"{where} must look like {{0:0,1:1,2:3}}, got {value!r}")
+        pairs = []
+        for item in body[1:-1].split(","):
+            if not item.strip():
+                continue
+            grade, sep, gain = item.partition(":")
+            try:
+                pairs.append((int(grade), float(gain)))
+            except ValueError:
+                raise IrwError(f"{where}: bad entry {item.strip()!r} (want grade:gain)") from None
+            if not sep:
+                raise IrwError(f"{where}: bad entry {item.strip()!r} (want grade:gain)")
+        if not pairs or max(g for _, g in pairs) <= 0:
+            raise IrwError(f"{where} needs at least one positive gain")
+        if any(g < 0 for _, g in pairs):
+            raise IrwError(f"{where}: gains must be >= 0")
+        return tuple(sorted(dict(pairs).items()))
+    raise AssertionError(param.kind)
+
+
+def parse_all(texts, rel_level: int | None = None) -> list[Measure]:
+    """Parse several names; ``rel_level`` (trec_eval ``-l``) sets ``rel`` where not given.
+
+    Gain-based measures keep graded gains under ``rel_level`` (as trec_eval's ndcg does);
+    only an explicit ``rel=`` makes them binary.
+    """
+    out: list[Measure] = []
+    for text in texts:
+        for piece in _split_cli(text):
+            measure = parse(piece)
+            if rel_level is not None and not measure.has("rel") and measure.definition.param("rel"):
+                if measure.name not in GAIN_MEASURES or measure.name == "Q":
+                    measure = measure.with_params(rel=rel_level)
+            if measure not in out:
+                out.append(measure)
+    if not out:
+        raise IrwError("no measure given: use -m NAME (see `irw measures`)")
+    return out
+
+
+def _split_cli(text: str) -> list[str]:
+    """``-m 'AP,P@10'`` is allowed: split on commas outside parentheses."""
+    items, depth, current = [], 0, []
+    for ch in text:
+        if ch in "({":
+            depth += 1
+        elif ch in ")}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            items.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+    items.append("".join(current))
+    return [i.strip() for i in items if i.strip()]
+
+
+def rbp_persistence(residual: float, depth: int) -> float:
+    """The phi whose tail weight beyond ``depth`` equals ``residual``: phi = r^(1/k)."""
+    if not 0 < residual < 1 or depth < 1:
+        raise IrwError("residual must be in (0, 1) and depth >= 1")
+    return residual ** (1.0 / depth)
+
+
+def catalogue_rows() -> list[tuple]:
+    rows = []
+    for m in CATALOGUE.values():
+        params = "; ".join(f"{p.name}={format_value(p.default) if p.default is not None else '-'}: {p.help}" for p in m.params)
+        rows.append((m.name, m.description, params, m.cutoff, m.trec_eval or None))
+    return rows

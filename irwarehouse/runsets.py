@@ -1,0 +1,79 @@
+"""Run specifications: which runs a command works on.
+
+A spec is a comma-separated list of items, their union in order of appearance:
+
+    all              every loaded run (the default)
+    pooled           runs whose metadata says they contributed to the pool
+    team:NAME        the runs of a team
+    @FILE            run ids listed in a file (whitespace separated)
+    RUN_ID           one run
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .errors import IrwError
+
+
+def _list(names: list[str], limit: int = 30) -> str:
+    if len(names) > limit:
+        return ", ".join(names[:limit]) + f", ... ({len(names) - limit} more)"
+    return ", ".join(names) or "none"
+
+
+def loaded_runs(con) -> list[str]:
+    return [r[0] for r in con.execute("SELECT run_id FROM run_loads ORDER BY run_id").fetchall()]
+
+
+def resolve(con, spec: str | None) -> list[str]:
+    """The run ids of a spec, validated against what is loaded."""
+    spec = (spec or "all").strip()
+    loaded = loaded_runs(con)
+    if not loaded:
+        raise IrwError("no runs are loaded: use `irw load runs FILES` first")
+    known = set(loaded)
+    out: list[str] = []
+
+    def add(ids):
+        for run_id in ids:
+            if run_id not in out:
+                out.append(run_id)
+
+    for item in (i.strip() for i in spec.split(",")):
+        if not item:
+            continue
+        if item == "all":
+            add(loaded)
+        elif item == "pooled":
+            pooled = [r[0] for r in con.execute(
+                "SELECT run_id FROM run_info WHERE pooled ORDER BY run_id").fetchall()]
+            if not pooled:
+                raise IrwError("no run is marked as pooled: load metadata with `irw load meta TSV`")
+            add(pooled)
+        elif item.startswith("team:"):
+            team = item[5:]
+            ids = [r[0] for r in con.execute(
+                "SELECT run_id FROM run_info WHERE team = ? ORDER BY run_id", [team]).fetchall()]
+            if not ids:
+                teams = [r[0] for r in con.execute(
+                    "SELECT DISTINCT team FROM run_info WHERE team IS NOT NULL ORDER BY team").fetchall()]
+                raise IrwError(f"unknown team {team!r}; teams: {_list(teams)}")
+            add(ids)
+        elif item.startswith("@"):
+            path = Path(item[1:])
+            if not path.is_file():
+                raise IrwError(f"{path}: no such file (run list)")
+            ids = path.read_text().split()
+            unknown = [i for i in ids if i not in known]
+            if unknown:
+                raise IrwError(f"{path}: unknown run(s) {_list(unknown)}; loaded runs: {_list(loaded)}")
+            add(ids)
+        elif item in known:
+            add([item])
+        else:
+            raise IrwError(f"unknown run {item!r}; loaded runs: {_list(loaded)} "
+                           "(or all, pooled, team:NAME, @FILE)")
+    if not out:
+        raise IrwError(f"the run spec {spec!r} selects no run")
+    return out

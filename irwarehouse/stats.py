@@ -1,0 +1,897 @@
+"""Significance tests, multiple comparisons and rank correlations over score matrices.
+
+Everything here works on a per-topic score matrix ``X`` of shape ``(n_runs, n_topics)``
+(runs x topics, float64, the same topics for every run) and is vectorized over *all* run
+pairs at once: 129 runs give 8,256 pairs, and no function loops over pairs in Python.
+Monte Carlo tests loop over chunks of replicates, each chunk vectorized over every pair,
+with the chunk size chosen so that working memory stays around a few hundred MB.
+
+Conventions (SPEC section 5)
+----------------------------
+Pairs
+    ``pair_indices(n)`` lists the pairs ``i < j`` in row-major order (0,1), (0,2), ...,
+    (1,2), ...  For every test, ``mean_diff = mean_t(X[i, t] - X[j, t])``: a positive
+    difference favours run ``i``.
+
+p-values
+    All tests are two-tailed.  Monte Carlo p-values are the plain fraction
+    ``#{null statistic >= observed} / B`` used by the SPEC (no ``+1`` smoothing), so a
+    p-value of 0 means "below 1/B".  A null statistic counts as ``>=`` the observed one when
+    it is larger or equal up to floating-point rounding (relative tolerance ``1e-9``): the
+    same number computed along two summation orders must count as a tie.
+
+Undefined pairs
+    A pair whose per-topic differences have zero variance (all differences equal, up to
+    rounding: standard deviation <= 1e-10 x the magnitude of the two runs' scores) has no
+    t statistic.  For the paired t-test and the bootstrap such a pair is *undefined*: its
+    statistic and p-value are NaN.  The Wilcoxon test is undefined when every difference is
+    zero.  Undefined pairs are never significant (``NaN < alpha`` is False), are counted
+    separately by ``discriminative_power`` and are left out of the family size of
+    ``adjust``.  The randomization and Tukey tests are defined for every pair (a pair with
+    identical scores gets p = 1).
+
+Random numbers
+    Every Monte Carlo test takes a ``seed`` and is deterministic given it
+    (``numpy.random.default_rng(seed)``); results do not depend on the chunk size.
+    - Bootstrap: all indices are drawn at once, ``rng.integers(0, n, size=(B, n))``;
+      replicate ``b`` resamples topics ``idx[b]``, and *the same resampled topics are used
+      for every pair* in replicate ``b`` (the standard paired-topic bootstrap over a
+      matrix; it also makes the test a matrix product).
+    - Randomization: ``rng.integers(0, 2, size=(B, n))``; replicate ``b`` flips the sign of
+      topic ``t``'s difference when the draw is 1, for every pair at once.
+    - Tukey HSD: replicate ``b`` draws ``rng.random((n, n_runs))`` (in replicate order) and
+      topic ``t``'s scores are permuted across runs by ``argsort`` of row ``t``.
+
+Bootstrap (Sakai 2006)
+    ``z`` = per-topic differences, ``t(Z) = mean(z) / (sd(z) / sqrt(n))`` with ``sd`` using
+    ``n - 1``; ``w = z - mean(z)``; ``t*_b`` is the same statistic on the resampled ``w``.
+    A replicate whose resampled values are all equal (``sd*_b = 0`` up to rounding) gets
+    ``t*_b = 0`` if its mean is 0 and ``t*_b = +/-inf`` otherwise (the limit of
+    ``mean / (sd / sqrt(n))`` as ``sd -> 0``); such replicates occur when two runs differ on
+    only a few topics.  The estimated difference required for significance at ``alpha`` is,
+    per pair, ``|t*_b| * sd*_b / sqrt(n)`` (= ``|mean*_b|``) of the replicate whose ``|t*_b|``
+    is the ``k``-th largest, ``k = max(1, round(B * alpha))``; among replicates with equal
+    ``|t*_b|`` the one with the larger ``|mean*_b|`` ranks higher.
+
+Rank correlations
+    System orderings are by score, higher = better = top rank.  Kendall's tau-b (ties) and
+    tau-a are computed exactly from concordant/discordant pair counts (tau-b equals
+    ``scipy.stats.kendalltau``).  tau_AP and RBO are defined on strict rankings; with ties
+    we report their *expected value when ties are broken uniformly at random*, independently
+    in each list.  For tau_AP with ties only in the second list this is Urbano & Marrero's
+    (2017) tau_AP,a; with no ties both reduce to the published definitions.  A consequence:
+    two identical rankings *with ties* give tau_AP < 1 and RBO < 1 (tau-b gives 1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+from scipy import stats as _sps
+
+__all__ = [
+    "PairResult",
+    "pair_indices",
+    "paired_t",
+    "paired_bootstrap",
+    "estimated_difference_summary",
+    "randomization",
+    "wilcoxon",
+    "tukey_hsd",
+    "adjust",
+    "discriminative_power",
+    "compare_to_reference",
+    "kendall_tau",
+    "tau_ap",
+    "rbo",
+    "pearson",
+    "rank_correlations",
+    "pvalue_order_tau",
+    "mean_ci",
+    "diff_ci",
+]
+
+Progress = Callable[[int, int], None] | None
+
+# A standard deviation at most this fraction of the scores' magnitude is zero: differences
+# that are equal in exact arithmetic can differ by a few ulps once computed in floating point.
+_ZERO_SD_RTOL = 1e-10
+# Relative tolerance of the ">=" between a null statistic and the observed one.
+_TIE_RTOL = 1e-9
+# The one-pass variance used on the bootstrap fast path loses precision when the sum of
+# squared deviations is a tiny fraction of the sum of squares (a nearly constant sample);
+# such entries are recomputed exactly with the two-pass formula.
+_CANCEL_RTOL = 1e-4
+# Target number of float64 elements in one chunk's main working array (~8 MB each).
+_CHUNK_ELEMENTS = 1 << 20
+
+
+# --------------------------------------------------------------------------------------
+# Result type
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class PairResult:
+    """The outcome of a test over all run pairs ``(i[k], j[k])``.
+
+    ``mean_diff[k] = mean(X[i[k]] - X[j[k]])``; ``stat`` is the test statistic (NaN when
+    undefined); ``p`` the two-tailed p-value (NaN = undefined); ``means`` the run means (used
+    by :meth:`to_frame`); ``extra`` test-specific arrays and parameters.
+    """
+
+    i: np.ndarray
+    j: np.ndarray
+    mean_diff: np.ndarray
+    stat: np.ndarray
+    p: np.ndarray
+    test: str
+    extra: dict = field(default_factory=dict)
+    means: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.p)
+
+    @property
+    def n_runs(self) -> int:
+        return 0 if self.means is None else len(self.means)
+
+    def to_frame(self, run_ids, method: str | None = None) -> pd.DataFrame:
+        """One row per pair: run_a, run_b, mean_a, mean_b, diff, statistic, p_value
+        (and p_adjusted, adjusted over all pairs, when ``method`` is given)."""
+        run_ids = np.asarray(list(run_ids), dtype=object)
+        if self.means is None:
+            raise ValueError("this PairResult carries no run means; cannot build a frame")
+        if len(run_ids) != len(self.means):
+            raise ValueError(
+                f"got {len(run_ids)} run ids for a result over {len(self.means)} runs"
+            )
+        frame = pd.DataFrame(
+            {
+                "run_a": run_ids[self.i],
+                "run_b": run_ids[self.j],
+                "mean_a": self.means[self.i],
+                "mean_b": self.means[self.j],
+                "diff": self.mean_diff,
+                "statistic": self.stat,
+                "p_value": self.p,
+            }
+        )
+        if method is not None:
+            frame["p_adjusted"] = adjust(self.p, method)
+        return frame
+
+
+# --------------------------------------------------------------------------------------
+# Input validation and shared helpers
+# --------------------------------------------------------------------------------------
+
+
+def _as_matrix(X) -> np.ndarray:
+    try:
+        X = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"score matrix is not numeric: {exc}") from None
+    if X.ndim != 2:
+        raise ValueError(
+            f"score matrix must be 2-D (runs x topics), got shape {X.shape}"
+        )
+    n_runs, n_topics = X.shape
+    if n_runs < 2:
+        raise ValueError(f"need at least two runs to compare, got {n_runs}")
+    if n_topics < 2:
+        raise ValueError(f"need at least two topics per run, got {n_topics}")
+    bad = ~np.isfinite(X)
+    if bad.any():
+        r, t = np.argwhere(bad)[0]
+        what = "NaN" if np.isnan(X[r, t]) else "an infinite value"
+        raise ValueError(
+            f"score matrix holds {what} (first at run index {r}, topic index {t}; "
+            f"{int(bad.sum())} in all); every run needs a score on every topic "
+            "(a run that lacks a topic scores 0)"
+        )
+    return X
+
+
+def _check_alpha(alpha, name: str = "alpha") -> float:
+    alpha = float(alpha)
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"{name} must be strictly between 0 and 1, got {alpha}")
+    return alpha
+
+
+def _check_B(B) -> int:
+    if isinstance(B, bool) or int(B) != B:
+        raise ValueError(f"B must be an integer number of replicates, got {B!r}")
+    B = int(B)
+    if B < 100:
+        raise ValueError(f"B must be at least 100 replicates, got {B}")
+    return B
+
+
+def pair_indices(n_runs) -> tuple[np.ndarray, np.ndarray]:
+    """All pairs ``i < j`` of ``range(n_runs)`` in row-major order (0,1), (0,2), ..."""
+    n_runs = int(n_runs)
+    if n_runs < 0:
+        raise ValueError(f"n_runs must be >= 0, got {n_runs}")
+    i, j = np.triu_indices(n_runs, k=1)
+    return i.astype(np.intp), j.astype(np.intp)
+
+
+def _pairs(X: np.ndarray):
+    """Pair indices, the (pairs, topics) difference matrix, and each pair's score magnitude."""
+    i, j = pair_indices(X.shape[0])
+    D = X[i] - X[j]
+    absmax = np.abs(X).max(axis=1)
+    scale = np.maximum(absmax[i], absmax[j])
+    return i, j, D, scale
+
+
+def _is_zero_sd(sd: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    return sd <= _ZERO_SD_RTOL * scale
+
+
+def _chunk_size(n_pairs: int, B: int) -> int:
+    return int(max(1, min(B, _CHUNK_ELEMENTS // max(1, n_pairs))))
+
+
+def _result(i, j, X, D, stat, p, test, extra) -> PairResult:
+    return PairResult(
+        i=i,
+        j=j,
+        mean_diff=D.mean(axis=1),
+        stat=np.asarray(stat, dtype=np.float64),
+        p=np.asarray(p, dtype=np.float64),
+        test=test,
+        extra=extra,
+        means=X.mean(axis=1),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Paired t-test
+# --------------------------------------------------------------------------------------
+
+
+def paired_t(X, alpha=None) -> PairResult:
+    """Two-tailed paired t-test of every run pair over the topics.
+
+    Zero-variance pairs are undefined (stat and p NaN).  Elsewhere the p-values equal
+    ``scipy.stats.ttest_rel(X[i], X[j])``.  With ``alpha``, ``extra`` also holds the
+    ``(1 - alpha)`` confidence interval of each mean difference (``ci_low``, ``ci_high``).
+    """
+    X = _as_matrix(X)
+    n = X.shape[1]
+    i, j, D, scale = _pairs(X)
+    mean = D.mean(axis=1)
+    sd = D.std(axis=1, ddof=1)
+    undefined = _is_zero_sd(sd, scale)
+    se = np.where(undefined, np.nan, sd / np.sqrt(n))
+    t = mean / se
+    p = 2.0 * _sps.t.sf(np.abs(t), n - 1)
+    extra = {"df": n - 1, "n_topics": n, "undefined": undefined}
+    if alpha is not None:
+        alpha = _check_alpha(alpha)
+        half = _sps.t.ppf(1.0 - alpha / 2.0, n - 1) * sd / np.sqrt(n)
+        extra.update(alpha=alpha, ci_low=mean - half, ci_high=mean + half)
+    return _result(i, j, X, D, t, p, "paired_t", extra)
+
+
+# --------------------------------------------------------------------------------------
+# Paired bootstrap (Sakai 2006)
+# --------------------------------------------------------------------------------------
+
+
+def _replicate_counts(idx: np.ndarray, n: int) -> np.ndarray:
+    """(B, n) matrix: how many times replicate b drew topic t."""
+    B = idx.shape[0]
+    flat = (idx + n * np.arange(B)[:, None]).ravel()
+    return np.bincount(flat, minlength=B * n).reshape(B, n).astype(np.float64)
+
+
+def _exact_moments(W, idx, rows, cols, n):
+    """Two-pass mean and sum of squared deviations of the resampled values W[rows, idx[cols]].
+
+    Used for the entries where the fast one-pass formula may have lost precision; processed in
+    batches of entries (never per pair) to bound memory.
+    """
+    mean = np.empty(len(rows))
+    ss = np.empty(len(rows))
+    step = max(1, _CHUNK_ELEMENTS // (4 * n))
+    for s in range(0, len(rows), step):
+        r, c = rows[s : s + step], cols[s : s + step]
+        G = W[r[:, None], idx[c]]  # (entries, n) resampled values
+        m = G.mean(axis=1)
+        mean[s : s + step] = m
+        ss[s : s + step] = ((G - m[:, None]) ** 2).sum(axis=1)
+    return mean, ss
+
+
+def _top_k(blocks: list[np.ndarray], k: int) -> np.ndarray:
+    """The k largest complex keys of each row of the concatenated blocks (unordered)."""
+    merged = np.concatenate(blocks, axis=1) if len(blocks) > 1 else blocks[0]
+    if merged.shape[1] <= k:
+        return merged
+    # k largest = k smallest of the negation (negation reverses the lexicographic order).
+    return -np.partition(-merged, k - 1, axis=1)[:, :k]
+
+
+def paired_bootstrap(X, B=1000, seed=0, alpha=0.05, progress: Progress = None) -> PairResult:
+    """Sakai's (2006) paired bootstrap test over every run pair (see the module notes).
+
+    ``stat`` = t(Z), ``p`` = #{|t*_b| >= |t(Z)|} / B; zero-variance pairs are undefined.
+    ``extra['estimated_diff']``: per pair, the difference required for significance at
+    ``alpha`` (NaN for undefined pairs); summarise with :func:`estimated_difference_summary`.
+
+    Implementation: with ``c[b, t]`` the number of times replicate ``b`` drew topic ``t``,
+    the resampled sum and sum of squares of every pair are two matrix products
+    ``W @ c.T`` and ``W**2 @ c.T``; the variance then follows from the one-pass formula.
+    Entries where that formula could suffer cancellation (nearly constant resamples) are
+    recomputed exactly with the two-pass formula.
+    """
+    X = _as_matrix(X)
+    B = _check_B(B)
+    alpha = _check_alpha(alpha)
+    n = X.shape[1]
+    i, j, D, scale = _pairs(X)
+    n_pairs = len(i)
+    mean = D.mean(axis=1)
+    sd = D.std(axis=1, ddof=1)
+    undefined = _is_zero_sd(sd, scale)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_obs = np.where(undefined, np.nan, mean / (sd / np.sqrt(n)))
+
+    defined = np.flatnonzero(~undefined)
+    W = D[defined] - mean[defined, None]  # shifted differences: the null holds
+    W2 = W * W
+    sc = scale[defined][:, None]
+    threshold = (np.abs(t_obs[defined]) * (1.0 - _TIE_RTOL))[:, None]
+
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, n, size=(B, n))
+    counts = _replicate_counts(idx, n)
+
+    k = max(1, int(round(B * alpha)))
+    hits = np.zeros(len(defined), dtype=np.int64)
+    # Running top-k of the replicates by (|t*|, |mean*|), as complex numbers: numpy orders
+    # complex values lexicographically (real part, then imaginary part).
+    # Kept lazily: new keys are appended and reduced to the top k once more than 2k are held.
+    pending: list[np.ndarray] = []
+    width = 0
+    chunk = _chunk_size(len(defined), B)
+    sqrt_n = np.sqrt(n)
+    for s in range(0, B, chunk):
+        e = min(B, s + chunk)
+        if len(defined):
+            C = counts[s:e].T  # (n, c)
+            S1 = W @ C
+            S2 = W2 @ C
+            m = S1 / n
+            ss = S2 - S1 * m  # one-pass sum of squared deviations
+            suspect = (ss <= _CANCEL_RTOL * S2) | (
+                ss <= (n - 1) * (100.0 * _ZERO_SD_RTOL * sc) ** 2
+            )
+            if suspect.any():
+                rows, cols = np.nonzero(suspect)
+                m[rows, cols], ss[rows, cols] = _exact_moments(W, idx, rows, cols + s, n)
+            sd_star = np.sqrt(np.maximum(ss, 0.0) / (n - 1))
+            const = _is_zero_sd(sd_star, sc)  # resample with all values equal
+            zero_mean = np.abs(m) <= _ZERO_SD_RTOL * sc
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t_star = np.abs(m) / (sd_star / sqrt_n)
+            # Constant resample: t* = 0 if its mean is 0, else the limit +inf.
+            t_star = np.where(const, np.where(zero_mean, 0.0, np.inf), t_star)
+            hits += (t_star >= threshold).sum(axis=1)
+
+            key = np.empty(t_star.shape, dtype=np.complex128)
+            key.real = t_star
+            key.imag = np.where(const & zero_mean, 0.0, np.abs(m))
+            pending.append(key)
+            width += key.shape[1]
+            if width > 2 * k:
+                top, width = _top_k(pending, k), k
+                pending = [top]
+        if progress is not None:
+            progress(e, B)
+
+    p = np.full(n_pairs, np.nan)
+    p[defined] = hits / B
+    est = np.full(n_pairs, np.nan)
+    if len(defined):
+        kth = np.min(_top_k(pending, k), axis=1)  # the k-th largest key of each pair
+        est[defined] = kth.imag
+    extra = {
+        "B": B,
+        "seed": seed,
+        "alpha": alpha,
+        "k": k,
+        "n_topics": n,
+        "undefined": undefined,
+        "estimated_diff": est,
+    }
+    return _result(i, j, X, D, t_obs, p, "bootstrap", extra)
+
+
+def estimated_difference_summary(result: PairResult) -> dict:
+    """Largest (Sakai's figure) and median estimated difference over the defined pairs."""
+    if "estimated_diff" not in result.extra:
+        raise ValueError(
+            f"a {result.test!r} result has no estimated differences; "
+            "use paired_bootstrap()"
+        )
+    est = np.asarray(result.extra["estimated_diff"], dtype=np.float64)
+    defined = est[~np.isnan(est)]
+    if defined.size == 0:
+        return {"max": np.nan, "median": np.nan, "pairs": 0, "alpha": result.extra.get("alpha")}
+    return {
+        "max": float(defined.max()),
+        "median": float(np.median(defined)),
+        "pairs": int(defined.size),
+        "alpha": result.extra.get("alpha"),
+    }
+
+
+# --------------------------------------------------------------------------------------
+# Randomization (sign-flip permutation) test
+# --------------------------------------------------------------------------------------
+
+
+def randomization(X, B=10000, seed=0, progress: Progress = None) -> PairResult:
+    """Paired randomization test: under the null each topic's difference is equally likely
+    to have either sign.  ``stat`` = mean difference; ``p`` = #{|mean*_b| >= |mean|} / B
+    (no +1 smoothing; a p of 0 means below 1/B).  Defined for every pair.
+    """
+    X = _as_matrix(X)
+    B = _check_B(B)
+    n = X.shape[1]
+    i, j, D, _ = _pairs(X)
+    obs = D.mean(axis=1)
+    # Tolerance in the statistic's own units: its largest possible value is mean(|d|).
+    threshold = (np.abs(obs) - _TIE_RTOL * np.abs(D).mean(axis=1))[:, None]
+
+    rng = np.random.default_rng(seed)
+    signs = 1.0 - 2.0 * rng.integers(0, 2, size=(B, n))  # (B, n) of +1 / -1
+    hits = np.zeros(len(i), dtype=np.int64)
+    chunk = _chunk_size(len(i), B)
+    for s in range(0, B, chunk):
+        e = min(B, s + chunk)
+        null = np.abs(D @ signs[s:e].T) / n  # (pairs, c)
+        hits += (null >= threshold).sum(axis=1)
+        if progress is not None:
+            progress(e, B)
+    extra = {"B": B, "seed": seed, "n_topics": n}
+    return _result(i, j, X, D, obs, hits / B, "randomization", extra)
+
+
+# --------------------------------------------------------------------------------------
+# Wilcoxon signed-rank test
+# --------------------------------------------------------------------------------------
+
+
+def wilcoxon(X) -> PairResult:
+    """Two-sided Wilcoxon signed-rank test (zero_method='wilcox') of every pair.
+
+    Results equal ``scipy.stats.wilcoxon(X[i], X[j])`` pair by pair.  scipy's default
+    ``method='auto'`` picks, *per sample*: the exact distribution when n <= 50 and there are
+    no zero or tied differences; otherwise an exact permutation distribution when n <= 13,
+    and the normal approximation (tie-corrected, no continuity correction) beyond.  Called on
+    a whole (pairs, topics) array scipy would make that choice once for the array, so the
+    pairs are grouped by the choice scipy makes for each of them and each group is tested
+    with the method made explicit (each call vectorized over its group).
+    ``stat`` is scipy's statistic, min(W+, W-).  Pairs whose differences are all zero are
+    undefined.
+    """
+    X = _as_matrix(X)
+    n = X.shape[1]
+    i, j, D, _ = _pairs(X)
+    n_pairs = len(i)
+    stat = np.full(n_pairs, np.nan)
+    p = np.full(n_pairs, np.nan)
+
+    all_zero = ~(D != 0).any(axis=1)
+    has_zero = (D == 0).any(axis=1)
+    A = np.sort(np.abs(D), axis=1)
+    # Ties among the non-zero |d| (zeros already send the pair to the non-exact methods).
+    has_tie = ((A[:, 1:] == A[:, :-1]) & (A[:, 1:] != 0)).any(axis=1)
+    irregular = has_zero | has_tie
+    if n > 50:
+        groups = {"asymptotic": ~all_zero}
+    else:
+        groups = {
+            "exact": ~irregular,
+            "permutation" if n <= 13 else "asymptotic": irregular & ~all_zero,
+        }
+    for method, mask in groups.items():
+        rows = np.flatnonzero(mask)
+        if rows.size == 0:
+            continue
+        m = _sps.PermutationMethod() if method == "permutation" else method
+        res = _sps.wilcoxon(D[rows], axis=1, method=m)
+        stat[rows] = res.statistic
+        p[rows] = res.pvalue
+    extra = {"n_topics": n, "undefined": all_zero}
+    return _result(i, j, X, D, stat, p, "wilcoxon", extra)
+
+
+# --------------------------------------------------------------------------------------
+# Randomized Tukey HSD (Carterette 2012)
+# --------------------------------------------------------------------------------------
+
+
+def tukey_hsd(X, B=10000, seed=0, progress: Progress = None) -> PairResult:
+    """Randomized Tukey HSD over all runs at once.
+
+    Replicate b permutes each topic's scores at random across the runs (independently per
+    topic) and records the range max - min of the resulting run means.  A pair's p-value is
+    the fraction of replicates whose range is >= the pair's observed |mean difference|, so
+    one null distribution controls the family-wise error over all pairs.  ``stat`` is the
+    signed mean difference; ``extra['null_range']`` holds the B sorted ranges.
+    """
+    X = _as_matrix(X)
+    B = _check_B(B)
+    n_runs, n = X.shape
+    i, j, D, _ = _pairs(X)
+    XT = X.T  # (topics, runs): row t holds topic t's scores across runs
+
+    rng = np.random.default_rng(seed)
+    ranges = np.empty(B)
+    chunk = _chunk_size(n_runs * n, B)
+    for s in range(0, B, chunk):
+        e = min(B, s + chunk)
+        keys = rng.random((e - s, n, n_runs))
+        perm = np.argsort(keys, axis=2)  # a uniform random permutation per (replicate, topic)
+        shuffled = np.take_along_axis(np.broadcast_to(XT, keys.shape), perm, axis=2)
+        means = shuffled.mean(axis=1)  # (c, runs)
+        ranges[s:e] = means.max(axis=1) - means.min(axis=1)
+        if progress is not None:
+            progress(e, B)
+    ranges.sort()
+
+    obs = D.mean(axis=1)
+    tol = _TIE_RTOL * max(np.abs(X).max(), np.finfo(float).tiny)
+    # Number of ranges >= |obs| (up to tol) via binary search in the sorted null.
+    hits = B - np.searchsorted(ranges, np.abs(obs) - tol, side="left")
+    extra = {"B": B, "seed": seed, "n_topics": n, "null_range": ranges}
+    return _result(i, j, X, D, obs, hits / B, "tukey_hsd", extra)
+
+
+# --------------------------------------------------------------------------------------
+# Multiple comparisons
+# --------------------------------------------------------------------------------------
+
+
+def adjust(p, method) -> np.ndarray:
+    """Adjusted p-values over the family of the given comparisons.
+
+    ``method``: 'none', 'bonferroni' (min(1, m p)), 'holm' (step-down) or 'bh'
+    (Benjamini-Hochberg step-up).  NaN (undefined) p-values stay NaN and are not counted in
+    the family size m.  Any array shape is accepted and kept.
+    """
+    method = str(method).lower()
+    methods = ("none", "bonferroni", "holm", "bh")
+    if method not in methods:
+        raise ValueError(f"unknown adjustment {method!r}; choose one of {', '.join(methods)}")
+    p = np.asarray(p, dtype=np.float64)
+    out = np.full(p.shape, np.nan)
+    flat = p.ravel()
+    ok = ~np.isnan(flat)
+    q = flat[ok]
+    if np.any((q < 0) | (q > 1)):
+        raise ValueError("p-values must lie in [0, 1] (or be NaN for undefined)")
+    m = q.size
+    if method == "none" or m == 0:
+        res = q.copy()
+    elif method == "bonferroni":
+        res = np.minimum(1.0, q * m)
+    else:
+        order = np.argsort(q, kind="stable")
+        ranked = q[order]
+        rank = np.arange(1, m + 1)
+        if method == "holm":
+            # p_(k) -> max_{l <= k} min(1, (m - l + 1) p_(l))
+            adj = np.maximum.accumulate(np.minimum(1.0, (m - rank + 1) * ranked))
+        else:
+            # p_(k) -> min_{l >= k} min(1, m p_(l) / l)
+            adj = np.minimum.accumulate((m * ranked / rank)[::-1])[::-1]
+            adj = np.minimum(1.0, adj)
+        res = np.empty(m)
+        res[order] = adj
+    out_flat = out.ravel()
+    out_flat[ok] = res
+    return out_flat.reshape(p.shape)
+
+
+# --------------------------------------------------------------------------------------
+# Discriminative power and agreement with a reference
+# --------------------------------------------------------------------------------------
+
+
+def _p_of(result) -> np.ndarray:
+    return np.asarray(result.p if isinstance(result, PairResult) else result, dtype=np.float64)
+
+
+def discriminative_power(result: PairResult, alpha=0.05) -> dict:
+    """Counts of significant (p < alpha), not significant and undefined pairs, and
+    discriminative power = significant / pairs (undefined pairs count in the denominator)."""
+    alpha = _check_alpha(alpha)
+    p = _p_of(result)
+    pairs = int(p.size)
+    undefined = int(np.isnan(p).sum())
+    significant = int(np.sum(p < alpha))
+    return {
+        "pairs": pairs,
+        "significant": significant,
+        "not_significant": pairs - significant - undefined,
+        "undefined": undefined,
+        "discriminative_power": significant / pairs if pairs else np.nan,
+    }
+
+
+def compare_to_reference(result: PairResult, reference: PairResult, alpha=0.05) -> dict:
+    """Agreement of a test's significance decisions with a reference condition's.
+
+    Over the same pairs: ``tp`` significant in both, same direction (sign of the mean
+    difference); ``fp`` significant here but not in the reference, *or* significant in both
+    but favouring different runs; ``fn`` significant in the reference only; ``tn``
+    significant in neither.  ``misses = fn``, ``false_alarms = fp`` (``opposite`` counts the
+    direction disagreements included in fp).  Undefined p-values count as not significant.
+    """
+    alpha = _check_alpha(alpha)
+    if len(result) != len(reference) or not (
+        np.array_equal(result.i, reference.i) and np.array_equal(result.j, reference.j)
+    ):
+        raise ValueError("result and reference must cover the same run pairs in the same order")
+    sig = result.p < alpha
+    sig_ref = reference.p < alpha
+    same_dir = np.sign(result.mean_diff) == np.sign(reference.mean_diff)
+    tp = int(np.sum(sig & sig_ref & same_dir))
+    opposite = int(np.sum(sig & sig_ref & ~same_dir))
+    fp = int(np.sum(sig & ~sig_ref)) + opposite
+    fn = int(np.sum(~sig & sig_ref))
+    tn = int(np.sum(~sig & ~sig_ref))
+    return {
+        "pairs": len(result),
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "tn": tn,
+        "misses": fn,
+        "false_alarms": fp,
+        "opposite": opposite,
+        "significant": int(sig.sum()),
+        "significant_reference": int(sig_ref.sum()),
+    }
+
+
+# --------------------------------------------------------------------------------------
+# Rank correlations
+# --------------------------------------------------------------------------------------
+
+
+def _as_pair_of_vectors(x, y, min_len: int = 2):
+    x = np.asarray(x, dtype=np.float64).ravel()
+    y = np.asarray(y, dtype=np.float64).ravel()
+    if x.shape != y.shape:
+        raise ValueError(f"x and y must have the same length, got {x.size} and {y.size}")
+    if x.size < min_len:
+        raise ValueError(f"need at least {min_len} items, got {x.size}")
+    if not (np.isfinite(x).all() and np.isfinite(y).all()):
+        raise ValueError("scores must be finite (no NaN or infinity)")
+    return x, y
+
+
+def _cmp_sign(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """sign(a - b) as int8, broadcasting; exact (no subtraction)."""
+    return (a > b).astype(np.int8) - (a < b).astype(np.int8)
+
+
+def _tied_pairs(x: np.ndarray) -> int:
+    _, counts = np.unique(x, return_counts=True)
+    counts = counts.astype(np.int64)
+    return int(np.sum(counts * (counts - 1) // 2))
+
+
+def _concordance(x: np.ndarray, y: np.ndarray) -> int:
+    """S = (#concordant - #discordant) pairs, exactly, in row chunks of the pair matrix."""
+    n = x.size
+    total = 0
+    step = max(1, _CHUNK_ELEMENTS // max(1, n))
+    for s in range(0, n, step):
+        sx = _cmp_sign(x[s : s + step, None], x[None, :])
+        sy = _cmp_sign(y[s : s + step, None], y[None, :])
+        total += int(np.sum(sx * sy, dtype=np.int64))
+    return total // 2  # every unordered pair was seen twice (the diagonal contributes 0)
+
+
+def kendall_tau(x, y, variant="b") -> float:
+    """Kendall's tau between two score vectors over the same items.
+
+    tau-b = S / sqrt((n0 - n1)(n0 - n2)) and tau-a = S / n0 with S = concordant - discordant,
+    n0 = n(n-1)/2, n1 / n2 the pairs tied in x / y.  NaN when tau-b's denominator is 0.
+    """
+    variant = str(variant).lower()
+    if variant not in ("a", "b"):
+        raise ValueError(f"variant must be 'a' or 'b', got {variant!r}")
+    x, y = _as_pair_of_vectors(x, y)
+    n0 = x.size * (x.size - 1) // 2
+    S = _concordance(x, y)
+    if variant == "a":
+        return S / n0
+    denom = (n0 - _tied_pairs(x)) * (n0 - _tied_pairs(y))
+    if denom == 0:
+        return float("nan")
+    return float(S / np.sqrt(float(denom)))
+
+
+def _tie_groups(v: np.ndarray):
+    """For scores v (higher = better): order by v descending; for each item the number of
+    items strictly above it (s) and the size of its tie group (g)."""
+    order = np.argsort(-v, kind="stable")
+    sv = v[order]
+    new = np.concatenate([[True], sv[1:] != sv[:-1]])
+    gid = np.cumsum(new) - 1  # tie-group id per sorted position
+    starts = np.flatnonzero(new)
+    sizes = np.diff(np.append(starts, v.size))
+    s_sorted = starts[gid]
+    g_sorted = sizes[gid]
+    s = np.empty(v.size, dtype=np.int64)
+    g = np.empty(v.size, dtype=np.int64)
+    s[order] = s_sorted
+    g[order] = g_sorted
+    return order, gid, s, g
+
+
+def tau_ap(x, y) -> float:
+    """AP correlation tau_AP (Yilmaz, Aslam, Robertson 2008) of ranking y against the
+    reference ranking x (both given as scores, higher = top).
+
+    Without ties: walk down y's ranking; at position i >= 2, C(i) = number of the i - 1 items
+    above it (in y) that x also ranks above it; tau_AP = 2/(N-1) sum_i C(i)/(i-1) - 1.
+
+    Ties: the expected tau_AP when ties in x and in y are broken uniformly at random
+    (independently).  Because C(i)/(i-1) has a fixed denominator the expectation is exact:
+    an item above in y but tied with the item in x counts 1/2, and inside a tie group of y
+    occupying positions s+1..s+g, E[C(i)] = mean over the group of the items' "correct above
+    the group" counts + (i - s - 1)/2.  With ties in y only this equals Urbano & Marrero's
+    tau_AP,a; identical rankings with ties give less than 1.
+    """
+    x, y = _as_pair_of_vectors(x, y)
+    N = x.size
+    order, gid, s_y, _ = _tie_groups(y)
+    # a[u] = sum over v strictly above u in y of [x_v > x_u] + 1/2 [x_v == x_u]
+    a = np.empty(N)
+    step = max(1, _CHUNK_ELEMENTS // N)
+    for s in range(0, N, step):
+        above = y[None, :] > y[s : s + step, None]  # (chunk, N): v above u in y
+        better = _cmp_sign(x[None, :], x[s : s + step, None])  # +1 x_v > x_u, 0 tie
+        credit = np.where(better > 0, 1.0, np.where(better == 0, 0.5, 0.0))
+        a[s : s + step] = np.sum(above * credit, axis=1)
+    a_sorted = a[order]
+    group_mean = np.bincount(gid, weights=a_sorted) / np.bincount(gid)
+    pos = np.arange(N)  # 0-based position k; (k) items above it
+    s_sorted = s_y[order]
+    expected_c = group_mean[gid] + (pos - s_sorted) / 2.0
+    total = np.sum(expected_c[1:] / pos[1:])
+    return float(2.0 * total / (N - 1) - 1.0)
+
+
+def _prefix_membership(v: np.ndarray, depths: np.ndarray) -> np.ndarray:
+    """P(item u is in the top d) under random tie-breaking, for all items x depths."""
+    _, _, s, g = _tie_groups(v)
+    return np.clip((depths[None, :] - s[:, None]) / g[:, None], 0.0, 1.0)
+
+
+def rbo(x, y, p=0.9) -> float:
+    """Rank-biased overlap, extrapolated (Webber, Moffat, Zobel 2010, eq. 32) of the two
+    rankings of the same N items given by scores x and y (higher = top).
+
+    For two full rankings of length N the overlap at depth N is N, and RBO_ext reduces to
+    ``A_N p^N + (1-p)/p sum_{d=1}^N A_d p^d`` with A_d = X_d / d, X_d the size of the overlap
+    of the two top-d prefixes.  Identical rankings give 1.  With ties, X_d is replaced by its
+    expectation under uniformly random tie-breaking (independent in each list), i.e.
+    sum_u P(u in x's top d) P(u in y's top d) (the expectation is exact since RBO is linear
+    in X_d).
+    """
+    p = float(p)
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"RBO persistence p must be strictly between 0 and 1, got {p}")
+    x, y = _as_pair_of_vectors(x, y, min_len=1)
+    N = x.size
+    depths = np.arange(1, N + 1, dtype=np.float64)
+    overlap = np.sum(_prefix_membership(x, depths) * _prefix_membership(y, depths), axis=0)
+    agreement = overlap / depths
+    weights = p**depths
+    return float(agreement[-1] * p**N + (1.0 - p) / p * np.sum(agreement * weights))
+
+
+def pearson(x, y) -> float:
+    """Pearson's r of two score vectors; NaN when either is constant."""
+    x, y = _as_pair_of_vectors(x, y)
+    dx = x - x.mean()
+    dy = y - y.mean()
+    denom = np.sqrt(np.sum(dx * dx) * np.sum(dy * dy))
+    if denom == 0:
+        return float("nan")
+    return float(np.clip(np.sum(dx * dy) / denom, -1.0, 1.0))
+
+
+def rank_correlations(x, y, rbo_p=0.9) -> dict:
+    """All correlations between two system orderings given as mean scores; x is the
+    reference for tau_AP."""
+    x, y = _as_pair_of_vectors(x, y)
+    return {
+        "kendall_tau": kendall_tau(x, y, "b"),
+        "kendall_tau_a": kendall_tau(x, y, "a"),
+        "tau_ap": tau_ap(x, y),
+        "rbo": rbo(x, y, rbo_p),
+        "pearson": pearson(x, y),
+        "n_systems": int(x.size),
+    }
+
+
+def pvalue_order_tau(p_a, p_b) -> float:
+    """Kendall's tau-b between two orderings of the same pairs by p-value (Webber et al.
+    2010).  Pairs undefined (NaN) under either condition are left out; NaN if fewer than
+    two pairs remain."""
+    p_a = np.asarray(_p_of(p_a), dtype=np.float64).ravel()
+    p_b = np.asarray(_p_of(p_b), dtype=np.float64).ravel()
+    if p_a.shape != p_b.shape:
+        raise ValueError(f"p-value arrays differ in length: {p_a.size} and {p_b.size}")
+    keep = ~(np.isnan(p_a) | np.isnan(p_b))
+    if keep.sum() < 2:
+        return float("nan")
+    return kendall_tau(p_a[keep], p_b[keep], "b")
+
+
+# --------------------------------------------------------------------------------------
+# Confidence intervals
+# --------------------------------------------------------------------------------------
+
+
+def _check_level(level) -> float:
+    level = float(level)
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"confidence level must be strictly between 0 and 1, got {level}")
+    return level
+
+
+def _t_interval(values: np.ndarray, level: float):
+    n = values.shape[-1]
+    if n < 2:
+        raise ValueError(f"need at least two topics for a confidence interval, got {n}")
+    if not np.isfinite(values).all():
+        raise ValueError("scores must be finite (no NaN or infinity)")
+    mean = values.mean(axis=-1)
+    half = _sps.t.ppf(0.5 + level / 2.0, n - 1) * values.std(axis=-1, ddof=1) / np.sqrt(n)
+    return mean, mean - half, mean + half
+
+
+def mean_ci(X, level=0.95):
+    """t-distribution confidence interval of each run's mean over topics.
+
+    ``X`` is (runs, topics) -> three arrays (mean, low, high) with one value per run; a 1-D
+    ``X`` (one run) gives three floats."""
+    level = _check_level(level)
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim not in (1, 2):
+        raise ValueError(f"expected a 1-D or 2-D score array, got shape {X.shape}")
+    mean, low, high = _t_interval(X, level)
+    return mean[()], low[()], high[()]
+
+
+def diff_ci(a, b, level=0.95):
+    """Paired t confidence interval of mean(a - b) over topics (last axis).
+
+    1-D a and b give three floats (diff, low, high); 2-D inputs give one interval per row."""
+    level = _check_level(level)
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape:
+        raise ValueError(f"a and b must have the same shape, got {a.shape} and {b.shape}")
+    if a.ndim not in (1, 2):
+        raise ValueError(f"expected 1-D or 2-D score arrays, got shape {a.shape}")
+    diff, low, high = _t_interval(a - b, level)
+    return diff[()], low[()], high[()]

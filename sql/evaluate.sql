@@ -1,0 +1,173 @@
+{#-
+  The measure engine: every requested measure for every selected run and topic, in one
+  aggregate pass over the base relation (judged retrieved documents with running sums).
+
+  Bound parameters: $qrels (qrels name), $topic_qrels (the qrels defining the topic set),
+  $runs (list of run ids).
+  Context (built by irwarehouse/evaluate.py from validated values only):
+    measures     one entry per measure: id, label (canonical name), module (template file)
+                 and the SQL fragments its file uses (pos, within, rel, c_rel, R, gain, ...)
+    thresholds   relevance thresholds in use: value, key, R, N, c_rel, c_nonrel, window
+    gainsets     gain maps in use: key, expr, cg (column), window (cumulative gain needed)
+    topics       topic-set policy: qrels | run | all
+    topic_threshold  relevance threshold defining the 'qrels' topic set
+    max_docs     trec_eval -M: only ranks <= max_docs count (None: all)
+    cached       read the base from the irw_base cache (else compute it on the fly)
+
+  Each sql/measures/<Name>.sql defines macros over one row of the base:
+    aggs(m)      aggregate expressions per (run, topic), aliased <m.id>_<x>
+    value(m)     the per-topic score from those aggregates and the per-topic context:
+                 n (ranking length), n_judged, R/N columns of the thresholds, gmax_g,
+                 total_<key> (ideal total gain). Aggregates and ideal values are NULL where
+                 a run has no judged document for the topic: value(m) coalesces them.
+  and optionally
+    ideal(m)     aggregates per topic over the ideal ranking ideal_<gain key>
+    rowjoin(m)   joins onto the base rows, rowcols(m) the columns they add
+-#}
+{% import '_dialect.sql' as d %}
+{% set mods = {} %}
+{% for m in measures %}{% set _ = mods.update({m.id: m.module}) %}{% endfor %}
+WITH
+sel AS (
+    SELECT DISTINCT unnest($runs::VARCHAR[]) AS run_id
+),
+judg AS (
+    SELECT topic, rel AS grade FROM qrels WHERE qrels = $qrels AND rel >= 0
+),
+tstats AS (
+    SELECT topic
+{% for t in thresholds %}
+         , count(*) FILTER (WHERE grade >= {{ t.value }}) AS {{ t.R }}
+         , count(*) FILTER (WHERE grade < {{ t.value }}) AS {{ t.N }}
+{% endfor %}
+    FROM judg GROUP BY topic
+),
+gstats AS (
+    -- g_max of the default gain map (gain = grade): the largest grade judged for the topic
+    -- in the qrels defining the topic set (trec_eval's normalization of rbp)
+    SELECT topic, greatest(max(rel), 0) AS gmax_g
+    FROM qrels WHERE qrels = $topic_qrels AND rel >= 0 GROUP BY topic
+),
+{% for g in gainsets %}
+ideal_{{ g.key }} AS (
+    SELECT topic, gain, irank,
+           sum(gain) OVER (PARTITION BY topic ORDER BY irank ROWS UNBOUNDED PRECEDING) AS cgi
+    FROM (SELECT topic, gain,
+                 row_number() OVER (PARTITION BY topic ORDER BY gain DESC) AS irank
+          FROM (SELECT topic, {{ g.expr }} AS gain FROM judg) AS gj
+          WHERE gain > 0) AS ranked
+),
+itot_{{ g.key }} AS (
+    SELECT topic, max(cgi) AS total_{{ g.key }}
+{% for m in measures if m.gkey == g.key %}
+{% set mod = m.module %}
+{% if mod.ideal is defined %}
+         , {{ mod.ideal(m) | indent(9) }}
+{% endif %}
+{% endfor %}
+    FROM ideal_{{ g.key }} GROUP BY topic
+),
+{% endfor %}
+topicset AS (
+{% if topics == 'qrels' %}
+    SELECT s.run_id, t.topic
+    FROM sel s CROSS JOIN (
+        SELECT topic FROM qrels WHERE qrels = $topic_qrels AND rel >= 0
+        GROUP BY topic HAVING count(*) FILTER (WHERE rel >= {{ topic_threshold | num }}) >= 1
+    ) AS t
+{% elif topics == 'all' %}
+    SELECT s.run_id, t.topic
+    FROM sel s CROSS JOIN (SELECT DISTINCT topic FROM qrels WHERE qrels = $topic_qrels) AS t
+{% else %}
+    SELECT rt.run_id, rt.topic
+    FROM run_topics rt
+    WHERE rt.run_id IN (SELECT run_id FROM sel)
+      AND rt.topic IN (SELECT DISTINCT topic FROM qrels WHERE qrels = $topic_qrels)
+{% endif %}
+),
+base AS (
+    SELECT run_id, topic, rank, crank, grade, c_rel, c_nonrel, cg
+{% if cached %}
+    FROM irw_base
+    WHERE qrels = $qrels
+{% else %}
+    FROM judged_ranking($qrels)
+    WHERE TRUE
+{% endif %}
+      AND run_id IN (SELECT run_id FROM sel)
+),
+brows AS (
+    SELECT base.*
+{% for t in thresholds if t.window %}
+         , {{ d.running_count('grade >= ' ~ t.value) }} AS {{ t.c_rel }}
+         , {{ d.running_count('grade < ' ~ t.value) }} AS {{ t.c_nonrel }}
+{% endfor %}
+{% for g in gainsets if g.window %}
+         , {{ d.running_sum(g.expr) }} AS {{ g.cg }}
+{% endfor %}
+    FROM base
+),
+rows AS (
+    SELECT b.*
+{% for t in thresholds %}
+         , coalesce(ts.{{ t.R }}, 0) AS {{ t.R }}, coalesce(ts.{{ t.N }}, 0) AS {{ t.N }}
+{% endfor %}
+{% for m in measures %}
+{% set mod = m.module %}
+{% if mod.rowcols is defined %}
+         , {{ mod.rowcols(m) }}
+{% endif %}
+{% endfor %}
+    FROM brows b
+    LEFT JOIN tstats ts ON ts.topic = b.topic
+{% for m in measures %}
+{% set mod = m.module %}
+{% if mod.rowjoin is defined %}
+    {{ mod.rowjoin(m) }}
+{% endif %}
+{% endfor %}
+{% if max_docs %}
+    WHERE b.rank <= {{ max_docs | num }}
+{% endif %}
+),
+agg AS (
+    SELECT run_id, topic, count(*) AS n_judged
+{% for m in measures %}
+         , {{ m.module.aggs(m) }}
+{% endfor %}
+    FROM rows GROUP BY run_id, topic
+),
+ctx0 AS (
+    SELECT ts.run_id, ts.topic,
+           {% if max_docs %}least(coalesce(rt.n_docs, 0), {{ max_docs | num }}){% else %}coalesce(rt.n_docs, 0){% endif %} AS n
+    FROM topicset ts
+    LEFT JOIN run_topics rt ON rt.run_id = ts.run_id AND rt.topic = ts.topic
+),
+ctx AS (
+    SELECT c.*
+{% for t in thresholds %}
+         , coalesce(tstats.{{ t.R }}, 0) AS {{ t.R }}, coalesce(tstats.{{ t.N }}, 0) AS {{ t.N }}
+{% endfor %}
+         , coalesce(gstats.gmax_g, 0) AS gmax_g
+    FROM (
+        SELECT * FROM ctx0
+        LEFT JOIN agg USING (run_id, topic)
+{% for g in gainsets %}
+        LEFT JOIN itot_{{ g.key }} USING (topic)
+{% endfor %}
+    ) AS c
+    LEFT JOIN tstats ON tstats.topic = c.topic
+    LEFT JOIN gstats ON gstats.topic = c.topic
+),
+wide AS (
+    SELECT run_id, topic
+{% for m in measures %}
+         , ({{ m.module.value(m) }})::DOUBLE AS {{ m.id }}
+{% endfor %}
+    FROM ctx
+)
+{% for m in measures %}
+SELECT run_id, topic, {{ m.label | literal }} AS measure, {{ m.id }} AS value FROM wide
+{% if not loop.last %}UNION ALL
+{% endif %}
+{% endfor %}

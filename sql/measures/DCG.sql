@@ -1,0 +1,7 @@
+{# DCG@k = sum_{i<=k} g_i * disc(i). #}
+{% macro aggs(m) -%}
+sum(({{ m.gain }}) * {{ m.disc(m.pos) }}) FILTER (WHERE {{ m.within }}) AS {{ m.id }}_dcg
+{%- endmacro %}
+{% macro value(m) -%}
+coalesce({{ m.id }}_dcg, 0)
+{%- endmacro %}

@@ -1,0 +1,7 @@
+{# Judged@k = judged documents in the top min(k, n) / min(k, n); 0 if nothing retrieved. #}
+{% macro aggs(m) -%}
+count(*) FILTER (WHERE {{ m.within }}) AS {{ m.id }}_j
+{%- endmacro %}
+{% macro value(m) -%}
+CASE WHEN {{ m.n }} > 0 THEN coalesce({{ m.id }}_j, 0) / {% if m.k %}least({{ m.k }}, {{ m.n }}){% else %}{{ m.n }}{% endif %} ELSE 0 END
+{%- endmacro %}

@@ -1,0 +1,7 @@
+{# P@k = (1/k) * sum_{i<=k} r_i; without k: relevant retrieved / number retrieved. #}
+{% macro aggs(m) -%}
+count(*) FILTER (WHERE {{ m.rel }} AND {{ m.within }}) AS {{ m.id }}_hits
+{%- endmacro %}
+{% macro value(m) -%}
+{% if m.k %}coalesce({{ m.id }}_hits, 0) / {{ m.k }}{% else %}CASE WHEN {{ m.n }} > 0 THEN coalesce({{ m.id }}_hits, 0) / {{ m.n }} ELSE 0 END{% endif %}
+{%- endmacro %}

@@ -1,0 +1,7 @@
+{# Success@k = 1 if a relevant document is within the top k. #}
+{% macro aggs(m) -%}
+count(*) FILTER (WHERE {{ m.rel }} AND {{ m.within }}) AS {{ m.id }}_hits
+{%- endmacro %}
+{% macro value(m) -%}
+CASE WHEN coalesce({{ m.id }}_hits, 0) > 0 THEN 1 ELSE 0 END
+{%- endmacro %}

@@ -1,0 +1,11 @@
+{# nDCG@k = DCG@k / IDCG@k, the ideal ranking truncated at k (trec_eval ndcg_cut_k);
+   without k the whole run against the whole ideal ranking (trec_eval ndcg). #}
+{% macro aggs(m) -%}
+sum(({{ m.gain }}) * {{ m.disc(m.pos) }}) FILTER (WHERE {{ m.within }}) AS {{ m.id }}_dcg
+{%- endmacro %}
+{% macro ideal(m) -%}
+sum(gain * {{ m.disc('irank') }}) FILTER (WHERE {{ m.ideal_within }}) AS {{ m.id }}_idcg
+{%- endmacro %}
+{% macro value(m) -%}
+CASE WHEN coalesce({{ m.id }}_idcg, 0) > 0 THEN coalesce({{ m.id }}_dcg, 0) / {{ m.id }}_idcg ELSE 0 END
+{%- endmacro %}

@@ -1,0 +1,109 @@
+-- irwarehouse schema: the stored tables. Views and macros are in views.sql.
+-- Every statement is idempotent; the package runs this file when it opens a warehouse.
+
+CREATE TABLE IF NOT EXISTS irw_meta (
+    key   VARCHAR PRIMARY KEY,
+    value VARCHAR
+);
+
+-- One row per retrieved document. rank is the 1-based position under the run's ranking
+-- policy (run_info.ranking_policy), computed when the run is loaded.
+CREATE TABLE IF NOT EXISTS runs (
+    run_id     VARCHAR NOT NULL,
+    topic      VARCHAR NOT NULL,
+    docno      VARCHAR NOT NULL,
+    rank       INTEGER NOT NULL,
+    score      DOUBLE  NOT NULL,
+    given_rank BIGINT  NOT NULL
+);
+
+-- Ranking length per run and topic (filled at load; a topic a run did not answer has no row).
+CREATE TABLE IF NOT EXISTS run_topics (
+    run_id VARCHAR NOT NULL,
+    topic  VARCHAR NOT NULL,
+    n_docs INTEGER NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS run_loads (
+    run_id         VARCHAR PRIMARY KEY,
+    source         VARCHAR NOT NULL,
+    ranking_policy VARCHAR NOT NULL,
+    n_topics       INTEGER NOT NULL,
+    n_docs         BIGINT  NOT NULL,
+    loaded_at      TIMESTAMP NOT NULL
+);
+
+-- Optional run metadata; may be loaded before or after the runs it describes.
+CREATE TABLE IF NOT EXISTS run_meta (
+    run_id VARCHAR PRIMARY KEY,
+    team   VARCHAR,
+    kind   VARCHAR,
+    pooled BOOLEAN
+);
+
+-- Judgments of every qrels, side by side. rel < 0: in the pool but not assessed (unjudged).
+CREATE TABLE IF NOT EXISTS qrels (
+    qrels VARCHAR NOT NULL,
+    topic VARCHAR NOT NULL,
+    docno VARCHAR NOT NULL,
+    rel   INTEGER NOT NULL
+);
+
+-- The qrels catalogue. topic_qrels names the qrels whose topics define the topic set:
+-- the qrels itself when loaded from a file, its root ancestor when derived.
+CREATE TABLE IF NOT EXISTS qrels_info (
+    qrels       VARCHAR PRIMARY KEY,
+    source      VARCHAR,
+    parent      VARCHAR,
+    kind        VARCHAR NOT NULL,
+    params      VARCHAR,
+    description VARCHAR,
+    topic_qrels VARCHAR NOT NULL,
+    created_at  TIMESTAMP NOT NULL
+);
+
+-- Per-topic scores computed by `irw eval` (the latest evaluation of a qrels, run and measure).
+CREATE TABLE IF NOT EXISTS scores (
+    qrels   VARCHAR NOT NULL,
+    run_id  VARCHAR NOT NULL,
+    topic   VARCHAR NOT NULL,
+    measure VARCHAR NOT NULL,
+    value   DOUBLE
+);
+
+-- What each `irw eval` computed, and how.
+CREATE TABLE IF NOT EXISTS evaluations (
+    evaluated_at TIMESTAMP NOT NULL,
+    qrels        VARCHAR NOT NULL,
+    measure      VARCHAR NOT NULL,
+    n_runs       INTEGER NOT NULL,
+    topics       VARCHAR NOT NULL,
+    max_docs     INTEGER
+);
+
+-- The measure catalogue (refreshed from the package on every write connection).
+CREATE TABLE IF NOT EXISTS measures (
+    name        VARCHAR PRIMARY KEY,
+    description VARCHAR,
+    parameters  VARCHAR,
+    cutoff      BOOLEAN,
+    trec_eval   VARCHAR
+);
+
+-- Cache: the base relation (judged retrieved documents with running sums) per qrels.
+CREATE TABLE IF NOT EXISTS irw_base (
+    qrels    VARCHAR NOT NULL,
+    run_id   VARCHAR NOT NULL,
+    topic    VARCHAR NOT NULL,
+    rank     INTEGER NOT NULL,
+    crank    INTEGER NOT NULL,
+    grade    INTEGER NOT NULL,
+    c_rel    INTEGER NOT NULL,
+    c_nonrel INTEGER NOT NULL,
+    cg       DOUBLE  NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS irw_base_built (
+    qrels    VARCHAR PRIMARY KEY,
+    built_at TIMESTAMP NOT NULL
+);

@@ -1,0 +1,55 @@
+{% import '_dialect.sql' as d %}
+-- Public views and table macros. They use nothing but SQL, so they work from a plain
+-- DuckDB connection (DuckDB CLI, notebooks, BI tools) without this package.
+
+-- One row per loaded run: where it came from, how it is ranked, and its metadata.
+CREATE OR REPLACE VIEW run_info AS
+SELECT l.run_id, m.team, m.kind, m.pooled, l.source, l.ranking_policy,
+       l.n_topics, l.n_docs, l.loaded_at
+FROM run_loads l LEFT JOIN run_meta m USING (run_id);
+
+-- Per qrels and topic: how many documents are judged, relevant (rel >= 1), judged
+-- non-relevant (rel = 0) and in the pool but unassessed (rel < 0).
+CREATE OR REPLACE VIEW topics AS
+SELECT qrels, topic,
+       count(*) FILTER (WHERE rel >= 0)::INTEGER AS judged,
+       count(*) FILTER (WHERE rel >= 1)::INTEGER AS relevant,
+       count(*) FILTER (WHERE rel = 0)::INTEGER  AS nonrelevant,
+       count(*) FILTER (WHERE rel < 0)::INTEGER  AS unassessed,
+       max(rel) AS max_grade
+FROM qrels GROUP BY qrels, topic;
+
+-- The default topic set of every qrels: the topics of its topic_qrels (itself, or the root
+-- it was derived from) with at least one relevant document (rel >= 1).
+CREATE OR REPLACE VIEW topic_sets AS
+SELECT i.qrels, t.topic
+FROM qrels_info i JOIN topics t ON t.qrels = i.topic_qrels
+WHERE t.relevant >= 1;
+
+-- Mean of the stored per-topic scores.
+CREATE OR REPLACE VIEW score_means AS
+SELECT qrels, run_id, measure, avg(value) AS mean, count(*)::INTEGER AS n_topics
+FROM scores GROUP BY qrels, run_id, measure;
+
+-- ranking(q): every retrieved document of every run with its grade under qrels q
+-- (grade NULL when the document is not judged in q).
+{{ d.table_function('ranking', ['q']) }}
+SELECT r.run_id, r.topic, r.rank, r.docno, r.score, j.rel AS grade
+FROM runs r
+LEFT JOIN (SELECT topic, docno, rel FROM qrels WHERE qrels = q AND rel >= 0) j
+       ON j.topic = r.topic AND j.docno = r.docno;
+
+-- judged_ranking(q): the base relation of the measure engine -- the judged retrieved
+-- documents of every run under qrels q, with their condensed rank (position among judged
+-- documents) and the running sums the measures need (relevance threshold 1, gain = grade).
+{{ d.table_function('judged_ranking', ['q']) }}
+SELECT q AS qrels, r.run_id, r.topic, r.rank,
+       row_number() OVER w AS crank,
+       j.rel AS grade,
+       count(*) FILTER (WHERE j.rel >= 1) OVER w AS c_rel,
+       count(*) FILTER (WHERE j.rel < 1) OVER w AS c_nonrel,
+       sum(CASE WHEN j.rel >= 1 THEN j.rel ELSE 0 END) OVER w AS cg
+FROM runs r
+JOIN (SELECT topic, docno, rel FROM qrels WHERE qrels = q AND rel >= 0) j
+  ON j.topic = r.topic AND j.docno = r.docno
+WINDOW w AS (PARTITION BY r.run_id, r.topic ORDER BY r.rank ROWS UNBOUNDED PRECEDING);

@@ -1,0 +1,67 @@
+"""Shared fixtures.
+
+Tests that need the shared real data (TREC-8, trec_eval's test suite) read it from
+``../shared/data`` next to the project (or ``$IRW_SHARED_DATA``). Without it they are
+skipped -- unless ``IRW_REQUIRE_SHARED_DATA=1`` (set by CI), which makes them fail.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "fixtures"
+SHARED = Path(os.environ.get("IRW_SHARED_DATA", ROOT.parent / "shared" / "data"))
+
+
+def _shared(sub: str) -> Path:
+    path = SHARED / sub
+    if not path.exists():
+        message = (f"shared data {path} is absent (it is not part of the project; "
+                   "set IRW_SHARED_DATA to its location)")
+        if os.environ.get("IRW_REQUIRE_SHARED_DATA") == "1":
+            pytest.fail(message + " -- IRW_REQUIRE_SHARED_DATA=1 requires it")
+        pytest.skip(message)
+    return path
+
+
+@pytest.fixture(scope="session")
+def trec_eval_suite() -> Path:
+    return _shared("trec_eval_test")
+
+
+@pytest.fixture(scope="session")
+def trec8() -> Path:
+    return _shared("trec8")
+
+
+@pytest.fixture()
+def con():
+    from irwarehouse import db
+
+    connection = db.connect(":memory:")
+    yield connection
+    connection.close()
+
+
+@pytest.fixture()
+def cli(tmp_path):
+    """Run the real CLI in-process against a warehouse file in a temporary directory."""
+    from irwarehouse.cli import app
+
+    runner = CliRunner()
+    path = str(tmp_path / "test.duckdb")
+
+    def invoke(*args, ok=True):
+        result = runner.invoke(app, ["--db", path, *map(str, args)])
+        if ok and result.exit_code != 0:
+            raise AssertionError(f"irw {' '.join(map(str, args))} failed ({result.exit_code}):\n"
+                                 f"{result.output}\n{result.exception!r}")
+        return result
+
+    invoke.db_path = path
+    return invoke
