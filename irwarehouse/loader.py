@@ -24,8 +24,10 @@ from . import db
 from .errors import IrwError
 
 # Ranking policies (SPEC section 1): name -> ORDER BY of a (run, topic)'s documents.
+# trec_eval keeps scores as 32-bit floats, so scores that differ only beyond float precision
+# tie there (and are then ordered by docno); the trec_eval policy compares them the same way.
 POLICIES = {
-    "trec_eval": "score DESC, docno DESC",
+    "trec_eval": "score::REAL DESC, docno DESC",
     "given": "given_rank ASC, score DESC, docno DESC",
     "score_then_rank": "score DESC, given_rank ASC, docno ASC",
 }

@@ -29,6 +29,7 @@ class Param:
     choices: tuple = ()
     low: float | None = None  # exclusive lower bound for floats, inclusive for ints
     high: float | None = None  # exclusive upper bound
+    always_shown: bool = False  # part of the canonical name even at its default
 
 
 REL = Param("rel", "int", None, "relevance threshold: grade >= rel is relevant (default 1, or --rel-level)")
@@ -36,7 +37,7 @@ JUDGED = Param("judged_only", "bool", False, "condensed list: drop unjudged docu
 GAINS = Param("gains", "gains", None, "gain per grade, e.g. {1:1,2:3}; unlisted grades gain 0 (default: gain = grade for grade >= 1; binary if rel is given)")
 DISCOUNT = Param("discount", "choice", "log2p1", "log2p1: 1/log2(i+1) (trec_eval); jk: 1/log_b(max(b,i)) (Jarvelin & Kekalainen, Sakai)", DISCOUNTS)
 BASE = Param("base", "float", 2.0, "logarithm base of the discount", low=1.0)
-PERSIST = Param("p", "float", 0.8, "persistence phi", low=0.0, high=1.0)
+PERSIST = Param("p", "float", 0.8, "persistence phi", low=0.0, high=1.0, always_shown=True)
 BETA = Param("beta", "float", 1.0, "weight of gain against rank (0 gives AP)", low=None)
 
 
@@ -137,16 +138,18 @@ class Measure:
             param = self.definition.param(key)
             if param is None:
                 continue
-            if value is None or value == param.default:
+            if value is None or (value == param.default and not param.always_shown):
                 params.pop(key, None)
             else:
                 params[key] = value
         return Measure(self.name, tuple(sorted(params.items())), self.cutoff)
 
     def __str__(self) -> str:
-        text = self.name
-        if self.params:
-            text += "(" + ",".join(f"{k}={format_value(v)}" for k, v in self.params) + ")"
+        """Canonical name: Name['](sorted non-default params)[@k]; condensed as Name'."""
+        text = self.name + ("'" if self.judged_only else "")
+        shown = [(k, v) for k, v in self.params if k != "judged_only"]
+        if shown:
+            text += "(" + ",".join(f"{k}={format_value(v)}" for k, v in shown) + ")"
         if self.cutoff is not None:
             text += f"@{self.cutoff}"
         return text
@@ -181,8 +184,7 @@ def parse(text: str) -> Measure:
     for pattern, name, params, has_k in _TREC_ALIASES:
         m = re.fullmatch(pattern, raw)
         if m:
-            measure = Measure(name, (), int(m.group(1)) if has_k else None)
-            return measure.with_params(**params)
+            return parse(name + ("@" + m.group(1) if has_k else "")).with_params(**params)
     m = _NAME_RE.match(raw)
     if not m:
         raise IrwError(
@@ -216,6 +218,9 @@ def parse(text: str) -> Measure:
             raise IrwError(f"cut-off must be a positive integer in {text!r}") from None
         if cutoff < 1:
             raise IrwError(f"cut-off must be a positive integer in {text!r}")
+    for param in definition.params:
+        if param.always_shown and param.name not in values:
+            values[param.name] = param.default
     return Measure(name, (), cutoff).with_params(**values)
 
 

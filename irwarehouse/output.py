@@ -37,8 +37,6 @@ def _cell(value, digits: int) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     if isinstance(value, float):
-        if value.is_integer() and abs(value) >= 1:
-            return str(int(value))
         return f"{value:.{digits}f}"
     return str(value)
 

@@ -65,3 +65,16 @@ def cli(tmp_path):
 
     invoke.db_path = path
     return invoke
+
+
+@pytest.fixture(scope="session")
+def trec8_db(trec8, tmp_path_factory):
+    """A warehouse holding the full TREC-8 runset and qrels (loaded once per test session)."""
+    from irwarehouse import db, loader
+
+    path = str(tmp_path_factory.mktemp("trec8") / "trec8.duckdb")
+    con = db.connect(path)
+    loader.load_qrels(con, [str(trec8 / "qrels.trec8.gz")], "trec8")
+    loader.load_runs(con, [str(trec8 / "runs")], meta=str(trec8 / "runs.tsv"))
+    con.close()
+    return path

@@ -1,0 +1,162 @@
+"""Measures on hand-computed cases (what trec_eval lacks) and identities on the fixtures.
+
+The hand case, one topic "T1" (R = 3 relevant at threshold 1, N = 1 judged non-relevant):
+
+    rank  doc  grade        qrels also: T2 (one relevant, the run has nothing for it)
+       1  d1   1                        T3 (judged, nothing relevant)
+       2  dX   unjudged
+       3  d2   0
+       4  d3   2
+       5  d9   unjudged (rel = -1 in the qrels: pooled, not assessed)
+       6  d4   1
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from irwarehouse import db, evaluate, loader, measures
+from irwarehouse.errors import IrwError
+
+LOG2 = math.log2
+
+
+@pytest.fixture()
+def hand(tmp_path):
+    qrels = tmp_path / "qrels"
+    qrels.write_text("T1 0 d1 1\nT1 0 d2 0\nT1 0 d3 2\nT1 0 d4 1\nT1 0 d9 -1\n"
+                     "T2 0 e1 1\nT3 0 f1 0\n")
+    run = tmp_path / "run"
+    # scores out of order in the file on purpose: the ranking comes from the scores
+    run.write_text("T1 Q0 d3 4 3.0 r\nT1 Q0 d1 1 6.0 r\nT1 Q0 dX 2 5.0 r\n"
+                   "T1 Q0 d2 3 4.0 r\nT1 Q0 d9 5 2.0 r\nT1 Q0 d4 6 1.0 r\n")
+    con = db.connect(":memory:")
+    loader.load_qrels(con, [str(qrels)], "h")
+    loader.load_runs(con, [str(run)])
+    yield con
+    con.close()
+
+
+def scores(con, names, topics="qrels", **kw):
+    parsed = measures.parse_all(names)
+    per = evaluate.evaluate(con, "h", parsed, ["r"], topics=topics, store=False, **kw)
+    return {(r.measure, r.topic): r.value for r in per.itertuples()}
+
+
+IDCG = 2 + 1 / LOG2(3) + 1 / LOG2(4)           # ideal gains 2, 1, 1
+DCG = 1 + 2 / LOG2(5) + 1 / LOG2(7)            # gains at ranks 1, 4, 6
+
+EXPECTED_T1 = {
+    "P@5": 2 / 5, "P@10": 3 / 10, "P": 3 / 6, "P(rel=2)@5": 1 / 5,
+    "R@5": 2 / 3, "R": 1.0,
+    "SP": 1 + 2 / 4 + 3 / 6, "SP@5": 1.5,
+    "AP": 2 / 3, "AP@5": 1.5 / 3, "AP@2": 1 / 3,
+    "aAP@5": 1.5 / 3, "aAP@2": 1 / 2, "aAP": 2 / 3,
+    "RPrec": 1 / 3, "RR": 1.0, "RR(rel=2)": 1 / 4, "RR(rel=2)@3": 0.0,
+    "Success@1": 1.0, "Success(rel=2)@3": 0.0,
+    "DCG": DCG, "nDCG": DCG / IDCG,
+    "nDCG@3": 1 / IDCG, "nDCG@2": 1 / (2 + 1 / LOG2(3)), "enDCG@2": 1 / IDCG,
+    # jk: 1/log2(max(2, i)) -- ranks 1 and 2 undiscounted
+    "DCG(discount=jk)": 1 + 2 / LOG2(4) + 1 / LOG2(6),
+    "nDCG(discount=jk)": (1 + 2 / LOG2(4) + 1 / LOG2(6)) / (2 + 1 + 1 / LOG2(3)),
+    "DCG(discount=jk,base=3)": 1 + 2 / math.log(4, 3) + 1 / math.log(6, 3),
+    "nDCG(gains={1:1,2:3})": (1 + 3 / LOG2(5) + 1 / LOG2(7)) / (3 + 1 / LOG2(3) + 1 / LOG2(4)),
+    "nDCG(rel=2)": (1 / LOG2(5)) / 1.0,
+    "RBP(p=0.5)": 0.5 * (0.5 * 1 + 1.0 * 0.5 ** 3 + 0.5 * 0.5 ** 5),
+    "RBP(p=0.5,rel=1)": 0.5 * (1 + 0.5 ** 3 + 0.5 ** 5),
+    "RBP(p=0.5)@3": 0.5 * 0.5,
+    "RBPres(p=0.5)": 0.5 * (0.5 + 0.5 ** 4) + 0.5 ** 6,
+    "RBPres(p=0.5)@3": 0.5 * 0.5 + 0.5 ** 3,
+    "RBPres(p=0.5)@10": 0.5 * (0.5 + 0.5 ** 4) + 0.5 ** 6,
+    "nRBP(p=0.5)": (1 + 2 * 0.5 ** 3 + 0.5 ** 5) / (2 + 0.5 + 0.25),
+    "Q": ((1 + 1) / (1 + 2) + (2 + 3) / (4 + 4) + (3 + 4) / (6 + 4)) / 3,
+    "Q(beta=0)": 2 / 3,
+    "Q(beta=2)@4": ((1 + 2) / (1 + 4) + (2 + 6) / (4 + 8)) / 3,
+    "Bpref": (1 + 0 + 0) / 3,
+    "Judged@5": 3 / 5, "Judged": 4 / 6, "Judged@10": 4 / 6,
+    "FirstUnjudged": 2, "NumRet": 6, "NumRet@4": 4, "NumRel": 3, "NumRelRet": 3, "NumRelRet@3": 1,
+    # condensed list: d1(1) d2(0) d3(2) d4(1)
+    "AP'": (1 + 2 / 3 + 3 / 4) / 3, "P'@2": 1 / 2,
+    "nDCG'": (1 + 2 / LOG2(4) + 1 / LOG2(5)) / IDCG,
+    "RBP'(p=0.5)": 0.5 * (0.5 + 1.0 * 0.25 + 0.5 * 0.125),
+    "RBPres'(p=0.5)": 0.5 ** 4,
+    "Q'(beta=0)": (1 + 2 / 3 + 3 / 4) / 3,
+    "Bpref'": 1 / 3, "Judged'@5": 1.0, "NumRet'": 4,
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_T1))
+def test_hand_computed(hand, name):
+    label = str(measures.parse(name))
+    got = scores(hand, [name])
+    assert got[(label, "T1")] == pytest.approx(EXPECTED_T1[name], abs=1e-12)
+
+
+def test_missing_topic_counts_and_empty_values(hand):
+    names = ["AP", "P@5", "nDCG", "RBP(p=0.5)", "RBPres(p=0.5)", "FirstUnjudged", "NumRel", "Judged@5"]
+    got = scores(hand, names)
+    assert {t for (_, t) in got} == {"T1", "T2"}  # T3 has no relevant document
+    assert got[("AP", "T2")] == 0 and got[("P@5", "T2")] == 0 and got[("nDCG", "T2")] == 0
+    assert got[("RBPres(p=0.5)", "T2")] == 1.0  # nothing retrieved: all weight is residual
+    assert got[("FirstUnjudged", "T2")] == 1 and got[("NumRel", "T2")] == 1
+    assert got[("Judged@5", "T2")] == 0
+
+
+def test_topic_policies(hand):
+    assert {t for (_, t) in scores(hand, ["AP"], topics="all")} == {"T1", "T2", "T3"}
+    assert {t for (_, t) in scores(hand, ["AP"], topics="run")} == {"T1"}
+    assert scores(hand, ["AP"], topics="all")[("AP", "T3")] == 0
+
+
+def test_max_docs_truncates_rankings(hand):
+    got = scores(hand, ["AP", "NumRet", "P@10"], max_docs=4)
+    assert got[("AP", "T1")] == pytest.approx((1 + 2 / 4) / 3)
+    assert got[("NumRet", "T1")] == 4
+    assert got[("P@10", "T1")] == pytest.approx(2 / 10)
+
+
+def test_rel_level_applies_to_binary_measures_not_gains(hand):
+    parsed = measures.parse_all(["AP", "nDCG", "NumRel"], rel_level=2)
+    assert [str(m) for m in parsed] == ["AP(rel=2)", "nDCG", "NumRel(rel=2)"]
+    per = evaluate.evaluate(hand, "h", parsed, ["r"], rel_level=2, store=False)
+    got = {(r.measure, r.topic): r.value for r in per.itertuples()}
+    assert got[("AP(rel=2)", "T1")] == pytest.approx((1 / 4) / 1)
+    assert got[("nDCG", "T1")] == pytest.approx(DCG / IDCG)
+    assert {t for (_, t) in got} == {"T1"}  # only T1 has a grade >= 2
+
+
+def test_rbp_persistence_from_residual():
+    assert measures.rbp_persistence(0.1, 10) == pytest.approx(0.794, abs=5e-4)
+    assert measures.rbp_persistence(0.1, 100) == pytest.approx(0.977, abs=5e-4)
+    assert measures.rbp_persistence(0.1, 1000) == pytest.approx(0.9977, abs=5e-5)
+    phi = measures.rbp_persistence(0.1, 10)
+    assert phi ** 10 == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("Foo@10", "unknown measure 'Foo'"),
+    ("ap", "did you mean AP"),
+    ("nDCG(discountt=jk)", "parameters: gains"),
+    ("nDCG(discount=xx)", "log2p1, jk"),
+    ("RBP(p=1.5)", "must be < 1.0"),
+    ("P@0", "positive integer"),
+    ("RPrec@10", "takes no cut-off"),
+    ("P(rel=x)@5", "must be an integer"),
+    ("nDCG(gains={1:a})", "grade:gain"),
+])
+def test_bad_names_list_what_is_valid(text, fragment):
+    with pytest.raises(IrwError, match=None) as info:
+        measures.parse(text)
+    assert fragment in str(info.value)
+
+
+def test_names_round_trip_and_aliases():
+    for text, canonical in [("AP(judged_only=True)@1000", "AP'@1000"), ("map", "AP"),
+                            ("P_10", "P@10"), ("ndcg_cut_10", "nDCG@10"), ("rbp", "RBP(p=0.9)"),
+                            ("nDCG(gains={2:3,1:1})", "nDCG(gains={1:1,2:3})"), ("RBP", "RBP(p=0.8)")]:
+        assert str(measures.parse(text)) == canonical
+        assert measures.parse(canonical) == measures.parse(text)
+    assert [str(m) for m in measures.parse_all(["AP,P@10", "nDCG(discount=jk,base=2)@5"])] == \
+        ["AP", "P@10", "nDCG(discount=jk)@5"]

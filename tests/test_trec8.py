@@ -1,0 +1,70 @@
+"""The full TREC-8 ad hoc runset: loading facts, and agreement with trec_eval's C code.
+
+pytrec_eval (trec_eval's C implementation) is the oracle: for all 129 runs x 50 topics the
+warehouse's per-topic values must agree within 1e-6.
+"""
+
+from __future__ import annotations
+
+import gzip
+
+import pytest
+
+from irwarehouse import db, evaluate, measures
+
+ORACLE = {  # trec_eval measure -> ours
+    "map": "AP", "P_5": "P@5", "P_10": "P@10", "P_20": "P@20", "P_100": "P@100",
+    "P_1000": "P@1000", "recall_100": "R@100", "recall_1000": "R@1000", "ndcg": "nDCG",
+    "ndcg_cut_10": "nDCG@10", "bpref": "Bpref", "Rprec": "RPrec", "recip_rank": "RR",
+}
+
+
+def test_loaded_facts(trec8_db):
+    con = db.connect(trec8_db, read_only=True)
+    assert con.execute("SELECT count(*) FROM runs").fetchone()[0] == 6_284_293
+    assert con.execute("SELECT count(*) FROM run_info").fetchone()[0] == 129
+    assert con.execute("SELECT count(*) FROM run_info WHERE pooled").fetchone()[0] == 71
+    assert con.execute("SELECT count(DISTINCT team) FROM run_info").fetchone()[0] == 41
+    assert con.execute("SELECT min(n_topics), max(n_topics) FROM run_info").fetchone() == (50, 50)
+    assert con.execute("SELECT count(*), count(*) FILTER (WHERE rel >= 1) FROM qrels").fetchone() \
+        == (86_830, 4_728)
+    # ranks are 1..n without gaps for every run and topic
+    bad = con.execute("""SELECT count(*) FROM (SELECT run_id, topic, min(rank) lo, max(rank) hi,
+                         count(*) n FROM runs GROUP BY ALL) WHERE lo <> 1 OR hi <> n""").fetchone()[0]
+    assert bad == 0
+
+
+def _read_trec8(trec8):
+    qrels = {}
+    with gzip.open(trec8 / "qrels.trec8.gz", "rt") as fh:
+        for line in fh:
+            topic, _, doc, rel = line.split()
+            qrels.setdefault(topic, {})[doc] = int(rel)
+    runs = {}
+    for path in sorted((trec8 / "runs").glob("input.*.gz")):
+        with gzip.open(path, "rt") as fh:
+            for line in fh:
+                topic, _, doc, _rank, score, run_id = line.split()
+                runs.setdefault(run_id, {}).setdefault(topic, {})[doc] = float(score)
+    return qrels, runs
+
+
+def test_agrees_with_trec_eval_on_all_runs(trec8, trec8_db):
+    pytrec_eval = pytest.importorskip("pytrec_eval", reason="the oracle pytrec-eval-terrier is a test dependency")
+    qrels, runs = _read_trec8(trec8)
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(ORACLE))
+    con = db.connect(trec8_db)
+    parsed = measures.parse_all(list(ORACLE.values()))
+    label = {te: str(m) for te, m in zip(ORACLE, parsed)}
+    per = evaluate.evaluate(con, "trec8", parsed, sorted(runs), topics="run", store=False)
+    ours = {(r.run_id, r.topic, r.measure): r.value for r in per.itertuples()}
+    compared, worst = 0, (0.0, None)
+    for run_id, run in runs.items():
+        for topic, values in evaluator.evaluate(run).items():
+            for te_name, value in values.items():
+                diff = abs(ours[(run_id, topic, label[te_name])] - value)
+                compared += 1
+                if diff > worst[0]:
+                    worst = (diff, (run_id, topic, te_name, value))
+    assert compared == 129 * 50 * len(ORACLE)
+    assert worst[0] <= 1e-6, f"largest difference {worst[0]} at {worst[1]}"
