@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
 from typing import List, Optional
@@ -47,8 +48,21 @@ def command(group: typer.Typer, name: str | None = None):
             except IrwError as exc:
                 typer.echo(f"error: {exc}", err=True)
                 raise typer.Exit(1) from None
+            except duckdb.Error as exc:
+                typer.echo(f"error: database: {exc}", err=True)
+                raise typer.Exit(1) from None
         return group.command(name)(inner)
     return wrap
+
+
+@contextlib.contextmanager
+def _open(ctx: typer.Context, read_only: bool = False):
+    """The warehouse for one command, closed when the command ends."""
+    con = db.connect(_db_path(ctx), read_only=read_only)
+    try:
+        yield con
+    finally:
+        con.close()
 
 
 def _check_format(fmt: str, allowed=("table", "csv", "json")) -> None:
@@ -83,14 +97,14 @@ def load_runs(
     ignore_extra_fields: bool = typer.Option(False, "--ignore-extra-fields", help="Accept text after the 6th field (trec_eval ignores it)."),
 ):
     """Load TREC run files (topic Q0 docno rank score run_id)."""
-    con = db.connect(_db_path(ctx))
-    summary = loader.load_runs(con, paths, policy=order, replace=replace, meta=meta,
-                               extra_fields=ignore_extra_fields)
-    n = len(summary["runs"])
-    _say(f"loaded {n} run{'s' if n != 1 else ''} ({summary['lines']:,} lines from "
-         f"{summary['files']} file{'s' if summary['files'] != 1 else ''}, order {order})"
-         + (f", replacing {len(summary['replaced'])}" if summary["replaced"] else "")
-         + (f"; metadata for {summary['meta']} runs" if "meta" in summary else ""))
+    with _open(ctx) as con:
+        summary = loader.load_runs(con, paths, policy=order, replace=replace, meta=meta,
+                                   extra_fields=ignore_extra_fields)
+        n = len(summary["runs"])
+        _say(f"loaded {n} run{'s' if n != 1 else ''} ({summary['lines']:,} lines from "
+             f"{summary['files']} file{'s' if summary['files'] != 1 else ''}, order {order})"
+             + (f", replacing {len(summary['replaced'])}" if summary["replaced"] else "")
+             + (f"; metadata for {summary['meta']} runs" if "meta" in summary else ""))
 
 
 @command(load_app, "qrels")
@@ -102,10 +116,10 @@ def load_qrels(
     description: Optional[str] = typer.Option(None, "--description", help="Free text for the catalogue."),
 ):
     """Load relevance judgments under a name."""
-    con = db.connect(_db_path(ctx))
-    s = loader.load_qrels(con, paths, name, replace=replace, description=description)
-    _say(f"loaded qrels {s['qrels']}: {s['judgments']:,} judgments, {s['relevant']:,} relevant, "
-         f"{s['topics']} topics")
+    with _open(ctx) as con:
+        s = loader.load_qrels(con, paths, name, replace=replace, description=description)
+        _say(f"loaded qrels {s['qrels']}: {s['judgments']:,} judgments, {s['relevant']:,} relevant, "
+             f"{s['topics']} topics")
 
 
 @command(load_app, "meta")
@@ -114,9 +128,9 @@ def load_meta(
     path: str = typer.Argument(..., help="TSV with a header: run_id and any of team, kind, pooled."),
 ):
     """Load run metadata (team, kind, pooled)."""
-    con = db.connect(_db_path(ctx))
-    n = loader.load_meta(con, path)
-    _say(f"metadata for {n} runs")
+    with _open(ctx) as con:
+        n = loader.load_meta(con, path)
+        _say(f"metadata for {n} runs")
 
 
 # ------------------------------------------------------------------------------- eval
@@ -138,28 +152,28 @@ def eval_cmd(
     """Evaluate runs: per-topic scores are computed in SQL and kept in the `scores` table."""
     _check_format(fmt, output.FORMATS)
     parsed = ms.parse_all(measure, rel_level=rel_level)
-    con = db.connect(_db_path(ctx))
-    qrels_name = qrels or ev.default_qrels(con)
-    run_ids = runsets.resolve(con, runs)
-    per = ev.evaluate(con, qrels_name, parsed, run_ids, topics=topics, max_docs=max_docs,
-                      rel_level=rel_level, store=store)
-    labels = [str(m) for m in parsed]
-    means = ev.aggregate(per, aggregate)
-    if fmt == "trec":
-        sys.stdout.write(output.trec_lines(per, means, labels, per_topic))
-        return
-    if per_topic:
-        flat = per[["run_id", "topic", "measure", "value"]]
-        wide = per.pivot(index=["run_id", "topic"], columns="measure", values="value")
-        wide = wide[[m for m in labels if m in wide.columns]].reset_index()
-        output.emit(flat, fmt, table=wide)
-    else:
-        flat = means[["run_id", "measure", "value", "n_topics"]]
-        wide = means.pivot(index="run_id", columns="measure", values="value")
-        wide = wide[[m for m in labels if m in wide.columns]].reset_index()
-        nt = means.groupby("run_id")["n_topics"].max()
-        wide.insert(1, "n_topics", wide["run_id"].map(nt).astype(int))
-        output.emit(flat, fmt, table=wide)
+    with _open(ctx) as con:
+        qrels_name = qrels or ev.default_qrels(con)
+        run_ids = runsets.resolve(con, runs)
+        per = ev.evaluate(con, qrels_name, parsed, run_ids, topics=topics, max_docs=max_docs,
+                          rel_level=rel_level, store=store)
+        labels = [str(m) for m in parsed]
+        means = ev.aggregate(per, aggregate)
+        if fmt == "trec":
+            sys.stdout.write(output.trec_lines(per, means, labels, per_topic))
+            return
+        if per_topic:
+            flat = per[["run_id", "topic", "measure", "value"]]
+            wide = per.pivot(index=["run_id", "topic"], columns="measure", values="value")
+            wide = wide[[m for m in labels if m in wide.columns]].reset_index()
+            output.emit(flat, fmt, table=wide)
+        else:
+            flat = means[["run_id", "measure", "value", "n_topics"]]
+            wide = means.pivot(index="run_id", columns="measure", values="value")
+            wide = wide[[m for m in labels if m in wide.columns]].reset_index()
+            nt = means.groupby("run_id")["n_topics"].max()
+            wide.insert(1, "n_topics", wide["run_id"].map(nt).astype(int))
+            output.emit(flat, fmt, table=wide)
 
 
 # ------------------------------------------------------------------------------- sql
@@ -173,20 +187,19 @@ def sql_cmd(
 ):
     """Run SQL against the warehouse (read-only unless --write)."""
     _check_format(fmt)
-    path = _db_path(ctx)
-    con = db.connect(path, read_only=not write)
-    try:
-        rel = con.sql(query)
-    except duckdb.Error as exc:
-        raise IrwError(f"SQL error: {exc}") from None
-    if rel is None:
-        _say("ok")
-        return
-    try:
-        frame = rel.df()
-    except duckdb.Error as exc:
-        raise IrwError(f"SQL error: {exc}") from None
-    output.emit(frame, fmt)
+    with _open(ctx, read_only=not write) as con:
+        try:
+            rel = con.sql(query)
+        except duckdb.Error as exc:
+            raise IrwError(f"SQL error: {exc}") from None
+        if rel is None:
+            _say("ok")
+            return
+        try:
+            frame = rel.df()
+        except duckdb.Error as exc:
+            raise IrwError(f"SQL error: {exc}") from None
+        output.emit(frame, fmt)
 
 
 # ------------------------------------------------------------------------------- catalogue
@@ -221,32 +234,34 @@ def measures_cmd(fmt: str = FormatOpt):
 def runs_list(ctx: typer.Context, fmt: str = FormatOpt):
     """The loaded runs with their metadata."""
     _check_format(fmt)
-    con = db.connect(_db_path(ctx), read_only=True)
-    frame = con.execute("SELECT run_id, team, kind, pooled, ranking_policy, n_topics, n_docs, source "
-                        "FROM run_info ORDER BY run_id").df()
-    output.emit(frame, fmt)
+    with _open(ctx, read_only=True) as con:
+        frame = con.execute("SELECT run_id, team, kind, pooled, ranking_policy, n_topics, n_docs, source "
+                            "FROM run_info ORDER BY run_id").df()
+        output.emit(frame, fmt)
 
 
 @command(qrels_app, "list")
 def qrels_list(ctx: typer.Context, fmt: str = FormatOpt):
     """The qrels catalogue."""
     _check_format(fmt)
-    con = db.connect(_db_path(ctx), read_only=True)
-    frame = con.execute("""
-        SELECT i.qrels, i.kind, i.parent, i.topic_qrels, i.params,
-               count(DISTINCT q.topic) AS topics, count(q.rel) FILTER (WHERE q.rel >= 0) AS judged,
-               count(q.rel) FILTER (WHERE q.rel >= 1) AS relevant, i.source, i.description
-        FROM qrels_info i LEFT JOIN qrels q USING (qrels)
-        GROUP BY ALL ORDER BY i.created_at""").df()
-    output.emit(frame, fmt)
+    with _open(ctx, read_only=True) as con:
+        frame = con.execute("""
+            SELECT i.qrels, i.kind, i.parent, i.topic_qrels, i.params,
+                   count(DISTINCT q.topic) AS topics, count(q.rel) FILTER (WHERE q.rel >= 0) AS judged,
+                   count(q.rel) FILTER (WHERE q.rel >= 1) AS relevant, i.source, i.description
+            FROM qrels_info i LEFT JOIN qrels q USING (qrels)
+            GROUP BY i.qrels, i.kind, i.parent, i.topic_qrels, i.params, i.source, i.description,
+                     i.created_at
+            ORDER BY i.created_at""").df()
+        output.emit(frame, fmt)
 
 
 @command(qrels_app, "drop")
 def qrels_drop(ctx: typer.Context, name: str = typer.Argument(..., help="The qrels to remove.")):
     """Remove a qrels with its scores."""
-    con = db.connect(_db_path(ctx))
-    loader.drop_qrels(con, name)
-    _say(f"dropped qrels {name}")
+    with _open(ctx) as con:
+        loader.drop_qrels(con, name)
+        _say(f"dropped qrels {name}")
 
 
 def main() -> None:  # pragma: no cover - console entry point

@@ -1,0 +1,116 @@
+"""The `irw` command line on the bundled fixtures, driven as a user would."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import duckdb
+import pytest
+
+from conftest import FIXTURES
+
+
+@pytest.fixture()
+def loaded(cli):
+    cli("load", "qrels", FIXTURES / "qrels.txt", "--name", "fixture")
+    cli("load", "runs", FIXTURES / "runs", "--meta", FIXTURES / "runs.tsv")
+    return cli
+
+
+def test_eval_formats(loaded):
+    table = loaded("eval", "-m", "AP", "-m", "P@10", "-m", "RBP(p=0.8)").stdout
+    assert table.splitlines()[0].split() == ["run_id", "n_topics", "AP", "P@10", "RBP(p=0.8)"]
+    assert len(table.splitlines()) == 2 + 8
+    records = json.loads(loaded("eval", "-m", "AP", "--format", "json").stdout)
+    assert {r["run_id"] for r in records} == {"alpha1", "alpha2", "beta1", "beta2", "gamma1",
+                                              "gamma2", "delta1", "delta2"}
+    assert set(records[0]) == {"run_id", "measure", "value", "n_topics"}
+    assert all(r["n_topics"] == 5 for r in records)  # topic 106 has no relevant document
+    per = json.loads(loaded("eval", "-m", "AP", "--per-topic", "--runs", "delta2", "--format", "json").stdout)
+    assert set(per[0]) == {"run_id", "topic", "measure", "value"}
+    assert [r["topic"] for r in per] == ["101", "102", "103", "104", "105"]
+    assert [r["value"] for r in per if r["topic"] == "104"] == [0.0]  # delta2 lacks topic 104
+    rows = list(csv.DictReader(io.StringIO(loaded("eval", "-m", "AP", "--format", "csv").stdout)))
+    assert rows[0].keys() == {"run_id", "measure", "value", "n_topics"}
+    mean = sum(r["value"] for r in per) / len(per)
+    assert float(next(r for r in rows if r["run_id"] == "delta2")["value"]) == pytest.approx(mean)
+
+
+def test_trec_format_matches_trec_eval_layout(loaded):
+    out = loaded("eval", "-m", "AP", "-m", "P@5", "--per-topic", "--format", "trec",
+                 "--runs", "alpha1", "--topics", "run").stdout.splitlines()
+    assert out[0].split("\t") == ["runid                 ", "all", "alpha1"]
+    fields = [line.split("\t") for line in out[1:]]
+    assert [f[1] for f in fields[:2]] == ["101", "101"]
+    assert fields[-1][1] == "all" and fields[-1][0].strip() == "P@5"
+    assert all(len(f[2].split(".")[1]) == 4 for f in fields)
+
+
+def test_scores_are_stored_and_queryable(loaded):
+    loaded("eval", "-m", "AP", "-m", "nDCG@10")
+    out = json.loads(loaded("sql", "SELECT measure, count(*) AS n FROM scores GROUP BY ALL ORDER BY 1",
+                            "--format", "json").stdout)
+    assert out == [{"measure": "AP", "n": 40}, {"measure": "nDCG@10", "n": 40}]
+    # re-evaluating replaces, never duplicates
+    loaded("eval", "-m", "AP", "--runs", "alpha1")
+    assert json.loads(loaded("sql", "SELECT count(*) AS n FROM scores WHERE measure = 'AP'",
+                             "--format", "json").stdout) == [{"n": 40}]
+
+
+def test_sql_is_read_only_unless_asked(loaded):
+    result = loaded("sql", "DELETE FROM runs", ok=False)
+    assert result.exit_code == 1 and "read-only" in result.stderr.lower()
+    loaded("sql", "CREATE TABLE notes AS SELECT 1 AS x", "--write")
+    assert json.loads(loaded("sql", "SELECT * FROM notes", "--format", "json").stdout) == [{"x": 1}]
+
+
+def test_errors_are_clean(loaded):
+    for args, text in [(("eval", "-m", "Nope"), "unknown measure"),
+                       (("eval", "-m", "AP", "--qrels", "x"), "unknown qrels 'x'; known: fixture"),
+                       (("eval", "-m", "AP", "--runs", "team:omega"), "unknown team 'omega'; teams: alpha"),
+                       (("eval", "-m", "AP", "--format", "xml"), "unknown format"),
+                       (("load", "runs", "/no/such/file"), "no such file")]:
+        result = loaded(*args, ok=False)
+        assert result.exit_code == 1, args
+        assert result.stderr.startswith("error: ") and text in result.stderr, result.stderr
+        assert "Traceback" not in result.output
+
+
+def test_run_specs(loaded):
+    def runs(spec):
+        return sorted({r["run_id"] for r in json.loads(
+            loaded("eval", "-m", "AP", "--runs", spec, "--format", "json", "--no-store").stdout)})
+    assert runs("team:delta") == ["delta1", "delta2"]
+    assert runs("pooled") == ["alpha1", "alpha2", "beta1", "beta2", "delta2", "gamma1"]
+    assert runs("alpha1,gamma2") == ["alpha1", "gamma2"]
+
+
+def test_run_list_file(loaded, tmp_path):
+    path = tmp_path / "list.txt"
+    path.write_text("beta1\nbeta2\n")
+    records = json.loads(loaded("eval", "-m", "AP", "--runs", f"@{path}", "--format", "json").stdout)
+    assert sorted(r["run_id"] for r in records) == ["beta1", "beta2"]
+
+
+def test_catalogue_and_lists(loaded):
+    cat = json.loads(loaded("measures", "--format", "json").stdout)
+    names = [m["name"] for m in cat]
+    assert "AP@k" in names and "RPrec" in names and "Q@k" in names
+    runs = json.loads(loaded("runs", "list", "--format", "json").stdout)
+    assert len(runs) == 8 and {r["team"] for r in runs} == {"alpha", "beta", "gamma", "delta"}
+    qrels = json.loads(loaded("qrels", "list", "--format", "json").stdout)
+    assert qrels[0]["qrels"] == "fixture" and qrels[0]["topics"] == 6
+
+
+def test_database_works_without_the_package(loaded):
+    loaded("eval", "-m", "AP")
+    con = duckdb.connect(loaded.db_path, read_only=True)
+    assert con.execute("SELECT count(*) FROM run_info WHERE pooled").fetchone()[0] == 6
+    assert con.execute("SELECT count(*) FROM topic_sets WHERE qrels = 'fixture'").fetchone()[0] == 5
+    assert con.execute("SELECT count(*) FROM score_means WHERE measure = 'AP'").fetchone()[0] == 8
+    assert con.execute("SELECT count(*) FROM judged_ranking('fixture')").fetchone()[0] > 0
+    unjudged = con.execute("SELECT count(*) FROM ranking('fixture') WHERE grade IS NULL").fetchone()[0]
+    assert unjudged > 0
+    assert con.execute("SELECT count(*) FROM measures").fetchone()[0] >= 21

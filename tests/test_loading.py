@@ -1,0 +1,169 @@
+"""Loading: formats, ranking policies, metadata, and bad input (clear errors, nothing loaded)."""
+
+from __future__ import annotations
+
+import gzip
+
+import pytest
+
+from irwarehouse import loader
+from irwarehouse.errors import IrwError
+
+
+def write(path, text):
+    path.write_text(text)
+    return str(path)
+
+
+def counts(con):
+    return tuple(con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+                 for t in ("runs", "run_loads", "run_topics", "run_meta", "qrels", "qrels_info"))
+
+
+def ranks(con, run_id="r", topic="1"):
+    return [r[0] for r in con.execute(
+        "SELECT docno FROM runs WHERE run_id = ? AND topic = ? ORDER BY rank", [run_id, topic]).fetchall()]
+
+
+def test_any_whitespace_gzip_exponent_and_several_runs_per_file(con, tmp_path):
+    plain = write(tmp_path / "a.txt", "1 Q0 d1 1 1.5e-05 r\n\n1\tQ0\t d2 2\t 2E-5  r\r\n   2 Q0 d3 1 3 s  \n")
+    gz = tmp_path / "b.gz"
+    with gzip.open(gz, "wt") as fh:
+        fh.write("1 Q0 d4 1 0.5 t\n")
+    summary = loader.load_runs(con, [plain, str(gz)])
+    assert summary["runs"] == ["r", "s", "t"]
+    assert ranks(con) == ["d2", "d1"]  # 2e-5 > 1.5e-5: the file's rank column is ignored
+    assert con.execute("SELECT score FROM runs WHERE docno = 'd1'").fetchone()[0] == pytest.approx(1.5e-5)
+    assert con.execute("SELECT n_docs FROM run_topics WHERE run_id = 'r'").fetchone()[0] == 2
+
+
+def test_ranking_policies(con, tmp_path):
+    # given ranks disagree with scores; d2 and d3 tie in score
+    text = "1 Q0 d1 3 9 r\n1 Q0 d2 1 5 r\n1 Q0 d3 2 5 r\n"
+    loader.load_runs(con, [write(tmp_path / "r", text)], policy="trec_eval")
+    assert ranks(con) == ["d1", "d3", "d2"]  # ties: docno descending
+    loader.load_runs(con, [write(tmp_path / "r", text)], policy="given", replace=True)
+    assert ranks(con) == ["d2", "d3", "d1"]
+    loader.load_runs(con, [write(tmp_path / "r", text)], policy="score_then_rank", replace=True)
+    assert ranks(con) == ["d1", "d2", "d3"]  # ties: given rank ascending
+    assert con.execute("SELECT ranking_policy FROM run_info").fetchone()[0] == "score_then_rank"
+
+
+def test_trec_eval_policy_compares_scores_as_32_bit_floats(con, tmp_path):
+    # equal as 32-bit floats (as trec_eval stores them), different as doubles
+    text = "1 Q0 a 1 100001.3320310 r\n1 Q0 b 2 100001.3309590 r\n"
+    loader.load_runs(con, [write(tmp_path / "r", text)])
+    assert ranks(con) == ["b", "a"]
+    loader.load_runs(con, [write(tmp_path / "r", text)], policy="score_then_rank", replace=True)
+    assert ranks(con) == ["a", "b"]
+
+
+def test_directories_globs_and_metadata(con, tmp_path):
+    d = tmp_path / "runs"
+    d.mkdir()
+    write(d / "x.txt", "1 Q0 d1 1 1 x\n")
+    write(d / "y.txt", "1 Q0 d1 1 1 y\n")
+    meta = write(tmp_path / "m.tsv", "run_id\tteam\tkind\tpooled\nx\tT1\tautomatic\ttrue\ny\tT2\tmanual\tfalse\n")
+    loader.load_runs(con, [str(d)], meta=meta)
+    assert con.execute("SELECT run_id, team, pooled FROM run_info ORDER BY run_id").fetchall() == \
+        [("x", "T1", True), ("y", "T2", False)]
+    loader.load_runs(con, [str(tmp_path / "runs" / "*.txt")], replace=True)
+    assert con.execute("SELECT count(*) FROM run_info").fetchone()[0] == 2
+
+
+BAD_RUNS = [
+    ("1 Q0 d1 1 1 r\n1 Q0 d2 2 r\n", "line 2: expected 6 fields"),
+    ("1 Q0 d1 1 1 r extra\n", "--ignore-extra-fields"),
+    ("1 Q0 d1 one 1 r\n", "line 1: rank 'one' is not an integer"),
+    ("1 Q0 d1 1 1 r\n1 Q0 d2 2 high r\n", "line 2: score 'high' is not a number"),
+    ("1 Q0 d1 1 nan r\n", "not a finite number"),
+    ("1 Q0 d1 1 1 r\n2 Q0 d1 1 1 r\n1 Q0 d1 2 0.5 r\n", "line 3: document d1 appears twice for run r, topic 1 (first at"),
+]
+
+
+@pytest.mark.parametrize("text, message", BAD_RUNS)
+def test_bad_run_lines_are_reported_and_nothing_is_loaded(con, tmp_path, text, message):
+    good = write(tmp_path / "good", "9 Q0 z 1 1 keep\n")
+    loader.load_runs(con, [good])
+    before = counts(con)
+    bad = write(tmp_path / "bad.txt", text)
+    with pytest.raises(IrwError) as info:
+        loader.load_runs(con, [bad])
+    assert message in str(info.value) and "bad.txt" in str(info.value)
+    assert counts(con) == before
+
+
+def test_duplicate_across_files_names_both(con, tmp_path):
+    a = write(tmp_path / "a", "1 Q0 d1 1 1 r\n")
+    b = write(tmp_path / "b", "1 Q0 d2 1 1 r\n1 Q0 d1 2 0 r\n")
+    with pytest.raises(IrwError, match=r"/b, line 2: document d1 appears twice .*/a, line 1\)"):
+        loader.load_runs(con, [a, b])
+    assert counts(con)[0] == 0
+
+
+def test_extra_fields_accepted_on_request(con, tmp_path):
+    loader.load_runs(con, [write(tmp_path / "r", "1 Q0 d1 1 1 r trailing words\n")], extra_fields=True)
+    assert ranks(con) == ["d1"]
+
+
+def test_existing_run_needs_replace_and_replace_drops_its_scores(con, tmp_path):
+    from irwarehouse import evaluate, measures
+
+    q = write(tmp_path / "q", "1 0 d1 1\n")
+    loader.load_qrels(con, [q], "q")
+    r = write(tmp_path / "r", "1 Q0 d1 1 1 r\n")
+    loader.load_runs(con, [r])
+    evaluate.evaluate(con, "q", measures.parse_all(["AP"]), ["r"])
+    with pytest.raises(IrwError, match="already loaded: r; use --replace"):
+        loader.load_runs(con, [r])
+    loader.load_runs(con, [write(tmp_path / "r", "1 Q0 d0 1 2 r\n1 Q0 d1 2 1 r\n")], replace=True)
+    assert con.execute("SELECT count(*) FROM scores").fetchone()[0] == 0
+    per = evaluate.evaluate(con, "q", measures.parse_all(["AP"]), ["r"])
+    assert per["value"].tolist() == [0.5]  # the cached base was rebuilt for the new run
+
+
+def test_bad_metadata_rolls_back_the_runs(con, tmp_path):
+    r = write(tmp_path / "r", "1 Q0 d1 1 1 r\n")
+    meta = write(tmp_path / "m.tsv", "run_id\tteam\tpooled\nr\tT\tmaybe\n")
+    with pytest.raises(IrwError, match=r"m.tsv, line 2: pooled must be true or false"):
+        loader.load_runs(con, [r], meta=meta)
+    assert counts(con) == (0, 0, 0, 0, 0, 0)
+    with pytest.raises(IrwError, match="must name a run_id column"):
+        loader.load_meta(con, write(tmp_path / "m2.tsv", "run\tteam\nr\tT\n"))
+
+
+@pytest.mark.parametrize("paths, message", [
+    (["nothere.txt"], "nothere.txt: no such file"),
+    (["*.nomatch"], "no file matches"),
+])
+def test_missing_inputs(con, tmp_path, monkeypatch, paths, message):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(IrwError, match=message):
+        loader.load_runs(con, paths)
+
+
+BAD_QRELS = [
+    ("1 0 d1 1\n1 0 d2\n", "line 2: expected 4 fields"),
+    ("1 0 d1 yes\n", "line 1: relevance 'yes' is not an integer"),
+    ("1 0 d1 1\n2 0 d1 0\n1 0 d1 0\n", "line 3: document d1 is judged twice for topic 1"),
+]
+
+
+@pytest.mark.parametrize("text, message", BAD_QRELS)
+def test_bad_qrels(con, tmp_path, text, message):
+    loader.load_qrels(con, [write(tmp_path / "ok", "1 0 d 1\n")], "ok")
+    before = counts(con)
+    with pytest.raises(IrwError) as info:
+        loader.load_qrels(con, [write(tmp_path / "bad", text)], "ok", replace=True)
+    assert message in str(info.value) and "bad" in str(info.value)
+    assert counts(con) == before
+    assert con.execute("SELECT docno FROM qrels WHERE qrels = 'ok'").fetchall() == [("d",)]
+
+
+def test_qrels_names_and_replace(con, tmp_path):
+    loader.load_qrels(con, [write(tmp_path / "a", "1 0 d 1\n2 0 e -1\n")], "a")
+    with pytest.raises(IrwError, match="already exists; use --replace"):
+        loader.load_qrels(con, [write(tmp_path / "a", "1 0 d 1\n")], "a")
+    loader.load_qrels(con, [write(tmp_path / "b", "1 0 d 2\n")], "a", replace=True)
+    assert con.execute("SELECT rel FROM qrels WHERE qrels = 'a'").fetchall() == [(2,)]
+    assert con.execute("SELECT topic_qrels, kind FROM qrels_info").fetchall() == [("a", "file")]
