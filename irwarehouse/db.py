@@ -21,6 +21,8 @@ from .errors import IrwError
 
 DEFAULT_DB = "irw.duckdb"
 SCHEMA_VERSION = "1"
+# Templates run (in order) whenever a warehouse is opened for writing: tables, then views.
+SCHEMA_TEMPLATES = ["schema.sql", "views.sql"]
 
 
 def sql_dir() -> Path:
@@ -126,8 +128,8 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     from .measures import catalogue_rows  # local import: measures imports db
 
     with transaction(con):
-        run_script(con, "schema.sql")
-        run_script(con, "views.sql")
+        for template in SCHEMA_TEMPLATES:
+            run_script(con, template)
         con.execute("DELETE FROM measures")
         con.executemany("INSERT INTO measures VALUES (?, ?, ?, ?, ?)", catalogue_rows())
         con.execute(

@@ -265,10 +265,13 @@ def load_qrels(con, patterns: Iterable[str], name: str, replace: bool = False,
 
 
 def register_qrels(con, name: str, source: str | None, kind: str, parent: str | None = None,
-                   params: str | None = None, description: str | None = None) -> None:
-    """Add a qrels to the catalogue; a derived qrels takes its topic set from its root."""
+                   params: str | None = None, description: str | None = None,
+                   own_topics: bool = False) -> None:
+    """Add a qrels to the catalogue. A derived qrels takes its topic set from its parent's
+    (so that scores with parent and child are comparable) unless ``own_topics`` (a topic
+    subset -- a collection -- defines its own)."""
     topic_qrels = name
-    if parent is not None:
+    if parent is not None and not own_topics:
         row = con.execute("SELECT topic_qrels FROM qrels_info WHERE qrels = ?", [parent]).fetchone()
         if row is None:
             raise IrwError(f"qrels {parent!r} does not exist")

@@ -1,9 +1,7 @@
-"""The ``irw`` command line."""
+"""Core commands: load, eval, sql, measures, runs list, qrels list/drop."""
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import sys
 from typing import List, Optional
 
@@ -11,79 +9,11 @@ import duckdb
 import pandas as pd
 import typer
 
-from . import db, loader, output, runsets
-from . import evaluate as ev
-from . import measures as ms
-from .errors import IrwError
-
-app = typer.Typer(
-    help="irwarehouse: load TREC runs and qrels into DuckDB, evaluate them with SQL measures, "
-         "and study the evaluation itself.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-load_app = typer.Typer(help="Load runs, qrels and run metadata.", no_args_is_help=True)
-runs_app = typer.Typer(help="Inspect the loaded runs.", no_args_is_help=True)
-qrels_app = typer.Typer(help="Inspect and manage qrels.", no_args_is_help=True)
-app.add_typer(load_app, name="load")
-app.add_typer(runs_app, name="runs")
-app.add_typer(qrels_app, name="qrels")
-
-FormatOpt = typer.Option("table", "--format", "-f", help="table | csv | json")
-
-
-def _db_path(ctx: typer.Context) -> str:
-    root = ctx.find_root()
-    return (root.obj or {}).get("db") or db.resolve_path(None)
-
-
-def command(group: typer.Typer, name: str | None = None):
-    """Register a command; an IrwError becomes ``error: ...`` on stderr and exit status 1."""
-    def wrap(fn):
-        @functools.wraps(fn)
-        def inner(*args, **kwargs):
-            try:
-                return fn(*args, **kwargs)
-            except IrwError as exc:
-                typer.echo(f"error: {exc}", err=True)
-                raise typer.Exit(1) from None
-            except duckdb.Error as exc:
-                typer.echo(f"error: database: {exc}", err=True)
-                raise typer.Exit(1) from None
-        return group.command(name)(inner)
-    return wrap
-
-
-@contextlib.contextmanager
-def _open(ctx: typer.Context, read_only: bool = False):
-    """The warehouse for one command, closed when the command ends."""
-    con = db.connect(_db_path(ctx), read_only=read_only)
-    try:
-        yield con
-    finally:
-        con.close()
-
-
-def _check_format(fmt: str, allowed=("table", "csv", "json")) -> None:
-    if fmt not in allowed:
-        raise IrwError(f"unknown format {fmt!r}; valid: {', '.join(allowed)}")
-
-
-def _say(message: str) -> None:
-    """Progress and summaries go to stderr, so stdout stays machine-readable."""
-    typer.echo(message, err=True)
-
-
-@app.callback()
-def main_callback(
-    ctx: typer.Context,
-    db_path: Optional[str] = typer.Option(
-        None, "--db", envvar="IRW_DB",
-        help=f"The warehouse file (default ./{db.DEFAULT_DB}; ':memory:' for a throw-away one)."),
-):
-    ctx.obj = {"db": db.resolve_path(db_path)}
-
+from .. import db, loader, output, runsets
+from .. import evaluate as ev
+from .. import measures as ms
+from ..errors import IrwError
+from .app import FormatOpt, check_format, open_warehouse, say, app, command, load_app, qrels_app, runs_app
 
 # ------------------------------------------------------------------------------- load
 
@@ -97,11 +27,11 @@ def load_runs(
     ignore_extra_fields: bool = typer.Option(False, "--ignore-extra-fields", help="Accept text after the 6th field (trec_eval ignores it)."),
 ):
     """Load TREC run files (topic Q0 docno rank score run_id)."""
-    with _open(ctx) as con:
+    with open_warehouse(ctx) as con:
         summary = loader.load_runs(con, paths, policy=order, replace=replace, meta=meta,
                                    extra_fields=ignore_extra_fields)
         n = len(summary["runs"])
-        _say(f"loaded {n} run{'s' if n != 1 else ''} ({summary['lines']:,} lines from "
+        say(f"loaded {n} run{'s' if n != 1 else ''} ({summary['lines']:,} lines from "
              f"{summary['files']} file{'s' if summary['files'] != 1 else ''}, order {order})"
              + (f", replacing {len(summary['replaced'])}" if summary["replaced"] else "")
              + (f"; metadata for {summary['meta']} runs" if "meta" in summary else ""))
@@ -116,9 +46,9 @@ def load_qrels(
     description: Optional[str] = typer.Option(None, "--description", help="Free text for the catalogue."),
 ):
     """Load relevance judgments under a name."""
-    with _open(ctx) as con:
+    with open_warehouse(ctx) as con:
         s = loader.load_qrels(con, paths, name, replace=replace, description=description)
-        _say(f"loaded qrels {s['qrels']}: {s['judgments']:,} judgments, {s['relevant']:,} relevant, "
+        say(f"loaded qrels {s['qrels']}: {s['judgments']:,} judgments, {s['relevant']:,} relevant, "
              f"{s['topics']} topics")
 
 
@@ -128,9 +58,9 @@ def load_meta(
     path: str = typer.Argument(..., help="TSV with a header: run_id and any of team, kind, pooled."),
 ):
     """Load run metadata (team, kind, pooled)."""
-    with _open(ctx) as con:
+    with open_warehouse(ctx) as con:
         n = loader.load_meta(con, path)
-        _say(f"metadata for {n} runs")
+        say(f"metadata for {n} runs")
 
 
 # ------------------------------------------------------------------------------- eval
@@ -150,9 +80,9 @@ def eval_cmd(
     store: bool = typer.Option(True, "--store/--no-store", help="Keep the per-topic scores in the scores table."),
 ):
     """Evaluate runs: per-topic scores are computed in SQL and kept in the `scores` table."""
-    _check_format(fmt, output.FORMATS)
+    check_format(fmt, output.FORMATS)
     parsed = ms.parse_all(measure, rel_level=rel_level)
-    with _open(ctx) as con:
+    with open_warehouse(ctx) as con:
         qrels_name = qrels or ev.default_qrels(con)
         run_ids = runsets.resolve(con, runs)
         per = ev.evaluate(con, qrels_name, parsed, run_ids, topics=topics, max_docs=max_docs,
@@ -186,14 +116,14 @@ def sql_cmd(
     write: bool = typer.Option(False, "--write", help="Allow statements that change the warehouse."),
 ):
     """Run SQL against the warehouse (read-only unless --write)."""
-    _check_format(fmt)
-    with _open(ctx, read_only=not write) as con:
+    check_format(fmt)
+    with open_warehouse(ctx, read_only=not write) as con:
         try:
             rel = con.sql(query)
         except duckdb.Error as exc:
             raise IrwError(f"SQL error: {exc}") from None
         if rel is None:
-            _say("ok")
+            say("ok")
             return
         try:
             frame = rel.df()
@@ -207,7 +137,7 @@ def sql_cmd(
 @command(app, "measures")
 def measures_cmd(fmt: str = FormatOpt):
     """The measure catalogue: names, descriptions, parameters and defaults."""
-    _check_format(fmt)
+    check_format(fmt)
     rows = []
     for m in ms.CATALOGUE.values():
         rows.append({
@@ -233,8 +163,8 @@ def measures_cmd(fmt: str = FormatOpt):
 @command(runs_app, "list")
 def runs_list(ctx: typer.Context, fmt: str = FormatOpt):
     """The loaded runs with their metadata."""
-    _check_format(fmt)
-    with _open(ctx, read_only=True) as con:
+    check_format(fmt)
+    with open_warehouse(ctx, read_only=True) as con:
         frame = con.execute("SELECT run_id, team, kind, pooled, ranking_policy, n_topics, n_docs, source "
                             "FROM run_info ORDER BY run_id").df()
         output.emit(frame, fmt)
@@ -243,8 +173,8 @@ def runs_list(ctx: typer.Context, fmt: str = FormatOpt):
 @command(qrels_app, "list")
 def qrels_list(ctx: typer.Context, fmt: str = FormatOpt):
     """The qrels catalogue."""
-    _check_format(fmt)
-    with _open(ctx, read_only=True) as con:
+    check_format(fmt)
+    with open_warehouse(ctx, read_only=True) as con:
         frame = con.execute("""
             SELECT i.qrels, i.kind, i.parent, i.topic_qrels, i.params,
                    count(DISTINCT q.topic) AS topics, count(q.rel) FILTER (WHERE q.rel >= 0) AS judged,
@@ -259,14 +189,7 @@ def qrels_list(ctx: typer.Context, fmt: str = FormatOpt):
 @command(qrels_app, "drop")
 def qrels_drop(ctx: typer.Context, name: str = typer.Argument(..., help="The qrels to remove.")):
     """Remove a qrels with its scores."""
-    with _open(ctx) as con:
+    with open_warehouse(ctx) as con:
         loader.drop_qrels(con, name)
-        _say(f"dropped qrels {name}")
+        say(f"dropped qrels {name}")
 
-
-def main() -> None:  # pragma: no cover - console entry point
-    app()
-
-
-if __name__ == "__main__":  # pragma: no cover
-    main()

@@ -1,0 +1,176 @@
+"""Benchmark: load TREC-8 (129 runs, official qrels) and compute per-topic AP, P@10, nDCG,
+nDCG@10, RR, Bpref and RBP(p=0.8) for every run -- with irw and with the tools people use
+today (pytrec_eval, ranx, ir_measures; install them with `pip install '.[bench]'`).
+
+Each tool runs in its own process, one after another on the same machine; each reports its
+wall-clock times and its peak resident memory.
+
+    python bench/bench_eval.py [--data ../shared/data/trec8] [--tools irw,pytrec_eval,ranx,ir_measures]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = ROOT.parent / "shared" / "data" / "trec8"
+MEASURES = ["AP", "P@10", "nDCG", "nDCG@10", "RR", "Bpref", "RBP(p=0.8)"]
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def read_python(data: Path):
+    """The plain-Python TREC reader the Python tools are typically fed with."""
+    qrels = {}
+    with gzip.open(data / "qrels.trec8.gz", "rt") as fh:
+        for line in fh:
+            topic, _, doc, rel = line.split()
+            qrels.setdefault(topic, {})[doc] = int(rel)
+    runs = {}
+    for path in sorted((data / "runs").glob("*.gz")):
+        with gzip.open(path, "rt") as fh:
+            for line in fh:
+                topic, _, doc, _rank, score, run_id = line.split()
+                runs.setdefault(run_id, {}).setdefault(topic, {})[doc] = float(score)
+    return qrels, runs
+
+
+def tool_irw(data: Path) -> dict:
+    from irwarehouse import db, evaluate, loader, measures
+
+    with tempfile.TemporaryDirectory() as tmp:
+        t0 = time.perf_counter()
+        con = db.connect(str(Path(tmp) / "bench.duckdb"))
+        loader.load_qrels(con, [str(data / "qrels.trec8.gz")], "trec8")
+        loader.load_runs(con, [str(data / "runs")])
+        t1 = time.perf_counter()
+        parsed = measures.parse_all(MEASURES)
+        runs = [r[0] for r in con.execute("SELECT run_id FROM run_loads").fetchall()]
+        per = evaluate.evaluate(con, "trec8", parsed, runs, topics="run")
+        t2 = time.perf_counter()
+        warm = []
+        for _ in range(3):
+            s = time.perf_counter()
+            evaluate.evaluate(con, "trec8", parsed, runs, topics="run")
+            warm.append(time.perf_counter() - s)
+        con.close()
+    return {"load_s": t1 - t0, "first_eval_s": t2 - t1, "end_to_end_s": t2 - t0,
+            "warm_eval_s": min(warm), "values": len(per), "peak_mb": peak_mb(),
+            "note": "first eval includes materializing the base relation; warm = base cached, scores stored"}
+
+
+def tool_pytrec_eval(data: Path) -> dict:
+    import pytrec_eval
+
+    t0 = time.perf_counter()
+    qrels, runs = read_python(data)
+    t1 = time.perf_counter()
+    evaluator = pytrec_eval.RelevanceEvaluator(
+        qrels, {"map", "P_10", "ndcg", "ndcg_cut_10", "recip_rank", "bpref"})
+    results = {run_id: evaluator.evaluate(run) for run_id, run in runs.items()}
+    t2 = time.perf_counter()
+    return {"load_s": t1 - t0, "first_eval_s": t2 - t1, "end_to_end_s": t2 - t0,
+            "values": sum(len(v) * len(next(iter(v.values()))) for v in results.values()),
+            "peak_mb": peak_mb(), "note": "no RBP in pytrec_eval: 6 of the 7 measures"}
+
+
+def tool_ranx(data: Path) -> dict:
+    from ranx import Qrels, Run, evaluate
+
+    t0 = time.perf_counter()
+    qrels_dict, runs_dict = read_python(data)
+    qrels = Qrels(qrels_dict)
+    runs = {run_id: Run(run, name=run_id) for run_id, run in runs_dict.items()}
+    t1 = time.perf_counter()
+    metrics = ["map", "precision@10", "ndcg", "ndcg@10", "mrr", "bpref", "rbp.8"]
+    values = 0
+    for run in runs.values():
+        evaluate(qrels, run, metrics, return_mean=False, make_comparable=True)
+        values += len(metrics) * len(qrels_dict)
+    t2 = time.perf_counter()
+    return {"load_s": t1 - t0, "first_eval_s": t2 - t1, "end_to_end_s": t2 - t0,
+            "values": values, "peak_mb": peak_mb(), "note": "includes numba compilation"}
+
+
+def tool_ir_measures(data: Path) -> dict:
+    import ir_measures
+    from ir_measures import AP, RBP, RR, Bpref, P, nDCG
+
+    t0 = time.perf_counter()
+    qrels = list(ir_measures.read_trec_qrels(str(data / "qrels.trec8.gz")))
+    runs = {}
+    for path in sorted((data / "runs").glob("*.gz")):
+        for sd in ir_measures.read_trec_run(str(path)):
+            runs.setdefault(sd.run_id if hasattr(sd, "run_id") else path.name, []).append(sd)
+    t1 = time.perf_counter()
+    measures = [AP, P @ 10, nDCG, nDCG @ 10, RR, Bpref, RBP(p=0.8)]
+    values = 0
+    for run in runs.values():
+        values += sum(1 for _ in ir_measures.iter_calc(measures, qrels, run))
+    t2 = time.perf_counter()
+    return {"load_s": t1 - t0, "first_eval_s": t2 - t1, "end_to_end_s": t2 - t0,
+            "values": values, "peak_mb": peak_mb()}
+
+
+TOOLS = {"irw": tool_irw, "pytrec_eval": tool_pytrec_eval, "ranx": tool_ranx,
+         "ir_measures": tool_ir_measures}
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return f"{cpu}, {os.cpu_count()} cores, {mem:.0f} GiB, Python {platform.python_version()}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", default=str(DEFAULT_DATA))
+    parser.add_argument("--tools", default=",".join(TOOLS))
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    data = Path(args.data)
+    if args.child:
+        print(json.dumps(TOOLS[args.child](data)))
+        return
+    if not (data / "qrels.trec8.gz").exists():
+        sys.exit(f"TREC-8 data not found at {data} (use --data)")
+    print(f"machine: {machine()}")
+    print(f"{'tool':<12} {'load s':>8} {'eval s':>8} {'total s':>8} {'warm s':>7} {'peak MB':>8}  note")
+    results = {}
+    for tool in args.tools.split(","):
+        proc = subprocess.run([sys.executable, __file__, "--data", str(data), "--child", tool],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            print(f"{tool:<12} failed: {proc.stderr.strip().splitlines()[-1] if proc.stderr else ''}")
+            continue
+        r = json.loads(proc.stdout.strip().splitlines()[-1])
+        results[tool] = r
+        warm = f"{r['warm_eval_s']:7.2f}" if "warm_eval_s" in r else f"{'-':>7}"
+        print(f"{tool:<12} {r['load_s']:8.2f} {r['first_eval_s']:8.2f} {r['end_to_end_s']:8.2f} "
+              f"{warm} {r['peak_mb']:8.0f}  {r.get('note', '')}")
+    if "irw" in results and "pytrec_eval" in results:
+        ratio = results["irw"]["end_to_end_s"] / results["pytrec_eval"]["end_to_end_s"]
+        print(f"irw end-to-end / pytrec_eval end-to-end = {ratio:.2f}")
+
+
+if __name__ == "__main__":
+    main()

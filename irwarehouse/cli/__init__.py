@@ -1,0 +1,9 @@
+"""The ``irw`` command line: ``app`` is the console entry point (``irw = irwarehouse.cli:app``).
+
+Each module registers its commands on the shared application in ``app.py``.
+"""
+
+from . import core  # noqa: F401  (registers the commands)
+from .app import app
+
+__all__ = ["app"]
