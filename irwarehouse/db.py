@@ -20,9 +20,9 @@ import jinja2
 from .errors import IrwError
 
 DEFAULT_DB = "irw.duckdb"
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 # Templates run (in order) whenever a warehouse is opened for writing: tables, then views.
-SCHEMA_TEMPLATES = ["schema.sql", "views.sql"]
+SCHEMA_TEMPLATES = ["schema.sql", "views.sql", "pools.sql"]
 
 
 def sql_dir() -> Path:
@@ -128,6 +128,10 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     from .measures import catalogue_rows  # local import: measures imports db
 
     with transaction(con):
+        if _stored_version(con) not in (None, SCHEMA_VERSION):
+            # caches are rebuilt on demand, so a new layout simply replaces them
+            con.execute("DROP TABLE IF EXISTS irw_base")
+            con.execute("DROP TABLE IF EXISTS irw_base_built")
         for template in SCHEMA_TEMPLATES:
             run_script(con, template)
         con.execute("DELETE FROM measures")
@@ -135,6 +139,15 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(
             "INSERT OR REPLACE INTO irw_meta VALUES ('schema_version', ?)", [SCHEMA_VERSION]
         )
+
+
+def _stored_version(con) -> str | None:
+    exists = con.execute("SELECT count(*) FROM information_schema.tables "
+                         "WHERE table_name = 'irw_meta'").fetchone()[0]
+    if not exists:
+        return None
+    row = con.execute("SELECT value FROM irw_meta WHERE key = 'schema_version'").fetchone()
+    return row[0] if row else None
 
 
 @contextmanager

@@ -114,8 +114,9 @@ def _gain_of(measure: Measure, threshold: int) -> _GainSet:
 
 
 def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | None = None,
-               rel_level: int | None = None, cached: bool = True) -> str:
-    """The SQL that computes ``measures`` (bind $qrels, $topic_qrels, $runs)."""
+               rel_level: int | None = None, base_source: str = "cache") -> str:
+    """The SQL that computes ``measures`` (bind $qrels, $topic_qrels, $runs, and $base_qrels
+    when ``base_source`` is 'subset')."""
     if topics not in TOPIC_POLICIES:
         raise IrwError(f"unknown topic policy {topics!r}; valid: {', '.join(TOPIC_POLICIES)}")
     if max_docs is not None and max_docs < 1:
@@ -136,7 +137,8 @@ def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | N
         contexts.append(_MeasureContext(index, measure, threshold, gainset))
     return db.render("evaluate.sql", measures=contexts, thresholds=list(thresholds.values()),
                      gainsets=list(gainsets.values()), topics=topics, max_docs=max_docs,
-                     topic_threshold=rel_level if rel_level is not None else 1, cached=cached)
+                     topic_threshold=rel_level if rel_level is not None else 1,
+                     base_source=base_source)
 
 
 def qrels_info(con, qrels: str) -> tuple[str, str]:
@@ -151,7 +153,9 @@ def qrels_info(con, qrels: str) -> tuple[str, str]:
 
 
 def default_qrels(con) -> str:
-    names = [r[0] for r in con.execute("SELECT qrels FROM qrels_info ORDER BY created_at").fetchall()]
+    """The qrels to use when none is named: the only one loaded from a file."""
+    names = [r[0] for r in con.execute(
+        "SELECT qrels FROM qrels_info WHERE parent IS NULL ORDER BY created_at").fetchall()]
     if not names:
         raise IrwError("no qrels are loaded: use `irw load qrels FILE --name NAME` first")
     if len(names) > 1:
@@ -159,13 +163,25 @@ def default_qrels(con) -> str:
     return names[0]
 
 
+def root_qrels(con, qrels: str) -> str:
+    """The loaded qrels a derived qrels descends from (its judgments are a subset of it)."""
+    name = qrels
+    while True:
+        row = con.execute("SELECT parent FROM qrels_info WHERE qrels = ?", [name]).fetchone()
+        if row is None or row[0] is None:
+            return name
+        name = row[0]
+
+
 def ensure_base(con, qrels: str) -> None:
-    """Materialize the base relation of a qrels once (until its runs or judgments change)."""
+    """Materialize the base relation of a loaded qrels once (until its runs or judgments
+    change). Derived qrels are evaluated from their root's base (see evaluate.sql)."""
     if con.execute("SELECT 1 FROM irw_base_built WHERE qrels = ?", [qrels]).fetchone():
         return
     with db.transaction(con):
         con.execute("DELETE FROM irw_base WHERE qrels = ?", [qrels])
-        con.execute("INSERT INTO irw_base SELECT * FROM judged_ranking(?)", [qrels])
+        con.execute("INSERT INTO irw_base SELECT qrels, run_id, topic, rank, docno, crank, grade, "
+                    "c_rel, c_nonrel, cg FROM judged_ranking(?)", [qrels])
         con.execute("INSERT INTO irw_base_built VALUES (?, current_timestamp)", [qrels])
 
 
@@ -174,11 +190,17 @@ def evaluate(con, qrels: str, measures: list[Measure], run_ids: list[str], topic
              store: bool = True) -> pd.DataFrame:
     """Per-topic scores (run_id, topic, measure, value); stored in ``scores`` if ``store``."""
     name, topic_qrels = qrels_info(con, qrels)
-    sql = render_sql(measures, topics=topics, max_docs=max_docs, rel_level=rel_level,
-                     cached=not con_is_read_only(con))
-    if not con_is_read_only(con):
-        ensure_base(con, name)
     params = {"qrels": name, "topic_qrels": topic_qrels, "runs": list(run_ids)}
+    if con_is_read_only(con):
+        source = "fresh"
+    else:
+        root = root_qrels(con, name)
+        ensure_base(con, root)
+        source = "cache" if root == name else "subset"
+        if source == "subset":
+            params["base_qrels"] = root
+    sql = render_sql(measures, topics=topics, max_docs=max_docs, rel_level=rel_level,
+                     base_source=source)
     result = con.execute(f"SELECT * FROM ({sql}) ORDER BY run_id, topic, measure", params).df()
     if store:
         labels = [str(m) for m in measures]

@@ -6,6 +6,8 @@ A spec is a comma-separated list of items, their union in order of appearance:
     pooled           runs whose metadata says they contributed to the pool
     team:NAME        the runs of a team
     @FILE            run ids listed in a file (whitespace separated)
+    deeply-judged[:M]  runs with at least M (default 50) documents for every topic of the
+                     qrels, all of the top M judged (needs a qrels)
     RUN_ID           one run
 """
 
@@ -26,7 +28,10 @@ def loaded_runs(con) -> list[str]:
     return [r[0] for r in con.execute("SELECT run_id FROM run_loads ORDER BY run_id").fetchall()]
 
 
-def resolve(con, spec: str | None) -> list[str]:
+DEEPLY_JUDGED_DEPTH = 50
+
+
+def resolve(con, spec: str | None, qrels: str | None = None) -> list[str]:
     """The run ids of a spec, validated against what is loaded."""
     spec = (spec or "all").strip()
     loaded = loaded_runs(con)
@@ -60,6 +65,22 @@ def resolve(con, spec: str | None) -> list[str]:
                     "SELECT DISTINCT team FROM run_info WHERE team IS NOT NULL ORDER BY team").fetchall()]
                 raise IrwError(f"unknown team {team!r}; teams: {_list(teams)}")
             add(ids)
+        elif item == "deeply-judged" or item.startswith("deeply-judged:"):
+            depth = DEEPLY_JUDGED_DEPTH
+            if ":" in item:
+                try:
+                    depth = int(item.split(":", 1)[1])
+                except ValueError:
+                    raise IrwError(f"bad run spec {item!r}: the depth must be an integer") from None
+            if depth < 1:
+                raise IrwError(f"bad run spec {item!r}: the depth must be at least 1")
+            if qrels is None:
+                raise IrwError("the deeply-judged run set needs a qrels (--qrels)")
+            ids = [r[0] for r in con.execute(
+                "SELECT run_id FROM deeply_judged_runs(?, ?) ORDER BY run_id", [qrels, depth]).fetchall()]
+            if not ids:
+                raise IrwError(f"no run is judged to depth {depth} on every topic of {qrels}")
+            add(ids)
         elif item.startswith("@"):
             path = Path(item[1:])
             if not path.is_file():
@@ -73,7 +94,7 @@ def resolve(con, spec: str | None) -> list[str]:
             add([item])
         else:
             raise IrwError(f"unknown run {item!r}; loaded runs: {_list(loaded)} "
-                           "(or all, pooled, team:NAME, @FILE)")
+                           "(or all, pooled, team:NAME, deeply-judged[:M], @FILE)")
     if not out:
         raise IrwError(f"the run spec {spec!r} selects no run")
     return out

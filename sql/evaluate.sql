@@ -12,7 +12,8 @@
     topics       topic-set policy: qrels | run | all
     topic_threshold  relevance threshold defining the 'qrels' topic set
     max_docs     trec_eval -M: only ranks <= max_docs count (None: all)
-    cached       read the base from the irw_base cache (else compute it on the fly)
+    base_source  cache: the qrels's materialized base (irw_base); subset: the base of
+                 $base_qrels restricted to this qrels's judgments; fresh: from the runs
 
   Each sql/measures/<Name>.sql defines macros over one row of the base:
     aggs(m)      aggregate expressions per (run, topic), aliased <m.id>_<x>
@@ -25,6 +26,7 @@
     rowjoin(m)   joins onto the base rows, rowcols(m) the columns they add
 -#}
 {% import '_dialect.sql' as d %}
+{% import '_base.sql' as b %}
 {% set mods = {} %}
 {% for m in measures %}{% set _ = mods.update({m.id: m.module}) %}{% endfor %}
 WITH
@@ -86,15 +88,25 @@ topicset AS (
 {% endif %}
 ),
 base AS (
+{% if base_source == 'cache' %}
+    -- the qrels's own materialized base
     SELECT run_id, topic, rank, crank, grade, c_rel, c_nonrel, cg
-{% if cached %}
     FROM irw_base
-    WHERE qrels = $qrels
+    WHERE qrels = $qrels AND run_id IN (SELECT run_id FROM sel)
+{% elif base_source == 'subset' %}
+    -- a derived qrels: its judgments are a subset of $base_qrels's, so its base is that
+    -- base restricted to them, with the running sums recomputed
+    SELECT run_id, topic, rank, crank, grade, c_rel, c_nonrel, cg
+    FROM ({{ b.running_sums("SELECT c.run_id, c.topic, c.rank, c.docno, c.grade
+          FROM irw_base c JOIN (SELECT topic, docno FROM qrels WHERE qrels = $qrels AND rel >= 0) AS j
+            ON j.topic = c.topic AND j.docno = c.docno
+          WHERE c.qrels = $base_qrels AND c.run_id IN (SELECT run_id FROM sel)") }}) AS derived
 {% else %}
-    FROM judged_ranking($qrels)
-    WHERE TRUE
+    -- computed from the runs (read-only warehouses)
+    SELECT run_id, topic, rank, crank, grade, c_rel, c_nonrel, cg
+    FROM ({{ b.running_sums(b.judged_rows('$qrels')) }}) AS fresh
+    WHERE run_id IN (SELECT run_id FROM sel)
 {% endif %}
-      AND run_id IN (SELECT run_id FROM sel)
 ),
 brows AS (
     SELECT base.*

@@ -96,6 +96,7 @@ CREATE TABLE IF NOT EXISTS irw_base (
     run_id   VARCHAR NOT NULL,
     topic    VARCHAR NOT NULL,
     rank     INTEGER NOT NULL,
+    docno    VARCHAR NOT NULL,
     crank    INTEGER NOT NULL,
     grade    INTEGER NOT NULL,
     c_rel    INTEGER NOT NULL,

@@ -1,4 +1,5 @@
 {% import '_dialect.sql' as d %}
+{% import '_base.sql' as b %}
 -- Public views and table macros. They use nothing but SQL, so they work from a plain
 -- DuckDB connection (DuckDB CLI, notebooks, BI tools) without this package.
 
@@ -43,13 +44,5 @@ LEFT JOIN (SELECT topic, docno, rel FROM qrels WHERE qrels = q AND rel >= 0) j
 -- documents of every run under qrels q, with their condensed rank (position among judged
 -- documents) and the running sums the measures need (relevance threshold 1, gain = grade).
 {{ d.table_function('judged_ranking', ['q']) }}
-SELECT q AS qrels, r.run_id, r.topic, r.rank,
-       row_number() OVER w AS crank,
-       j.rel AS grade,
-       count(*) FILTER (WHERE j.rel >= 1) OVER w AS c_rel,
-       count(*) FILTER (WHERE j.rel < 1) OVER w AS c_nonrel,
-       sum(CASE WHEN j.rel >= 1 THEN j.rel ELSE 0 END) OVER w AS cg
-FROM runs r
-JOIN (SELECT topic, docno, rel FROM qrels WHERE qrels = q AND rel >= 0) j
-  ON j.topic = r.topic AND j.docno = r.docno
-WINDOW w AS (PARTITION BY r.run_id, r.topic ORDER BY r.rank ROWS UNBOUNDED PRECEDING);
+SELECT q AS qrels, run_id, topic, rank, docno, crank, grade, c_rel, c_nonrel, cg
+FROM ({{ b.running_sums(b.judged_rows('q')) }}) AS base;

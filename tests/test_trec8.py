@@ -68,3 +68,49 @@ def test_agrees_with_trec_eval_on_all_runs(trec8, trec8_db):
                     worst = (diff, (run_id, topic, te_name, value))
     assert compared == 129 * 50 * len(ORACLE)
     assert worst[0] <= 1e-6, f"largest difference {worst[0]} at {worst[1]}"
+
+
+def test_depth_100_pool_of_pooled_runs_is_the_official_qrels(trec8_db):
+    from irwarehouse import pools
+
+    con = db.connect(trec8_db)
+    pools.build(con, "depth", "trec8", "trec8-pool100", runs="pooled", depth=100, replace=True)
+    official = set(con.execute("SELECT topic, docno FROM qrels WHERE qrels = 'trec8'").fetchall())
+    rebuilt = set(con.execute("SELECT topic, docno FROM qrels WHERE qrels = 'trec8-pool100'").fetchall())
+    assert len(official) == 86_830 and rebuilt == official
+    con.close()
+
+
+def test_unique_contributions_and_leave_one_team_out(trec8_db):
+    from irwarehouse import pools
+
+    con = db.connect(trec8_db)
+    top = con.execute("""SELECT i.team, r.topic, r.docno FROM runs r JOIN run_info i USING (run_id)
+                         WHERE i.pooled AND r.rank <= 100""").fetchall()
+    # independent computation of |U_t| per team
+    teams_of_doc: dict = {}
+    for team, topic, docno in top:
+        teams_of_doc.setdefault((topic, docno), set()).add(team)
+    expected: dict = {}
+    for key, teams in teams_of_doc.items():
+        if len(teams) == 1:
+            team = next(iter(teams))
+            expected[team] = expected.get(team, 0) + 1
+    got = dict(con.execute("""SELECT team, count(*) FROM unique_contributions('trec8',
+        (SELECT list(run_id) FROM run_info WHERE pooled), 100) GROUP BY team""").fetchall())
+    assert got == expected and len(got) > 30
+
+    # leave-one-team-out: the team's P@k and RBP never increase (no normalization by R)
+    teams = sorted(expected, key=expected.get, reverse=True)[:3]
+    targets = [(f"trec8-lo-{t}", [t]) for t in teams]
+    pools.build_many(con, "leave-out", "trec8", targets, runs="pooled", depth=100, replace=True)
+    parsed = measures.parse_all(["P@10", "P@100", "RBP(p=0.8)", "AP"])
+    for (name, (team,)) in targets:
+        runs = [r[0] for r in con.execute("SELECT run_id FROM run_info WHERE team = ?", [team]).fetchall()]
+        full = evaluate.evaluate(con, "trec8", parsed, runs, store=False).set_index(["run_id", "topic", "measure"])
+        lo = evaluate.evaluate(con, name, parsed, runs, store=False).set_index(["run_id", "topic", "measure"])
+        diff = (lo["value"] - full["value"]).unstack("measure")
+        for m in ("P@10", "P@100", "RBP(p=0.8)"):
+            assert (diff[m] <= 1e-12).all(), (team, m)
+        assert (diff["P@100"] < 0).any()  # the team did lose judged relevant documents
+    con.close()

@@ -84,7 +84,7 @@ def eval_cmd(
     parsed = ms.parse_all(measure, rel_level=rel_level)
     with open_warehouse(ctx) as con:
         qrels_name = qrels or ev.default_qrels(con)
-        run_ids = runsets.resolve(con, runs)
+        run_ids = runsets.resolve(con, runs, qrels=qrels_name)
         per = ev.evaluate(con, qrels_name, parsed, run_ids, topics=topics, max_docs=max_docs,
                           rel_level=rel_level, store=store)
         labels = [str(m) for m in parsed]

@@ -1,0 +1,106 @@
+"""Commands for pools and derived qrels: ``irw pool ...`` and ``irw runs deeply-judged``."""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+import pandas as pd
+import typer
+
+from .. import output, pools
+from .. import evaluate as ev
+from .app import FormatOpt, app, check_format, command, open_warehouse, runs_app, say
+
+pool_app = typer.Typer(help="Pools, unique contributions and derived qrels.", no_args_is_help=True)
+app.add_typer(pool_app, name="pool")
+
+QrelsOpt = typer.Option(None, "--qrels", "-q", help="The parent qrels (default: the only one loaded).")
+RunsOpt = typer.Option("all", "--runs", "-r", help="The run set S: all, pooled, team:NAME, deeply-judged[:M], @FILE or run ids.")
+DepthOpt = typer.Option(100, "--depth", "-d", help="Pool depth d.")
+ReplaceOpt = typer.Option(False, "--replace", help="Replace a qrels of that name.")
+DescriptionOpt = typer.Option(None, "--description", help="Free text for the catalogue.")
+
+
+def _report(rows: list[dict]) -> None:
+    for r in rows:
+        say(f"created qrels {r['qrels']} ({r['kind']} of {r['parent']}, depth {r['depth']}, "
+            f"{r['n_runs']} runs): {r['judged']:,} judged, {r['relevant']:,} relevant")
+
+
+@command(pool_app, "depth")
+def pool_depth(ctx: typer.Context, name: str = typer.Option(..., "--name", "-n", help="Name of the new qrels."),
+               qrels: Optional[str] = QrelsOpt, runs: str = RunsOpt, depth: int = DepthOpt,
+               replace: bool = ReplaceOpt, description: Optional[str] = DescriptionOpt):
+    """Reduced qrels J ∩ pool(S, d): only judgments of documents in the depth-d pool of S."""
+    with open_warehouse(ctx) as con:
+        _report([pools.build(con, "depth", qrels or ev.default_qrels(con), name, runs, depth,
+                             replace=replace, description=description)])
+
+
+@command(pool_app, "shallow")
+def pool_shallow(ctx: typer.Context, name: str = typer.Option(..., "--name", "-n", help="Name of the new qrels."),
+                 qrels: Optional[str] = QrelsOpt, depth: int = typer.Option(..., "--depth", "-d", help="Pool depth pd."),
+                 replace: bool = ReplaceOpt, description: Optional[str] = DescriptionOpt):
+    """Shallow-pool qrels J ∩ pool(all runs, pd) (Sakai uses pd = 50, 10, 1)."""
+    with open_warehouse(ctx) as con:
+        _report([pools.build(con, "shallow", qrels or ev.default_qrels(con), name, "all", depth,
+                             replace=replace, description=description)])
+
+
+@command(pool_app, "leave-out")
+def pool_leave_out(ctx: typer.Context,
+                   team: List[str] = typer.Option([], "--team", "-t", help="The team left out (repeatable: one qrels each)."),
+                   all_teams: bool = typer.Option(False, "--all-teams", help="One qrels for every team of the run set."),
+                   name: Optional[str] = typer.Option(None, "--name", "-n", help="Name of the new qrels (one team)."),
+                   prefix: Optional[str] = typer.Option(None, "--prefix", help="Names are PREFIX + team (default: QRELS-lo-)."),
+                   qrels: Optional[str] = QrelsOpt, runs: str = RunsOpt, depth: int = DepthOpt,
+                   replace: bool = ReplaceOpt, description: Optional[str] = DescriptionOpt):
+    """Leave-one-team-out qrels J − U_t: the team's unique contributions become unjudged."""
+    with open_warehouse(ctx) as con:
+        parent = qrels or ev.default_qrels(con)
+        teams = list(team)
+        if all_teams:
+            from .. import runsets
+            teams = list(pools.teams_of(con, runsets.resolve(con, runs, qrels=parent)))
+        if not teams:
+            raise pools.IrwError("name a team with --team, or use --all-teams")
+        if name and len(teams) > 1:
+            raise pools.IrwError("--name names one qrels: use --prefix for several teams")
+        stem = prefix if prefix is not None else f"{parent}-lo-"
+        targets = [(name, [teams[0]])] if name else [(stem + t, [t]) for t in teams]
+        _report(pools.build_many(con, "leave-out", parent, targets, runs, depth, replace, description))
+
+
+@command(pool_app, "take")
+def pool_take(ctx: typer.Context,
+              team: List[str] = typer.Option(..., "--team", "-t", help="A team whose pool is kept (repeat for take-k-teams)."),
+              name: str = typer.Option(..., "--name", "-n", help="Name of the new qrels."),
+              qrels: Optional[str] = QrelsOpt, runs: str = RunsOpt, depth: int = DepthOpt,
+              replace: bool = ReplaceOpt, description: Optional[str] = DescriptionOpt):
+    """Take-one-team qrels J ∩ D_t (several --team: take-k-teams J ∩ ∪ D_t)."""
+    with open_warehouse(ctx) as con:
+        _report([pools.build(con, "take", qrels or ev.default_qrels(con), name, runs, depth,
+                             teams=list(team), replace=replace, description=description)])
+
+
+@command(pool_app, "stats")
+def pool_stats(ctx: typer.Context,
+               what: str = typer.Argument("topics", help="topics | multiplicity | teams | unique | collection"),
+               qrels: Optional[str] = QrelsOpt, runs: str = RunsOpt, depth: int = DepthOpt,
+               fmt: str = FormatOpt):
+    """Pool statistics: per topic, multiplicity bands, per team unique contributions, or per collection."""
+    check_format(fmt)
+    with open_warehouse(ctx, read_only=True) as con:
+        frame = pools.stats(con, what, qrels or ev.default_qrels(con), runs, depth)
+    output.emit(frame, fmt)
+
+
+@command(runs_app, "deeply-judged")
+def runs_deeply_judged(ctx: typer.Context, qrels: Optional[str] = QrelsOpt,
+                       depth: int = typer.Option(50, "--depth", "-d", help="m: documents judged at the top of every topic."),
+                       fmt: str = FormatOpt):
+    """Runs with at least m documents for every topic, all of their top m judged."""
+    check_format(fmt)
+    with open_warehouse(ctx, read_only=True) as con:
+        ids = pools.deeply_judged(con, qrels or ev.default_qrels(con), depth)
+    output.emit(pd.DataFrame({"run_id": ids}), fmt)

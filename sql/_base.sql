@@ -1,0 +1,28 @@
+{#- The base relation of the measure engine, defined once.
+
+  running_sums(rows): `rows` is a query yielding the judged retrieved documents
+  (run_id, topic, rank, docno, grade >= 0). The result adds, per (run, topic) in rank order:
+    crank     condensed rank: position among the judged documents
+    c_rel     relevant documents (grade >= 1) so far, this one included
+    c_nonrel  judged non-relevant documents (grade < 1) so far
+    cg        cumulative gain so far under the default gain map (gain = grade for grade >= 1)
+  Unjudged documents are absent: they add nothing to any running sum, and the measures that
+  need them (RBPres, Judged, FirstUnjudged, NumRet) get them from ranks and ranking lengths.
+-#}
+{% macro running_sums(rows) -%}
+SELECT run_id, topic, rank, docno, grade,
+       row_number() OVER w AS crank,
+       count(*) FILTER (WHERE grade >= 1) OVER w AS c_rel,
+       count(*) FILTER (WHERE grade < 1) OVER w AS c_nonrel,
+       sum(CASE WHEN grade >= 1 THEN grade ELSE 0 END) OVER w AS cg
+FROM ({{ rows }}) AS judged_rows
+WINDOW w AS (PARTITION BY run_id, topic ORDER BY rank ROWS UNBOUNDED PRECEDING)
+{%- endmacro %}
+
+{# Judged retrieved documents of every run under qrels `q` (an SQL expression). #}
+{% macro judged_rows(q) -%}
+SELECT r.run_id, r.topic, r.rank, r.docno, j.rel AS grade
+FROM runs r
+JOIN (SELECT topic, docno, rel FROM qrels WHERE qrels = {{ q }} AND rel >= 0) AS j
+  ON j.topic = r.topic AND j.docno = r.docno
+{%- endmacro %}
