@@ -325,6 +325,8 @@ def paired_bootstrap(X, B=1000, seed=0, alpha=0.05, progress: Progress = None) -
     ``stat`` = t(Z), ``p`` = #{|t*_b| >= |t(Z)|} / B; zero-variance pairs are undefined.
     ``extra['estimated_diff']``: per pair, the difference required for significance at
     ``alpha`` (NaN for undefined pairs); summarise with :func:`estimated_difference_summary`.
+    ``extra['critical_t']``: the k-th largest |t*_b| itself (when B alpha is an integer, a
+    pair has p < alpha exactly when |t(Z)| exceeds it).
 
     Implementation: with ``c[b, t]`` the number of times replicate ``b`` drew topic ``t``,
     the resampled sum and sum of squares of every pair are two matrix products
@@ -400,9 +402,11 @@ def paired_bootstrap(X, B=1000, seed=0, alpha=0.05, progress: Progress = None) -
     p = np.full(n_pairs, np.nan)
     p[defined] = hits / B
     est = np.full(n_pairs, np.nan)
+    critical = np.full(n_pairs, np.nan)
     if len(defined):
         kth = np.min(_top_k(pending, k), axis=1)  # the k-th largest key of each pair
         est[defined] = kth.imag
+        critical[defined] = kth.real
     extra = {
         "B": B,
         "seed": seed,
@@ -411,6 +415,7 @@ def paired_bootstrap(X, B=1000, seed=0, alpha=0.05, progress: Progress = None) -
         "n_topics": n,
         "undefined": undefined,
         "estimated_diff": est,
+        "critical_t": critical,
     }
     return _result(i, j, X, D, t_obs, p, "bootstrap", extra)
 

@@ -177,7 +177,7 @@ def test_paired_t_confidence_interval_in_extra():
     [
         (12, 25, None),  # continuous: scipy's exact distribution
         (12, 25, 1),  # zeros and ties: normal approximation
-        (8, 10, 1),  # n <= 13 with ties: exact permutation distribution
+        (5, 9, 1),  # n <= 13 with ties: exact permutation distribution
         (6, 60, None),  # n > 50: normal approximation for every pair
     ],
 )
@@ -212,13 +212,13 @@ def reference_bootstrap(X, B, seed, alpha):
     n_runs, n = X.shape
     idx = np.random.default_rng(seed).integers(0, n, size=(B, n))
     k = max(1, round(B * alpha))
-    p, stat, est = [], [], []
+    p, stat, est, crit = [], [], [], []
     for a, b in pairs_of(n_runs):
         z = X[a] - X[b]
         scale = max(np.abs(X[a]).max(), np.abs(X[b]).max())
         sd = z.std(ddof=1)
         if sd <= ZERO_SD_RTOL * scale:
-            p.append(np.nan), stat.append(np.nan), est.append(np.nan)
+            p.append(np.nan), stat.append(np.nan), est.append(np.nan), crit.append(np.nan)
             continue
         t = z.mean() / (sd / math.sqrt(n))
         w = z - z.mean()
@@ -239,7 +239,8 @@ def reference_bootstrap(X, B, seed, alpha):
         ranked = sorted(range(B), key=lambda r: (abs_t[r], abs_m[r] if abs_t[r] else 0.0),
                         reverse=True)
         p.append(hits / B), stat.append(t), est.append(diff[ranked[k - 1]])
-    return np.array(p), np.array(stat), np.array(est)
+        crit.append(abs_t[ranked[k - 1]])
+    return np.array(p), np.array(stat), np.array(est), np.array(crit)
 
 
 def degenerate_matrix():
@@ -247,14 +248,17 @@ def degenerate_matrix():
     pair, a constant-difference (undefined) pair and grid-valued scores with ties."""
     rng = np.random.default_rng(7)
     n = 12
-    base = rng.integers(0, 5, n) / 4
+    # Non-dyadic values, so that sums of equal values carry rounding error (the fast
+    # one-pass variance of a constant resample is then not exactly 0).
+    base = rng.choice([0.1, 0.3, 0.45, 0.7, 0.9], n)
+    base[[3, 4]] = 0.5
     one = base.copy()
-    one[0] += 0.5  # differs from base on one topic
+    one[0] += 0.3  # differs from base on one topic
     two = base.copy()
-    two[[1, 2]] += [0.25, 0.5]
+    two[[1, 2]] += [0.1, 0.7]
     balanced = base.copy()
-    balanced[[3, 4]] += [0.25, -0.25]  # mean difference to base exactly 0
-    shifted = base + 0.25  # zero-variance difference to base
+    balanced[[3, 4]] = [0.75, 0.25]  # differences exactly -0.25, +0.25, 0...: mean 0
+    shifted = base + 0.1  # zero-variance difference to base (up to rounding)
     noisy = np.round(base + rng.normal(0, 0.2, n), 1)
     return np.vstack([base, one, two, balanced, shifted, noisy])
 
@@ -264,23 +268,26 @@ def degenerate_matrix():
 def test_bootstrap_equals_loop_reference(X):
     B, seed, alpha = 400, 11, 0.05
     res = S.paired_bootstrap(X, B=B, seed=seed, alpha=alpha)
-    p, stat, est = reference_bootstrap(X, B, seed, alpha)
+    p, stat, est, crit = reference_bootstrap(X, B, seed, alpha)
     np.testing.assert_array_equal(np.isnan(res.p), np.isnan(p))
     np.testing.assert_allclose(res.p, p, rtol=0, atol=0, equal_nan=True)
     np.testing.assert_allclose(res.stat, stat, rtol=1e-10, equal_nan=True)
     np.testing.assert_allclose(res.extra["estimated_diff"], est, rtol=1e-9, atol=1e-15,
                                equal_nan=True)
+    # k-th largest |t*|: inf where at least k resamples were constant with non-zero mean
+    np.testing.assert_allclose(res.extra["critical_t"], crit, rtol=1e-9, equal_nan=True)
 
 
 def test_bootstrap_degenerate_cases_behave():
     X = degenerate_matrix()
     res = S.paired_bootstrap(X, B=400, seed=2)
     k = {pair: n for n, pair in enumerate(pairs_of(6))}
-    # base vs base+0.25: zero variance -> undefined, also no estimated difference
+    # base vs base+0.1: zero variance -> undefined, also no estimated difference
     assert np.isnan(res.p[k[(0, 4)]]) and np.isnan(res.extra["estimated_diff"][k[(0, 4)]])
     # base vs one-topic change: resamples missing topic 0 are constant with non-zero mean
     # (t* = inf >= |t(Z)|), so p >= P(topic 0 not drawn) ~ (11/12)^12 = 0.35
     assert res.p[k[(0, 1)]] > 0.25
+    assert res.extra["critical_t"][k[(0, 1)]] == np.inf
     # zero mean difference: t(Z) = 0, every |t*| >= 0
     assert res.stat[k[(0, 3)]] == 0 and res.p[k[(0, 3)]] == 1
 
@@ -302,6 +309,21 @@ def test_bootstrap_estimated_difference_hand_case():
     assert res.stat[0] == pytest.approx(1.5)
     summary = S.estimated_difference_summary(res)
     assert summary["max"] == pytest.approx(0.2) and summary["median"] == pytest.approx(0.2)
+
+
+def test_bootstrap_pvalue_consistent_with_critical_t():
+    # With B alpha an integer k: p < alpha  <=>  fewer than k replicates reach |t(Z)|
+    # <=>  |t(Z)| is above the k-th largest |t*| (up to the documented tie tolerance).
+    X = random_matrix(12, 20, seed=12)
+    res = S.paired_bootstrap(X, B=1000, seed=3, alpha=0.05)
+    assert res.extra["k"] == 50
+    above = np.abs(res.stat) * (1 - TIE_RTOL) > res.extra["critical_t"]
+    np.testing.assert_array_equal(res.p < 0.05, above)
+    assert 0 < np.sum(res.p < 0.05) < len(res)  # both outcomes occur
+    # The required difference |t*| sd* / sqrt(n) grows with the pair's standard error.
+    D = X[res.i] - X[res.j]
+    se = D.std(axis=1, ddof=1) / np.sqrt(D.shape[1])
+    assert sps.spearmanr(se, res.extra["estimated_diff"]).statistic > 0.5
 
 
 def test_bootstrap_summary_deterministic_and_chunk_independent(monkeypatch):
@@ -459,6 +481,9 @@ def test_adjust_hand_case():
     # running min from the largest: 0.04, 0.04, 0.02, 0.02
     np.testing.assert_allclose(S.adjust(p, "bh"), [0.02, 0.04, 0.04, 0.02])
     np.testing.assert_allclose(S.adjust(p, "none"), p)
+    # BH monotonicity: [0.02, 0.03, 0.035], m = 3: 0.02*3/1 = 0.06, 0.03*3/2 = 0.045,
+    # 0.035*3/3 = 0.035; running min from the largest -> 0.035 for all three.
+    np.testing.assert_allclose(S.adjust([0.02, 0.03, 0.035], "bh"), [0.035] * 3)
     # caps at 1: 0.5 * 4 = 2 -> 1
     assert S.adjust([0.5, 0.01, 0.02, 0.03], "bonferroni")[0] == 1.0
 
