@@ -34,11 +34,9 @@ POLICIES = {
 
 BATCH = 16  # files per DuckDB read: large enough to parallelise, small enough for progress
 
-RUN_COLUMNS = [("topic", 1, None), ("docno", 3, None), ("rank_text", 4, None),
-               ("score_text", 5, None), ("run_id", 6, None),
+RUN_COLUMNS = [("topic", 1, None), ("docno", 3, None), ("run_id", 6, None),
                ("given_rank", 4, "BIGINT"), ("score", 5, "DOUBLE")]
-QRELS_COLUMNS = [("topic", 1, None), ("docno", 3, None), ("rel_text", 4, None),
-                 ("rel", 4, "INTEGER")]
+QRELS_COLUMNS = [("topic", 1, None), ("docno", 3, None), ("rel", 4, "INTEGER")]
 
 
 def expand_paths(patterns: Iterable[str]) -> list[str]:
@@ -89,8 +87,11 @@ def _lines(path: str):
 
 
 def _stage(con, target: str, files: list[str], nfields: int, columns, progress) -> None:
-    for start in range(0, len(files), BATCH):
-        batch = files[start:start + BATCH]
+    """Read and split ``files`` into ``target``: in one statement, or in batches of files
+    when a progress bar is shown (one statement is faster: DuckDB reads files in parallel)."""
+    step = BATCH if progress else len(files)
+    for start in range(0, len(files), step):
+        batch = files[start:start + step]
         try:
             db.run_script(con, "stage_lines.sql", {"files": batch}, target=target,
                           nfields=nfields, columns=columns)
@@ -154,8 +155,7 @@ def load_runs(con, patterns: Iterable[str], policy: str = "trec_eval", replace: 
     files = expand_paths(patterns)
     with db.transaction(con):
         con.execute("CREATE TEMP TABLE irw_staged (filename VARCHAR, nf INTEGER, topic VARCHAR, "
-                    "docno VARCHAR, rank_text VARCHAR, score_text VARCHAR, run_id VARCHAR, "
-                    "given_rank BIGINT, score DOUBLE)")
+                    "docno VARCHAR, run_id VARCHAR, given_rank BIGINT, score DOUBLE)")
         try:
             with _progress_bar(files, "loading runs") as bar:
                 _stage(con, "irw_staged", files, 6, RUN_COLUMNS, bar.update if bar else None)
@@ -165,6 +165,7 @@ def load_runs(con, patterns: Iterable[str], policy: str = "trec_eval", replace: 
                 summary["meta"] = _load_meta(con, meta)
         finally:
             con.execute("DROP TABLE IF EXISTS irw_staged")
+            con.execute("DROP TABLE IF EXISTS irw_staged_topics")
     return summary
 
 
@@ -174,9 +175,12 @@ def _check_runs(con, files: list[str], extra_fields: bool) -> None:
         f"SELECT filename FROM irw_staged WHERE {bad_fields} OR given_rank IS NULL "
         "OR score IS NULL OR isnan(score) OR isinf(score) LIMIT 1").fetchone()
     if bad is None:
-        bad = con.execute(
-            "SELECT any_value(filename) FROM irw_staged GROUP BY run_id, topic, docno "
-            "HAVING count(*) > 1 LIMIT 1").fetchone()
+        # ranking lengths, and duplicates: a docno twice in a (run, topic)
+        con.execute("CREATE TEMP TABLE irw_staged_topics AS SELECT run_id, topic, "
+                    "count(*)::INTEGER AS n_docs, count(DISTINCT docno)::INTEGER AS n_distinct, "
+                    "any_value(filename) AS filename FROM irw_staged GROUP BY run_id, topic")
+        bad = con.execute("SELECT filename FROM irw_staged_topics WHERE n_docs <> n_distinct "
+                          "LIMIT 1").fetchone()
     if bad is not None:
         where = _locate_run_problem(files, extra_fields)
         raise IrwError(where or f"{bad[0]}: malformed run data")
@@ -239,7 +243,7 @@ def load_qrels(con, patterns: Iterable[str], name: str, replace: bool = False,
             raise IrwError(f"qrels {name!r} has derived qrels ({', '.join(c[0] for c in children)}); "
                            "drop them first (irw qrels drop NAME)")
         con.execute("CREATE TEMP TABLE irw_staged_qrels (filename VARCHAR, nf INTEGER, "
-                    "topic VARCHAR, docno VARCHAR, rel_text VARCHAR, rel INTEGER)")
+                    "topic VARCHAR, docno VARCHAR, rel INTEGER)")
         try:
             _stage(con, "irw_staged_qrels", files, 4, QRELS_COLUMNS, None)
             bad = con.execute("SELECT filename FROM irw_staged_qrels WHERE nf <> 4 OR rel IS NULL "

@@ -1,5 +1,6 @@
 {#-
-  Move validated staged run lines ($runs_staged) into the public tables, ranking each
+  Move validated staged run lines (irw_staged, with ranking lengths per (run, topic) in
+  irw_staged_topics) into the public tables, ranking each
   (run, topic) under the chosen policy. Context: order (an ORDER BY list from the policy
   table in loader.py), policy (its name, bound as $policy).
 -#}
@@ -10,7 +11,7 @@ SELECT run_id, topic, docno,
 FROM irw_staged;
 
 INSERT INTO run_topics
-SELECT run_id, topic, count(*)::INTEGER FROM irw_staged GROUP BY run_id, topic;
+SELECT run_id, topic, n_docs FROM irw_staged_topics;
 
 INSERT INTO run_loads
 SELECT f.run_id, f.source, $policy, t.n_topics, t.n_docs, current_timestamp

@@ -108,3 +108,52 @@ CREATE TABLE IF NOT EXISTS irw_base_built (
     qrels    VARCHAR PRIMARY KEY,
     built_at TIMESTAMP NOT NULL
 );
+
+-- Saved results of `irw discpower --save NAME` (one row per measure) with their parameters.
+CREATE TABLE IF NOT EXISTS discpower_results (
+    name                        VARCHAR NOT NULL,
+    created_at                  TIMESTAMP NOT NULL,
+    params                      VARCHAR,
+    qrels                       VARCHAR,
+    measure                     VARCHAR,
+    test                        VARCHAR,
+    correction                  VARCHAR,
+    alpha                       DOUBLE,
+    "B"                         INTEGER,
+    runs                        INTEGER,
+    topics                      INTEGER,
+    pairs                       INTEGER,
+    significant                 INTEGER,
+    not_significant             INTEGER,
+    undefined                   INTEGER,
+    discriminative_power        DOUBLE,
+    estimated_difference_max    DOUBLE,
+    estimated_difference_median DOUBLE,
+    reference_qrels             VARCHAR,
+    reference_measure           VARCHAR,
+    misses                      INTEGER,
+    false_alarms                INTEGER,
+    tp                          INTEGER,
+    fp                          INTEGER,
+    fn                          INTEGER,
+    tn                          INTEGER
+);
+
+-- Saved results of `irw pvalues --save NAME`: every run pair with its p-values.
+CREATE TABLE IF NOT EXISTS pair_tests (
+    name       VARCHAR NOT NULL,
+    created_at TIMESTAMP NOT NULL,
+    params     VARCHAR,
+    qrels      VARCHAR,
+    measure    VARCHAR,
+    test       VARCHAR,
+    run_a      VARCHAR,
+    run_b      VARCHAR,
+    mean_a     DOUBLE,
+    mean_b     DOUBLE,
+    diff       DOUBLE,
+    statistic  DOUBLE,
+    p_value    DOUBLE,
+    p_adjusted DOUBLE,
+    significant BOOLEAN
+);

@@ -1,0 +1,167 @@
+"""Commands for significance and correlation: compare, discpower, pvalues, correlate, ci."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from typing import List, Optional
+
+import pandas as pd
+import typer
+
+from .. import evaluate as ev
+from .. import measures as ms
+from .. import output, runsets, significance
+from ..errors import IrwError
+from .app import FormatOpt, app, check_format, command, open_warehouse, say
+
+QrelsOpt = typer.Option(None, "--qrels", "-q", help="Qrels name (default: the only one loaded).")
+RunsOpt = typer.Option("all", "--runs", "-r", help="Run spec: all, pooled, team:NAME, deeply-judged[:M], @FILE or run ids.")
+TopicsOpt = typer.Option("qrels", "--topics", help="Topic set: qrels | run | all.")
+AlphaOpt = typer.Option(0.05, "--alpha", help="Significance level.")
+BOpt = typer.Option(None, "-B", "--samples", help="Bootstrap / randomization samples (default 1000 bootstrap, 10000 otherwise).")
+SeedOpt = typer.Option(0, "--seed", help="Random seed (Monte Carlo tests are deterministic given it).")
+CorrectionOpt = typer.Option("none", "--correction", help="Multiple comparisons: none | bonferroni | holm | bh (over all pairs).")
+
+
+@contextlib.contextmanager
+def _progress(label: str):
+    """A progress callback drawing a bar on a terminal, or None."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    with typer.progressbar(length=1, label=label, file=sys.stderr) as bar:
+        state = {"done": 0}
+
+        def update(done, total):
+            bar.length = total
+            bar.update(done - state["done"])
+            state["done"] = done
+        yield update
+
+
+def _one(names: list[str], what: str) -> ms.Measure:
+    parsed = ms.parse_all(names)
+    if len(parsed) != 1:
+        raise IrwError(f"{what} takes one measure")
+    return parsed[0]
+
+
+@command(app, "compare")
+def compare_cmd(
+    ctx: typer.Context,
+    run_a: str = typer.Argument(..., help="First run."),
+    run_b: str = typer.Argument(..., help="Second run."),
+    measure: List[str] = typer.Option(..., "--measure", "-m", help="Measure (repeatable)."),
+    test: List[str] = typer.Option(["t"], "--test", help="t | bootstrap | randomization | wilcoxon | tukey (repeatable)."),
+    qrels: Optional[str] = QrelsOpt, topics: str = TopicsOpt, alpha: float = AlphaOpt,
+    samples: Optional[int] = BOpt, seed: int = SeedOpt,
+    rbp_p: float = typer.Option(0.8, "--rbp-p", help="Persistence of the RBP residual reported beside the p-values."),
+    judged_k: int = typer.Option(10, "--judged-k", help="Depth of the Judged@k reported beside the p-values."),
+    fmt: str = FormatOpt,
+):
+    """Two runs per measure: means, difference with 95% CI, p-values, RBP residual and Judged@k."""
+    check_format(fmt)
+    parsed = ms.parse_all(measure)
+    with open_warehouse(ctx) as con:
+        runsets.resolve(con, f"{run_a},{run_b}")
+        frame = significance.compare(con, qrels or ev.default_qrels(con), run_a, run_b, parsed,
+                                     list(test), alpha, samples, seed, topics, rbp_p, judged_k)
+    output.emit(frame, fmt)
+
+
+@command(app, "discpower")
+def discpower_cmd(
+    ctx: typer.Context,
+    measure: List[str] = typer.Option(..., "--measure", "-m", help="Measure (repeatable)."),
+    qrels: Optional[str] = QrelsOpt, runs: str = RunsOpt, topics: str = TopicsOpt,
+    test: str = typer.Option("t", "--test", help="t | bootstrap | randomization | wilcoxon | tukey"),
+    correction: str = CorrectionOpt, alpha: float = AlphaOpt, samples: Optional[int] = BOpt,
+    seed: int = SeedOpt,
+    reference_qrels: Optional[str] = typer.Option(None, "--reference-qrels", help="Reference condition: the same test under another qrels."),
+    reference_measure: Optional[str] = typer.Option(None, "--reference-measure", help="Reference condition: another measure."),
+    save: Optional[str] = typer.Option(None, "--save", help="Keep the rows in table discpower_results under this name."),
+    fmt: str = FormatOpt,
+):
+    """Discriminative power: the fraction of run pairs a test separates, per measure."""
+    check_format(fmt)
+    parsed = ms.parse_all(measure)
+    ref_m = _one([reference_measure], "--reference-measure") if reference_measure else None
+    with open_warehouse(ctx) as con:
+        q = qrels or ev.default_qrels(con)
+        run_ids = runsets.resolve(con, runs, qrels=q)
+        with _progress(f"{test} test") as progress:
+            frame = significance.discpower(con, q, parsed, run_ids, test, correction, alpha, samples,
+                                           seed, topics, reference_qrels, ref_m, progress)
+        if save:
+            significance.save(con, "discpower_results", save, frame, {"runs": runs, "topics": topics, "seed": seed})
+            say(f"saved {len(frame)} rows in discpower_results as {save!r}")
+    output.emit(frame, fmt)
+
+
+@command(app, "pvalues")
+def pvalues_cmd(
+    ctx: typer.Context,
+    measure: str = typer.Option(..., "--measure", "-m", help="Measure."),
+    qrels: Optional[str] = QrelsOpt, runs: str = RunsOpt, topics: str = TopicsOpt,
+    test: str = typer.Option("t", "--test", help="t | bootstrap | randomization | wilcoxon | tukey"),
+    correction: str = CorrectionOpt, alpha: float = AlphaOpt, samples: Optional[int] = BOpt,
+    seed: int = SeedOpt,
+    save: Optional[str] = typer.Option(None, "--save", help="Keep the pairs in table pair_tests under this name."),
+    fmt: str = FormatOpt,
+):
+    """Every run pair with its mean difference and p-value (and adjusted p-value)."""
+    check_format(fmt)
+    m = _one([measure], "pvalues")
+    with open_warehouse(ctx) as con:
+        q = qrels or ev.default_qrels(con)
+        run_ids = runsets.resolve(con, runs, qrels=q)
+        with _progress(f"{test} test") as progress:
+            frame = significance.pvalues(con, q, m, run_ids, test, correction, alpha, samples, seed,
+                                         topics, progress)
+        if save:
+            significance.save(con, "pair_tests", save, frame,
+                              {"runs": runs, "topics": topics, "correction": correction,
+                               "alpha": alpha, "B": samples, "seed": seed})
+            say(f"saved {len(frame)} pairs in pair_tests as {save!r}")
+    output.emit(frame, fmt)
+
+
+@command(app, "correlate")
+def correlate_cmd(
+    ctx: typer.Context,
+    measure: List[str] = typer.Option(..., "--measure", "-m", help="Measure A, and optionally measure B (default: A)."),
+    qrels: Optional[str] = QrelsOpt,
+    qrels_b: Optional[str] = typer.Option(None, "--qrels-b", help="Qrels of the second ordering (default: --qrels)."),
+    runs: str = RunsOpt, topics: str = TopicsOpt,
+    rbo_p: float = typer.Option(0.9, "--rbo-p", help="Persistence of RBO."),
+    fmt: str = FormatOpt,
+):
+    """Rank correlation of the run orderings by A on X and by B on Y: tau-b, tau-a, tau_AP, RBO, Pearson."""
+    check_format(fmt)
+    parsed = ms.parse_all(measure)
+    if len(parsed) > 2:
+        raise IrwError("correlate takes one or two measures")
+    a, b = parsed[0], parsed[-1]
+    with open_warehouse(ctx) as con:
+        q = qrels or ev.default_qrels(con)
+        run_ids = runsets.resolve(con, runs, qrels=q)
+        row = significance.correlate(con, a, q, b, qrels_b or q, run_ids, topics, rbo_p)
+    output.emit(pd.DataFrame([row]), fmt)
+
+
+@command(app, "ci")
+def ci_cmd(
+    ctx: typer.Context,
+    measure: str = typer.Option(..., "--measure", "-m", help="Measure."),
+    qrels: Optional[str] = QrelsOpt, runs: str = RunsOpt, topics: str = TopicsOpt,
+    level: float = typer.Option(0.95, "--level", help="Confidence level."),
+    fmt: str = FormatOpt,
+):
+    """Each run's mean with its t-distribution confidence interval."""
+    check_format(fmt)
+    m = _one([measure], "ci")
+    with open_warehouse(ctx) as con:
+        q = qrels or ev.default_qrels(con)
+        frame = significance.mean_intervals(con, q, m, runsets.resolve(con, runs, qrels=q), topics, level)
+    output.emit(frame, fmt)

@@ -1,0 +1,244 @@
+"""From warehouse scores to published answers: significance tests, discriminative power,
+rank correlations and confidence intervals (SPEC §5).
+
+SQL hands over per-topic score matrices (runs x topics, from ``evaluate``); the statistics
+in :mod:`irwarehouse.stats` do the rest, vectorized over all run pairs.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from . import db, evaluate, stats
+from .errors import IrwError
+from .measures import Measure
+
+TESTS = ("t", "bootstrap", "randomization", "wilcoxon", "tukey")
+CORRECTIONS = ("none", "bonferroni", "holm", "bh")
+DEFAULT_B = {"bootstrap": 1000, "randomization": 10000, "tukey": 10000}
+
+
+@dataclass
+class Matrix:
+    """Per-topic scores of one measure under one qrels: X[run, topic]."""
+
+    qrels: str
+    measure: str
+    run_ids: list[str]
+    topics: list[str]
+    X: np.ndarray
+
+    @property
+    def means(self) -> np.ndarray:
+        return self.X.mean(axis=1)
+
+
+def score_matrix(con, qrels: str, measure: Measure, run_ids: list[str], topics: str = "qrels",
+                 store: bool = True) -> Matrix:
+    """Evaluate ``measure`` (kept in ``scores`` if ``store``) and return the run x topic matrix
+    over the topics every run has a score for."""
+    if len(run_ids) < 2:
+        raise IrwError(f"need at least two runs, got {len(run_ids)}")
+    per = evaluate.evaluate(con, qrels, [measure], run_ids, topics=topics, store=store)
+    return _to_matrix(per, qrels, str(measure), run_ids)
+
+
+def _to_matrix(per: pd.DataFrame, qrels: str, label: str, run_ids: list[str]) -> Matrix:
+    wide = per[per["measure"] == label].pivot(index="run_id", columns="topic", values="value")
+    wide = wide.reindex(run_ids).dropna(axis=1)
+    if wide.shape[1] == 0:
+        raise IrwError(f"the runs have no topic in common under {qrels} ({label})")
+    if wide.shape[1] < 2:
+        raise IrwError(f"the runs have only one topic in common under {qrels}: need at least two")
+    return Matrix(qrels, label, list(wide.index), list(wide.columns), wide.to_numpy(dtype=float))
+
+
+def check_test(test: str, alpha: float, B: int | None) -> int | None:
+    if test not in TESTS:
+        raise IrwError(f"unknown test {test!r}; valid: {', '.join(TESTS)}")
+    if not 0 < alpha < 1:
+        raise IrwError(f"alpha must be between 0 and 1 (exclusive), got {alpha}")
+    if test in DEFAULT_B:
+        B = DEFAULT_B[test] if B is None else B
+        if B < 100:
+            raise IrwError(f"B must be at least 100, got {B}")
+        return B
+    return None
+
+
+def run_test(X: np.ndarray, test: str, B: int | None = None, seed: int = 0, alpha: float = 0.05,
+             progress=None) -> stats.PairResult:
+    """One test over all run pairs of X."""
+    B = check_test(test, alpha, B)
+    try:
+        if test == "t":
+            return stats.paired_t(X)
+        if test == "wilcoxon":
+            return stats.wilcoxon(X)
+        if test == "bootstrap":
+            return stats.paired_bootstrap(X, B=B, seed=seed, alpha=alpha, progress=progress)
+        if test == "randomization":
+            return stats.randomization(X, B=B, seed=seed, progress=progress)
+        return stats.tukey_hsd(X, B=B, seed=seed, progress=progress)
+    except ValueError as exc:
+        raise IrwError(str(exc)) from None
+
+
+def _with_correction(result: stats.PairResult, correction: str) -> stats.PairResult:
+    if correction not in CORRECTIONS:
+        raise IrwError(f"unknown correction {correction!r}; valid: {', '.join(CORRECTIONS)}")
+    if correction == "none":
+        return result
+    adjusted = stats.adjust(result.p, correction)
+    return stats.PairResult(result.i, result.j, result.mean_diff, result.stat, adjusted,
+                            result.test, result.extra, result.means)
+
+
+def _align(a: Matrix, b: Matrix) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Both matrices over the same runs (a's order) and their common topics."""
+    if a.run_ids != b.run_ids:
+        common = [r for r in a.run_ids if r in set(b.run_ids)]
+        if len(common) < 2:
+            raise IrwError("the two conditions share fewer than two runs")
+    else:
+        common = a.run_ids
+    topics = [t for t in a.topics if t in set(b.topics)]
+    if len(topics) < 2:
+        raise IrwError("the two conditions share fewer than two topics")
+    ia = [a.run_ids.index(r) for r in common]
+    ib = [b.run_ids.index(r) for r in common]
+    ta = [a.topics.index(t) for t in topics]
+    tb = [b.topics.index(t) for t in topics]
+    return a.X[np.ix_(ia, ta)], b.X[np.ix_(ib, tb)], common
+
+
+def discpower(con, qrels: str, measures: list[Measure], run_ids: list[str], test: str = "t",
+              correction: str = "none", alpha: float = 0.05, B: int | None = None, seed: int = 0,
+              topics: str = "qrels", reference_qrels: str | None = None,
+              reference_measure: Measure | None = None, progress=None) -> pd.DataFrame:
+    """One row per measure: discriminative power, and agreement with a reference condition."""
+    B = check_test(test, alpha, B)
+    rows = []
+    for measure in measures:
+        m = score_matrix(con, qrels, measure, run_ids, topics)
+        ref = None
+        if reference_qrels or reference_measure:
+            ref = score_matrix(con, reference_qrels or qrels, reference_measure or measure,
+                               run_ids, topics)
+            X, R, _ = _align(m, ref)
+        else:
+            X, R = m.X, None
+        result = _with_correction(run_test(X, test, B, seed, alpha, progress), correction)
+        row = {"qrels": qrels, "measure": m.measure, "test": test, "correction": correction,
+               "alpha": alpha, "B": B, "runs": X.shape[0], "topics": X.shape[1]}
+        row.update(stats.discriminative_power(result, alpha))
+        if test == "bootstrap":
+            summary = stats.estimated_difference_summary(result)
+            row["estimated_difference_max"] = summary["max"]
+            row["estimated_difference_median"] = summary["median"]
+        if R is not None:
+            reference = _with_correction(run_test(R, test, B, seed, alpha, progress), correction)
+            agreement = stats.compare_to_reference(result, reference, alpha)
+            row.update({"reference_qrels": ref.qrels, "reference_measure": ref.measure,
+                        **{k: agreement[k] for k in ("misses", "false_alarms", "tp", "fp", "fn", "tn")}})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def pvalues(con, qrels: str, measure: Measure, run_ids: list[str], test: str = "t",
+            correction: str = "none", alpha: float = 0.05, B: int | None = None, seed: int = 0,
+            topics: str = "qrels", progress=None) -> pd.DataFrame:
+    """Every run pair with its p-value (and adjusted p-value)."""
+    m = score_matrix(con, qrels, measure, run_ids, topics)
+    result = run_test(m.X, test, B, seed, alpha, progress)
+    if correction not in CORRECTIONS:
+        raise IrwError(f"unknown correction {correction!r}; valid: {', '.join(CORRECTIONS)}")
+    frame = result.to_frame(m.run_ids, None if correction == "none" else correction)
+    if correction == "none":
+        frame["p_adjusted"] = frame["p_value"]
+    frame["significant"] = frame["p_adjusted"] < alpha
+    frame.insert(0, "measure", m.measure)
+    frame.insert(0, "qrels", qrels)
+    frame.insert(2, "test", test)
+    return frame
+
+
+def correlate(con, measure_a: Measure, qrels_a: str, measure_b: Measure, qrels_b: str,
+              run_ids: list[str], topics: str = "qrels", rbo_p: float = 0.9) -> dict:
+    """Rank correlation of the run orderings by mean score (A on X is the reference)."""
+    a = score_matrix(con, qrels_a, measure_a, run_ids, topics)
+    b = score_matrix(con, qrels_b, measure_b, run_ids, topics)
+    xa, xb, _ = _align(a, b)
+    try:
+        out = stats.rank_correlations(xa.mean(axis=1), xb.mean(axis=1), rbo_p=rbo_p)
+    except ValueError as exc:
+        raise IrwError(str(exc)) from None
+    return {"measure_a": a.measure, "qrels_a": a.qrels, "measure_b": b.measure, "qrels_b": b.qrels,
+            "topics": xa.shape[1], **out}
+
+
+def compare(con, qrels: str, run_a: str, run_b: str, measures: list[Measure], tests: list[str],
+            alpha: float = 0.05, B: int | None = None, seed: int = 0, topics: str = "qrels",
+            rbp_p: float = 0.8, judged_k: int = 10) -> pd.DataFrame:
+    """Two runs per measure: means, difference with its 95% CI, p-values, and the
+    measurement uncertainty beside them (mean RBP residual and Judged@k of each run)."""
+    from .measures import parse
+
+    if run_a == run_b:
+        raise IrwError("compare two different runs")
+    for test in tests:
+        check_test(test, alpha, B)
+    uncertainty = [parse(f"RBPres(p={rbp_p})"), parse(f"Judged@{judged_k}")]
+    unc = evaluate.aggregate(evaluate.evaluate(con, qrels, uncertainty, [run_a, run_b],
+                                               topics=topics, store=False))
+    unc = unc.set_index(["run_id", "measure"])["value"]
+    rows = []
+    for measure in measures:
+        m = score_matrix(con, qrels, measure, [run_a, run_b], topics)
+        diff, low, high = stats.diff_ci(m.X[0], m.X[1])
+        row = {"measure": m.measure, "run_a": run_a, "run_b": run_b, "mean_a": m.X[0].mean(),
+               "mean_b": m.X[1].mean(), "diff": diff, "ci_low": low, "ci_high": high,
+               "topics": m.X.shape[1]}
+        for test in tests:
+            row[f"p_{test}"] = float(run_test(m.X, test, B, seed, alpha).p[0])
+        for run, tag in ((run_a, "a"), (run_b, "b")):
+            row[f"residual_{tag}"] = unc[(run, str(uncertainty[0]))]
+            row[f"judged_{tag}"] = unc[(run, str(uncertainty[1]))]
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def mean_intervals(con, qrels: str, measure: Measure, run_ids: list[str], topics: str = "qrels",
+                   level: float = 0.95) -> pd.DataFrame:
+    """Each run's mean with its t-distribution confidence interval."""
+    m = score_matrix(con, qrels, measure, run_ids, topics)
+    mean, low, high = stats.mean_ci(m.X, level)
+    return pd.DataFrame({"run_id": m.run_ids, "measure": m.measure, "mean": mean,
+                         "ci_low": low, "ci_high": high, "topics": m.X.shape[1]})
+
+
+def save(con, table: str, name: str, frame: pd.DataFrame, params: dict) -> None:
+    """Keep a result in the warehouse: rows of ``frame`` under ``name`` with the parameters
+    that produced them (``table`` is one of the result tables of schema.sql)."""
+    if table not in ("discpower_results", "pair_tests"):
+        raise AssertionError(table)
+    if not name:
+        raise IrwError("a saved result needs a name")
+    columns = [r[0] for r in con.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
+        [table]).fetchall()]
+    out = pd.DataFrame({c: frame[c] if c in frame.columns else None for c in columns})
+    out["name"] = name
+    out["params"] = json.dumps(params, default=str)
+    out["created_at"] = pd.Timestamp.now()
+    with db.transaction(con):
+        con.execute(f"DELETE FROM {db.quote_ident(table)} WHERE name = ?", [name])
+        con.register("irw_result", out)
+        try:
+            con.execute(f"INSERT INTO {db.quote_ident(table)} SELECT * FROM irw_result")
+        finally:
+            con.unregister("irw_result")
