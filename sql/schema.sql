@@ -157,3 +157,12 @@ CREATE TABLE IF NOT EXISTS pair_tests (
     p_adjusted DOUBLE,
     significant BOOLEAN
 );
+
+-- Tables written by `irw experiment ...`: each is a table exp_<experiment>_<name>.
+CREATE TABLE IF NOT EXISTS experiment_tables (
+    experiment VARCHAR NOT NULL,
+    table_name VARCHAR NOT NULL,
+    n_rows     BIGINT,
+    params     VARCHAR,
+    created_at TIMESTAMP NOT NULL
+);

@@ -1,0 +1,167 @@
+"""What every experiment shares: output directory, tables, figures, cells and the report."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import pandas as pd
+
+from .. import db
+from ..errors import IrwError
+
+REPORT = "report.md"
+_SAFE = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+@dataclass
+class Experiment:
+    """One analysis: ``name`` (a CLI command), a title, and the parameters it ran with."""
+
+    name: str
+    title: str
+    params: dict = field(default_factory=dict)
+
+
+class ExperimentContext:
+    """Where an experiment puts its results.
+
+    - ``table(name, frame, caption)``: DIR/<experiment>_<name>.csv, and the warehouse table
+      ``exp_<experiment>_<name>`` (catalogued in ``experiment_tables`` with the parameters);
+    - ``figure(name, fig, caption)``: DIR/<experiment>_<name>.png;
+    - ``text(paragraph)``: prose for the report section;
+    - ``cell(key, compute)``: a resumable unit of work returning a DataFrame.
+    """
+
+    def __init__(self, con, experiment: Experiment, out: str | Path, progress: bool | None = None):
+        self.con = con
+        self.experiment = experiment
+        self.out = Path(out)
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.cells_dir = self.out / "cells" / experiment.name
+        self.cells_dir.mkdir(parents=True, exist_ok=True)
+        self._blocks: list[str] = []
+        self.tables: dict[str, pd.DataFrame] = {}
+        self.show_progress = sys.stderr.isatty() if progress is None else progress
+
+    @property
+    def _params_key(self) -> str:
+        """Cells are kept per parameter set (the parameters as they are when a cell runs)."""
+        text = json.dumps(self.experiment.params, sort_keys=True, default=str)
+        return hashlib.sha1(text.encode()).hexdigest()[:12]
+
+    # ---------------------------------------------------------------- cells
+    def cell(self, key: str, compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
+        """Compute a cell once: its result is kept under DIR/cells/ for these parameters."""
+        safe = re.sub(r"[^A-Za-z0-9_.=-]+", "_", key)
+        path = self.cells_dir / f"{self._params_key}-{safe}.parquet"
+        if path.exists():
+            return self.con.execute("SELECT * FROM read_parquet(?)", [str(path)]).df()
+        frame = compute()
+        tmp = path.with_suffix(".tmp")
+        self.con.register("irw_cell", frame)
+        try:
+            self.con.execute(f"COPY irw_cell TO {db.quote_literal(str(tmp))} (FORMAT PARQUET)")
+        finally:
+            self.con.unregister("irw_cell")
+        tmp.replace(path)  # atomic: an interrupted cell is simply recomputed
+        return frame
+
+    def progress(self, items, label: str):
+        """Iterate with a progress bar on a terminal."""
+        items = list(items)
+        if not self.show_progress or len(items) < 2:
+            return iter(items)
+        import typer
+
+        return _bar(typer.progressbar(items, label=label, file=sys.stderr))
+
+    # ---------------------------------------------------------------- outputs
+    def text(self, paragraph: str) -> None:
+        self._blocks.append(paragraph.strip())
+
+    def table(self, name: str, frame: pd.DataFrame, caption: str, show: int = 30) -> None:
+        if not _SAFE.match(name):
+            raise AssertionError(f"bad table name {name!r}")
+        self.tables[name] = frame
+        stem = f"{self.experiment.name.replace('-', '_')}_{name}"
+        frame.to_csv(self.out / f"{stem}.csv", index=False)
+        self._store(stem, frame)
+        shown = frame.head(show)
+        more = f"\n\n({len(frame)} rows; all in `{stem}.csv`.)" if len(frame) > show else ""
+        self._blocks.append(f"**{caption}** (`{stem}.csv`, table `exp_{stem}`)\n\n"
+                            + _markdown(shown) + more)
+
+    def figure(self, name: str, fig, caption: str) -> Path:
+        stem = f"{self.experiment.name.replace('-', '_')}_{name}"
+        path = self.out / f"{stem}.png"
+        fig.savefig(path, dpi=110, bbox_inches="tight")
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+        self._blocks.append(f"![{caption}]({path.name})\n\n*{caption}*")
+        return path
+
+    def _store(self, stem: str, frame: pd.DataFrame) -> None:
+        table = f"exp_{stem}"
+        with db.transaction(self.con):
+            self.con.register("irw_exp_frame", frame)
+            try:
+                self.con.execute(f"CREATE OR REPLACE TABLE {db.quote_ident(table)} AS "
+                                 "SELECT * FROM irw_exp_frame")
+            finally:
+                self.con.unregister("irw_exp_frame")
+            self.con.execute("DELETE FROM experiment_tables WHERE table_name = ?", [table])
+            self.con.execute("INSERT INTO experiment_tables VALUES (?, ?, ?, ?, current_timestamp)",
+                             [self.experiment.name, table, len(frame),
+                              json.dumps(self.experiment.params, default=str)])
+
+    def finish(self) -> Path:
+        """Write this experiment's section and rebuild report.md from all sections in DIR."""
+        e = self.experiment
+        params = ", ".join(f"{k} = {v}" for k, v in e.params.items())
+        section = f"## {e.title}\n\nParameters: {params}.\n\n" + "\n\n".join(self._blocks) + "\n"
+        (self.out / "sections").mkdir(exist_ok=True)
+        (self.out / "sections" / f"{e.name}.md").write_text(section)
+        return write_report(self.out)
+
+
+ORDER = ["depth-grid", "bias", "uncertainty", "agreement", "standardization"]
+
+
+def write_report(out: Path) -> Path:
+    sections = sorted((out / "sections").glob("*.md"),
+                      key=lambda p: (ORDER.index(p.stem) if p.stem in ORDER else 99, p.stem))
+    body = "\n".join(p.read_text() for p in sections)
+    text = ("# irwarehouse experiment report\n\nEach section was written by "
+            "`irw experiment NAME --out DIR`; every table is also a CSV file here and a table in "
+            "the warehouse (see `experiment_tables`).\n\n" + body)
+    path = out / REPORT
+    path.write_text(text)
+    return path
+
+
+def _bar(bar):
+    with bar as items:
+        yield from items
+
+
+def _markdown(frame: pd.DataFrame) -> str:
+    def cell(v):
+        if isinstance(v, float):
+            return "" if v != v else f"{v:.4f}"
+        return str(v)
+    head = "| " + " | ".join(map(str, frame.columns)) + " |"
+    rule = "| " + " | ".join("---" for _ in frame.columns) + " |"
+    rows = ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    return "\n".join([head, rule, *rows])
+
+
+def require(condition: bool, message: str) -> None:
+    if not condition:
+        raise IrwError(message)

@@ -1,0 +1,215 @@
+"""Evaluation depth x pooling depth (Webber, Moffat and Zobel, EVIA 2010; SPEC §6).
+
+For every pool depth d (a depth-d pool of the pool runs, as a derived qrels; plus the full
+qrels) and evaluation depth k, the discriminative power (paired t-test) of each measure in
+three forms -- raw, R-normalized and standardized -- over all pairs of the evaluated runs;
+Kendall's tau between the system rankings of chosen cells, and between their p-value
+orderings of the run pairs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import typer
+from typing import List, Optional
+
+from .. import evaluate, measures, pools, runsets, significance, stats
+from .base import Experiment, ExperimentContext, require
+
+POOL_DEPTHS = [5, 10, 20, 50, 100]
+EVAL_DEPTHS = [5, 10, 20, 50, 100, 200, 500, 1000]
+FULL = 0  # pool depth label of the full qrels
+# (family, form, measure template); standardized rows standardize the raw measure
+FORMS = [
+    ("P", "raw", "P@{k}"), ("P", "normalized", "R@{k}"),
+    ("DCG", "raw", "DCG(discount=jk)@{k}"), ("DCG", "normalized", "nDCG(discount=jk)@{k}"),
+    ("DCG", "normalized-expanded", "enDCG(discount=jk)@{k}"),
+    ("AP", "raw", "SP@{k}"), ("AP", "normalized", "AP@{k}"), ("AP", "normalized-abbreviated", "aAP@{k}"),
+    ("RBP", "raw", "RBP(p={phi})@{k}"),
+]
+FAMILIES = ["P", "DCG", "AP", "RBP"]
+CELLS = {"shallow": (10, 10), "extended": (10, 100), "deep": (100, 100)}
+
+
+def measure_name(template: str, k: int) -> str:
+    phi = round(measures.rbp_persistence(0.1, k), 6)
+    return str(measures.parse(template.format(k=k, phi=phi)))
+
+
+def standardize(X: np.ndarray) -> np.ndarray:
+    """Self-standardized scores Phi((x - mu_t) / sigma_t) over the rows (runs) of X."""
+    from scipy.stats import norm
+
+    mu = X.mean(axis=0)
+    sd = X.std(axis=0, ddof=1)
+    z = np.divide(X - mu, sd, out=np.zeros_like(X), where=sd > 0)
+    return norm.cdf(z)
+
+
+def run(ectx: ExperimentContext, qrels: str, run_ids: list[str], pool_runs: str,
+        pool_depths: list[int], eval_depths: list[int], alpha: float) -> str:
+    con = ectx.con
+    rows_by_depth = {}
+    labels = {(f, form, k): measure_name(t, k) for f, form, t in FORMS for k in eval_depths}
+    parsed = measures.parse_all(sorted(set(labels.values())))
+
+    for d in ectx.progress([FULL, *pool_depths], "pool depths"):
+        name = qrels if d == FULL else f"{qrels}-grid-d{d}"
+
+        def compute(d=d, name=name):
+            if d != FULL:
+                pools.build(con, "depth", qrels, name, runs=pool_runs, depth=d, replace=True,
+                            description="depth-grid experiment")
+            return evaluate.evaluate(con, name, parsed, run_ids, store=False)
+
+        rows_by_depth[d] = ectx.cell(f"scores-d{d}", compute)
+
+    def matrix(d, label):
+        per = rows_by_depth[d]
+        wide = per[per["measure"] == label].pivot(index="run_id", columns="topic", values="value")
+        return wide.reindex(run_ids).to_numpy(dtype=float)
+
+    power, results, means = [], {}, {}
+    for d in [FULL, *pool_depths]:
+        for k in eval_depths:
+            for family in FAMILIES:
+                forms = [(form, labels[(f, form, k)]) for f, form, _ in FORMS if f == family]
+                raw_label = next(label for form, label in forms if form == "raw")
+                forms.append(("standardized", raw_label))
+                for form, label in forms:
+                    X = matrix(d, label)
+                    if form == "standardized":
+                        X = standardize(X)
+                    result = significance.run_test(X, "t", alpha=alpha)
+                    results[(d, k, family, form)] = result
+                    means[(d, k, family, form)] = X.mean(axis=1)
+                    power.append({"pool_depth": "full" if d == FULL else d, "eval_depth": k,
+                                  "family": family, "form": form, "measure": label,
+                                  **stats.discriminative_power(result, alpha)})
+    power = pd.DataFrame(power)
+    ectx.text(
+        f"Discriminative power — the fraction of the {len(run_ids) * (len(run_ids) - 1) // 2} "
+        f"pairs of {len(run_ids)} runs that a paired two-tailed t-test separates at α = {alpha} — "
+        f"for each pool depth (a depth-d pool of the `{pool_runs}` runs over `{qrels}`, and the "
+        "full qrels), evaluation depth k and measure. Raw forms are P@k, DCG@k "
+        "(Järvelin–Kekäläinen discount), SP@k and RBP with φ = 0.1^(1/k); R-normalized forms "
+        "are R@k, nDCG@k (abbreviated: ideal truncated at k), enDCG@k (expanded), AP@k "
+        "(expanded) and aAP@k (abbreviated); standardized forms are Φ(z) of the raw scores, "
+        "self-standardized per topic over the evaluated runs.")
+    ectx.table("discpower", power, "Discriminative power per pool depth, evaluation depth and measure")
+
+    # Kendall's tau between cells: system rankings, and p-value orderings of the run pairs
+    tau_rows = []
+    present = {n: c for n, c in CELLS.items() if c[0] in pool_depths and c[1] in eval_depths}
+    names = list(present)
+    for a_i, a in enumerate(names):
+        for b in names[a_i + 1:]:
+            (da, ka), (db_, kb) = present[a], present[b]
+            for family in FAMILIES:
+                for form in ("raw", "normalized", "standardized"):
+                    if (da, ka, family, form) not in results:
+                        continue
+                    ma, mb = means[(da, ka, family, form)], means[(db_, kb, family, form)]
+                    tau_rows.append({
+                        "cell_a": a, "cell_b": b, "family": family, "form": form,
+                        "kendall_tau": stats.kendall_tau(ma, mb),
+                        "pvalue_tau": stats.pvalue_order_tau(results[(da, ka, family, form)].p,
+                                                             results[(db_, kb, family, form)].p)})
+    taus = pd.DataFrame(tau_rows)
+    if len(taus):
+        ectx.text("Kendall's τ between the system rankings (by mean score) of chosen cells — "
+                  + ", ".join(f"{n}: pool {c[0]} / evaluation {c[1]}" for n, c in present.items())
+                  + " — and between the orderings of all run pairs by their t-test p-values.")
+        ectx.table("tau", taus, "Kendall's τ between cells (system rankings; p-value orderings)")
+    _figures(ectx, power, pool_depths, means, present)
+    return "discpower"
+
+
+def _figures(ectx, power, pool_depths, means, present) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = power[["family", "form"]].drop_duplicates().values.tolist()
+    cols = 4
+    rows = (len(panels) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3 * rows), sharey=True, squeeze=False)
+    for ax, (family, form) in zip(axes.flat, panels):
+        sub = power[(power.family == family) & (power.form == form)]
+        for d in [*pool_depths, "full"]:
+            line = sub[sub.pool_depth == d].sort_values("eval_depth")
+            style = dict(color="black", linestyle="--", linewidth=2) if d == "full" else {}
+            ax.plot(line.eval_depth, line.discriminative_power, marker="o", markersize=3,
+                    label="full" if d == "full" else f"pool {d}", **style)
+        ax.set_xscale("log")
+        depths = sorted(sub.eval_depth.unique())
+        ax.set_xticks(depths)
+        ax.set_xticklabels([str(k) for k in depths], fontsize=7)
+        ax.minorticks_off()
+        ax.set_title(f"{family} {form}", fontsize=9)
+        ax.set_xlabel("evaluation depth", fontsize=8)
+    for ax in axes.flat[len(panels):]:
+        ax.axis("off")
+    fig.tight_layout()
+    axes[0][0].set_ylabel("discriminative power")
+    axes[0][0].legend(fontsize=7)
+    ectx.figure("discpower", fig, "Discriminative power against evaluation depth, one line per "
+                "pool depth; dashed: full assessment")
+
+    if len(present) >= 2:
+        first, last = list(present)[0], list(present)[-1]
+        (da, ka), (db_, kb) = present[first], present[last]
+        a, b = means[(da, ka, "AP", "normalized")], means[(db_, kb, "AP", "normalized")]
+        fig, ax = plt.subplots(figsize=(4.5, 4.5))
+        ax.scatter(a, b, s=12)
+        ax.set_xlabel(f"AP, pool {da} / evaluation {ka} ({first})")
+        ax.set_ylabel(f"AP, pool {db_} / evaluation {kb} ({last})")
+        ax.set_title(f"Kendall's τ = {stats.kendall_tau(a, b):.3f}")
+        ectx.figure("scatter", fig, f"System mean AP in the {first} and the {last} cell")
+
+
+def _ints(text: str, what: str) -> list[int]:
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise typer.BadParameter(f"{what} must be comma-separated integers") from None
+    require(values and min(values) >= 1, f"{what} must be positive integers")
+    return values
+
+
+def register(experiment_app: typer.Typer) -> None:
+    from ..cli.app import command
+    from ..cli.experiments import FormatOpt, OutOpt, run_experiment
+
+    @command(experiment_app, "depth-grid")
+    def depth_grid(
+        ctx: typer.Context,
+        out: str = OutOpt,
+        qrels: Optional[str] = typer.Option(None, "--qrels", "-q", help="The full qrels (default: the only one loaded)."),
+        runs: str = typer.Option("all", "--runs", "-r", help="Evaluated runs."),
+        pool_runs: Optional[str] = typer.Option(None, "--pool-runs", help="Runs forming the pools (default: pooled if known, else all)."),
+        pool_depths: str = typer.Option(",".join(map(str, POOL_DEPTHS)), "--pool-depths", help="Pool depths d."),
+        eval_depths: str = typer.Option(",".join(map(str, EVAL_DEPTHS)), "--eval-depths", help="Evaluation depths k."),
+        alpha: float = typer.Option(0.05, "--alpha", help="Significance level."),
+        fmt: str = FormatOpt,
+    ):
+        """Evaluation depth x pooling depth: discriminative power and tau (Webber et al. 2010)."""
+        pds, eds = _ints(pool_depths, "--pool-depths"), _ints(eval_depths, "--eval-depths")
+
+        def body(ectx: ExperimentContext) -> str:
+            con = ectx.con
+            q = qrels or evaluate.default_qrels(con)
+            pr = pool_runs
+            if pr is None:
+                pooled = con.execute("SELECT count(*) FROM run_info WHERE pooled").fetchone()[0]
+                pr = "pooled" if pooled else "all"
+            run_ids = runsets.resolve(con, runs, qrels=q)
+            require(len(run_ids) >= 2, "the depth grid needs at least two runs")
+            ectx.experiment.params.update(qrels=q, pool_runs=pr)
+            return run(ectx, q, run_ids, pr, pds, eds, alpha)
+
+        params = {"runs": runs, "pool_depths": pds, "eval_depths": eds, "alpha": alpha}
+        run_experiment(ctx, Experiment("depth-grid", "Evaluation depth × pooling depth", params),
+                       out, fmt, body)
