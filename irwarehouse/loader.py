@@ -131,20 +131,27 @@ def _run_line_problem(fields: list[str], extra_ok: bool) -> str | None:
     return None
 
 
-def _locate_run_problem(files: list[str], extra_ok: bool) -> str:
-    seen: dict[tuple[str, str, str], tuple[str, int]] = {}
+def _locate_problem(files: list[str], line_problem, key, twice) -> str:
+    """The first bad line of ``files``: ``line_problem(fields)`` names what is wrong with a
+    line; a repeated ``key(fields)`` is reported by ``twice(fields)``. Empty if none found."""
+    seen: dict[tuple, tuple[str, int]] = {}
     for path in files:
         for number, fields in _lines(path):
-            problem = _run_line_problem(fields, extra_ok)
+            problem = line_problem(fields)
             if problem:
                 return f"{path}, line {number}: {problem}"
-            key = (fields[5], fields[0], fields[2])
-            if key in seen:
-                first_path, first_line = seen[key]
-                return (f"{path}, line {number}: document {fields[2]} appears twice for run "
-                        f"{fields[5]}, topic {fields[0]} (first at {first_path}, line {first_line})")
-            seen[key] = (path, number)
+            k = key(fields)
+            if k in seen:
+                first_path, first_line = seen[k]
+                return f"{path}, line {number}: {twice(fields)} (first at {first_path}, line {first_line})"
+            seen[k] = (path, number)
     return ""
+
+
+def _locate_run_problem(files: list[str], extra_ok: bool) -> str:
+    return _locate_problem(
+        files, lambda f: _run_line_problem(f, extra_ok), lambda f: (f[5], f[0], f[2]),
+        lambda f: f"document {f[2]} appears twice for run {f[5]}, topic {f[0]}")
 
 
 def load_runs(con, patterns: Iterable[str], policy: str = "trec_eval", replace: bool = False,
@@ -208,24 +215,19 @@ def _insert_runs(con, files: list[str], policy: str, replace: bool) -> dict:
 
 # ---------------------------------------------------------------------------- qrels
 
+def _qrels_line_problem(fields: list[str]) -> str | None:
+    if len(fields) != 4:
+        return f"expected 4 fields (topic iteration docno rel), found {len(fields)}"
+    try:
+        int(fields[3])
+    except ValueError:
+        return f"relevance {fields[3]!r} is not an integer"
+    return None
+
+
 def _locate_qrels_problem(files: list[str]) -> str:
-    seen: dict[tuple[str, str], tuple[str, int]] = {}
-    for path in files:
-        for number, fields in _lines(path):
-            if len(fields) != 4:
-                return (f"{path}, line {number}: expected 4 fields (topic iteration docno rel), "
-                        f"found {len(fields)}")
-            try:
-                int(fields[3])
-            except ValueError:
-                return f"{path}, line {number}: relevance {fields[3]!r} is not an integer"
-            key = (fields[0], fields[2])
-            if key in seen:
-                first_path, first_line = seen[key]
-                return (f"{path}, line {number}: document {fields[2]} is judged twice for topic "
-                        f"{fields[0]} (first at {first_path}, line {first_line})")
-            seen[key] = (path, number)
-    return ""
+    return _locate_problem(files, _qrels_line_problem, lambda f: (f[0], f[2]),
+                           lambda f: f"document {f[2]} is judged twice for topic {f[0]}")
 
 
 def load_qrels(con, patterns: Iterable[str], name: str, replace: bool = False,
