@@ -48,11 +48,16 @@ class ExperimentContext:
         self._blocks: list[str] = []
         self.tables: dict[str, pd.DataFrame] = {}
         self.show_progress = sys.stderr.isatty() if progress is None else progress
+        # when runs or loaded qrels change, earlier cells no longer describe the data
+        self._data_stamp = str(con.execute(
+            "SELECT (SELECT max(loaded_at) FROM run_loads), (SELECT max(created_at) "
+            "FROM qrels_info WHERE parent IS NULL)").fetchone())
 
     @property
     def _params_key(self) -> str:
-        """Cells are kept per parameter set (the parameters as they are when a cell runs)."""
-        text = json.dumps(self.experiment.params, sort_keys=True, default=str)
+        """Cells are kept per parameter set (the parameters as they are when a cell runs) and
+        per state of the loaded data."""
+        text = json.dumps([self.experiment.params, self._data_stamp], sort_keys=True, default=str)
         return hashlib.sha1(text.encode()).hexdigest()[:12]
 
     # ---------------------------------------------------------------- cells
