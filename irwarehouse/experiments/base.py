@@ -51,7 +51,7 @@ class ExperimentContext:
         # when runs or loaded qrels change, earlier cells no longer describe the data
         self._data_stamp = str(con.execute(
             "SELECT (SELECT max(loaded_at) FROM run_loads), (SELECT max(created_at) "
-            "FROM qrels_info WHERE parent IS NULL)").fetchone())
+            "FROM qrels_info WHERE parent IS NULL)").fetchall()[0])
 
     @property
     def _params_key(self) -> str:

@@ -1,0 +1,379 @@
+"""``irw experiment agreement``: are evaluation measures identical with binary judgements?
+(Shokouhi, Yilmaz, Craswell, Robertson 2009; SPEC §6 "Metric agreement").
+
+Two measures A and B **agree** on a pair of rankings l_i, l_j (binary relevance vectors of
+length N) when sign(A(l_i) − A(l_j)) = sign(B(l_i) − B(l_j)) — both tying counts as
+agreement. With fuzziness Δ > 0 they **disagree** only when they prefer opposite rankings
+and both |differences| exceed Δ. The agreement rate of A and B is the fraction of pairs
+(of distinct vectors) on which they agree, over
+
+- ``uniform``: all pairs of the 2^N possible vectors — enumerated exactly while 2^N is at
+  most :data:`EXACT_LIMIT` (N = 10: 1,024 vectors, 523,776 pairs), otherwise Monte Carlo:
+  pairs of random vectors with p(relevant) = 0.5 at every rank;
+- ``sampled``: pairs of the rankings of real runs — every (run, topic) of the warehouse
+  gives the binary relevance vector of its top N under a qrels (fetched with the
+  ``ranking(q)`` table macro); a pair of distinct vectors u, v counts c_u · c_v times, c the
+  number of rankings with that vector. Exact over the distinct vectors while there are at
+  most :data:`EXACT_LIMIT`, Monte Carlo over pairs of rankings otherwise.
+
+The measures are computed on the vectors in numpy
+(:func:`irwarehouse.experiments.vector_measures.binary_scores`, tested against the SQL
+measures), with R = N. Two scores closer than 1e-12 (relative) count as a tie: double
+precision cannot tell such lists apart anyway (RBP(0.5) gives rank 54 a weight below 1e-16).
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import List, Optional
+
+import numpy as np
+import pandas as pd
+import typer
+
+from .. import evaluate as ev
+from .. import measures as ms
+from .. import runsets
+from ..errors import IrwError
+from .base import Experiment, ExperimentContext
+from .vector_measures import all_vectors, binary_scores, check_vector_measure
+
+DEFAULT_MEASURES = ["AP", "DCG", "P@10", "RBP(p=0.5)", "RBP(p=0.8)"]
+MODES = ("uniform", "sampled")
+#: Exact enumeration while there are at most this many distinct vectors (uniform: N <= 13).
+EXACT_LIMIT = 8192
+#: Monte Carlo pairs when --samples is not given and enumeration is infeasible.
+DEFAULT_SAMPLES = 200_000
+TIE_RTOL = 1e-12
+_CHUNK = 1 << 20  # elements of one working array
+
+
+# ---------------------------------------------------------------------------------------
+# The agreement predicate and rates (vectorized; no loop over pairs)
+# ---------------------------------------------------------------------------------------
+
+
+def _signs(x: np.ndarray, y: np.ndarray):
+    """sign(x − y) with ties within TIE_RTOL, and |x − y|."""
+    d = x - y
+    tol = TIE_RTOL * np.maximum(1.0, np.maximum(np.abs(x), np.abs(y)))
+    return np.where(np.abs(d) <= tol, 0, np.sign(d)).astype(np.int8), np.abs(d)
+
+
+def agree(sign_a, abs_a, sign_b, abs_b, delta: float) -> np.ndarray:
+    """Elementwise agreement of measures A and B on pairs, from the signs and sizes of their
+    score differences (SPEC §6): Δ = 0 — equal signs (both ties agree); Δ > 0 — disagree
+    only on opposite preferences with both |differences| > Δ."""
+    if delta <= 0:
+        return sign_a == sign_b
+    return ~((sign_a * sign_b < 0) & (abs_a > delta) & (abs_b > delta))
+
+
+def exact_rates(S: np.ndarray, deltas, weights: np.ndarray | None = None):
+    """Agreement rates over all unordered pairs of distinct items (columns of ``S``).
+
+    ``S``: (measures x items) scores; ``weights``: an integer multiplicity per item (pair
+    u < v counts w_u · w_v), default 1. Returns (rates[delta][k] for the measure pairs
+    ``combinations(range(M), 2)`` in order, total pair weight)."""
+    M, n = S.shape
+    w = np.ones(n, dtype=np.int64) if weights is None else np.asarray(weights, dtype=np.int64)
+    pairs = list(combinations(range(M), 2))
+    agreed = np.zeros((len(deltas), len(pairs)), dtype=np.int64)
+    total = 0
+    step = max(1, _CHUNK // max(1, n))
+    cols = np.arange(n)
+    for s in range(0, n, step):
+        e = min(n, s + step)
+        W = np.where(cols[None, :] > np.arange(s, e)[:, None], w[s:e, None] * w[None, :], 0)
+        total += int(W.sum())
+        sg = [_signs(S[m, s:e, None], S[m, None, :]) for m in range(M)]
+        for di, delta in enumerate(deltas):
+            for k, (a, b) in enumerate(pairs):
+                ok = agree(sg[a][0], sg[a][1], sg[b][0], sg[b][1], delta)
+                agreed[di, k] += int(W[ok].sum())
+    rates = agreed / total if total else np.full(agreed.shape, np.nan)
+    return rates, total
+
+
+def pair_rates(Si: np.ndarray, Sj: np.ndarray, deltas):
+    """Agreement rates over given pairs: ``Si``, ``Sj`` (measures x pairs) hold the scores
+    of the two rankings of each pair. Returns rates[delta][k] over the measure pairs."""
+    M = Si.shape[0]
+    pairs = list(combinations(range(M), 2))
+    sg = [_signs(Si[m], Sj[m]) for m in range(M)]
+    return np.array([[agree(sg[a][0], sg[a][1], sg[b][0], sg[b][1], d).mean() for a, b in pairs]
+                     for d in deltas])
+
+
+# ---------------------------------------------------------------------------------------
+# The vectors: all of them, random ones, or those of real runs
+# ---------------------------------------------------------------------------------------
+
+
+def scores_of(V: np.ndarray, measures: list[ms.Measure]) -> np.ndarray:
+    """(measures x vectors) scores of the rows of V (R = N)."""
+    return binary_scores(V, measures)
+
+
+def real_vectors(con, qrels: str, run_ids: list[str], n: int) -> pd.DataFrame:
+    """The distinct binary relevance vectors of the top ``n`` of the rankings of ``run_ids``
+    under ``qrels`` (relevant: grade >= 1; a ranking shorter than n is padded with
+    non-relevant ranks), with how many (run, topic) rankings have each. Topics: the qrels's
+    topic set, for the runs that answered them. Columns: relevant_ranks (text '1,3,7'),
+    rankings."""
+    return con.execute("""
+        WITH answered AS (
+            SELECT rt.run_id, rt.topic FROM run_topics rt
+            JOIN topic_sets ts ON ts.qrels = $q AND ts.topic = rt.topic
+            WHERE list_contains($runs, rt.run_id)
+        ), rel AS (
+            SELECT run_id, topic, string_agg(rank::VARCHAR, ',' ORDER BY rank) AS relevant_ranks
+            FROM ranking($q)
+            WHERE grade >= 1 AND rank <= $n AND list_contains($runs, run_id)
+            GROUP BY run_id, topic
+        )
+        SELECT coalesce(rel.relevant_ranks, '') AS relevant_ranks, count(*) AS rankings
+        FROM answered a LEFT JOIN rel ON rel.run_id = a.run_id AND rel.topic = a.topic
+        GROUP BY 1 ORDER BY rankings DESC, relevant_ranks
+    """, {"q": qrels, "runs": run_ids, "n": n}).df()
+
+
+def vectors_from_ranks(texts, n: int) -> np.ndarray:
+    """Rows of 0/1 from texts '1,3,7' of relevant ranks."""
+    V = np.zeros((len(texts), n), dtype=np.uint8)
+    for row, text in enumerate(texts):
+        if text:
+            V[row, np.array(text.split(","), dtype=np.int64) - 1] = 1
+    return V
+
+
+def _bits(v: np.ndarray, limit: int = 40) -> str:
+    text = "".join("1" if x else "0" for x in v[:limit])
+    return text + ("…" if len(v) > limit else "")
+
+
+# ---------------------------------------------------------------------------------------
+# One (mode, N) cell
+# ---------------------------------------------------------------------------------------
+
+
+def _rows(measures, rates, deltas, n, mode, pairs, method, std_error, vectors, rankings):
+    labels = [str(m) for m in measures]
+    out = []
+    for di, delta in enumerate(deltas):
+        for k, (a, b) in enumerate(combinations(range(len(labels)), 2)):
+            rate = float(rates[di][k])
+            se = (float(np.sqrt(rate * (1 - rate) / pairs)) if std_error and pairs else np.nan)
+            out.append({"measure_a": labels[a], "measure_b": labels[b], "n": n, "delta": delta,
+                        "mode": mode, "agreement": rate, "pairs": pairs, "method": method,
+                        "std_error": se, "vectors": vectors, "rankings": rankings})
+    return pd.DataFrame(out)
+
+
+def uniform_cell(measures, n: int, deltas, samples: int, seed: int) -> pd.DataFrame:
+    """All pairs of the 2^n vectors (exact), or ``samples`` random pairs (Monte Carlo)."""
+    if samples == 0 and 2**min(n, 63) <= EXACT_LIMIT:
+        S = scores_of(all_vectors(n), measures)
+        rates, total = exact_rates(S, deltas)
+        return _rows(measures, rates, deltas, n, "uniform", total, "exact", False, 2**n, 2**n)
+    samples = samples or DEFAULT_SAMPLES
+    rng = np.random.default_rng(seed)
+    step = int(np.clip((1 << 22) // n, 1024, 1 << 16))  # pairs per batch (BLAS likes big ones)
+    nbytes = -(-n // 8)
+    Si, Sj, used = [], [], 0
+    for s in range(0, samples, step):
+        size = min(step, samples - s)
+        # p(relevant) = 0.5 at every rank: the bits of uniform random bytes
+        bits = np.unpackbits(rng.integers(0, 256, size=(2 * size, nbytes), dtype=np.uint8),
+                             axis=1, count=n)
+        A, B = bits[:size], bits[size:]
+        distinct = (A != B).any(axis=1)  # pairs of identical vectors are not pairs
+        Si.append(scores_of(A[distinct].astype(np.float64), measures))
+        Sj.append(scores_of(B[distinct].astype(np.float64), measures))
+        used += int(distinct.sum())
+    rates = pair_rates(np.hstack(Si), np.hstack(Sj), deltas)
+    return _rows(measures, rates, deltas, n, "uniform", used, "monte-carlo", True, 2 * used, 2 * used)
+
+
+def sampled_cell(measures, n: int, deltas, samples: int, seed: int,
+                 vectors: pd.DataFrame) -> pd.DataFrame:
+    """Pairs of real rankings with distinct vectors (``vectors``: relevant_ranks, rankings)."""
+    counts = vectors["rankings"].to_numpy(np.int64)
+    total_rankings = int(counts.sum())
+    if len(counts) < 2:
+        raise IrwError(f"the rankings have fewer than two distinct relevance vectors at N = {n}: "
+                       "no pair to compare")
+    S = scores_of(vectors_from_ranks(vectors["relevant_ranks"].tolist(), n), measures)
+    if samples == 0 and len(counts) <= EXACT_LIMIT:
+        rates, total = exact_rates(S, deltas, counts)
+        return _rows(measures, rates, deltas, n, "sampled", total, "exact", False, len(counts),
+                     total_rankings)
+    samples = samples or DEFAULT_SAMPLES
+    rng = np.random.default_rng(seed)
+    prob = counts / total_rankings
+    i = rng.choice(len(counts), size=samples, p=prob)
+    j = rng.choice(len(counts), size=samples, p=prob)
+    keep = i != j  # two rankings with the same vector are not a pair
+    rates = pair_rates(S[:, i[keep]], S[:, j[keep]], deltas)
+    return _rows(measures, rates, deltas, n, "sampled", int(keep.sum()), "monte-carlo", True,
+                 len(counts), total_rankings)
+
+
+# ---------------------------------------------------------------------------------------
+# The experiment
+# ---------------------------------------------------------------------------------------
+
+MAIN_COLUMNS = ["measure_a", "measure_b", "n", "delta", "mode", "agreement", "pairs", "method",
+                "std_error"]
+
+
+def run(ectx: ExperimentContext, measures: list[ms.Measure], ns: list[int], deltas: list[float],
+        modes: list[str], seed: int, samples: int, qrels: str | None, run_ids: list[str] | None) -> str:
+    con = ectx.con
+    frames, vector_rows = [], []
+    cells = [(mode, n) for mode in modes for n in ns]
+    for mode, n in ectx.progress(cells, "agreement"):
+        if mode == "uniform":
+            frame = ectx.cell(f"uniform-n{n}",
+                              lambda: uniform_cell(measures, n, deltas, samples, seed))
+        else:
+            vectors = ectx.cell(f"vectors-n{n}", lambda: real_vectors(con, qrels, run_ids, n))
+            frame = ectx.cell(f"sampled-n{n}",
+                              lambda: sampled_cell(measures, n, deltas, samples, seed, vectors))
+            top = vectors.head(10)
+            V = vectors_from_ranks(top["relevant_ranks"].tolist(), n)
+            total = int(vectors["rankings"].sum())
+            for v, count in zip(V, top["rankings"]):
+                vector_rows.append({"n": n, "vector": _bits(v), "relevant": int(v.sum()),
+                                    "rankings": int(count), "fraction": count / total})
+        frames.append(frame)
+    result = pd.concat(frames, ignore_index=True)
+    main = result[MAIN_COLUMNS]
+
+    ectx.text(
+        "Agreement of evaluation measures on binary relevance vectors of length N (Shokouhi et "
+        "al. 2009). For two rankings l_i and l_j, measures A and B agree when "
+        "sign(A(l_i) − A(l_j)) = sign(B(l_i) − B(l_j)) (both tying counts as agreement); with "
+        "Δ > 0 they disagree only when they prefer opposite rankings and both differences "
+        "exceed Δ. AP uses R = N; P@10 divides by 10 whatever N. Pairs are pairs of distinct "
+        "vectors. *uniform*: all pairs of the 2^N vectors (exact) or random pairs with "
+        "p(relevant) = 0.5 (Monte Carlo, std_error = √(a(1−a)/pairs)); *sampled*: pairs of the "
+        "real rankings of the warehouse's runs, each pair of distinct vectors weighted by how "
+        "many rankings have them. Scores within 1e-12 (relative) of each other tie.")
+    ectx.table("agreement", main, "Agreement rate of each pair of measures")
+    summary = (result.groupby(["mode", "n", "method"], sort=False)
+               .agg(vectors=("vectors", "first"), rankings=("rankings", "first"),
+                    pairs=("pairs", "first")).reset_index())
+    ectx.table("vectors", summary, "Vectors and pairs behind each (mode, N): vectors — distinct "
+               "relevance vectors (uniform Monte Carlo: vectors drawn); rankings — the rankings "
+               "they stand for (sampled: real (run, topic) rankings; uniform: one per vector)")
+    if vector_rows:
+        ectx.table("frequent_vectors", pd.DataFrame(vector_rows),
+                   "The most frequent relevance vectors of the real rankings (sampled mode)")
+    _figure(ectx, main, [str(m) for m in measures])
+    lowest = main.loc[main["agreement"].idxmin()]
+    highest = main.loc[main["agreement"].idxmax()]
+    ectx.text(f"Lowest agreement: {lowest.measure_a} vs {lowest.measure_b} "
+              f"({lowest['mode']}, N = {lowest.n}, Δ = {lowest.delta:g}): {lowest.agreement:.4f}; "
+              f"highest: {highest.measure_a} vs {highest.measure_b} ({highest['mode']}, "
+              f"N = {highest.n}, Δ = {highest.delta:g}): {highest.agreement:.4f}.")
+    return "agreement"
+
+
+def _figure(ectx: ExperimentContext, main: pd.DataFrame, labels: list[str]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    groups = list(main.groupby(["mode", "n", "delta"], sort=False))[:12]
+    cols = min(3, len(groups))
+    rows = -(-len(groups) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 4.0 * rows), squeeze=False)
+    index = {label: i for i, label in enumerate(labels)}
+    for ax, ((mode, n, delta), frame) in zip(axes.ravel(), groups):
+        A = np.eye(len(labels))
+        for r in frame.itertuples():
+            A[index[r.measure_a], index[r.measure_b]] = A[index[r.measure_b], index[r.measure_a]] = r.agreement
+        image = ax.imshow(A, vmin=min(0.5, float(A.min())), vmax=1.0, cmap="viridis")
+        ax.set_xticks(range(len(labels)), labels, rotation=45, ha="right", fontsize=8)
+        ax.set_yticks(range(len(labels)), labels, fontsize=8)
+        for a in range(len(labels)):
+            for b in range(len(labels)):
+                ax.text(b, a, f"{A[a, b]:.3f}", ha="center", va="center", fontsize=7,
+                        color="white" if A[a, b] < 0.8 else "black")
+        ax.set_title(f"{mode}, N = {n}, Δ = {delta:g}", fontsize=9)
+        fig.colorbar(image, ax=ax, fraction=0.046)
+    for ax in axes.ravel()[len(groups):]:
+        ax.axis("off")
+    fig.tight_layout()
+    ectx.figure("matrix", fig, "Agreement rate of each pair of measures")
+
+
+def _split(values: list[str], kind, option: str) -> list:
+    """Values of a repeatable, comma-separated option, converted, without repeats."""
+    out = []
+    for piece in (p.strip() for v in values for p in str(v).split(",")):
+        if piece:
+            try:
+                out.append(kind(piece))
+            except ValueError:
+                raise IrwError(f"{option}: bad value {piece!r}") from None
+    if not out:
+        raise IrwError(f"{option}: no value given")
+    return list(dict.fromkeys(out))
+
+
+def register(experiment_app) -> None:
+    from ..cli.app import command
+    from ..cli.experiments import FormatOpt, OutOpt, run_experiment
+
+    @command(experiment_app, "agreement")
+    def agreement_cmd(
+        ctx: typer.Context,
+        out: str = OutOpt,
+        n: List[str] = typer.Option(["10"], "--n", help="Length N of the relevance vectors (comma-separated or repeated)."),
+        delta: List[str] = typer.Option(["0"], "--delta", help="Fuzziness Δ >= 0 (comma-separated or repeated)."),
+        mode: List[str] = typer.Option(["uniform"], "--mode", help="uniform | sampled (comma-separated or repeated)."),
+        measure: List[str] = typer.Option(DEFAULT_MEASURES, "--measure", "-m",
+                                          help="Measures (repeatable; default AP, DCG, P@10, RBP(p=0.5), RBP(p=0.8))."),
+        seed: int = typer.Option(0, "--seed", help="Random seed of the Monte Carlo samples."),
+        samples: int = typer.Option(0, "--samples", help=f"Monte Carlo pairs; 0: exact enumeration while at most {EXACT_LIMIT} distinct vectors, else {DEFAULT_SAMPLES:,} pairs."),
+        qrels: Optional[str] = typer.Option(None, "--qrels", "-q", help="Qrels of the sampled mode (default: the only one loaded)."),
+        runs: str = typer.Option("all", "--runs", "-r", help="Runs of the sampled mode (run spec)."),
+        fmt: str = FormatOpt,
+    ):
+        """Metric agreement on binary relevance vectors (Shokouhi et al. 2009)."""
+        parsed = ms.parse_all(measure)
+        for m in parsed:
+            check_vector_measure(m)
+        if len(parsed) < 2:
+            raise IrwError("agreement needs at least two measures")
+        modes = _split(mode, str, "--mode")
+        bad = [m for m in modes if m not in MODES]
+        if bad:
+            raise IrwError(f"unknown mode {bad[0]!r}; valid: {', '.join(MODES)}")
+        ns = _split(n, int, "--n")
+        if any(x < 1 for x in ns):
+            raise IrwError("--n must be at least 1")
+        deltas = _split(delta, float, "--delta")
+        if any(not 0 <= d < float("inf") for d in deltas):
+            raise IrwError("--delta must be >= 0")
+        if samples < 0:
+            raise IrwError("--samples must be >= 0")
+        params = {"measures": [str(m) for m in parsed], "n": ns, "delta": deltas, "mode": modes,
+                  "seed": seed, "samples": samples}
+
+        def body(ectx: ExperimentContext) -> str:
+            con = ectx.con
+            name, run_ids = None, None
+            if "sampled" in modes:
+                name = qrels or ev.default_qrels(con)
+                ev.qrels_info(con, name)
+                run_ids = runsets.resolve(con, runs, qrels=name)
+                # the parameters (and the cells kept under them) name the qrels and runs used
+                ectx.experiment.params.update(qrels=name, runs=runs, n_runs=len(run_ids))
+            return run(ectx, parsed, ns, deltas, modes, seed, samples, name, run_ids)
+
+        run_experiment(ctx, Experiment("agreement", "Metric agreement (Shokouhi et al. 2009)", params),
+                       out, fmt, body)

@@ -1,0 +1,240 @@
+"""Vectorized measures: the two places where the SQL measure engine is not the right tool.
+
+Every score the warehouse reports comes from the SQL measures of ``sql/measures/``. Two
+analyses of SPEC §6 need scores the engine cannot give efficiently, and compute them here,
+in numpy, with tests that they equal the SQL measures (``tests/test_experiment_agreement.py``
+and ``tests/test_experiment_uncertainty.py`` load the same rankings into a warehouse and
+compare with :func:`irwarehouse.evaluate.evaluate`):
+
+1. **Synthetic relevance vectors** (metric agreement, Shokouhi et al. 2009): all 2^N binary
+   relevance vectors of length N, or millions of random ones, have no runs or qrels to run
+   SQL on. :func:`binary_scores` scores a matrix of vectors (one per row) with a measure of
+   the catalogue; R (the number of relevant documents of the "topic") is N by default, so
+   that every vector is a possible ranking.
+
+2. **RBP over a grid of persistences** (the per-topic best fit of Moffat, Scholer, Yang
+   2018: 500 values of φ). One SQL pass with 500 ``RBP(p=φ)`` measures evaluates the
+   polynomial 500 times per judged row; here the judged rows are pulled from SQL **once**
+   (:func:`gain_data`, from the warehouse's judged base relation) and the polynomial is
+   evaluated for all φ at once as a sparse (run·topic × rank) matrix of gains times a dense
+   (rank × φ) matrix of weights φ^(i−1) (:func:`rbp_grid`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import evaluate
+from ..errors import IrwError
+from ..measures import Measure
+
+# ---------------------------------------------------------------------------------------
+# 1. Binary relevance vectors
+# ---------------------------------------------------------------------------------------
+
+#: Measures :func:`binary_scores` computes, and the parameters each may carry.
+VECTOR_MEASURES = {
+    "P": (), "R": (), "SP": (), "AP": (), "RR": (), "Success": (),
+    "DCG": ("discount", "base"), "nDCG": ("discount", "base"), "RBP": ("p",),
+}
+
+
+def check_vector_measure(measure: Measure) -> None:
+    """Refuse a measure :func:`binary_scores` cannot compute (with the list of those it can)."""
+    allowed = VECTOR_MEASURES.get(measure.name)
+    if allowed is None:
+        raise IrwError(f"measure {measure} cannot be computed on synthetic relevance vectors; "
+                       f"supported: {', '.join(VECTOR_MEASURES)} (binary relevance, R = N)")
+    extra = [k for k, _ in measure.params if k not in allowed]
+    if extra:
+        raise IrwError(f"measure {measure}: parameter(s) {', '.join(extra)} have no meaning on "
+                       "binary relevance vectors" + (f"; allowed: {', '.join(allowed)}" if allowed else ""))
+
+
+def _discount(measure: Measure, ranks: np.ndarray) -> np.ndarray:
+    """1/log_b(i + 1) (log2p1, trec_eval) or 1/log_b(max(b, i)) (jk), as in the SQL engine."""
+    base = float(measure.get("base"))
+    if measure.get("discount") == "jk":
+        return np.log(base) / np.log(np.maximum(base, ranks))
+    return np.log(base) / np.log(ranks + 1.0)
+
+
+def _linear_weights(measure: Measure, N: int, R: int) -> np.ndarray | None:
+    """w with score = V @ w for the measures linear in the relevance vector (P, R, DCG,
+    nDCG, RBP); None for the others (SP, AP, RR, Success)."""
+    k = measure.cutoff
+    K = N if k is None else min(k, N)
+    ranks = np.arange(1, K + 1, dtype=np.float64)
+    w = np.zeros(N)
+    name = measure.name
+    if name == "P":
+        w[:K] = 1.0 / (k if k is not None else N)
+    elif name == "R":
+        w[:K] = 1.0 / R if R > 0 else 0.0
+    elif name == "DCG":
+        w[:K] = _discount(measure, ranks)
+    elif name == "nDCG":
+        ideal_len = R if k is None else min(k, R)
+        idcg = _discount(measure, np.arange(1, ideal_len + 1, dtype=np.float64)).sum()
+        w[:K] = _discount(measure, ranks) / idcg if idcg > 0 else 0.0
+    elif name == "RBP":
+        p = float(measure.get("p"))
+        w[:K] = (1.0 - p) * p ** (ranks - 1.0)
+    else:
+        return None
+    return w
+
+
+def binary_scores(V: np.ndarray, measures, R: int | None = None) -> np.ndarray:
+    """Score every row of ``V`` (vectors x N, entries 0/1: r_i of ranks 1..N) with each of
+    ``measures`` (one :class:`Measure` or a list); returns (vectors,) or (measures x vectors).
+
+    The vectors are fully judged rankings of length N of a topic with ``R`` relevant
+    documents (default R = N). Definitions as in SPEC §2 and the SQL measures: P@k divides
+    by k (no k: by N, the documents retrieved); R@k and AP@k by R; RR and Success look
+    within k; DCG/nDCG use the measure's discount (nDCG: the ideal ranking of R relevant
+    documents truncated at k); RBP = (1 − p) Σ r_i p^(i−1) (binary gains, g_max = 1).
+    The measures linear in the vector (P, R, DCG, nDCG, RBP) cost one matrix product
+    together.
+    """
+    single = isinstance(measures, Measure)
+    measures = [measures] if single else list(measures)
+    for m in measures:
+        check_vector_measure(m)
+    V = np.asarray(V)
+    if V.ndim != 2:
+        raise ValueError(f"expected a (vectors x N) matrix, got shape {V.shape}")
+    n_vec, N = V.shape
+    R = N if R is None else int(R)
+    Vf = V.astype(np.float64, copy=False)
+    out = np.empty((len(measures), n_vec))
+    weights = [_linear_weights(m, N, R) for m in measures]
+    linear = [i for i, w in enumerate(weights) if w is not None]
+    if linear:
+        out[linear] = (Vf @ np.column_stack([weights[i] for i in linear])).T
+    cum = None
+    for i, measure in enumerate(measures):
+        if weights[i] is not None:
+            continue
+        k = measure.cutoff
+        K = N if k is None else min(k, N)
+        ranks = np.arange(1, K + 1, dtype=np.float64)
+        Vk = Vf[:, :K]
+        if measure.name in ("SP", "AP"):
+            if cum is None:
+                cum = np.cumsum(Vf, axis=1)  # C(i), exact in float64
+            sp = (Vk * cum[:, :K]) @ (1.0 / ranks)  # SP = sum_i r_i C(i) / i
+            out[i] = sp if measure.name == "SP" else (sp / R if R > 0 else 0.0)
+        else:  # RR, Success
+            has = Vk.any(axis=1)
+            if measure.name == "Success":
+                out[i] = has
+            else:
+                out[i] = np.where(has, 1.0 / (np.argmax(Vk > 0, axis=1) + 1.0), 0.0)
+    return out[0] if single else out
+
+
+def all_vectors(N: int) -> np.ndarray:
+    """The 2^N binary relevance vectors of length N (row v has r_i = bit i−1 of v), uint8."""
+    if N > 24:
+        raise IrwError(f"cannot enumerate 2^{N} relevance vectors; use Monte Carlo (--samples)")
+    codes = np.arange(2**N, dtype=np.int64)
+    return ((codes[:, None] >> np.arange(N)) & 1).astype(np.uint8)
+
+
+# ---------------------------------------------------------------------------------------
+# 2. RBP for a grid of persistences
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class GainData:
+    """The judged retrieved documents of some runs under a qrels, as sparse matrices over
+    (run·topic, rank): row = run index · len(topics) + topic index, column = rank − 1.
+
+    ``gain`` holds g_i / g_max (the default gain map of the SQL engine: gain = grade for
+    grades >= 1, g_max = the topic's largest grade in its topic qrels); ``judged`` is 1 on
+    every judged rank (grade >= 0). Runs that did not answer a topic have empty rows.
+    """
+
+    qrels: str
+    run_ids: list[str]
+    topics: list[str]
+    gain: "object"  # scipy.sparse.csr_matrix
+    judged: "object"  # scipy.sparse.csr_matrix
+    max_rank: int
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return len(self.run_ids), len(self.topics)
+
+
+def gain_data(con, qrels: str, run_ids: list[str], topics: list[str] | None = None) -> GainData:
+    """Pull, in one query over the judged base relation, every judged retrieved document of
+    ``run_ids`` under ``qrels`` with its normalized gain. ``topics`` defaults to the qrels's
+    topic set (its topic qrels's topics with at least one relevant document)."""
+    from scipy import sparse
+
+    name, topic_qrels = evaluate.qrels_info(con, qrels)
+    root = evaluate.root_qrels(con, name)
+    evaluate.ensure_base(con, root)
+    if topics is None:
+        topics = [r[0] for r in con.execute(
+            "SELECT topic FROM topic_sets WHERE qrels = ? ORDER BY topic", [name]).fetchall()]
+    # The root's materialized base, restricted to this qrels's judgments when it is derived
+    # (a derived qrels judges a subset of its root's documents); g_max as evaluate.sql's
+    # gstats. Rows come back as integer (run·topic, rank) coordinates.
+    subset = ("JOIN qrels j ON j.qrels = $q AND j.topic = b.topic AND j.docno = b.docno "
+              "AND j.rel >= 0" if root != name else "")
+    cols = con.execute(f"""
+        SELECT (r.i - 1) * $n_topics + (t.i - 1) AS row, b.rank - 1 AS col,
+               CASE WHEN b.grade >= 1 AND g.gmax > 0 THEN b.grade / g.gmax ELSE 0.0 END AS gain
+        FROM irw_base b {subset}
+        JOIN (SELECT unnest($runs) AS run_id, generate_subscripts($runs, 1) AS i) AS r
+          ON r.run_id = b.run_id
+        JOIN (SELECT unnest($topics) AS topic, generate_subscripts($topics, 1) AS i) AS t
+          ON t.topic = b.topic
+        LEFT JOIN (SELECT topic, greatest(max(rel), 0) AS gmax FROM qrels
+                   WHERE qrels = $topic_qrels AND rel >= 0 GROUP BY topic) AS g ON g.topic = b.topic
+        WHERE b.qrels = $root
+    """, {"root": root, "topic_qrels": topic_qrels, "runs": list(run_ids), "topics": list(topics),
+          "n_topics": len(topics), **({"q": name} if subset else {})}).fetchnumpy()
+    row = np.asarray(cols["row"], dtype=np.int64)
+    col = np.asarray(cols["col"], dtype=np.int64)
+    gain = np.asarray(cols["gain"], dtype=np.float64)
+    max_rank = int(col.max()) + 1 if len(col) else 1
+    shape = (len(run_ids) * len(topics), max_rank)
+    keep = gain > 0
+    G = sparse.csr_matrix((gain[keep], (row[keep], col[keep])), shape=shape)
+    J = sparse.csr_matrix((np.ones(len(col)), (row, col)), shape=shape)
+    return GainData(name, list(run_ids), list(topics), G, J, max_rank)
+
+
+def rbp_grid(data: GainData, phis, residual: bool = False):
+    """RBP(p=φ) — and with ``residual`` also RBPres(p=φ) — of every run and topic of
+    ``data`` for every φ of ``phis``, without a cut-off; arrays of shape (φ, runs, topics).
+
+    Base: (1 − φ) Σ_i g_i φ^(i−1) over the relevant ranks. Residual: (1 − φ) Σ over the
+    unjudged ranks of the ranking plus the tail φ^n, which equals 1 − (1 − φ) Σ over the
+    judged ranks of φ^(i−1) (a run without the topic: 1). The powers φ^(i−1) form one dense
+    (rank × φ) matrix, so all φ cost one sparse matrix product. Equal to the SQL measures
+    ``RBP(p=φ)`` / ``RBPres(p=φ)`` up to floating-point rounding (tested).
+    """
+    phis = np.asarray(phis, dtype=np.float64).ravel()
+    if phis.size == 0 or np.any((phis <= 0) | (phis >= 1)):
+        raise IrwError("every persistence must lie strictly between 0 and 1")
+    exponents = np.arange(data.max_rank, dtype=np.float64)[:, None]
+    W = np.exp(exponents * np.log(phis)[None, :])  # (rank, φ): φ^(i−1)
+    n_runs, n_topics = data.shape
+    scale = 1.0 - phis
+
+    def shaped(M):  # (run·topic, φ) -> (φ, runs, topics)
+        return np.ascontiguousarray(np.asarray(M).T.reshape(len(phis), n_runs, n_topics))
+
+    base = shaped((data.gain @ W) * scale[None, :])
+    if not residual:
+        return base
+    res = shaped(1.0 - (data.judged @ W) * scale[None, :])
+    return base, res
