@@ -23,6 +23,7 @@ DEFAULT_DB = "irw.duckdb"
 SCHEMA_VERSION = "2"
 # Templates run (in order) whenever a warehouse is opened for writing: tables, then views.
 SCHEMA_TEMPLATES = ["schema.sql", "views.sql", "pools.sql"]
+SCHEMA_TEMPLATES.append("standardize_schema.sql")  # score standardization (issue 5)
 
 
 def sql_dir() -> Path:

@@ -7,6 +7,7 @@ from . import core  # noqa: F401  (registers the commands)
 from . import pools  # noqa: F401
 from . import stats  # noqa: F401
 from . import experiments  # noqa: F401
+from . import standardize  # noqa: F401
 from .app import app
 
 __all__ = ["app"]

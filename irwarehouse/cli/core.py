@@ -78,6 +78,7 @@ def eval_cmd(
     aggregate: str = typer.Option("mean", "--aggregate", help="mean (arithmetic) | gm (geometric, as trec_eval gm_map)."),
     fmt: str = typer.Option("table", "--format", "-f", help="table | csv | json | trec"),
     store: bool = typer.Option(True, "--store/--no-store", help="Keep the per-topic scores in the scores table."),
+    standardize: Optional[str] = typer.Option(None, "--standardize", help="Report Phi(z) under this factor set (irw standardize) instead of raw values."),
 ):
     """Evaluate runs: per-topic scores are computed in SQL and kept in the `scores` table."""
     check_format(fmt, output.FORMATS)
@@ -87,6 +88,9 @@ def eval_cmd(
         run_ids = runsets.resolve(con, runs, qrels=qrels_name)
         per = ev.evaluate(con, qrels_name, parsed, run_ids, topics=topics, max_docs=max_docs,
                           rel_level=rel_level, store=store)
+        if standardize:  # per-topic values become Phi(z); the stored scores stay raw
+            from ..standardize import apply_factors
+            per = apply_factors(con, per, standardize)
         labels = [str(m) for m in parsed]
         means = ev.aggregate(per, aggregate)
         if fmt == "trec":

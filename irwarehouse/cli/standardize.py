@@ -1,0 +1,302 @@
+"""Commands for score standardization and collections: ``irw standardize ...`` and
+``irw collections ...`` (Webber, Moffat & Zobel, SIGIR 2008; SPEC section 4)."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from typing import List, Optional
+
+import pandas as pd
+import typer
+
+from .. import output, runsets
+from .. import evaluate as ev
+from .. import measures as ms
+from .. import standardize as st
+from ..errors import IrwError
+from .app import FormatOpt, app, check_format, command, open_warehouse, say
+
+standardize_app = typer.Typer(
+    help="Score standardization: factor sets (per-topic mean and sd of reference runs), "
+         "standardized scores Phi(z), export/import, and the reference-size experiment.",
+    no_args_is_help=True)
+collections_app = typer.Typer(
+    help="Collections (named topic subsets of a qrels) and cross-collection comparison of runs.",
+    no_args_is_help=True)
+app.add_typer(standardize_app, name="standardize")
+app.add_typer(collections_app, name="collections")
+
+QrelsOpt = typer.Option(None, "--qrels", "-q", help="Qrels name (default: the only one loaded from a file).")
+RunsOpt = typer.Option("all", "--runs", "-r", help="Run spec of the evaluated runs: all, pooled, team:NAME, @FILE or run ids.")
+ReferenceOpt = typer.Option(None, "--reference", help="Run spec of the reference (standardizing) runs (default: the evaluated runs).")
+FactorsOpt = typer.Option(None, "--factors", help="Standardize with this stored factor set instead of self-standardizing.")
+RawOpt = typer.Option(None, "--raw", help="The raw form of the measure (default: SP for AP, DCG for nDCG, NumRelRet for R).")
+AlphaOpt = typer.Option(0.05, "--alpha", help="Significance level of the two-sample t-tests.")
+FileFormatOpt = typer.Option(None, "--file-format", help="csv | parquet (default: from the file name).")
+
+
+@contextlib.contextmanager
+def _progress(label: str):
+    """A progress callback drawing a bar on a terminal (stderr); None when not on one."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    state: dict = {}
+
+    def update(done: int, total: int) -> None:
+        bar = state.get("bar")
+        if bar is None:
+            bar = typer.progressbar(length=total, label=label, file=sys.stderr)
+            bar.__enter__()
+            state["bar"] = bar
+        bar.update(done - bar.pos)
+
+    try:
+        yield update
+    finally:
+        if "bar" in state:
+            state["bar"].__exit__(None, None, None)
+
+
+def _qrels(con, qrels: Optional[str]) -> str:
+    return qrels or ev.default_qrels(con)
+
+
+# ----------------------------------------------------------------------------- factor sets
+
+@command(standardize_app, "factors")
+def factors_cmd(
+    ctx: typer.Context,
+    measure: List[str] = typer.Option(..., "--measure", "-m", help="Measure(s) to compute factors for. Repeatable."),
+    name: str = typer.Option(..., "--name", "-n", help="Name of the factor set."),
+    qrels: Optional[str] = QrelsOpt,
+    reference: str = typer.Option("all", "--reference", help="Run spec of the reference runs (default all: self-standardization)."),
+    description: Optional[str] = typer.Option(None, "--description", help="Free text for the catalogue."),
+    replace: bool = typer.Option(False, "--replace", help="Replace a factor set of that name."),
+    fmt: str = FormatOpt,
+):
+    """Compute a factor set: per measure and topic, mean and sample sd of the reference runs' scores."""
+    check_format(fmt)
+    parsed = ms.parse_all(measure)
+    with open_warehouse(ctx) as con:
+        info = st.create_factor_set(con, name, parsed, qrels=_qrels(con, qrels), reference=reference,
+                                    description=description, replace=replace)
+        say(f"factor set {info['factors']}: {', '.join(info['measures'])} on qrels {info['qrels']}, "
+            f"{info['topics']} topics, reference {info['reference']}")
+        output.emit(_factor_summary(con, name), fmt)
+
+
+def _factor_summary(con, name: str) -> pd.DataFrame:
+    return con.execute("""
+        SELECT factors, measure, count(*)::INTEGER AS topics, min(n_ref) AS n_ref,
+               avg(mu) AS mean_mu, avg(sigma) AS mean_sigma,
+               count(*) FILTER (WHERE sigma = 0)::INTEGER AS zero_sigma
+        FROM std_factors WHERE factors = ? GROUP BY factors, measure ORDER BY measure""", [name]).df()
+
+
+@command(standardize_app, "list")
+def list_cmd(ctx: typer.Context, fmt: str = FormatOpt):
+    """The factor sets in the warehouse."""
+    check_format(fmt)
+    with open_warehouse(ctx, read_only=True) as con:
+        output.emit(st.list_factor_sets(con), fmt)
+
+
+@command(standardize_app, "show")
+def show_cmd(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="The factor set."),
+    measure: Optional[str] = typer.Option(None, "--measure", "-m", help="Only this measure."),
+    fmt: str = FormatOpt,
+):
+    """The factors of a set: per measure and topic, mu, sigma and n_ref."""
+    check_format(fmt)
+    with open_warehouse(ctx, read_only=True) as con:
+        output.emit(st.factors_frame(con, name, measure), fmt, digits=6)
+
+
+@command(standardize_app, "scores")
+def scores_cmd(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="The factor set."),
+    measure: List[str] = typer.Option([], "--measure", "-m", help="Measure(s) (default: all of the set's)."),
+    runs: str = RunsOpt,
+    per_topic: bool = typer.Option(False, "--per-topic", help="One row per topic: value, mu, sigma, z, phi."),
+    fmt: str = FormatOpt,
+):
+    """Standardized scores (views std_scores / std_score_means); evaluates runs not yet scored."""
+    check_format(fmt)
+    with open_warehouse(ctx) as con:
+        info = st.factor_set_info(con, name)
+        run_ids = runsets.resolve(con, runs, qrels=info["qrels"])
+        frame = st.standardized_scores(con, name, measure or None, run_ids, per_topic=per_topic)
+        output.emit(frame, fmt)
+
+
+@command(standardize_app, "export")
+def export_cmd(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., help="The factor set."),
+    path: str = typer.Argument(..., help="Output file: .csv or .parquet."),
+    file_format: Optional[str] = FileFormatOpt,
+):
+    """Write a factor set to CSV or Parquet.
+
+    Columns: factors, qrels, measure, topic, mu, sigma, n_ref, reference, description.
+    """
+    with open_warehouse(ctx, read_only=True) as con:
+        n = st.export_factor_set(con, name, path, file_format)
+        say(f"wrote {n} factors of {name} to {path}")
+
+
+@command(standardize_app, "import")
+def import_cmd(
+    ctx: typer.Context,
+    path: str = typer.Argument(..., help="A factor file written by `irw standardize export` (CSV or Parquet)."),
+    name: Optional[str] = typer.Option(None, "--name", "-n", help="Name of the set here (default: the file's)."),
+    qrels: Optional[str] = typer.Option(None, "--qrels", "-q", help="The local qrels the factors standardize (default: the file's qrels name)."),
+    description: Optional[str] = typer.Option(None, "--description", help="Free text (default: the file's)."),
+    replace: bool = typer.Option(False, "--replace", help="Replace a factor set of that name."),
+    file_format: Optional[str] = FileFormatOpt,
+):
+    """Import a published factor set (all or nothing)."""
+    with open_warehouse(ctx) as con:
+        info = st.import_factor_set(con, path, name=name, qrels=qrels, replace=replace,
+                                    description=description, fmt=file_format)
+        say(f"imported factor set {info['factors']}: {info['rows']} factors "
+            f"({', '.join(info['measures'])}; {info['topics']} topics) for qrels {info['qrels']}, "
+            f"reference {info['reference']}")
+
+
+@command(standardize_app, "drop")
+def drop_cmd(ctx: typer.Context, name: str = typer.Argument(..., help="The factor set to remove.")):
+    """Remove a factor set."""
+    with open_warehouse(ctx) as con:
+        st.drop_factor_set(con, name)
+        say(f"dropped factor set {name}")
+
+
+@command(standardize_app, "reference-size")
+def reference_size_cmd(
+    ctx: typer.Context,
+    measure: str = typer.Option(..., "--measure", "-m", help="The measure standardized."),
+    qrels: Optional[str] = QrelsOpt,
+    runs: str = RunsOpt,
+    reference: Optional[str] = ReferenceOpt,
+    sizes: str = typer.Option("2,5,10,20", "--sizes", help="Numbers n of standardizing runs, comma-separated."),
+    samples: int = typer.Option(1000, "--samples", help="Random reference samples per n."),
+    seed: int = typer.Option(0, "--seed", help="Random seed."),
+    fmt: str = FormatOpt,
+):
+    """How many standardizing systems: tau of n sampled reference runs vs all of them.
+
+    Kendall's tau-b between the ranking by mean Phi(z) with factors from n sampled reference
+    runs and the ranking with factors from all of them: median, tau_95 and tau_99 (the 95th-
+    and 99th-percentile-lowest tau), minimum and mean per n.
+    """
+    check_format(fmt)
+    try:
+        ns = [int(s) for s in sizes.split(",") if s.strip()]
+    except ValueError:
+        raise IrwError(f"--sizes must be integers separated by commas, not {sizes!r}") from None
+    if not ns:
+        raise IrwError("--sizes is empty")
+    with open_warehouse(ctx) as con, _progress("sampling reference sets") as progress:
+        frame = st.reference_size_experiment(con, _qrels(con, qrels), measure, runs, reference,
+                                             sizes=ns, samples=samples, seed=seed, progress=progress)
+        output.emit(frame, fmt)
+
+
+# ----------------------------------------------------------------------------- collections
+
+@command(collections_app, "split")
+def split_cmd(
+    ctx: typer.Context,
+    qrels: str = typer.Argument(..., help="The parent qrels."),
+    name: str = typer.Option(..., "--name", "-n", help="Name of the new collection."),
+    topics: Optional[str] = typer.Option(None, "--topics", help="Its topics: ids and ranges, e.g. 401-425,430, or @FILE."),
+    half: Optional[int] = typer.Option(None, "--half", help="Instead: a random half of the parent's topic set, with this seed."),
+    rest: Optional[str] = typer.Option(None, "--rest", help="Also create the complement (the parent's other topics) under this name."),
+    description: Optional[str] = typer.Option(None, "--description", help="Free text for the catalogue."),
+    replace: bool = typer.Option(False, "--replace", help="Replace collections of those names."),
+):
+    """Create a collection: the parent's judgments for chosen topics, with its own topic set."""
+    with open_warehouse(ctx) as con:
+        made = st.split_collection(con, qrels, name, topics=topics, half_seed=half, rest=rest,
+                                   description=description, replace=replace)
+        for row in made:
+            say(f"created collection {row['qrels']} of {row['parent']}: {row['topics']} topics "
+                f"({row['topic_set']} with a relevant document)")
+
+
+@command(collections_app, "list")
+def collections_list_cmd(ctx: typer.Context, fmt: str = FormatOpt):
+    """The collections (qrels of kind 'topics') with their topic counts."""
+    check_format(fmt)
+    with open_warehouse(ctx, read_only=True) as con:
+        frame = con.execute("""
+            SELECT i.qrels, i.parent, count(t.topic)::INTEGER AS topics, i.description
+            FROM qrels_info i LEFT JOIN topic_sets t USING (qrels)
+            WHERE i.kind = ? GROUP BY i.qrels, i.parent, i.description, i.created_at
+            ORDER BY i.created_at""", [st.COLLECTION_KIND]).df()
+        output.emit(frame, fmt)
+
+
+@command(collections_app, "compare")
+def compare_cmd(
+    ctx: typer.Context,
+    c: str = typer.Argument(..., help="Collection C (a qrels)."),
+    d: str = typer.Argument(..., help="Collection D (a qrels)."),
+    measure: str = typer.Option(..., "--measure", "-m", help="The measure, e.g. AP or nDCG@10 (its raw form is compared too)."),
+    raw: Optional[str] = RawOpt,
+    runs: str = RunsOpt,
+    reference: Optional[str] = ReferenceOpt,
+    factors: Optional[str] = FactorsOpt,
+    alpha: float = AlphaOpt,
+    per_run: bool = typer.Option(False, "--per-run", help="One row per run and form: means on C and D, t, p."),
+    fmt: str = FormatOpt,
+):
+    """Compare the same runs on two collections: RMSE, dRMSE, t-test false positives.
+
+    For the raw, R-normalized and standardized forms of the measure; a false positive is a
+    run whose per-topic scores on C and D differ significantly (Student's two-sample t-test,
+    equal variances, two-tailed).
+    """
+    check_format(fmt)
+    if reference and factors:
+        raise IrwError("give --reference (self-standardization) or --factors, not both")
+    with open_warehouse(ctx) as con:
+        summary, rows = st.compare_collections(con, c, d, measure, runs, raw=raw, reference=reference,
+                                               factors=factors, alpha=alpha)
+        output.emit(rows if per_run else summary, fmt)
+
+
+@command(collections_app, "random-splits")
+def random_splits_cmd(
+    ctx: typer.Context,
+    qrels: Optional[str] = typer.Argument(None, help="The qrels whose topic set is split (default: the only one loaded)."),
+    measure: str = typer.Option(..., "--measure", "-m", help="The measure, e.g. AP (its raw form is compared too)."),
+    raw: Optional[str] = RawOpt,
+    runs: str = RunsOpt,
+    reference: Optional[str] = ReferenceOpt,
+    factors: Optional[str] = FactorsOpt,
+    splits: int = typer.Option(2000, "--splits", help="Number of random splits."),
+    seed: int = typer.Option(0, "--seed", help="Random seed."),
+    size: Optional[int] = typer.Option(None, "--size", help="Topics per half (default: half the topic set)."),
+    alpha: float = AlphaOpt,
+    fmt: str = FormatOpt,
+):
+    """Random topic-set splits: mean and upper percentiles of dRMSE and false positives.
+
+    Each split draws two disjoint halves of the topic set (--size topics each) and compares
+    the runs on them as `collections compare` does, per form of the measure.
+    """
+    check_format(fmt)
+    if reference and factors:
+        raise IrwError("give --reference (self-standardization) or --factors, not both")
+    with open_warehouse(ctx) as con, _progress("random splits") as progress:
+        frame = st.random_splits_experiment(con, _qrels(con, qrels), measure, runs, raw=raw,
+                                            reference=reference, factors=factors, splits=splits,
+                                            seed=seed, size=size, alpha=alpha, progress=progress)
+        output.emit(frame, fmt)
