@@ -39,7 +39,7 @@ import pandas as pd
 from scipy import special as _special
 from scipy import stats as _sps
 
-from . import db, evaluate, loader, runsets
+from . import db, evaluate, loader, runsets, significance
 from . import measures as ms
 from .errors import IrwError
 
@@ -96,24 +96,10 @@ def ensure_scores(con, qrels: str, measures: list[ms.Measure], run_ids: list[str
     return runs
 
 
-def score_matrix(con, qrels: str, measure: ms.Measure, run_ids: list[str],
-                 evaluate_missing: bool = True) -> tuple[np.ndarray, list[str]]:
-    """Per-topic scores as a matrix (runs in the order given x topics sorted), from the
-    ``scores`` table (evaluating what is missing)."""
-    if evaluate_missing:
-        ensure_scores(con, qrels, [measure], run_ids)
-    frame = con.execute(
-        "SELECT run_id, topic, value FROM scores WHERE qrels = $qrels AND measure = $measure "
-        "AND run_id IN (SELECT unnest($runs::VARCHAR[])) "
-        "AND topic IN (SELECT topic FROM topic_sets WHERE qrels = $qrels)",
-        {"qrels": qrels, "measure": str(measure), "runs": list(run_ids)}).df()
-    wide = frame.pivot(index="run_id", columns="topic", values="value")
-    topics = sorted(wide.columns)
-    wide = wide.reindex(index=list(run_ids), columns=topics)
-    if wide.isna().to_numpy().any():
-        raise IrwError(f"stored {measure} scores with qrels {qrels!r} are incomplete; "
-                       f"re-evaluate with `irw eval -m '{measure}' --qrels {qrels}`")
-    return wide.to_numpy(dtype=float), topics
+def score_matrix(con, qrels: str, measure: ms.Measure, run_ids: list[str]) -> tuple[np.ndarray, list[str]]:
+    """Per-topic scores (runs in the order given x topics of the qrels's topic set)."""
+    m = significance.score_matrix(con, qrels, measure, list(run_ids))
+    return m.X, m.topics
 
 
 # ------------------------------------------------------------------------------ factors
@@ -829,18 +815,26 @@ def kendall_tau_b_many(A: np.ndarray, b: np.ndarray) -> np.ndarray:
         return (sa @ sb) / np.sqrt(np.abs(sa).sum(axis=1) * np.abs(sb).sum())
 
 
+def phi_z(Y: np.ndarray, mu: np.ndarray, sigma: np.ndarray) -> np.ndarray:
+    """Phi((Y - mu) / sigma) per topic (the last axis); sigma = 0 gives z = 0."""
+    mu, sigma = np.asarray(mu, dtype=float), np.asarray(sigma, dtype=float)
+    zero = sigma == 0
+    return phi(np.where(zero, 0.0, (Y - mu) / np.where(zero, 1.0, sigma)))
+
+
+def self_standardize(X: np.ndarray) -> np.ndarray:
+    """Phi(z) of every run (row) of X with factors from all of X's runs."""
+    return phi_z(X, X.mean(axis=0), _sd(X, 0))
+
+
 def standardized_means(Y: np.ndarray, mu: np.ndarray, sigma: np.ndarray) -> np.ndarray:
     """Mean over topics of Phi(z) of the runs ``Y`` (runs x topics) under factors mu, sigma
     (topics, or samples x topics): shape (runs,) or (samples, runs). sigma = 0 gives z = 0."""
     mu = np.asarray(mu, dtype=float)
     sigma = np.asarray(sigma, dtype=float)
     if mu.ndim == 1:
-        return standardized_means(Y, mu[None, :], sigma[None, :])[0]
-    zero = sigma == 0
-    safe = np.where(zero, 1.0, sigma)
-    Z = (Y[None, :, :] - mu[:, None, :]) / safe[:, None, :]
-    Z = np.where(zero[:, None, :], 0.0, Z)
-    return phi(Z).mean(axis=2)
+        return phi_z(Y, mu, sigma).mean(axis=1)
+    return phi_z(Y[None, :, :], mu[:, None, :], sigma[:, None, :]).mean(axis=2)
 
 
 def reference_size_experiment(con, qrels: str, measure, run_spec: str = "all",

@@ -14,7 +14,7 @@ import pandas as pd
 import typer
 from typing import List, Optional
 
-from .. import evaluate, measures, pools, runsets, significance, stats
+from .. import evaluate, measures, pools, runsets, significance, standardize, stats
 from .base import Experiment, ExperimentContext, require
 
 POOL_DEPTHS = [5, 10, 20, 50, 100]
@@ -35,16 +35,6 @@ CELLS = {"shallow": (10, 10), "extended": (10, 100), "deep": (100, 100)}
 def measure_name(template: str, k: int) -> str:
     phi = round(measures.rbp_persistence(0.1, k), 6)
     return str(measures.parse(template.format(k=k, phi=phi)))
-
-
-def standardize(X: np.ndarray) -> np.ndarray:
-    """Self-standardized scores Phi((x - mu_t) / sigma_t) over the rows (runs) of X."""
-    from scipy.stats import norm
-
-    mu = X.mean(axis=0)
-    sd = X.std(axis=0, ddof=1)
-    z = np.divide(X - mu, sd, out=np.zeros_like(X), where=sd > 0)
-    return norm.cdf(z)
 
 
 def run(ectx: ExperimentContext, qrels: str, run_ids: list[str], pool_runs: str,
@@ -80,7 +70,7 @@ def run(ectx: ExperimentContext, qrels: str, run_ids: list[str], pool_runs: str,
                 for form, label in forms:
                     X = matrix(d, label)
                     if form == "standardized":
-                        X = standardize(X)
+                        X = standardize.self_standardize(X)
                     result = significance.run_test(X, "t", alpha=alpha)
                     results[(d, k, family, form)] = result
                     means[(d, k, family, form)] = X.mean(axis=1)
