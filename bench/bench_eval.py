@@ -13,8 +13,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import os
-import platform
 import resource
 import subprocess
 import sys
@@ -22,8 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DATA = ROOT.parent / "shared" / "data" / "trec8"
+from common import DEFAULT_DATA, machine
 MEASURES = ["AP", "P@10", "nDCG", "nDCG@10", "RR", "Bpref", "RBP(p=0.8)"]
 
 
@@ -126,19 +123,6 @@ def tool_ir_measures(data: Path) -> dict:
 
 TOOLS = {"irw": tool_irw, "pytrec_eval": tool_pytrec_eval, "ranx": tool_ranx,
          "ir_measures": tool_ir_measures}
-
-
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return f"{cpu}, {os.cpu_count()} cores, {mem:.0f} GiB, Python {platform.python_version()}"
 
 
 def main() -> None:

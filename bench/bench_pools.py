@@ -10,29 +10,19 @@
 from __future__ import annotations
 
 import argparse
-import tempfile
 import time
-from pathlib import Path
 
-from irwarehouse import db, evaluate, loader, measures, pools, runsets
-
-ROOT = Path(__file__).resolve().parents[1]
+from common import add_data_options, machine, trec8_warehouse
+from irwarehouse import db, evaluate, measures, pools, runsets
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data" / "trec8"))
-    parser.add_argument("--db", help="a warehouse that already holds TREC-8 as qrels 'trec8'")
+    add_data_options(parser)
     args = parser.parse_args()
-    tmp = tempfile.TemporaryDirectory()
-    path = args.db or str(Path(tmp.name) / "bench.duckdb")
+    print(f"machine: {machine()}")
+    path, _keep = trec8_warehouse(args)
     con = db.connect(path)
-    if not args.db:
-        data = Path(args.data)
-        t = time.perf_counter()
-        loader.load_qrels(con, [str(data / "qrels.trec8.gz")], "trec8")
-        loader.load_runs(con, [str(data / "runs")], meta=str(data / "runs.tsv"))
-        print(f"load TREC-8: {time.perf_counter() - t:.2f} s")
     pooled = runsets.resolve(con, "pooled")
 
     t = time.perf_counter()

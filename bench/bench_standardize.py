@@ -15,41 +15,11 @@ otherwise one is loaded into a temporary directory first (not timed as part of t
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import statistics
 import sys
-import tempfile
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DATA = ROOT.parent / "shared" / "data" / "trec8"
-sys.path.insert(0, str(ROOT))
-
-
-def machine() -> str:
-    cpu = platform.processor() or "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    mem = ""
-    try:
-        pages, size = os.sysconf("SC_PHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
-        mem = f", {pages * size / 2**30:.0f} GB RAM"
-    except (ValueError, OSError, AttributeError):
-        pass
-    import duckdb
-    import numpy
-    import scipy
-
-    return (f"{cpu}, {os.cpu_count()} logical CPUs{mem}; {platform.system()} {platform.release()}; "
-            f"Python {platform.python_version()}, DuckDB {duckdb.__version__}, numpy {numpy.__version__}, "
-            f"scipy {scipy.__version__}")
+from common import add_data_options, machine, trec8_warehouse
 
 
 def timed(fn, repeat: int):
@@ -63,33 +33,17 @@ def timed(fn, repeat: int):
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", default=str(DEFAULT_DATA), help="TREC-8 data directory (qrels.trec8.gz, runs/, runs.tsv)")
-    parser.add_argument("--db", default=None, help="reuse a warehouse that already holds TREC-8 as qrels 'trec8'")
+    add_data_options(parser)
     parser.add_argument("--splits", type=int, default=2000)
     parser.add_argument("--samples", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
 
-    from irwarehouse import db, evaluate, loader, measures
+    from irwarehouse import db, evaluate, measures
     from irwarehouse import standardize as st
 
     print(f"machine: {machine()}")
-    tmp = None
-    if args.db:
-        path = args.db
-    else:
-        data = Path(args.data)
-        if not (data / "qrels.trec8.gz").is_file():
-            print(f"no TREC-8 data at {data} (use --data)", file=sys.stderr)
-            return 2
-        tmp = tempfile.TemporaryDirectory()
-        path = str(Path(tmp.name) / "bench.duckdb")
-        t0 = time.perf_counter()
-        con = db.connect(path)
-        loader.load_qrels(con, [str(data / "qrels.trec8.gz")], "trec8")
-        loader.load_runs(con, [str(data / "runs")], meta=str(data / "runs.tsv"))
-        con.close()
-        print(f"setup: loaded TREC-8 in {time.perf_counter() - t0:.1f} s")
+    path, _keep = trec8_warehouse(args)
 
     con = db.connect(path)
     runs = [r[0] for r in con.execute("SELECT run_id FROM run_loads ORDER BY run_id").fetchall()]
@@ -131,8 +85,6 @@ def main() -> int:
     print(frame[["n", "tau_median", "tau_95", "tau_99"]].to_string(index=False, float_format=lambda v: f"{v:.4f}"))
     st.drop_factor_set(con, "bench-self-ap")
     con.close()
-    if tmp is not None:
-        tmp.cleanup()
     return 0
 
 

@@ -16,7 +16,7 @@ import math
 import os
 import sys
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Iterable
 
 import duckdb
 

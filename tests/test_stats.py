@@ -12,7 +12,6 @@ import math
 import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
 import scipy.stats as sps
 

@@ -9,7 +9,7 @@ import duckdb
 import pandas as pd
 import typer
 
-from .. import db, loader, output, runsets
+from .. import loader, output, runsets
 from .. import evaluate as ev
 from .. import measures as ms
 from ..errors import IrwError

@@ -35,7 +35,7 @@ from .. import evaluate as ev
 from .. import measures as ms
 from .. import runsets
 from ..errors import IrwError
-from .base import Experiment, ExperimentContext
+from .base import Experiment, ExperimentContext, split_values
 from .vector_measures import all_vectors, binary_scores, check_vector_measure
 
 DEFAULT_MEASURES = ["AP", "DCG", "P@10", "RBP(p=0.5)", "RBP(p=0.8)"]
@@ -310,20 +310,6 @@ def _figure(ectx: ExperimentContext, main: pd.DataFrame, labels: list[str]) -> N
     ectx.figure("matrix", fig, "Agreement rate of each pair of measures")
 
 
-def _split(values: list[str], kind, option: str) -> list:
-    """Values of a repeatable, comma-separated option, converted, without repeats."""
-    out = []
-    for piece in (p.strip() for v in values for p in str(v).split(",")):
-        if piece:
-            try:
-                out.append(kind(piece))
-            except ValueError:
-                raise IrwError(f"{option}: bad value {piece!r}") from None
-    if not out:
-        raise IrwError(f"{option}: no value given")
-    return list(dict.fromkeys(out))
-
-
 def register(experiment_app) -> None:
     from ..cli.app import command
     from ..cli.experiments import FormatOpt, OutOpt, run_experiment
@@ -349,14 +335,14 @@ def register(experiment_app) -> None:
             check_vector_measure(m)
         if len(parsed) < 2:
             raise IrwError("agreement needs at least two measures")
-        modes = _split(mode, str, "--mode")
+        modes = split_values(mode, str, "--mode")
         bad = [m for m in modes if m not in MODES]
         if bad:
             raise IrwError(f"unknown mode {bad[0]!r}; valid: {', '.join(MODES)}")
-        ns = _split(n, int, "--n")
+        ns = split_values(n, int, "--n")
         if any(x < 1 for x in ns):
             raise IrwError("--n must be at least 1")
-        deltas = _split(delta, float, "--delta")
+        deltas = split_values(delta, float, "--delta")
         if any(not 0 <= d < float("inf") for d in deltas):
             raise IrwError("--delta must be >= 0")
         if samples < 0:

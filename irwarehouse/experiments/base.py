@@ -167,6 +167,24 @@ def _markdown(frame: pd.DataFrame) -> str:
     return "\n".join([head, rule, *rows])
 
 
+def split_values(values, kind, option: str, minimum=None) -> list:
+    """The values of a comma-separated (and possibly repeated) option, converted by ``kind``,
+    without repeats; an error names the option and the bad value."""
+    if isinstance(values, str):
+        values = [values]
+    out = []
+    for piece in (p.strip() for v in values for p in str(v).split(",")):
+        if piece:
+            try:
+                out.append(kind(piece))
+            except ValueError:
+                raise IrwError(f"{option}: bad value {piece!r}") from None
+    require(bool(out), f"{option}: no value given")
+    if minimum is not None:
+        require(min(out) >= minimum, f"{option}: values must be at least {minimum}")
+    return list(dict.fromkeys(out))
+
+
 def require(condition: bool, message: str) -> None:
     if not condition:
         raise IrwError(message)

@@ -31,7 +31,7 @@ import pandas as pd
 import typer
 
 from .. import evaluate, measures, pools, runsets, significance, stats
-from .base import Experiment, ExperimentContext, require
+from .base import Experiment, ExperimentContext, require, split_values
 
 DEFAULT_MEASURES = ["AP", "Q", "nDCG(discount=jk)@1000", "RBP(p=0.95)",
                     "AP'", "Q'", "nDCG'(discount=jk)@1000", "RBP'(p=0.95)", "Bpref"]
@@ -425,15 +425,6 @@ def _condition_figures(ectx: ExperimentContext, summary: pd.DataFrame, labels: l
 
 # --------------------------------------------------------------------------- command
 
-def _ints(text: str, what: str) -> list[int]:
-    try:
-        values = [int(v) for v in text.split(",") if v.strip()]
-    except ValueError:
-        raise typer.BadParameter(f"{what} must be comma-separated integers") from None
-    require(bool(values) and min(values) >= 1, f"{what} must be positive integers")
-    return values
-
-
 def _parts(text: str) -> tuple[str, ...]:
     parts = tuple(p.strip().lower() for p in text.split(",") if p.strip())
     bad = [p for p in parts if p not in PARTS]
@@ -463,7 +454,7 @@ def register(experiment_app: typer.Typer) -> None:
     ):
         """System bias and pool-depth bias: leave-one-team-out, take-one/three-teams, shallow pools (Sakai 2009)."""
         labels = [str(m) for m in measures.parse_all(list(measure) if measure else DEFAULT_MEASURES)]
-        pds = _ints(shallow, "--shallow")
+        pds = split_values(shallow, int, "--shallow", minimum=1)
         chosen = _parts(parts)
         require(pool_depth >= 1, f"the pool depth must be at least 1 (got {pool_depth})")
         significance.check_test("bootstrap", alpha, samples)

@@ -9,13 +9,12 @@ orderings of the run pairs.
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import typer
-from typing import List, Optional
+from typing import Optional
 
 from .. import evaluate, measures, pools, runsets, significance, standardize, stats
-from .base import Experiment, ExperimentContext, require
+from .base import Experiment, ExperimentContext, require, split_values
 
 POOL_DEPTHS = [5, 10, 20, 50, 100]
 EVAL_DEPTHS = [5, 10, 20, 50, 100, 200, 500, 1000]
@@ -160,15 +159,6 @@ def _figures(ectx, power, pool_depths, means, present) -> None:
         ectx.figure("scatter", fig, f"System mean AP in the {first} and the {last} cell")
 
 
-def _ints(text: str, what: str) -> list[int]:
-    try:
-        values = [int(v) for v in text.split(",") if v.strip()]
-    except ValueError:
-        raise typer.BadParameter(f"{what} must be comma-separated integers") from None
-    require(values and min(values) >= 1, f"{what} must be positive integers")
-    return values
-
-
 def register(experiment_app: typer.Typer) -> None:
     from ..cli.app import command
     from ..cli.experiments import FormatOpt, OutOpt, run_experiment
@@ -186,7 +176,8 @@ def register(experiment_app: typer.Typer) -> None:
         fmt: str = FormatOpt,
     ):
         """Evaluation depth x pooling depth: discriminative power and tau (Webber et al. 2010)."""
-        pds, eds = _ints(pool_depths, "--pool-depths"), _ints(eval_depths, "--eval-depths")
+        pds = split_values(pool_depths, int, "--pool-depths", minimum=1)
+        eds = split_values(eval_depths, int, "--eval-depths", minimum=1)
 
         def body(ectx: ExperimentContext) -> str:
             con = ectx.con

@@ -10,7 +10,7 @@ from typing import Optional
 import typer
 
 from .. import evaluate, measures, runsets, standardize
-from .base import Experiment, ExperimentContext, require
+from .base import Experiment, ExperimentContext, require, split_values
 
 
 def run(ectx: ExperimentContext, qrels: str, runs: str, measure: str, splits: int, seed: int,
@@ -85,10 +85,7 @@ def register(experiment_app: typer.Typer) -> None:
         fmt: str = FormatOpt,
     ):
         """Score standardization: random topic splits and the number of standardizing runs (Webber et al. 2008)."""
-        try:
-            size_list = sorted({int(s) for s in sizes.split(",") if s.strip()})
-        except ValueError:
-            raise typer.BadParameter("--sizes must be comma-separated integers") from None
+        size_list = sorted(split_values(sizes, int, "--sizes", minimum=2))
         label = str(measures.parse(measure))
 
         def body(ectx: ExperimentContext) -> str:

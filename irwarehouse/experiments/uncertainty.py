@@ -36,7 +36,7 @@ from .. import evaluate as ev
 from .. import measures as ms
 from .. import pools, runsets, significance, stats
 from ..errors import IrwError
-from .base import Experiment, ExperimentContext
+from .base import Experiment, ExperimentContext, split_values
 from .vector_measures import gain_data, rbp_grid
 
 DEFAULT_PHIS = [0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995]
@@ -467,18 +467,6 @@ def run(ectx: ExperimentContext, qrels: str, run_ids: list[str], phis, reference
     return main
 
 
-def _split_numbers(values: list[str], kind, what: str) -> list:
-    out = []
-    for value in values:
-        for piece in str(value).split(","):
-            if piece.strip():
-                try:
-                    out.append(kind(piece.strip()))
-                except ValueError:
-                    raise IrwError(f"{what}: not a number: {piece.strip()!r}") from None
-    return list(dict.fromkeys(out))
-
-
 def register(experiment_app) -> None:
     from ..cli.app import command
     from ..cli.experiments import FormatOpt, OutOpt, run_experiment
@@ -509,10 +497,10 @@ def register(experiment_app) -> None:
         unknown = {x.strip() for v in part for x in v.split(",")} - set(PARTS)
         if unknown or not parts:
             raise IrwError(f"unknown part {sorted(unknown)[0] if unknown else ''!r}; valid: a, b, c, d")
-        phi_list = _split_numbers(phis, float, "--phis")
+        phi_list = split_values(phis, float, "--phis")
         if not phi_list or any(not 0 < p < 1 for p in phi_list):
             raise IrwError("--phis: every φ must lie strictly between 0 and 1")
-        depths = sorted(_split_numbers(deep_depths, int, "--deep-depths"))
+        depths = sorted(split_values(deep_depths, int, "--deep-depths"))
         if not depths or depths[0] < 1:
             raise IrwError("--deep-depths: depths must be at least 1")
         if deep_m < 1:
