@@ -103,7 +103,7 @@ def tool_ranx(data: Path) -> dict:
 
 def tool_ir_measures(data: Path) -> dict:
     import ir_measures
-    from ir_measures import AP, RBP, RR, Bpref, P, nDCG
+    from ir_measures import AP, RR, Bpref, P, nDCG
 
     t0 = time.perf_counter()
     qrels = list(ir_measures.read_trec_qrels(str(data / "qrels.trec8.gz")))
@@ -112,13 +112,13 @@ def tool_ir_measures(data: Path) -> dict:
         for sd in ir_measures.read_trec_run(str(path)):
             runs.setdefault(sd.run_id if hasattr(sd, "run_id") else path.name, []).append(sd)
     t1 = time.perf_counter()
-    measures = [AP, P @ 10, nDCG, nDCG @ 10, RR, Bpref, RBP(p=0.8)]
+    measures = [AP, P @ 10, nDCG, nDCG @ 10, RR, Bpref]  # its providers lack RBP for run files
     values = 0
     for run in runs.values():
         values += sum(1 for _ in ir_measures.iter_calc(measures, qrels, run))
     t2 = time.perf_counter()
     return {"load_s": t1 - t0, "first_eval_s": t2 - t1, "end_to_end_s": t2 - t0,
-            "values": values, "peak_mb": peak_mb()}
+            "values": values, "peak_mb": peak_mb(), "note": "6 of the 7 measures (no RBP)"}
 
 
 TOOLS = {"irw": tool_irw, "pytrec_eval": tool_pytrec_eval, "ranx": tool_ranx,
