@@ -39,7 +39,7 @@ import pandas as pd
 from scipy import special as _special
 from scipy import stats as _sps
 
-from . import db, evaluate, loader, runsets, significance
+from . import db, evaluate, loader, runsets, significance, stats
 from . import measures as ms
 from .errors import IrwError
 
@@ -804,17 +804,6 @@ def random_splits_experiment(con, qrels: str, measure, run_spec: str = "all", ra
 
 # ------------------------------------------------------------------------------ reference size
 
-def kendall_tau_b_many(A: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Kendall's tau-b between each row of ``A`` (samples x systems) and the vector ``b``:
-    sum(sign_a * sign_b) / sqrt(sum|sign_a| * sum|sign_b|) over system pairs i < j -- the
-    same as ``scipy.stats.kendalltau`` (NaN when a ranking is all ties)."""
-    i, j = np.triu_indices(A.shape[1], k=1)
-    sb = np.sign(b[i] - b[j])
-    sa = np.sign(A[:, i] - A[:, j])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return (sa @ sb) / np.sqrt(np.abs(sa).sum(axis=1) * np.abs(sb).sum())
-
-
 def phi_z(Y: np.ndarray, mu: np.ndarray, sigma: np.ndarray) -> np.ndarray:
     """Phi((Y - mu) / sigma) per topic (the last axis); sigma = 0 gives z = 0."""
     mu, sigma = np.asarray(mu, dtype=float), np.asarray(sigma, dtype=float)
@@ -880,7 +869,7 @@ def reference_size_experiment(con, qrels: str, measure, run_spec: str = "all",
             picks = rng.random((k, len(ref_runs))).argsort(axis=1)[:, :n]
             S = R[picks]  # (k, n, topics)
             means = standardized_means(Y, S.mean(axis=1), np.std(S, axis=1, ddof=1))
-            taus.append(kendall_tau_b_many(means, full))
+            taus.append(stats.kendall_tau_many(means, full))
             left -= k
             done += k
             if progress:

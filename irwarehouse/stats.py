@@ -90,6 +90,7 @@ __all__ = [
     "pearson",
     "rank_correlations",
     "pvalue_order_tau",
+    "kendall_tau_many",
     "mean_ci",
     "diff_ci",
 ]
@@ -764,6 +765,19 @@ def kendall_tau(x, y, variant="b") -> float:
     if denom == 0:
         return float("nan")
     return float(S / np.sqrt(float(denom)))
+
+
+def kendall_tau_many(A, b) -> np.ndarray:
+    """Kendall's tau-b between each row of ``A`` (samples x systems) and the vector ``b``:
+    sum(sign_a * sign_b) / sqrt(sum|sign_a| * sum|sign_b|) over system pairs i < j -- the
+    same as ``scipy.stats.kendalltau`` (NaN when a ranking is all ties)."""
+    A = np.atleast_2d(np.asarray(A, dtype=np.float64))
+    b = np.asarray(b, dtype=np.float64).ravel()
+    i, j = np.triu_indices(A.shape[1], k=1)
+    sb = np.sign(b[i] - b[j])
+    sa = np.sign(A[:, i] - A[:, j])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (sa @ sb) / np.sqrt(np.abs(sa).sum(axis=1) * np.abs(sb).sum())
 
 
 def _tie_groups(v: np.ndarray):

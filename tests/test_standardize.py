@@ -449,15 +449,6 @@ def test_random_splits_experiment(fx):
         st.random_splits_experiment(fx, "fixture", "AP", splits=10, size=3)
 
 
-def test_kendall_tau_b_many_equals_scipy():
-    rng = np.random.default_rng(0)
-    b = rng.integers(0, 6, 30).astype(float)  # ties on both sides
-    A = rng.integers(0, 6, (25, 30)).astype(float)
-    got = st.kendall_tau_b_many(A, b)
-    want = [stats.kendalltau(a, b).statistic for a in A]
-    assert np.allclose(got, want, atol=1e-12)
-
-
 def test_reference_size_experiment(fx):
     frame = st.reference_size_experiment(fx, "fixture", "AP", sizes=[2, 3, 8], samples=60, seed=4)
     assert list(frame["n"]) == [2, 3, 8]

@@ -729,3 +729,14 @@ def test_diff_ci_matches_scipy():
     assert (low > 0 or high < 0) == (p < 0.05)
     with pytest.raises(ValueError, match="same shape"):
         S.diff_ci(X[0], X[1][:5])
+
+
+def test_kendall_tau_many_matches_scipy_row_by_row():
+    rng = np.random.default_rng(7)
+    b = rng.integers(0, 5, size=12).astype(float)  # ties
+    A = rng.integers(0, 6, size=(9, 12)).astype(float)
+    A[3] = 1.0  # a ranking that is all ties: undefined
+    got = S.kendall_tau_many(A, b)
+    for row, value in zip(A, got):
+        expected = sps.kendalltau(row, b).statistic
+        assert (np.isnan(value) and np.isnan(expected)) or value == pytest.approx(expected)
