@@ -120,11 +120,20 @@ def build_many(con, kind: str, parent: str, targets: list[tuple[str, list[str]]]
 
 
 def stats(con, what: str, qrels: str, runs: str = "all", depth: int = 100) -> pd.DataFrame:
-    """Pool statistics: topics | multiplicity | teams | unique | collection."""
+    """Pool statistics: topics | multiplicity | teams | unique | judged | collection."""
     _check_parent(con, qrels)
     if what == "collection":
         return con.execute("SELECT * FROM qrels_stats WHERE qrels = ?", [qrels]).df()
     _check_depth(depth)
+    if what == "judged":  # per run and topic: the measures FirstUnjudged and Judged@depth
+        from . import evaluate, measures
+
+        wanted = measures.parse_all(["FirstUnjudged", f"Judged@{depth}"])
+        per = evaluate.evaluate(con, qrels, wanted, runsets.resolve(con, runs, qrels=qrels),
+                                store=False)
+        wide = per.pivot(index=["run_id", "topic"], columns="measure", values="value").reset_index()
+        return wide.rename(columns={str(wanted[0]): "first_unjudged", str(wanted[1]): "judged_at_depth"})[
+            ["run_id", "topic", "first_unjudged", "judged_at_depth"]]
     bind = {"q": qrels, "runs": runsets.resolve(con, runs, qrels=qrels), "depth": depth}
     queries = {
         "topics": "SELECT * FROM pool_topic_stats($q, $runs, $depth) ORDER BY topic",
@@ -135,7 +144,7 @@ def stats(con, what: str, qrels: str, runs: str = "all", depth: int = 100) -> pd
                   "ORDER BY team, topic, docno",
     }
     if what not in queries:
-        raise IrwError(f"unknown statistics {what!r}; valid: {', '.join([*queries, 'collection'])}")
+        raise IrwError(f"unknown statistics {what!r}; valid: {', '.join([*queries, 'judged', 'collection'])}")
     return con.execute(queries[what], bind).df()
 
 

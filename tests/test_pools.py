@@ -91,6 +91,9 @@ def test_multiplicity_and_pool_statistics(hand):
     assert topics.to_dict("records") == [
         {"topic": "T1", "pool_size": 4, "judged": 4, "relevant": 3, "unjudged": 0},
         {"topic": "T2", "pool_size": 2, "judged": 1, "relevant": 1, "unjudged": 1}]
+    judged = pools.stats(hand, "judged", "J", "all", 2).set_index(["run_id", "topic"])
+    assert judged.loc[("x1", "T2")].tolist() == [2, 0.5]  # p judged, q not: first unjudged 2
+    assert judged.loc[("z1", "T1")].tolist() == [3, 1.0]  # h, a judged; length 2
     coll = pools.stats(hand, "collection", "J")
     assert coll.loc[0, "mean_judged"] == 4.5 and coll.loc[0, "mean_relevant"] == 3.0  # (8+1)/2, (5+1)/2
 

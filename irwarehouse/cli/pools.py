@@ -85,12 +85,13 @@ def pool_take(ctx: typer.Context,
 
 @command(pool_app, "stats")
 def pool_stats(ctx: typer.Context,
-               what: str = typer.Argument("topics", help="topics | multiplicity | teams | unique | collection"),
+               what: str = typer.Argument("topics", help="topics | multiplicity | teams | unique | judged | collection"),
                qrels: Optional[str] = QrelsOpt, runs: str = RunsOpt, depth: int = DepthOpt,
                fmt: str = FormatOpt):
-    """Pool statistics: per topic, multiplicity bands, per team unique contributions, or per collection."""
+    """Pool statistics: per topic, multiplicity bands, per team unique contributions, per run and
+    topic the first unjudged rank and Judged@depth, or per collection."""
     check_format(fmt)
-    with open_warehouse(ctx, read_only=True) as con:
+    with open_warehouse(ctx, read_only=(what != "judged")) as con:
         frame = pools.stats(con, what, qrels or ev.default_qrels(con), runs, depth)
     output.emit(frame, fmt)
 
