@@ -9,14 +9,14 @@
   Unjudged documents are absent: they add nothing to any running sum, and the measures that
   need them (RBPres, Judged, FirstUnjudged, NumRet) get them from ranks and ranking lengths.
 -#}
+{% import '_dialect.sql' as d %}
 {% macro running_sums(rows) -%}
 SELECT run_id, topic, rank, docno, grade,
-       row_number() OVER w AS crank,
-       count(*) FILTER (WHERE grade >= 1) OVER w AS c_rel,
-       count(*) FILTER (WHERE grade < 1) OVER w AS c_nonrel,
-       sum(CASE WHEN grade >= 1 THEN grade ELSE 0 END) OVER w AS cg
+       row_number() OVER (PARTITION BY run_id, topic ORDER BY rank) AS crank,
+       {{ d.running_count('grade >= 1') }} AS c_rel,
+       {{ d.running_count('grade < 1') }} AS c_nonrel,
+       {{ d.running_sum('CASE WHEN grade >= 1 THEN grade ELSE 0 END') }} AS cg
 FROM ({{ rows }}) AS judged_rows
-WINDOW w AS (PARTITION BY run_id, topic ORDER BY rank ROWS UNBOUNDED PRECEDING)
 {%- endmacro %}
 
 {# Judged retrieved documents of every run under qrels `q` (an SQL expression). #}
