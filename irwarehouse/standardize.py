@@ -668,6 +668,27 @@ def rmse_drmse(means_c: np.ndarray, means_d: np.ndarray) -> tuple[np.ndarray, np
     return rmse, drmse
 
 
+def _comparison_setup(con, qrels: str, measure, run_spec: str, raw, reference: str | None,
+                      factors: str | None, too_few: str):
+    """The runs, the forms of ``measure`` and a function qrels -> (matrices per form, topics)
+    for comparing collections (standardized by ``factors`` or by the reference runs)."""
+    run_ids = runsets.resolve(con, run_spec, qrels=qrels)
+    if len(run_ids) < 2:
+        raise IrwError(too_few)
+    ref_spec = reference or run_spec
+    ref_runs = runsets.resolve(con, ref_spec, qrels=qrels)
+    if not factors:
+        _check_reference(ref_runs, ref_spec)
+    else:
+        factor_set_info(con, factors)
+    forms = forms_of(measure, raw)
+
+    def matrices(q: str):
+        return _form_matrices(con, q, forms, run_ids, ref_runs, factors, ref_spec)
+
+    return run_ids, forms, matrices
+
+
 def compare_collections(con, c: str, d: str, measure, run_spec: str = "all", raw=None,
                         reference: str | None = None, factors: str | None = None,
                         alpha: float = 0.05) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -676,18 +697,11 @@ def compare_collections(con, c: str, d: str, measure, run_spec: str = "all", raw
     _check_alpha(alpha)
     c, _ = evaluate.qrels_info(con, c)
     d, _ = evaluate.qrels_info(con, d)
-    run_ids = runsets.resolve(con, run_spec, qrels=c)
-    if len(run_ids) < 2:
-        raise IrwError("comparing collections needs at least two runs (dRMSE divides by the spread of the run means)")
-    ref_spec = reference or run_spec
-    ref_runs = runsets.resolve(con, ref_spec, qrels=c)
-    if not factors:
-        _check_reference(ref_runs, ref_spec)
-    else:
-        factor_set_info(con, factors)
-    forms = forms_of(measure, raw)
-    mats_c, topics_c = _form_matrices(con, c, forms, run_ids, ref_runs, factors, ref_spec)
-    mats_d, topics_d = _form_matrices(con, d, forms, run_ids, ref_runs, factors, ref_spec)
+    run_ids, forms, matrices = _comparison_setup(
+        con, c, measure, run_spec, raw, reference, factors,
+        "comparing collections needs at least two runs (dRMSE divides by the spread of the run means)")
+    mats_c, topics_c = matrices(c)
+    mats_d, topics_d = matrices(d)
     if len(topics_c) < 2 or len(topics_d) < 2:
         raise IrwError("each collection needs at least two topics for the t-test")
     summary, per_run = [], []
@@ -759,17 +773,9 @@ def random_splits_experiment(con, qrels: str, measure, run_spec: str = "all", ra
     if splits < 1:
         raise IrwError("--splits must be at least 1")
     qrels, _ = evaluate.qrels_info(con, qrels)
-    run_ids = runsets.resolve(con, run_spec, qrels=qrels)
-    if len(run_ids) < 2:
-        raise IrwError("the experiment needs at least two runs")
-    ref_spec = reference or run_spec
-    ref_runs = runsets.resolve(con, ref_spec, qrels=qrels)
-    if not factors:
-        _check_reference(ref_runs, ref_spec)
-    else:
-        factor_set_info(con, factors)
-    forms = forms_of(measure, raw)
-    mats, topics = _form_matrices(con, qrels, forms, run_ids, ref_runs, factors, ref_spec)
+    run_ids, forms, matrices = _comparison_setup(con, qrels, measure, run_spec, raw, reference,
+                                                 factors, "the experiment needs at least two runs")
+    mats, topics = matrices(qrels)
     n = len(topics)
     size = size if size is not None else n // 2
     if size < 2 or 2 * size > n:

@@ -48,13 +48,12 @@ def con():
     connection.close()
 
 
-@pytest.fixture()
-def cli(tmp_path):
-    """Run the real CLI in-process against a warehouse file in a temporary directory."""
+def cli_for(path: str):
+    """``invoke(*args, ok=True)`` runs the real CLI in-process on the warehouse ``path``;
+    with ``ok`` a failing command fails the test with its output."""
     from irwarehouse.cli import app
 
     runner = CliRunner()
-    path = str(tmp_path / "test.duckdb")
 
     def invoke(*args, ok=True):
         result = runner.invoke(app, ["--db", path, *map(str, args)])
@@ -65,6 +64,12 @@ def cli(tmp_path):
 
     invoke.db_path = path
     return invoke
+
+
+@pytest.fixture()
+def cli(tmp_path):
+    """Run the real CLI in-process against a warehouse file in a temporary directory."""
+    return cli_for(str(tmp_path / "test.duckdb"))
 
 
 @pytest.fixture(scope="session")

@@ -9,9 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy.stats import kendalltau
-from typer.testing import CliRunner
 
-from conftest import FIXTURES
+from conftest import FIXTURES, cli_for
 
 from irwarehouse import stats
 
@@ -20,26 +19,11 @@ MEASURES = ["AP", "Q", "nDCG(discount=jk)@1000", "RBP(p=0.95)", "AP'", "Q'",
 ARGS = ("--pool-depth", 10, "--samples", 200)
 
 
-def _invoker(path: str):
-    from irwarehouse.cli import app
-
-    runner = CliRunner()
-
-    def invoke(*args, ok=True):
-        result = runner.invoke(app, ["--db", path, *map(str, args)])
-        if ok and result.exit_code != 0:
-            raise AssertionError(f"irw {' '.join(map(str, args))} failed ({result.exit_code}):\n"
-                                 f"{result.output}\n{result.exception!r}")
-        return result
-
-    return invoke
-
-
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     """The fixture collection loaded and the experiment run once (shared by the tests)."""
     tmp = tmp_path_factory.mktemp("bias")
-    cli = _invoker(str(tmp / "test.duckdb"))
+    cli = cli_for(str(tmp / "test.duckdb"))
     cli("load", "qrels", FIXTURES / "qrels.txt", "--name", "fixture")
     cli("load", "runs", FIXTURES / "runs", "--meta", FIXTURES / "runs.tsv")
     out = tmp / "out"
@@ -227,7 +211,7 @@ def test_parts_and_errors(run, tmp_path):
 def test_trec8_leave_out(trec8_db, tmp_path):
     """Part (a) on TREC-8 for three teams: RBP never gains, and a team with unique relevant
     documents loses AP."""
-    cli = _invoker(trec8_db)
+    cli = cli_for(trec8_db)
     out = tmp_path / "t8"
     rows = json.loads(cli("experiment", "bias", "--out", out, "--qrels", "trec8", "--parts", "a",
                           "--runs", "team:city-pliers,team:umd,team:ACSys",
