@@ -31,6 +31,12 @@ def loaded_runs(con) -> list[str]:
 DEEPLY_JUDGED_DEPTH = 50
 
 
+def default_pool_runs(con) -> str:
+    """The runs that formed the judgment pool: ``pooled`` when the metadata says, else ``all``."""
+    pooled = con.execute("SELECT count(*) FROM run_info WHERE pooled").fetchall()[0][0]
+    return "pooled" if pooled else "all"
+
+
 def resolve(con, spec: str | None, qrels: str | None = None) -> list[str]:
     """The run ids of a spec, validated against what is loaded."""
     spec = (spec or "all").strip()

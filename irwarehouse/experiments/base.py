@@ -16,6 +16,8 @@ from .. import db
 from ..errors import IrwError
 
 REPORT = "report.md"
+# parameters that choose what to run, not what a cell holds: left out of the cell key
+NOT_IN_CELL_KEY = {"parts"}
 _SAFE = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
@@ -57,7 +59,8 @@ class ExperimentContext:
     def _params_key(self) -> str:
         """Cells are kept per parameter set (the parameters as they are when a cell runs) and
         per state of the loaded data."""
-        text = json.dumps([self.experiment.params, self._data_stamp], sort_keys=True, default=str)
+        params = {k: v for k, v in self.experiment.params.items() if k not in NOT_IN_CELL_KEY}
+        text = json.dumps([params, self._data_stamp], sort_keys=True, default=str)
         return hashlib.sha1(text.encode()).hexdigest()[:12]
 
     # ---------------------------------------------------------------- cells

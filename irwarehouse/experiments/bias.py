@@ -462,10 +462,7 @@ def register(experiment_app: typer.Typer) -> None:
         def body(ectx: ExperimentContext) -> str:
             con = ectx.con
             q = qrels or evaluate.default_qrels(con)
-            pr = pool_runs
-            if pr is None:
-                pooled = con.execute("SELECT count(*) FROM run_info WHERE pooled").fetchone()[0]
-                pr = "pooled" if pooled else "all"
+            pr = pool_runs or runsets.default_pool_runs(con)
             run_ids = runsets.resolve(con, runs, qrels=q)
             # after the cell key is fixed: --parts does not change what a cell holds
             ectx.experiment.params.update(qrels=q, pool_runs=pr, parts=",".join(chosen))
