@@ -37,24 +37,41 @@ class Matrix:
         return self.X.mean(axis=1)
 
 
-def score_matrix(con, qrels: str, measure: Measure, run_ids: list[str], topics: str = "qrels",
-                 store: bool = True) -> Matrix:
-    """Evaluate ``measure`` (kept in ``scores`` if ``store``) and return the run x topic matrix
-    over the topics every run has a score for."""
+def matrix(per: pd.DataFrame, label: str, run_ids: list[str],
+           topics: list[str] | None = None) -> tuple[np.ndarray, list[str]]:
+    """X[run, topic] of one measure from ``evaluate``'s long frame: runs in the order given,
+    topics as given (default: sorted); a missing score is NaN."""
+    wide = per[per["measure"] == label].pivot(index="run_id", columns="topic", values="value")
+    wide = wide.reindex(index=list(run_ids),
+                        columns=sorted(wide.columns) if topics is None else list(topics))
+    return wide.to_numpy(dtype=float), list(wide.columns)
+
+
+def score_matrices(con, qrels: str, measures: list[Measure], run_ids: list[str],
+                   topics: str = "qrels", store: bool = True) -> dict[str, Matrix]:
+    """Evaluate ``measures`` in one pass (kept in ``scores`` if ``store``) and return, per
+    measure, the run x topic matrix over the topics every run has a score for."""
     if len(run_ids) < 2:
         raise IrwError(f"need at least two runs, got {len(run_ids)}")
-    per = evaluate.evaluate(con, qrels, [measure], run_ids, topics=topics, store=store)
-    return _to_matrix(per, qrels, str(measure), run_ids)
+    per = evaluate.evaluate(con, qrels, list(measures), run_ids, topics=topics, store=store)
+    out = {}
+    for measure in measures:
+        label = str(measure)
+        X, names = matrix(per, label, run_ids)
+        common = ~np.isnan(X).any(axis=0)
+        if common.sum() == 0:
+            raise IrwError(f"the runs have no topic in common under {qrels} ({label})")
+        if common.sum() < 2:
+            raise IrwError(f"the runs have only one topic in common under {qrels}: need at least two")
+        out[label] = Matrix(qrels, label, list(run_ids), [t for t, c in zip(names, common) if c],
+                            X[:, common])
+    return out
 
 
-def _to_matrix(per: pd.DataFrame, qrels: str, label: str, run_ids: list[str]) -> Matrix:
-    wide = per[per["measure"] == label].pivot(index="run_id", columns="topic", values="value")
-    wide = wide.reindex(run_ids).dropna(axis=1)
-    if wide.shape[1] == 0:
-        raise IrwError(f"the runs have no topic in common under {qrels} ({label})")
-    if wide.shape[1] < 2:
-        raise IrwError(f"the runs have only one topic in common under {qrels}: need at least two")
-    return Matrix(qrels, label, list(wide.index), list(wide.columns), wide.to_numpy(dtype=float))
+def score_matrix(con, qrels: str, measure: Measure, run_ids: list[str], topics: str = "qrels",
+                 store: bool = True) -> Matrix:
+    """The run x topic matrix of one measure (see :func:`score_matrices`)."""
+    return score_matrices(con, qrels, [measure], run_ids, topics, store)[str(measure)]
 
 
 def check_test(test: str, alpha: float, B: int | None) -> int | None:
@@ -122,13 +139,17 @@ def discpower(con, qrels: str, measures: list[Measure], run_ids: list[str], test
               reference_measure: Measure | None = None, progress=None) -> pd.DataFrame:
     """One row per measure: discriminative power, and agreement with a reference condition."""
     B = check_test(test, alpha, B)
+    mats = score_matrices(con, qrels, measures, run_ids, topics)
+    refs = {}
+    if reference_qrels or reference_measure:
+        wanted = [reference_measure] if reference_measure else measures
+        refs = score_matrices(con, reference_qrels or qrels, wanted, run_ids, topics)
     rows = []
     for measure in measures:
-        m = score_matrix(con, qrels, measure, run_ids, topics)
+        m = mats[str(measure)]
         ref = None
-        if reference_qrels or reference_measure:
-            ref = score_matrix(con, reference_qrels or qrels, reference_measure or measure,
-                               run_ids, topics)
+        if refs:
+            ref = refs[str(reference_measure or measure)]
             X, R, _ = _align(m, ref)
         else:
             X, R = m.X, None
@@ -170,8 +191,12 @@ def pvalues(con, qrels: str, measure: Measure, run_ids: list[str], test: str = "
 def correlate(con, measure_a: Measure, qrels_a: str, measure_b: Measure, qrels_b: str,
               run_ids: list[str], topics: str = "qrels", rbo_p: float = 0.9) -> dict:
     """Rank correlation of the run orderings by mean score (A on X is the reference)."""
-    a = score_matrix(con, qrels_a, measure_a, run_ids, topics)
-    b = score_matrix(con, qrels_b, measure_b, run_ids, topics)
+    if qrels_a == qrels_b:  # one evaluation pass for both measures
+        mats = score_matrices(con, qrels_a, list(dict.fromkeys([measure_a, measure_b])), run_ids, topics)
+        a, b = mats[str(measure_a)], mats[str(measure_b)]
+    else:
+        a = score_matrix(con, qrels_a, measure_a, run_ids, topics)
+        b = score_matrix(con, qrels_b, measure_b, run_ids, topics)
     xa, xb, _ = _align(a, b)
     try:
         out = stats.rank_correlations(xa.mean(axis=1), xb.mean(axis=1), rbo_p=rbo_p)
@@ -196,9 +221,10 @@ def compare(con, qrels: str, run_a: str, run_b: str, measures: list[Measure], te
     unc = evaluate.aggregate(evaluate.evaluate(con, qrels, uncertainty, [run_a, run_b],
                                                topics=topics, store=False))
     unc = unc.set_index(["run_id", "measure"])["value"]
+    mats = score_matrices(con, qrels, measures, [run_a, run_b], topics)
     rows = []
     for measure in measures:
-        m = score_matrix(con, qrels, measure, [run_a, run_b], topics)
+        m = mats[str(measure)]
         diff, low, high = stats.diff_ci(m.X[0], m.X[1])
         row = {"measure": m.measure, "run_a": run_a, "run_b": run_b, "mean_a": m.X[0].mean(),
                "mean_b": m.X[1].mean(), "diff": diff, "ci_low": low, "ci_high": high,

@@ -85,11 +85,10 @@ def fewest_unique(teams: pd.DataFrame, k: int = 3) -> list[str]:
 # --------------------------------------------------------------------------- statistics
 
 def matrix(per: pd.DataFrame, label: str, run_ids: list[str]) -> tuple[np.ndarray, list[str]]:
-    """X[run, topic] of one measure: runs in the given order, topics sorted."""
-    wide = per[per["measure"] == label].pivot(index="run_id", columns="topic", values="value")
-    wide = wide.reindex(run_ids).sort_index(axis=1)
-    require(not wide.isna().to_numpy().any(), f"missing scores for {label}")
-    return wide.to_numpy(dtype=float), list(wide.columns)
+    """X[run, topic] of one measure: runs in the given order, topics sorted; all present."""
+    X, topics = significance.matrix(per, label, run_ids)
+    require(not np.isnan(X).any(), f"missing scores for {label}")
+    return X, topics
 
 
 def means(per: pd.DataFrame) -> pd.DataFrame:

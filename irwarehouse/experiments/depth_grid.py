@@ -55,9 +55,7 @@ def run(ectx: ExperimentContext, qrels: str, run_ids: list[str], pool_runs: str,
         rows_by_depth[d] = ectx.cell(f"scores-d{d}", compute)
 
     def matrix(d, label):
-        per = rows_by_depth[d]
-        wide = per[per["measure"] == label].pivot(index="run_id", columns="topic", values="value")
-        return wide.reindex(run_ids).to_numpy(dtype=float)
+        return significance.matrix(rows_by_depth[d], label, run_ids)[0]
 
     power, results, means = [], {}, {}
     for d in [FULL, *pool_depths]:

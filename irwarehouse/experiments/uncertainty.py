@@ -77,8 +77,7 @@ def _quantiles(values: np.ndarray) -> dict:
 
 
 def _matrix(per: pd.DataFrame, label: str, run_ids: list[str], topics: list[str]) -> np.ndarray:
-    wide = per[per["measure"] == label].pivot(index="run_id", columns="topic", values="value")
-    return wide.reindex(index=run_ids, columns=topics).to_numpy(dtype=float)
+    return significance.matrix(per, label, run_ids, topics)[0]
 
 
 def _tau(x, y) -> float:
