@@ -28,6 +28,9 @@ app.add_typer(runs_app, name="runs")
 app.add_typer(qrels_app, name="qrels")
 
 FormatOpt = typer.Option("table", "--format", "-f", help="table | csv | json")
+QrelsOpt = typer.Option(None, "--qrels", "-q", help="Qrels name (default: the only one loaded from a file).")
+RunsOpt = typer.Option("all", "--runs", "-r", help="Run spec: all, pooled, team:NAME, deeply-judged[:M], @FILE or run ids, comma-separated.")
+TopicsOpt = typer.Option("qrels", "--topics", help="Topic set: qrels (topics with a relevant document) | run (trec_eval default) | all (trec_eval -c).")
 
 
 def _db_path(ctx: typer.Context) -> str:
@@ -65,6 +68,32 @@ def open_warehouse(ctx: typer.Context, read_only: bool = False):
 def check_format(fmt: str, allowed=("table", "csv", "json")) -> None:
     if fmt not in allowed:
         raise IrwError(f"unknown format {fmt!r}; valid: {', '.join(allowed)}")
+
+
+@contextlib.contextmanager
+def progress_callback(label: str):
+    """A ``progress(done, total)`` callback drawing a bar on a terminal (stderr), or None
+    when not on one."""
+    import sys
+
+    if not sys.stderr.isatty():
+        yield None
+        return
+    state: dict = {}
+
+    def update(done: int, total: int) -> None:
+        bar = state.get("bar")
+        if bar is None:
+            bar = typer.progressbar(length=total, label=label, file=sys.stderr)
+            bar.__enter__()
+            state["bar"] = bar
+        bar.update(done - bar.pos)
+
+    try:
+        yield update
+    finally:
+        if "bar" in state:
+            state["bar"].__exit__(None, None, None)
 
 
 def say(message: str) -> None:

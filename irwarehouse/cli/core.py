@@ -13,7 +13,8 @@ from .. import loader, output, runsets
 from .. import evaluate as ev
 from .. import measures as ms
 from ..errors import IrwError
-from .app import FormatOpt, check_format, open_warehouse, say, app, command, load_app, qrels_app, runs_app
+from .app import (FormatOpt, QrelsOpt, RunsOpt, TopicsOpt, app, check_format, command,
+                  load_app, open_warehouse, qrels_app, runs_app, say)
 
 # ------------------------------------------------------------------------------- load
 
@@ -69,10 +70,10 @@ def load_meta(
 def eval_cmd(
     ctx: typer.Context,
     measure: List[str] = typer.Option(..., "--measure", "-m", help="Measure name, e.g. AP, P@10, 'nDCG(discount=jk)@10'. Repeatable."),
-    qrels: Optional[str] = typer.Option(None, "--qrels", "-q", help="Qrels name (default: the only one loaded)."),
-    runs: str = typer.Option("all", "--runs", "-r", help="Run spec: all, pooled, team:NAME, @FILE, or run ids, comma-separated."),
+    qrels: Optional[str] = QrelsOpt,
+    runs: str = RunsOpt,
     per_topic: bool = typer.Option(False, "--per-topic", help="One row per topic (trec_eval -q)."),
-    topics: str = typer.Option("qrels", "--topics", help="Topic set: qrels (topics with a relevant document) | run (trec_eval default) | all (trec_eval -c)."),
+    topics: str = TopicsOpt,
     max_docs: Optional[int] = typer.Option(None, "--max-docs", help="Only the top N documents of each ranking count (trec_eval -M)."),
     rel_level: Optional[int] = typer.Option(None, "--rel-level", help="Relevance threshold for binary measures (trec_eval -l; default 1)."),
     aggregate: str = typer.Option("mean", "--aggregate", help="mean (arithmetic) | gm (geometric, as trec_eval gm_map)."),

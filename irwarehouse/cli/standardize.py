@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import sys
 from typing import List, Optional
 
 import pandas as pd
@@ -15,7 +13,8 @@ from .. import evaluate as ev
 from .. import measures as ms
 from .. import standardize as st
 from ..errors import IrwError
-from .app import FormatOpt, app, check_format, command, open_warehouse, say
+from .app import (FormatOpt, QrelsOpt, app, check_format, command,
+                  open_warehouse, progress_callback, say)
 
 standardize_app = typer.Typer(
     help="Score standardization: factor sets (per-topic mean and sd of reference runs), "
@@ -27,36 +26,12 @@ collections_app = typer.Typer(
 app.add_typer(standardize_app, name="standardize")
 app.add_typer(collections_app, name="collections")
 
-QrelsOpt = typer.Option(None, "--qrels", "-q", help="Qrels name (default: the only one loaded from a file).")
 RunsOpt = typer.Option("all", "--runs", "-r", help="Run spec of the evaluated runs: all, pooled, team:NAME, @FILE or run ids.")
 ReferenceOpt = typer.Option(None, "--reference", help="Run spec of the reference (standardizing) runs (default: the evaluated runs).")
 FactorsOpt = typer.Option(None, "--factors", help="Standardize with this stored factor set instead of self-standardizing.")
 RawOpt = typer.Option(None, "--raw", help="The raw form of the measure (default: SP for AP, DCG for nDCG, NumRelRet for R).")
 AlphaOpt = typer.Option(0.05, "--alpha", help="Significance level of the two-sample t-tests.")
 FileFormatOpt = typer.Option(None, "--file-format", help="csv | parquet (default: from the file name).")
-
-
-@contextlib.contextmanager
-def _progress(label: str):
-    """A progress callback drawing a bar on a terminal (stderr); None when not on one."""
-    if not sys.stderr.isatty():
-        yield None
-        return
-    state: dict = {}
-
-    def update(done: int, total: int) -> None:
-        bar = state.get("bar")
-        if bar is None:
-            bar = typer.progressbar(length=total, label=label, file=sys.stderr)
-            bar.__enter__()
-            state["bar"] = bar
-        bar.update(done - bar.pos)
-
-    try:
-        yield update
-    finally:
-        if "bar" in state:
-            state["bar"].__exit__(None, None, None)
 
 
 def _qrels(con, qrels: Optional[str]) -> str:
@@ -202,7 +177,7 @@ def reference_size_cmd(
         raise IrwError(f"--sizes must be integers separated by commas, not {sizes!r}") from None
     if not ns:
         raise IrwError("--sizes is empty")
-    with open_warehouse(ctx) as con, _progress("sampling reference sets") as progress:
+    with open_warehouse(ctx) as con, progress_callback("sampling reference sets") as progress:
         frame = st.reference_size_experiment(con, _qrels(con, qrels), measure, runs, reference,
                                              sizes=ns, samples=samples, seed=seed, progress=progress)
         output.emit(frame, fmt)
@@ -295,7 +270,7 @@ def random_splits_cmd(
     check_format(fmt)
     if reference and factors:
         raise IrwError("give --reference (self-standardization) or --factors, not both")
-    with open_warehouse(ctx) as con, _progress("random splits") as progress:
+    with open_warehouse(ctx) as con, progress_callback("random splits") as progress:
         frame = st.random_splits_experiment(con, _qrels(con, qrels), measure, runs, raw=raw,
                                             reference=reference, factors=factors, splits=splits,
                                             seed=seed, size=size, alpha=alpha, progress=progress)

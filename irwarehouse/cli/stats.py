@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import sys
 from typing import List, Optional
 
 import pandas as pd
@@ -13,31 +11,13 @@ from .. import evaluate as ev
 from .. import measures as ms
 from .. import output, runsets, significance
 from ..errors import IrwError
-from .app import FormatOpt, app, check_format, command, open_warehouse, say
+from .app import (FormatOpt, QrelsOpt, RunsOpt, TopicsOpt, app, check_format, command,
+                  open_warehouse, progress_callback, say)
 
-QrelsOpt = typer.Option(None, "--qrels", "-q", help="Qrels name (default: the only one loaded).")
-RunsOpt = typer.Option("all", "--runs", "-r", help="Run spec: all, pooled, team:NAME, deeply-judged[:M], @FILE or run ids.")
-TopicsOpt = typer.Option("qrels", "--topics", help="Topic set: qrels | run | all.")
 AlphaOpt = typer.Option(0.05, "--alpha", help="Significance level.")
 BOpt = typer.Option(None, "-B", "--samples", help="Bootstrap / randomization samples (default 1000 bootstrap, 10000 otherwise).")
 SeedOpt = typer.Option(0, "--seed", help="Random seed (Monte Carlo tests are deterministic given it).")
 CorrectionOpt = typer.Option("none", "--correction", help="Multiple comparisons: none | bonferroni | holm | bh (over all pairs).")
-
-
-@contextlib.contextmanager
-def _progress(label: str):
-    """A progress callback drawing a bar on a terminal, or None."""
-    if not sys.stderr.isatty():
-        yield None
-        return
-    with typer.progressbar(length=1, label=label, file=sys.stderr) as bar:
-        state = {"done": 0}
-
-        def update(done, total):
-            bar.length = total
-            bar.update(done - state["done"])
-            state["done"] = done
-        yield update
 
 
 def _one(names: list[str], what: str) -> ms.Measure:
@@ -90,7 +70,7 @@ def discpower_cmd(
     with open_warehouse(ctx) as con:
         q = qrels or ev.default_qrels(con)
         run_ids = runsets.resolve(con, runs, qrels=q)
-        with _progress(f"{test} test") as progress:
+        with progress_callback(f"{test} test") as progress:
             frame = significance.discpower(con, q, parsed, run_ids, test, correction, alpha, samples,
                                            seed, topics, reference_qrels, ref_m, progress)
         if save:
@@ -116,7 +96,7 @@ def pvalues_cmd(
     with open_warehouse(ctx) as con:
         q = qrels or ev.default_qrels(con)
         run_ids = runsets.resolve(con, runs, qrels=q)
-        with _progress(f"{test} test") as progress:
+        with progress_callback(f"{test} test") as progress:
             frame = significance.pvalues(con, q, m, run_ids, test, correction, alpha, samples, seed,
                                          topics, progress)
         if save:
