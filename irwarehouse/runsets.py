@@ -24,6 +24,18 @@ def _list(names: list[str], limit: int = 30) -> str:
     return ", ".join(names) or "none"
 
 
+def read_id_file(path: str, known, what: str) -> list[str]:
+    """Ids listed in a file (whitespace separated), each of which must be in ``known``."""
+    file = Path(path)
+    if not file.is_file():
+        raise IrwError(f"{file}: no such file ({what} list)")
+    ids = file.read_text().split()
+    unknown = [i for i in ids if i not in known]
+    if unknown:
+        raise IrwError(f"{file}: unknown {what}(s) {_list(unknown)}; known: {_list(sorted(known))}")
+    return ids
+
+
 def loaded_runs(con) -> list[str]:
     return [r[0] for r in con.execute("SELECT run_id FROM run_loads ORDER BY run_id").fetchall()]
 
@@ -88,14 +100,7 @@ def resolve(con, spec: str | None, qrels: str | None = None) -> list[str]:
                 raise IrwError(f"no run is judged to depth {depth} on every topic of {qrels}")
             add(ids)
         elif item.startswith("@"):
-            path = Path(item[1:])
-            if not path.is_file():
-                raise IrwError(f"{path}: no such file (run list)")
-            ids = path.read_text().split()
-            unknown = [i for i in ids if i not in known]
-            if unknown:
-                raise IrwError(f"{path}: unknown run(s) {_list(unknown)}; loaded runs: {_list(loaded)}")
-            add(ids)
+            add(read_id_file(item[1:], known, "run"))
         elif item in known:
             add([item])
         else:

@@ -481,14 +481,7 @@ def parse_topic_spec(spec: str, available: list[str]) -> list[str]:
         if not item:
             continue
         if item.startswith("@"):
-            file = Path(item[1:])
-            if not file.is_file():
-                raise IrwError(f"{file}: no such file (topic list)")
-            ids = file.read_text().split()
-            unknown = [t for t in ids if t not in have]
-            if unknown:
-                raise IrwError(f"{file}: topic(s) {_names(unknown)} are not in the qrels")
-            out.extend(ids)
+            out.extend(runsets.read_id_file(item[1:], have, "topic"))
             continue
         m = re.fullmatch(r"(\d+)\s*-\s*(\d+)", item)
         if m:
