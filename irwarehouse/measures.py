@@ -54,7 +54,6 @@ class MeasureDef:
 
 
 BINARY = (REL, JUDGED)
-GRADED = (GAINS, REL, JUDGED)
 
 CATALOGUE: dict[str, MeasureDef] = {
     m.name: m
