@@ -20,7 +20,7 @@ import jinja2
 from .errors import IrwError
 
 DEFAULT_DB = "irw.duckdb"
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 # Templates run (in order) whenever a warehouse is opened for writing: tables, then views.
 SCHEMA_TEMPLATES = ["schema.sql", "views.sql", "pools.sql"]
 SCHEMA_TEMPLATES.append("standardize_schema.sql")  # score standardization (issue 5)

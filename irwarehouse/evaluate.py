@@ -180,8 +180,7 @@ def ensure_base(con, qrels: str) -> None:
         return
     with db.transaction(con):
         con.execute("DELETE FROM irw_base WHERE qrels = ?", [qrels])
-        con.execute("INSERT INTO irw_base SELECT qrels, run_id, topic, rank, docno, crank, grade, "
-                    "c_rel, c_nonrel, cg FROM judged_ranking(?)", [qrels])
+        con.execute("INSERT INTO irw_base SELECT * FROM irw_base_rows(?)", [qrels])
         con.execute("INSERT INTO irw_base_built VALUES (?, current_timestamp)", [qrels])
 
 

@@ -90,26 +90,28 @@ topicset AS (
 base AS (
 {% if base_source == 'cache' %}
     -- the qrels's own materialized base
-    SELECT run_id, topic, rank, crank, grade, c_rel, c_nonrel, cg
+    SELECT run_id, topic, rank, crank, grade, c_rel, cg
     FROM irw_base
     WHERE qrels = $qrels AND run_id IN (SELECT run_id FROM sel)
 {% elif base_source == 'subset' %}
     -- a derived qrels: its judgments are a subset of $base_qrels's, so its base is that
-    -- base restricted to them, with the running sums recomputed
-    SELECT run_id, topic, rank, crank, grade, c_rel, c_nonrel, cg
-    FROM ({{ b.running_sums("SELECT c.run_id, c.topic, c.rank, c.docno, c.grade
-          FROM irw_base c JOIN (SELECT topic, docno FROM qrels WHERE qrels = $qrels AND rel >= 0) AS j
-            ON j.topic = c.topic AND j.docno = c.docno
-          WHERE c.qrels = $base_qrels AND c.run_id IN (SELECT run_id FROM sel)") }}) AS derived
+    -- base restricted to them (by judgment id), with the running sums recomputed
+    SELECT run_id, topic, rank, crank, grade, c_rel, cg
+    FROM ({{ b.running_sums("SELECT c.run_id, c.topic, c.rank, c.jid, c.grade
+          FROM irw_base c
+          WHERE c.qrels = $base_qrels AND c.run_id IN (SELECT run_id FROM sel)
+            AND c.jid IN (SELECT r.jid FROM irw_judgment_ids($base_qrels) r
+                          JOIN (SELECT topic, docno FROM qrels WHERE qrels = $qrels AND rel >= 0) AS j
+                            ON j.topic = r.topic AND j.docno = r.docno)", key='jid') }}) AS derived
 {% else %}
     -- computed from the runs (read-only warehouses)
-    SELECT run_id, topic, rank, crank, grade, c_rel, c_nonrel, cg
+    SELECT run_id, topic, rank, crank, grade, c_rel, cg
     FROM ({{ b.running_sums(b.judged_rows('$qrels')) }}) AS fresh
     WHERE run_id IN (SELECT run_id FROM sel)
 {% endif %}
 ),
 brows AS (
-    SELECT base.*
+    SELECT base.*, crank - c_rel AS c_nonrel
 {% for t in thresholds if t.window %}
          , {{ d.running_count('grade >= ' ~ t.value) }} AS {{ t.c_rel }}
          , {{ d.running_count('grade < ' ~ t.value) }} AS {{ t.c_nonrel }}

@@ -90,17 +90,18 @@ CREATE TABLE IF NOT EXISTS measures (
     trec_eval   VARCHAR
 );
 
--- Cache: the base relation (judged retrieved documents with running sums) per qrels.
+-- Cache: the base relation (judged retrieved documents with running sums) per qrels. The
+-- document is identified by its judgment id (irw_judgment_ids), an integer; judged
+-- non-relevant documents so far are crank - c_rel.
 CREATE TABLE IF NOT EXISTS irw_base (
     qrels    VARCHAR NOT NULL,
     run_id   VARCHAR NOT NULL,
     topic    VARCHAR NOT NULL,
     rank     INTEGER NOT NULL,
-    docno    VARCHAR NOT NULL,
+    jid      INTEGER NOT NULL,
     crank    INTEGER NOT NULL,
     grade    INTEGER NOT NULL,
     c_rel    INTEGER NOT NULL,
-    c_nonrel INTEGER NOT NULL,
     cg       DOUBLE  NOT NULL
 );
 

@@ -44,5 +44,15 @@ LEFT JOIN (SELECT topic, docno, rel FROM qrels WHERE qrels = q AND rel >= 0) j
 -- documents of every run under qrels q, with their condensed rank (position among judged
 -- documents) and the running sums the measures need (relevance threshold 1, gain = grade).
 {{ d.table_function('judged_ranking', ['q']) }}
-SELECT q AS qrels, run_id, topic, rank, docno, crank, grade, c_rel, c_nonrel, cg
+SELECT q AS qrels, run_id, topic, rank, docno, crank, grade, c_rel, crank - c_rel AS c_nonrel, cg
 FROM ({{ b.running_sums(b.judged_rows('q')) }}) AS base;
+
+-- Internal: the judgments (rel >= 0) of qrels q numbered 1.. in (topic, docno) order, and the
+-- rows of the materialized base (irw_base), which identify documents by that number.
+{{ d.table_function('irw_judgment_ids', ['q']) }}
+SELECT topic, docno, rel, row_number() OVER (ORDER BY topic, docno)::INTEGER AS jid
+FROM qrels WHERE qrels = q AND rel >= 0;
+
+{{ d.table_function('irw_base_rows', ['q']) }}
+SELECT q AS qrels, run_id, topic, rank, jid, crank, grade, c_rel, cg
+FROM ({{ b.running_sums(b.judged_ids('q'), key='jid') }}) AS base;

@@ -174,3 +174,34 @@ def test_cli(cli):
     assert isinstance(deep, list)
     bad = cli("pool", "leave-out", "--team", "omega", "--runs", "pooled", ok=False)
     assert bad.exit_code == 1 and "unknown team(s) omega" in bad.stderr
+
+
+ALL_SOURCES_MEASURES = ["AP", "P@3", "nDCG", "Bpref", "Q(beta=0.5)", "RBPres(p=0.8)", "AP'", "nDCG(discount=jk)@2",
+                        "P(rel=2)@5", "Bpref(rel=2)", "Q(gains={0:0,1:1,2:3})", "FirstUnjudged"]
+
+
+def test_base_sources_agree(tmp_path):
+    """A root qrels from its materialized base, a derived qrels from the root's base restricted
+    to its judgment ids, and both computed afresh from the runs (read-only warehouse) agree."""
+    import duckdb
+
+    from irwarehouse import db
+    from conftest import FIXTURES
+
+    path = str(tmp_path / "w.duckdb")
+    con = db.connect(path)
+    loader.load_qrels(con, [str(FIXTURES / "qrels.txt")], "fixture")
+    loader.load_runs(con, [str(FIXTURES / "runs")], meta=str(FIXTURES / "runs.tsv"))
+    pools.build(con, "depth", "fixture", "fx-d3", runs="pooled", depth=3)
+    parsed = measures.parse_all(ALL_SOURCES_MEASURES)
+    runs = [r[0] for r in con.execute("SELECT run_id FROM run_loads ORDER BY 1").fetchall()]
+    cached = {q: evaluate.evaluate(con, q, parsed, runs, store=False) for q in ("fixture", "fx-d3")}
+    con.close()
+    ro = duckdb.connect(path, read_only=True)
+    for q, got in cached.items():
+        fresh = evaluate.evaluate(ro, q, parsed, runs, store=False)
+        assert len(fresh) == len(got) > 0
+        assert fresh[["run_id", "topic", "measure"]].equals(got[["run_id", "topic", "measure"]])
+        assert (fresh["value"] - got["value"]).abs().max() < 1e-12, q
+    # the pool judges fewer documents, so some scores differ from the root's
+    assert not cached["fx-d3"]["value"].equals(cached["fixture"]["value"])

@@ -186,8 +186,9 @@ def gain_data(con, qrels: str, run_ids: list[str], topics: list[str] | None = No
     # The root's materialized base, restricted to this qrels's judgments when it is derived
     # (a derived qrels judges a subset of its root's documents); g_max as evaluate.sql's
     # gstats. Rows come back as integer (run·topic, rank) coordinates.
-    subset = ("JOIN qrels j ON j.qrels = $q AND j.topic = b.topic AND j.docno = b.docno "
-              "AND j.rel >= 0" if root != name else "")
+    subset = ("JOIN (SELECT r.jid FROM irw_judgment_ids($root) r JOIN qrels j ON j.qrels = $q "
+              "AND j.rel >= 0 AND j.topic = r.topic AND j.docno = r.docno) AS s ON s.jid = b.jid"
+              if root != name else "")
     cols = con.execute(f"""
         SELECT (r.i - 1) * $n_topics + (t.i - 1) AS row, b.rank - 1 AS col,
                CASE WHEN b.grade >= 1 AND g.gmax > 0 THEN b.grade / g.gmax ELSE 0.0 END AS gain
