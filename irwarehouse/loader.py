@@ -86,19 +86,71 @@ def _lines(path: str):
                 yield number, fields
 
 
+def _delimiter(path: str, nfields: int) -> str | None:
+    """The delimiter of a file whose first line has ``nfields`` fields separated by single
+    tabs or by single spaces (no other whitespace): such files take the fast path of
+    :func:`_stage`. None otherwise, or when the file cannot be read here."""
+    try:
+        with _open_text(path) as fh:
+            line = next((text for text in fh if text.strip()), "")
+    except (OSError, EOFError, UnicodeError):
+        return None
+    line = line.rstrip("\r\n")
+    for delim, other in (("\t", " "), (" ", "\t")):
+        fields = line.split(delim)
+        if len(fields) == nfields and all(fields) and not any(other in f or "\r" in f for f in fields):
+            return delim
+    return None
+
+
 def _stage(con, target: str, files: list[str], nfields: int, columns, progress) -> None:
-    """Read and split ``files`` into ``target``: in one statement, or in batches of files
-    when a progress bar is shown (one statement is faster: DuckDB reads files in parallel)."""
-    step = BATCH if progress else len(files)
+    """Read and split ``files`` into the temporary table ``target``. Files separated by single
+    tabs or spaces are read by DuckDB's CSV reader (sql/stage_delimited.sql); the others, and
+    all of them again if that reader meets a line it cannot stand for, are split on any
+    whitespace (sql/stage_lines.sql). Runs outside a transaction: a failed fast read leaves
+    the warehouse untouched."""
+    shown = 0
+
+    def tick(n: int) -> None:  # a fall-back re-read does not advance the bar twice
+        nonlocal shown
+        if progress and shown + n <= len(files):
+            shown += n
+            progress(n)
+
+    step = BATCH if progress else max(len(files), 1)
+    by_delim: dict[str | None, list[str]] = {}
+    for f in files:
+        by_delim.setdefault(_delimiter(f, nfields), []).append(f)
+    general = by_delim.pop(None, [])
+    try:
+        for delim, group in by_delim.items():
+            _stage_batches(con, "stage_delimited.sql", target, group, nfields, columns, step,
+                           tick, {"delim": delim, "other": " " if delim == "\t" else "\t"})
+        fast = con.execute(f"SELECT 1 FROM {target} WHERE nf < 0 LIMIT 1").fetchone() is None
+    except duckdb.Error:
+        fast = False
+    if not fast:
+        con.execute(f"DELETE FROM {target}")
+        general = files
+    _stage_batches(con, "stage_lines.sql", target, general, nfields, columns, step, tick, {},
+                   report=True)
+
+
+def _stage_batches(con, template: str, target: str, files: list[str], nfields: int, columns,
+                   step: int, tick, params: dict, report: bool = False) -> None:
+    """Run a staging template over ``files``, ``step`` files per statement (all of them in one
+    when no progress bar is shown: DuckDB reads the files in parallel). ``report``: a read
+    error becomes an IrwError naming the files."""
     for start in range(0, len(files), step):
         batch = files[start:start + step]
         try:
-            db.run_script(con, "stage_lines.sql", {"files": batch}, target=target,
+            db.run_script(con, template, {"files": batch, **params}, target=target,
                           nfields=nfields, columns=columns)
         except duckdb.Error as exc:
+            if not report:
+                raise
             raise IrwError(f"cannot read {', '.join(batch)}: {exc}") from exc
-        if progress:
-            progress(len(batch))
+        tick(len(batch))
 
 
 def _progress_bar(files: list[str], label: str):
@@ -160,19 +212,19 @@ def load_runs(con, patterns: Iterable[str], policy: str = "trec_eval", replace: 
     if policy not in POLICIES:
         raise IrwError(f"unknown ranking policy {policy!r}; valid: {', '.join(POLICIES)}")
     files = expand_paths(patterns)
-    with db.transaction(con):
-        con.execute("CREATE TEMP TABLE irw_staged (filename VARCHAR, nf INTEGER, topic VARCHAR, "
-                    "docno VARCHAR, run_id VARCHAR, given_rank BIGINT, score DOUBLE)")
-        try:
-            with _progress_bar(files, "loading runs") as bar:
-                _stage(con, "irw_staged", files, 6, RUN_COLUMNS, bar.update if bar else None)
+    con.execute("CREATE OR REPLACE TEMP TABLE irw_staged (filename VARCHAR, nf INTEGER, "
+                "topic VARCHAR, docno VARCHAR, run_id VARCHAR, given_rank BIGINT, score DOUBLE)")
+    try:
+        with _progress_bar(files, "loading runs") as bar:
+            _stage(con, "irw_staged", files, 6, RUN_COLUMNS, bar.update if bar else None)
+        with db.transaction(con):
             _check_runs(con, files, extra_fields)
             summary = _insert_runs(con, files, policy, replace)
             if meta:
                 summary["meta"] = _load_meta(con, meta)
-        finally:
-            con.execute("DROP TABLE IF EXISTS irw_staged")
-            con.execute("DROP TABLE IF EXISTS irw_staged_topics")
+    finally:
+        con.execute("DROP TABLE IF EXISTS irw_staged")
+        con.execute("DROP TABLE IF EXISTS irw_staged_topics")
     return summary
 
 
@@ -235,36 +287,35 @@ def load_qrels(con, patterns: Iterable[str], name: str, replace: bool = False,
     files = expand_paths(patterns)
     if not name or not name.strip():
         raise IrwError("a qrels needs a name (--name)")
-    with db.transaction(con):
-        info = con.execute("SELECT kind FROM qrels_info WHERE qrels = ?", [name]).fetchone()
-        if info and not replace:
-            raise IrwError(f"qrels {name!r} already exists; use --replace to replace it")
-        children = con.execute("SELECT qrels FROM qrels_info WHERE parent = ? ORDER BY qrels",
-                               [name]).fetchall()
-        if info and children:
-            raise IrwError(f"qrels {name!r} has derived qrels ({', '.join(c[0] for c in children)}); "
-                           "drop them first (irw qrels drop NAME)")
-        con.execute("CREATE TEMP TABLE irw_staged_qrels (filename VARCHAR, nf INTEGER, "
-                    "topic VARCHAR, docno VARCHAR, rel INTEGER)")
-        try:
-            _stage(con, "irw_staged_qrels", files, 4, QRELS_COLUMNS, None)
-            bad = con.execute("SELECT filename FROM irw_staged_qrels WHERE nf <> 4 OR rel IS NULL "
-                              "LIMIT 1").fetchone()
-            if bad is None:
-                bad = con.execute("SELECT any_value(filename) FROM irw_staged_qrels "
-                                  "GROUP BY topic, docno HAVING count(*) > 1 LIMIT 1").fetchone()
-            if bad is not None:
-                raise IrwError(_locate_qrels_problem(files) or f"{bad[0]}: malformed qrels")
-            count = con.execute("SELECT count(*) FROM irw_staged_qrels").fetchone()[0]
-            if count == 0:
-                raise IrwError(f"{', '.join(files)}: no qrels lines found")
+    info = con.execute("SELECT kind FROM qrels_info WHERE qrels = ?", [name]).fetchone()
+    if info and not replace:
+        raise IrwError(f"qrels {name!r} already exists; use --replace to replace it")
+    children = con.execute("SELECT qrels FROM qrels_info WHERE parent = ? ORDER BY qrels",
+                           [name]).fetchall()
+    if info and children:
+        raise IrwError(f"qrels {name!r} has derived qrels ({', '.join(c[0] for c in children)}); "
+                       "drop them first (irw qrels drop NAME)")
+    con.execute("CREATE OR REPLACE TEMP TABLE irw_staged_qrels (filename VARCHAR, nf INTEGER, "
+                "topic VARCHAR, docno VARCHAR, rel INTEGER)")
+    try:
+        _stage(con, "irw_staged_qrels", files, 4, QRELS_COLUMNS, None)
+        bad = con.execute("SELECT filename FROM irw_staged_qrels WHERE nf <> 4 OR rel IS NULL "
+                          "LIMIT 1").fetchone()
+        if bad is None:
+            bad = con.execute("SELECT any_value(filename) FROM irw_staged_qrels "
+                              "GROUP BY topic, docno HAVING count(*) > 1 LIMIT 1").fetchone()
+        if bad is not None:
+            raise IrwError(_locate_qrels_problem(files) or f"{bad[0]}: malformed qrels")
+        if con.execute("SELECT count(*) FROM irw_staged_qrels").fetchone()[0] == 0:
+            raise IrwError(f"{', '.join(files)}: no qrels lines found")
+        with db.transaction(con):
             if info:
                 drop_qrels(con, name, _in_transaction=True)
             con.execute("INSERT INTO qrels SELECT ?, topic, docno, rel FROM irw_staged_qrels", [name])
             register_qrels(con, name, source=" ".join(files), kind="file",
                            description=description)
-        finally:
-            con.execute("DROP TABLE IF EXISTS irw_staged_qrels")
+    finally:
+        con.execute("DROP TABLE IF EXISTS irw_staged_qrels")
     stats = con.execute("SELECT count(DISTINCT topic), count(*), count(*) FILTER (WHERE rel >= 1) "
                         "FROM qrels WHERE qrels = ?", [name]).fetchone()
     return {"qrels": name, "topics": stats[0], "judgments": stats[1], "relevant": stats[2]}

@@ -81,16 +81,82 @@ BAD_RUNS = [
 ]
 
 
+@pytest.mark.parametrize("sep", [" ", "\t"])
 @pytest.mark.parametrize("text, message", BAD_RUNS)
-def test_bad_run_lines_are_reported_and_nothing_is_loaded(con, tmp_path, text, message):
+def test_bad_run_lines_are_reported_and_nothing_is_loaded(con, tmp_path, text, message, sep):
     good = write(tmp_path / "good", "9 Q0 z 1 1 keep\n")
     loader.load_runs(con, [good])
     before = counts(con)
-    bad = write(tmp_path / "bad.txt", text)
+    bad = write(tmp_path / "bad.txt", text.replace(" ", sep))
     with pytest.raises(IrwError) as info:
         loader.load_runs(con, [bad])
     assert message in str(info.value) and "bad.txt" in str(info.value)
     assert counts(con) == before
+
+
+LINES = [("1", "Q0", f"d{i:03d}", str(i), f"{(i * 7) % 5 / 2:g}", "r") for i in range(1, 40)] + \
+        [("2", "Q0", "d1", "1", "3.5e-1", "r"), ("2", "Q0", "d2", "2", "-2", "r")]
+
+
+def layouts(lines):
+    """The same run lines in the layouts the loader must read alike."""
+    tab = ["\t".join(f) for f in lines]
+    return {
+        "tabs": "\n".join(tab) + "\n",
+        "spaces": "\n".join(" ".join(f) for f in lines),  # no final newline
+        "crlf": "\r\n".join(tab) + "\r\n",
+        "mixed": "\n".join(("  " if i % 3 else "\t ").join(f) + " " * (i % 2) for i, f in enumerate(lines)) + "\n",
+        "tabs then spaces": "\n".join(tab[:20] + [" ".join(f) for f in lines[20:]]) + "\n",
+        "tabs then mixed newlines": "\n".join(tab[:20]) + "\n" + "\r\n".join(tab[20:]) + "\n",
+        "tabs with blank lines": "\n\n".join(tab) + "\n\n",
+        "tabs then a space-only line": "\n".join(tab[:5] + ["   "] + tab[5:]) + "\n",
+    }
+
+
+def test_every_layout_loads_alike_and_clean_files_take_the_fast_path(con, tmp_path, monkeypatch):
+    from irwarehouse import db
+
+    used = []
+    run_script = db.run_script
+    monkeypatch.setattr(db, "run_script", lambda c, template, *a, **k: (used.append(template), run_script(c, template, *a, **k))[1])
+    loaded = {}
+    for name, text in layouts(LINES).items():
+        used.clear()
+        loader.load_runs(con, [write(tmp_path / "run", text)], replace=True)
+        loaded[name] = sorted(con.execute("SELECT topic, docno, rank, score, given_rank FROM runs").fetchall())
+        fast = "stage_lines.sql" not in used
+        assert fast == (name in ("tabs", "spaces", "crlf", "tabs with blank lines")), name
+    assert len(loaded["tabs"]) == len(LINES)
+    for name, rows in loaded.items():
+        assert rows == loaded["tabs"], name
+
+
+def test_a_field_holding_the_other_separator_is_an_error(con, tmp_path):
+    text = "1\tQ0\td1\t1\t1\tr\n1\tQ0\td2\t2\t1\tmy run\n"
+    with pytest.raises(IrwError, match="line 2: expected 6 fields"):
+        loader.load_runs(con, [write(tmp_path / "r", text)])
+    assert counts(con)[0] == 0
+
+
+@pytest.mark.parametrize("line, delim", [
+    ("1\tQ0\td\t1\t2.5\tr\n", "\t"), ("1 Q0 d 1 2.5 r\r\n", " "), ("1 Q0 d 1 2.5 r", " "),
+    ("1  Q0 d 1 2.5 r\n", None), ("1\tQ0 d\t1\t2.5\tr\n", None), ("1 Q0 d 1 2.5\n", None),
+    (" 1 Q0 d 1 2.5 r\n", None), ("1\tQ0\td\t1\t2.5\tr\textra\n", None),
+])
+def test_delimiter_of_the_first_line(tmp_path, line, delim):
+    assert loader._delimiter(write(tmp_path / "f", "\n" + line), 6) == delim
+
+
+def test_qrels_layouts_load_alike(con, tmp_path):
+    rows = [("1", "0", f"d{i}", str(i % 3)) for i in range(30)]
+    texts = {"spaces": "\n".join(" ".join(r) for r in rows) + "\n",
+             "tabs": "\n".join("\t".join(r) for r in rows) + "\n",
+             "mixed": "\n".join((" \t" if i % 2 else " ").join(r) for i, r in enumerate(rows)) + "\n"}
+    for name, text in texts.items():
+        loader.load_qrels(con, [write(tmp_path / name, text)], name)
+    got = {name: sorted(con.execute("SELECT topic, docno, rel FROM qrels WHERE qrels = ?", [name]).fetchall())
+           for name in texts}
+    assert got["spaces"] == got["tabs"] == got["mixed"] and len(got["spaces"]) == 30
 
 
 def test_duplicate_across_files_names_both(con, tmp_path):
