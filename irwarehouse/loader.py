@@ -290,11 +290,8 @@ def load_qrels(con, patterns: Iterable[str], name: str, replace: bool = False,
     info = con.execute("SELECT kind FROM qrels_info WHERE qrels = ?", [name]).fetchone()
     if info and not replace:
         raise IrwError(f"qrels {name!r} already exists; use --replace to replace it")
-    children = con.execute("SELECT qrels FROM qrels_info WHERE parent = ? ORDER BY qrels",
-                           [name]).fetchall()
-    if info and children:
-        raise IrwError(f"qrels {name!r} has derived qrels ({', '.join(c[0] for c in children)}); "
-                       "drop them first (irw qrels drop NAME)")
+    if info:
+        _check_no_dependents(con, name)
     con.execute("CREATE OR REPLACE TEMP TABLE irw_staged_qrels (filename VARCHAR, nf INTEGER, "
                 "topic VARCHAR, docno VARCHAR, rel INTEGER)")
     try:
@@ -337,14 +334,27 @@ def register_qrels(con, name: str, source: str | None, kind: str, parent: str | 
                 [name, source, parent, kind, params, description, topic_qrels])
 
 
+def _check_no_dependents(con, name: str) -> None:
+    """A qrels that derived qrels or factor sets were made from is neither dropped nor
+    replaced: they would silently stand for judgments that are gone."""
+    children = [r[0] for r in con.execute(
+        "SELECT qrels FROM qrels_info WHERE parent = ? ORDER BY qrels", [name]).fetchall()]
+    if children:
+        raise IrwError(f"qrels {name!r} has derived qrels ({', '.join(children)}); "
+                       "drop them first (irw qrels drop NAME)")
+    sets = [r[0] for r in con.execute(
+        "SELECT factors FROM std_factor_sets WHERE qrels = ? ORDER BY factors", [name]).fetchall()]
+    if sets:
+        raise IrwError(f"qrels {name!r} has standardization factor sets ({', '.join(sets)}); "
+                       "drop them first (irw standardize drop NAME)")
+
+
 def drop_qrels(con, name: str, _in_transaction: bool = False) -> None:
     """Remove a qrels, its cached base and its scores."""
     def work():
         if con.execute("SELECT 1 FROM qrels_info WHERE qrels = ?", [name]).fetchone() is None:
             raise IrwError(f"qrels {name!r} does not exist; known: {', '.join(qrels_names(con)) or 'none'}")
-        children = con.execute("SELECT qrels FROM qrels_info WHERE parent = ?", [name]).fetchall()
-        if children:
-            raise IrwError(f"qrels {name!r} has derived qrels ({', '.join(c[0] for c in children)}); drop them first")
+        _check_no_dependents(con, name)
         for table in ("qrels", "scores", "qrels_info"):
             con.execute(f"DELETE FROM {table} WHERE qrels = ?", [name])
         db.invalidate_bases(con, name)

@@ -606,3 +606,19 @@ def test_trec8_plain_duckdb(trec8_db):
     plain.close()
     assert len(got) == 129
     assert max(abs(got[r] - expected[r]) for r in got) < 1e-15
+
+
+def test_a_qrels_with_factor_sets_is_neither_dropped_nor_replaced(fx):
+    from irwarehouse import loader
+    from irwarehouse.errors import IrwError
+
+    st.create_factor_set(fx, "self", ["AP"], qrels="fixture")
+    before = fx.execute("SELECT count(*) FROM qrels WHERE qrels = 'fixture'").fetchone()[0]
+    with pytest.raises(IrwError, match=r"has standardization factor sets \(self\); drop them first"):
+        loader.drop_qrels(fx, "fixture")
+    with pytest.raises(IrwError, match="has standardization factor sets"):
+        loader.load_qrels(fx, [str(FIXTURES / "qrels.txt")], "fixture", replace=True)
+    assert fx.execute("SELECT count(*) FROM qrels WHERE qrels = 'fixture'").fetchone()[0] == before
+    st.drop_factor_set(fx, "self")
+    loader.drop_qrels(fx, "fixture")
+    assert fx.execute("SELECT count(*) FROM qrels").fetchone()[0] == 0
