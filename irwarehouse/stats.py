@@ -87,6 +87,7 @@ __all__ = [
     "kendall_tau",
     "tau_ap",
     "rbo",
+    "rbo_many",
     "pearson",
     "rank_correlations",
     "pvalue_order_tau",
@@ -832,10 +833,14 @@ def tau_ap(x, y) -> float:
     return float(2.0 * total / (N - 1) - 1.0)
 
 
-def _prefix_membership(v: np.ndarray, depths: np.ndarray) -> np.ndarray:
-    """P(item u is in the top d) under random tie-breaking, for all items x depths."""
-    _, _, s, g = _tie_groups(v)
-    return np.clip((depths[None, :] - s[:, None]) / g[:, None], 0.0, 1.0)
+def _prefix_membership(V: np.ndarray) -> np.ndarray:
+    """For each row of V (rows x items, scores, higher = top): P(item u is in the top d)
+    under uniformly random tie-breaking, as rows x items x depths d = 1..N."""
+    V = np.atleast_2d(V)
+    above = _sps.rankdata(-V, method="min", axis=1) - 1.0  # items strictly above u
+    size = _sps.rankdata(-V, method="max", axis=1) - above  # u's tie group, u included
+    depths = np.arange(1, V.shape[1] + 1, dtype=np.float64)
+    return np.clip((depths[None, None, :] - above[:, :, None]) / size[:, :, None], 0.0, 1.0)
 
 
 def rbo(x, y, p=0.9) -> float:
@@ -849,16 +854,31 @@ def rbo(x, y, p=0.9) -> float:
     sum_u P(u in x's top d) P(u in y's top d) (the expectation is exact since RBO is linear
     in X_d).
     """
+    x, y = _as_pair_of_vectors(x, y, min_len=1)
+    return float(rbo_many(x, y[None, :], p)[0])
+
+
+def rbo_many(x, Y, p=0.9) -> np.ndarray:
+    """:func:`rbo` of the reference scores ``x`` against each row of ``Y`` (rows x items),
+    vectorized over the rows."""
     p = float(p)
     if not 0.0 < p < 1.0:
         raise ValueError(f"RBO persistence p must be strictly between 0 and 1, got {p}")
-    x, y = _as_pair_of_vectors(x, y, min_len=1)
+    x = np.asarray(x, dtype=np.float64).ravel()
+    Y = np.atleast_2d(np.asarray(Y, dtype=np.float64))
     N = x.size
+    if N < 1 or Y.shape[1] != N:
+        raise ValueError(f"RBO needs rankings of the same {N} >= 1 items, got {Y.shape[1]}")
+    px = _prefix_membership(x)[0]
     depths = np.arange(1, N + 1, dtype=np.float64)
-    overlap = np.sum(_prefix_membership(x, depths) * _prefix_membership(y, depths), axis=0)
-    agreement = overlap / depths
     weights = p**depths
-    return float(agreement[-1] * p**N + (1.0 - p) / p * np.sum(agreement * weights))
+    out = np.empty(Y.shape[0])
+    step = max(1, _CHUNK_ELEMENTS // (N * N))
+    for s in range(0, Y.shape[0], step):
+        overlap = np.einsum("ud,kud->kd", px, _prefix_membership(Y[s : s + step]))
+        agreement = overlap / depths
+        out[s : s + step] = agreement[:, -1] * p**N + (1.0 - p) / p * (agreement @ weights)
+    return out
 
 
 def pearson(x, y) -> float:

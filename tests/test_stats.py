@@ -655,6 +655,24 @@ def test_ties_give_expectation_over_tie_breakings(seed):
     assert S.rbo(x, y, 0.8) == pytest.approx(exp_rbo, abs=1e-12)
 
 
+def test_rbo_many_is_rbo_of_each_row():
+    """Rows with and without ties, in more than one chunk, against the expectation over
+    tie-breakings computed from plain RBO_ext."""
+    rng = np.random.default_rng(7)
+    x = rng.integers(0, 4, 6).astype(float)
+    Y = np.vstack([rng.integers(0, 3, 6).astype(float) for _ in range(4)] + [x, rng.random(6)])
+    orders_x = list(strict_orders(x))
+    expected = [np.mean([plain_rbo_ext(a, b, 0.7) for a in orders_x for b in strict_orders(y)]) for y in Y]
+    np.testing.assert_allclose(S.rbo_many(x, Y, 0.7), expected, rtol=0, atol=1e-12)
+    big = rng.random((40, 200))  # 40 x 200 x 200 elements: several chunks
+    ref = rng.random(200)
+    ox = list(np.argsort(-ref))
+    np.testing.assert_allclose(S.rbo_many(ref, big, 0.9),
+                               [plain_rbo_ext(ox, list(np.argsort(-y)), 0.9) for y in big], rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match="same 6"):
+        S.rbo_many(x, np.ones((2, 5)), 0.9)
+
+
 def test_rbo_hand_cases():
     # [a, b, c] vs [b, a, c], p = 0.5: A_1 = 0, A_2 = 1, A_3 = 1
     # RBO_ext = A_3 p^3 + (1-p)/p (A_1 p + A_2 p^2 + A_3 p^3) = 0.125 + (0.25 + 0.125) = 0.5

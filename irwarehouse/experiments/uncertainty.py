@@ -194,7 +194,7 @@ def fit_block(base: np.ndarray, phis: np.ndarray, refs: dict[str, np.ndarray], t
                 tau = rbo = np.full(len(phis), np.nan)
             else:
                 tau_u = stats.kendall_tau_many(orders, x)
-                rbo_u = np.array([stats.rbo(x, o, rbo_p) for o in orders])
+                rbo_u = stats.rbo_many(x, orders, rbo_p)
                 tau, rbo = tau_u[inverse], rbo_u[inverse]
             rows.append(pd.DataFrame({"topic": topic, "reference": label, "phi": phis,
                                       "tau": tau, "rbo": rbo}))
