@@ -164,6 +164,17 @@ def transaction(con: duckdb.DuckDBPyConnection):
         con.execute("COMMIT")
 
 
+def update_bases(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> None:
+    """Bring every materialized base up to date after ``run_ids`` were (re)loaded: their rows
+    are recomputed, the other runs' rows stay (a run's base rows depend on that run only)."""
+    params = {"ids": list(run_ids)}
+    for (qrels,) in con.execute("SELECT qrels FROM irw_base_built ORDER BY qrels").fetchall():
+        params["q"] = qrels
+        con.execute("DELETE FROM irw_base WHERE qrels = $q AND list_contains($ids, run_id)", params)
+        con.execute("INSERT INTO irw_base SELECT * FROM irw_base_rows($q) "
+                    "WHERE run_id IN (SELECT unnest($ids::VARCHAR[]))", params)
+
+
 def invalidate_bases(con: duckdb.DuckDBPyConnection, qrels: str | None = None) -> None:
     """Forget cached base relations: all of them (runs changed) or one qrels's."""
     if qrels is None:

@@ -259,8 +259,8 @@ def _insert_runs(con, files: list[str], policy: str, replace: bool) -> dict:
         params = {"ids": existing}
         for table in ("runs", "run_topics", "run_loads", "scores"):
             con.execute(f"DELETE FROM {table} WHERE list_contains($ids, run_id)", params)
-    db.invalidate_bases(con)
     db.run_script(con, "load_runs.sql", {"policy": policy}, order=POLICIES[policy])
+    db.update_bases(con, run_ids)
     lines = con.execute("SELECT count(*) FROM irw_staged").fetchone()[0]
     return {"runs": run_ids, "lines": lines, "files": len(files), "replaced": existing}
 

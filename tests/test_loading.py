@@ -185,7 +185,39 @@ def test_existing_run_needs_replace_and_replace_drops_its_scores(con, tmp_path):
     loader.load_runs(con, [write(tmp_path / "r", "1 Q0 d0 1 2 r\n1 Q0 d1 2 1 r\n")], replace=True)
     assert con.execute("SELECT count(*) FROM scores").fetchone()[0] == 0
     per = evaluate.evaluate(con, "q", measures.parse_all(["AP"]), ["r"])
-    assert per["value"].tolist() == [0.5]  # the cached base was rebuilt for the new run
+    assert per["value"].tolist() == [0.5]  # the cached base was brought up to date
+
+
+def test_loading_runs_extends_the_materialized_bases(tmp_path):
+    """Runs loaded (or replaced) after a base was materialized are added to it; the other
+    runs' rows stay; scores equal those computed afresh from the runs."""
+    import duckdb
+
+    from conftest import FIXTURES
+    from irwarehouse import db, evaluate, measures
+
+    path = str(tmp_path / "w.duckdb")
+    con = db.connect(path)
+    runs = sorted(p.name for p in (FIXTURES / "runs").iterdir())
+    loader.load_qrels(con, [str(FIXTURES / "qrels.txt")], "fixture")
+    loader.load_runs(con, [str(FIXTURES / "runs" / r) for r in runs[:3]])
+    parsed = measures.parse_all(["AP", "nDCG@5", "Bpref", "RBPres(p=0.8)", "AP'"])
+    before = evaluate.evaluate(con, "fixture", parsed, ["alpha1"], store=False)  # materializes the base
+    built = con.execute("SELECT built_at FROM irw_base_built").fetchall()
+    loader.load_runs(con, [str(FIXTURES / "runs" / r) for r in runs[3:]])
+    reversed_scores = "".join(  # alpha.txt with every score negated: the rankings turn around
+        " ".join(f[:4] + ["-" + f[4]] + f[5:]) + "\n"
+        for f in (line.split() for line in (FIXTURES / "runs" / "alpha.txt").read_text().splitlines()))
+    loader.load_runs(con, [write(tmp_path / "alpha.txt", reversed_scores)], replace=True)
+    assert con.execute("SELECT built_at FROM irw_base_built").fetchall() == built  # not rebuilt
+    after = evaluate.evaluate(con, "fixture", parsed, ["alpha1"], store=False)
+    assert not after["value"].equals(before["value"])
+    ids = [r[0] for r in con.execute("SELECT run_id FROM run_loads ORDER BY 1").fetchall()]
+    cached = evaluate.evaluate(con, "fixture", parsed, ids, store=False)
+    con.close()
+    fresh = evaluate.evaluate(duckdb.connect(path, read_only=True), "fixture", parsed, ids, store=False)
+    assert len(cached) == len(fresh) > 0 and set(cached["run_id"]) == set(ids)
+    assert (cached["value"] - fresh["value"]).abs().max() < 1e-12
 
 
 def test_bad_metadata_rolls_back_the_runs(con, tmp_path):
