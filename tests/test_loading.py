@@ -265,3 +265,25 @@ def test_qrels_names_and_replace(con, tmp_path):
     loader.load_qrels(con, [write(tmp_path / "b", "1 0 d 2\n")], "a", replace=True)
     assert con.execute("SELECT rel FROM qrels WHERE qrels = 'a'").fetchall() == [(2,)]
     assert con.execute("SELECT topic_qrels, kind FROM qrels_info").fetchall() == [("a", "file")]
+
+
+def test_a_warehouse_of_an_older_layout_gets_a_new_base_cache(tmp_path):
+    """Opening a warehouse written with an older schema version replaces the internal base
+    cache (rebuilt on demand) and keeps everything loaded."""
+    from irwarehouse import db, evaluate, measures
+
+    path = str(tmp_path / "old.duckdb")
+    con = db.connect(path)
+    loader.load_qrels(con, [write(tmp_path / "q", "1 0 d1 1\n1 0 d2 0\n")], "q")
+    loader.load_runs(con, [write(tmp_path / "r", "1 Q0 d2 1 2 r\n1 Q0 d1 2 1 r\n")])
+    con.execute("DROP TABLE irw_base")
+    con.execute("CREATE TABLE irw_base (qrels VARCHAR, docno VARCHAR)")  # an older layout
+    con.execute("INSERT INTO irw_base_built VALUES ('q', current_timestamp)")
+    con.execute("UPDATE irw_meta SET value = '1' WHERE key = 'schema_version'")
+    con.close()
+    con = db.connect(path)
+    assert con.execute("SELECT value FROM irw_meta WHERE key = 'schema_version'").fetchone()[0] == db.SCHEMA_VERSION
+    assert "jid" in [r[0] for r in con.execute("DESCRIBE irw_base").fetchall()]
+    per = evaluate.evaluate(con, "q", measures.parse_all(["AP"]), ["r"])
+    assert per["value"].tolist() == [0.5]
+    assert counts(con)[:2] == (2, 1)
