@@ -165,8 +165,9 @@ def transaction(con: duckdb.DuckDBPyConnection):
 
 
 def update_bases(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> None:
-    """Bring every materialized base up to date after ``run_ids`` were (re)loaded: their rows
-    are recomputed, the other runs' rows stay (a run's base rows depend on that run only)."""
+    """Bring every materialized base up to date after ``run_ids`` were loaded, replaced or
+    dropped: their rows are recomputed from what ``runs`` now holds; the other runs' rows
+    stay (a run's base rows depend on that run only)."""
     params = {"ids": list(run_ids)}
     for (qrels,) in con.execute("SELECT qrels FROM irw_base_built ORDER BY qrels").fetchall():
         params["q"] = qrels

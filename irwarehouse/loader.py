@@ -255,14 +255,26 @@ def _insert_runs(con, files: list[str], policy: str, replace: bool) -> dict:
         {"ids": run_ids}).fetchall()]
     if existing and not replace:
         raise IrwError(f"run(s) already loaded: {', '.join(existing)}; use --replace to replace them")
-    if existing:
-        params = {"ids": existing}
-        for table in ("runs", "run_topics", "run_loads", "scores"):
-            con.execute(f"DELETE FROM {table} WHERE list_contains($ids, run_id)", params)
+    _delete_runs(con, existing)
     db.run_script(con, "load_runs.sql", {"policy": policy}, order=POLICIES[policy])
     db.update_bases(con, run_ids)
     lines = con.execute("SELECT count(*) FROM irw_staged").fetchone()[0]
     return {"runs": run_ids, "lines": lines, "files": len(files), "replaced": existing}
+
+
+def _delete_runs(con, run_ids: list[str]) -> None:
+    """Remove runs' rankings, loading records and scores (their metadata stays)."""
+    if run_ids:
+        for table in ("runs", "run_topics", "run_loads", "scores"):
+            con.execute(f"DELETE FROM {table} WHERE list_contains($ids, run_id)", {"ids": run_ids})
+
+
+def drop_runs(con, run_ids: list[str]) -> None:
+    """Remove runs with their scores and their rows of the materialized bases. Their metadata
+    (run_meta) stays, for a later load of the same run ids."""
+    with db.transaction(con):
+        _delete_runs(con, list(run_ids))
+        db.update_bases(con, list(run_ids))
 
 
 # ---------------------------------------------------------------------------- qrels

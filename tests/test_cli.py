@@ -94,6 +94,26 @@ def test_run_list_file(loaded, tmp_path):
     assert sorted(r["run_id"] for r in records) == ["beta1", "beta2"]
 
 
+def test_runs_drop(loaded):
+    def means(spec="all"):
+        rows = json.loads(loaded("eval", "-m", "AP", "-m", "nDCG@5", "--runs", spec, "--format", "json").stdout)
+        return {(r["run_id"], r["measure"]): r["value"] for r in rows}
+
+    before = means()  # also materializes the base
+    out = loaded("runs", "drop", "team:delta,beta1")
+    assert "dropped 3 run(s): delta1, delta2, beta1" in out.stdout + out.stderr
+    left = {r["run_id"] for r in json.loads(loaded("runs", "list", "--format", "json").stdout)}
+    assert left == {"alpha1", "alpha2", "beta2", "gamma1", "gamma2"}
+    counts = json.loads(loaded("sql", "SELECT (SELECT count(*) FROM scores WHERE run_id LIKE 'delta%') AS s, "
+                               "(SELECT count(*) FROM irw_base WHERE run_id = 'beta1') AS b, "
+                               "(SELECT count(*) FROM run_meta WHERE run_id = 'beta1') AS m", "--format", "json").stdout)
+    assert counts == [{"s": 0, "b": 0, "m": 1}]
+    assert means() == {k: v for k, v in before.items() if k[0] in left}
+    assert "unknown run" in loaded("runs", "drop", "delta1", ok=False).stderr
+    loaded("load", "runs", FIXTURES / "runs" / "delta.txt")  # loads again, with its metadata
+    assert means("delta1,delta2") == {k: v for k, v in before.items() if k[0].startswith("delta")}
+
+
 def test_catalogue_and_lists(loaded):
     cat = json.loads(loaded("measures", "--format", "json").stdout)
     names = [m["name"] for m in cat]

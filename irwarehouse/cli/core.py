@@ -175,6 +175,16 @@ def runs_list(ctx: typer.Context, fmt: str = FormatOpt):
         output.emit(frame, fmt)
 
 
+@command(runs_app, "drop")
+def runs_drop(ctx: typer.Context, spec: str = typer.Argument(
+        ..., help="The runs to remove: run ids (comma-separated), team:NAME, pooled, deeply-judged[:M], @FILE or all.")):
+    """Remove runs with their scores; their metadata stays."""
+    with open_warehouse(ctx) as con:
+        run_ids = runsets.resolve(con, spec)
+        loader.drop_runs(con, run_ids)
+        say(f"dropped {len(run_ids)} run(s): {', '.join(run_ids)}")
+
+
 @command(qrels_app, "list")
 def qrels_list(ctx: typer.Context, fmt: str = FormatOpt):
     """The qrels catalogue."""
