@@ -111,9 +111,10 @@ def _stage(con, target: str, files: list[str], nfields: int, columns, progress) 
     the warehouse untouched."""
     shown = 0
 
-    def tick(n: int) -> None:  # a fall-back re-read does not advance the bar twice
+    def tick(n: int) -> None:  # a fall-back re-read does not advance the bar past the end
         nonlocal shown
-        if progress and shown + n <= len(files):
+        n = min(n, len(files) - shown)
+        if progress and n > 0:
             shown += n
             progress(n)
 
