@@ -20,10 +20,9 @@ import jinja2
 from .errors import IrwError
 
 DEFAULT_DB = "irw.duckdb"
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 # Templates run (in order) whenever a warehouse is opened for writing: tables, then views.
-SCHEMA_TEMPLATES = ["schema.sql", "views.sql", "pools.sql"]
-SCHEMA_TEMPLATES.append("standardize_schema.sql")  # score standardization (issue 5)
+SCHEMA_TEMPLATES = ["schema.sql", "state.sql", "views.sql", "pools.sql", "standardize_schema.sql"]
 
 
 def sql_dir() -> Path:
@@ -110,8 +109,14 @@ def resolve_path(path: str | None) -> str:
     return path or os.environ.get("IRW_DB") or DEFAULT_DB
 
 
-def connect(path: str | None = None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """Open (and if needed create) the warehouse; the schema is created on first write."""
+def connect(path: str | None = None, read_only: bool = False, notify=None) -> duckdb.DuckDBPyConnection:
+    """Open (and if needed create) the warehouse; the schema is created on first write.
+
+    Opening for writing brings the caches and stored scores in line with changes made to
+    the tables outside irw (state.reconcile); opening read-only notes such changes (the
+    engine then computes from the tables). ``notify(message)`` hears about either."""
+    from . import state  # local import: state imports db
+
     path = resolve_path(path)
     if read_only and path != ":memory:" and not Path(path).exists():
         raise IrwError(f"no warehouse at {path}: load runs or qrels first (irw load ...)")
@@ -119,14 +124,29 @@ def connect(path: str | None = None, read_only: bool = False) -> duckdb.DuckDBPy
         con = duckdb.connect(path, read_only=read_only and path != ":memory:")
     except duckdb.Error as exc:
         raise IrwError(f"cannot open the warehouse {path}: {exc}") from exc
-    if not read_only or path == ":memory:":
-        ensure_schema(con)
+    try:
+        if not read_only or path == ":memory:":
+            ensure_schema(con)
+            messages = state.reconcile(con)
+        else:
+            changed = state.changed(con)
+            messages = ([f"{', '.join(changed)} changed outside irw since irw last wrote: results "
+                         "are computed from the tables (open the warehouse for writing, e.g. "
+                         "`irw refresh`, to bring caches and stored scores in line)"]
+                        if changed else [])
+    except BaseException:
+        con.close()
+        raise
+    if notify:
+        for message in messages:
+            notify(message)
     return con
 
 
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     """Create the tables, views and macros (idempotent) and refresh the measure catalogue."""
-    from .measures import catalogue_rows  # local import: measures imports db
+    from .evaluate import macro_definitions  # local imports: both import db
+    from .measures import catalogue_rows
 
     with transaction(con):
         if _stored_version(con) not in (None, SCHEMA_VERSION):
@@ -135,6 +155,7 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
             con.execute("DROP TABLE IF EXISTS irw_base_built")
         for template in SCHEMA_TEMPLATES:
             run_script(con, template)
+        run_script(con, "measure_macros.sql", macros=macro_definitions())
         con.execute("DELETE FROM measures")
         con.executemany("INSERT INTO measures VALUES (?, ?, ?, ?, ?)", catalogue_rows())
         con.execute(
@@ -151,16 +172,31 @@ def _stored_version(con) -> str | None:
     return row[0] if row else None
 
 
+_open_transactions: dict[int, int] = {}
+
+
 @contextmanager
 def transaction(con: duckdb.DuckDBPyConnection):
-    """All or nothing: commit on success, roll back on any exception."""
+    """All or nothing: commit on success, roll back on any exception. Nested uses join the
+    outermost transaction (which alone commits or rolls back)."""
+    key = id(con)
+    if _open_transactions.get(key):
+        _open_transactions[key] += 1
+        try:
+            yield con
+        finally:
+            _open_transactions[key] -= 1
+        return
     con.execute("BEGIN TRANSACTION")
+    _open_transactions[key] = 1
     try:
         yield con
     except BaseException:
+        _open_transactions.pop(key, None)
         con.execute("ROLLBACK")
         raise
     else:
+        _open_transactions.pop(key, None)
         con.execute("COMMIT")
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from . import db
+from . import db, state
 from .errors import IrwError
 from .measures import GAIN_MEASURES, Measure
 
@@ -23,12 +23,9 @@ def _key(value: int) -> str:
 
 @dataclass
 class _Threshold:
-    value: int
+    value: str  # SQL: the relevance threshold (a number, or an expression in a macro)
     window: bool
-
-    @property
-    def key(self):
-        return "t" + _key(self.value)
+    key: str
 
     @property
     def R(self):
@@ -40,11 +37,15 @@ class _Threshold:
 
     @property
     def c_rel(self):
-        return "c_rel" if self.value == 1 else f"c_rel_{self.key}"
+        return f"c_rel_{self.key}" if self.window else "c_rel"
 
     @property
     def c_nonrel(self):
-        return "c_nonrel" if self.value == 1 else f"c_nonrel_{self.key}"
+        return f"c_nonrel_{self.key}" if self.window else "c_nonrel"
+
+
+def _threshold(value: int) -> _Threshold:
+    return _Threshold(db.sql_number(value), window=value != 1, key="t" + _key(value))
 
 
 @dataclass
@@ -59,8 +60,16 @@ class _GainSet:
         return "cg" if self.key == "g" else f"cg_{self.key}"
 
 
+DISCOUNT_SQL = {  # the rank discount at position `pos` for log base `b` (SQL expressions)
+    "log2p1": "(ln({b}) / ln({pos} + 1))",
+    "jk": "(ln({b}) / ln(greatest({b}, {pos})))",
+}
+
+
 class _MeasureContext:
-    """What a measure's SQL file sees as ``m``."""
+    """What a measure's SQL file sees as ``m``: SQL fragments for one measure. The engine
+    renders them from a parsed measure's values; a measure macro (:class:`_MacroContext`)
+    from the macro's parameters."""
 
     def __init__(self, index: int, measure: Measure, threshold: _Threshold, gainset: _GainSet | None):
         self.id = f"m{index}"
@@ -74,28 +83,43 @@ class _MeasureContext:
         self.k = db.sql_number(k) if k is not None else None
         self.within = f"{self.pos} <= {self.k}" if k is not None else "TRUE"
         self.ideal_within = f"irank <= {self.k}" if k is not None else "TRUE"
-        self.rel = f"grade >= {db.sql_number(threshold.value)}"
-        self.R, self.N = threshold.R, threshold.N
-        self.c_rel, self.c_nonrel = threshold.c_rel, threshold.c_nonrel
+        self._set_threshold(threshold)
         definition = measure.definition
         self.p = db.sql_number(float(measure.get("p"))) if definition.param("p") else None
         self.beta = db.sql_number(float(measure.get("beta"))) if definition.param("beta") else None
         self._discount = measure.get("discount") if definition.param("discount") else None
         self._base = float(measure.get("base")) if definition.param("base") else 2.0
+        self._set_gains(gainset)
+
+    def _set_threshold(self, threshold: _Threshold) -> None:
+        self.rel = f"grade >= {threshold.value}"
+        self.R, self.N = threshold.R, threshold.N
+        self.c_rel, self.c_nonrel = threshold.c_rel, threshold.c_nonrel
+
+    def _set_gains(self, gainset: _GainSet | None) -> None:
         if gainset is not None:
             self.gkey, self.gain, self.cg = gainset.key, gainset.expr, gainset.cg
             self.gmax = gainset.gmax
         else:
             self.gkey = self.gain = self.cg = self.gmax = None
 
+    def pos_in(self, alias: str) -> str:
+        """The position column of the relation ``alias``."""
+        return f"{alias}.{self.pos}"
+
+    def by_cutoff(self, at_k: str, whole: str) -> str:
+        """``at_k`` when the measure has a cut-off, ``whole`` when it has none."""
+        return at_k if self.k is not None else whole
+
+    def by_judged(self, condensed: str, full: str) -> str:
+        """``condensed`` for the judged-only form, ``full`` otherwise."""
+        return condensed if self.judged_only else full
+
     def disc(self, pos: str) -> str:
         """The rank discount 1/log_b(i + 1) (log2p1) or 1/log_b(max(b, i)) (jk)."""
-        base = db.sql_number(self._base)
-        if self._discount == "jk":
-            return f"(ln({base}) / ln(greatest({base}, {pos})))"
-        if self._base == 2.0:
+        if self._discount != "jk" and self._base == 2.0:
             return f"(1.0 / log2({pos} + 1))"
-        return f"(ln({base}) / ln({pos} + 1))"
+        return DISCOUNT_SQL[self._discount or "log2p1"].format(b=db.sql_number(self._base), pos=pos)
 
 
 def _gain_of(measure: Measure, threshold: int) -> _GainSet:
@@ -110,7 +134,19 @@ def _gain_of(measure: Measure, threshold: int) -> _GainSet:
     if measure.has("rel") and measure.name != "Q":
         return _GainSet("b" + _key(threshold),
                         f"CASE WHEN grade >= {db.sql_number(threshold)} THEN 1.0 ELSE 0.0 END", "1")
-    return _GainSet("g", "CASE WHEN grade >= 1 THEN grade ELSE 0 END", "gmax_g")
+    return _GainSet("g", DEFAULT_GAIN, "gmax_g")
+
+
+DEFAULT_GAIN = "CASE WHEN grade >= 1 THEN grade ELSE 0 END"
+
+# Where the base rows come from (see base_rows in sql/_base.sql).
+BASE_SOURCES = ("cache", "subset", "fresh", "rerank")
+
+
+def _engine_inputs() -> dict:
+    """The inputs of evaluate.sql as bound parameters (the engine)."""
+    return {"qrels": "$qrels", "topic_qrels": "$topic_qrels", "base_qrels": "$base_qrels",
+            "runs": "$runs", "all_runs": False}
 
 
 def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | None = None,
@@ -121,13 +157,15 @@ def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | N
         raise IrwError(f"unknown topic policy {topics!r}; valid: {', '.join(TOPIC_POLICIES)}")
     if max_docs is not None and max_docs < 1:
         raise IrwError("--max-docs must be at least 1")
+    if base_source not in BASE_SOURCES:
+        raise ValueError(base_source)
     thresholds: dict[int, _Threshold] = {}
     gainsets: dict[str, _GainSet] = {}
     contexts = []
     for index, measure in enumerate(measures):
         t = measure.get("rel") if measure.definition.param("rel") else None
         t = int(t) if t is not None else 1
-        threshold = thresholds.setdefault(t, _Threshold(t, window=t != 1))
+        threshold = thresholds.setdefault(t, _threshold(t))
         gainset = None
         if measure.name in GAIN_MEASURES:
             candidate = _gain_of(measure, t)
@@ -138,7 +176,123 @@ def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | N
     return db.render("evaluate.sql", measures=contexts, thresholds=list(thresholds.values()),
                      gainsets=list(gainsets.values()), topics=topics, max_docs=max_docs,
                      topic_threshold=rel_level if rel_level is not None else 1,
-                     base_source=base_source)
+                     sources=[base_source], P=_engine_inputs(), checks=[])
+
+
+class _MacroContext(_MeasureContext):
+    """``m`` in a measure macro: the same fragments written over the macro's parameters
+    (k, rel, gains, discount, base, p, beta, judged_only), so the choices the engine makes
+    when rendering are made in SQL."""
+
+    def __init__(self, definition):  # noqa: D107 - deliberately not calling the parent
+        has = definition.param
+        self.id = "m0"
+        self.label = definition.name
+        self.name = definition.name
+        self.module = db.module(f"measures/{definition.name}.sql")
+        self.judged_only = True  # decided in SQL: see by_judged
+        self.pos = "(CASE WHEN judged_only THEN crank ELSE rank END)" if has("judged_only") else "rank"
+        self.n = "(CASE WHEN judged_only THEN n_judged ELSE n END)" if has("judged_only") else "n"
+        if definition.cutoff:
+            self.k = "k"
+            self.within = f"(k IS NULL OR {self.pos} <= k)"
+            self.ideal_within = "(k IS NULL OR irank <= k)"
+        else:
+            self.k = None
+            self.within = self.ideal_within = "TRUE"
+        self.threshold = (_Threshold("coalesce(rel, 1)", window=True, key="t") if has("rel")
+                          else _threshold(1))
+        self._set_threshold(self.threshold)
+        self.p = "(p::DOUBLE)" if has("p") else None
+        self.beta = "(beta::DOUBLE)" if has("beta") else None
+        self._has_discount = bool(has("discount"))
+        self.gainset = None
+        if definition.name in GAIN_MEASURES:
+            binary = ("WHEN rel IS NOT NULL THEN CASE WHEN grade >= rel THEN 1.0 ELSE 0.0 END "
+                      if definition.name != "Q" else "")
+            self.gainset = _GainSet(
+                "d", f"(CASE WHEN gains IS NOT NULL THEN coalesce(gains[grade], 0)::DOUBLE {binary}"
+                     f"ELSE {DEFAULT_GAIN} END)",
+                "(CASE WHEN gains IS NOT NULL THEN list_max(map_values(gains))::DOUBLE "
+                + ("WHEN rel IS NOT NULL THEN 1 " if binary else "") + "ELSE gmax_g END)",
+                window=True)
+        self._set_gains(self.gainset)
+        self.args = ["q"] + (["k := NULL"] if definition.cutoff else []) + [
+            f"{p.name} := {_macro_default(p)}" for p in definition.params] + ["runs := NULL"]
+        self.checks = _macro_checks(definition)
+
+    def pos_in(self, alias: str) -> str:
+        return f"(CASE WHEN judged_only THEN {alias}.crank ELSE {alias}.rank END)"
+
+    def by_cutoff(self, at_k: str, whole: str) -> str:
+        return whole if self.k is None else f"(CASE WHEN k IS NULL THEN {whole} ELSE {at_k} END)"
+
+    def by_judged(self, condensed: str, full: str) -> str:
+        return f"(CASE WHEN judged_only THEN {condensed} ELSE {full} END)"
+
+    def disc(self, pos: str) -> str:
+        b = "(base::DOUBLE)"
+        return (f"(CASE WHEN discount = 'jk' THEN {DISCOUNT_SQL['jk'].format(b=b, pos=pos)} "
+                f"ELSE {DISCOUNT_SQL['log2p1'].format(b=b, pos=pos)} END)")
+
+
+def _macro_default(param) -> str:
+    if param.default is None:
+        return "NULL"
+    if isinstance(param.default, bool):
+        return "true" if param.default else "false"
+    if isinstance(param.default, str):
+        return db.quote_literal(param.default)
+    return repr(param.default)
+
+
+def _macro_checks(definition) -> list[tuple[str, str]]:
+    """(condition, message): a measure macro raises the message when the condition holds."""
+    name = definition.name
+    checks = [("NOT EXISTS (SELECT 1 FROM qrels_info WHERE qrels = q)",
+               f"measure.{name}: no such qrels (see SELECT qrels FROM qrels_info)")]
+    if definition.cutoff:
+        checks.append(("k IS NOT NULL AND k < 1", f"measure.{name}: k must be a positive integer"))
+    for p in definition.params:
+        if p.name == "rel":
+            checks.append(("rel IS NOT NULL AND rel < 0", f"measure.{name}: rel must be >= 0"))
+        elif p.name == "p":
+            checks.append(("p IS NULL OR p <= 0 OR p >= 1", f"measure.{name}: p must be in (0, 1)"))
+        elif p.name == "base":
+            checks.append(("base IS NULL OR base <= 1", f"measure.{name}: base must be > 1"))
+        elif p.name == "beta":
+            checks.append(("beta IS NULL OR beta < 0", f"measure.{name}: beta must be >= 0"))
+        elif p.name == "discount":
+            checks.append(("discount IS NULL OR discount NOT IN ('log2p1', 'jk')",
+                           f"measure.{name}: discount must be log2p1 or jk"))
+        elif p.name == "gains":
+            checks.append(("gains IS NOT NULL AND (list_min(map_values(gains)) < 0 "
+                           "OR list_max(map_values(gains)) <= 0)",
+                           f"measure.{name}: gains must be >= 0 with at least one > 0"))
+    return checks
+
+
+def _macro_inputs() -> dict:
+    """The inputs of evaluate.sql as the parameters of a measure macro."""
+    return {"qrels": "q", "topic_qrels": "(SELECT topic_qrels FROM qrels_info WHERE qrels = q)",
+            "base_qrels": "(SELECT root FROM irw_st)", "runs": "runs", "all_runs": True}
+
+
+def macro_definitions() -> list[dict]:
+    """Every catalogue measure as a table macro: name, parameter list and body (evaluate.sql
+    rendered over the macro's parameters)."""
+    from .measures import CATALOGUE
+
+    out = []
+    for definition in CATALOGUE.values():
+        m = _MacroContext(definition)
+        body = db.render("evaluate.sql", measures=[m], thresholds=[m.threshold],
+                         gainsets=[m.gainset] if m.gainset else [], topics="qrels",
+                         max_docs=None, topic_threshold=1, sources=list(BASE_SOURCES),
+                         P=_macro_inputs(), checks=m.checks)
+        out.append({"name": definition.name, "args": m.args,
+                    "body": f"SELECT run_id, topic, value FROM ({body.rstrip()}) AS measured"})
+    return out
 
 
 def qrels_info(con, qrels: str) -> tuple[str, str]:
@@ -174,14 +328,27 @@ def root_qrels(con, qrels: str) -> str:
 
 
 def ensure_base(con, qrels: str) -> None:
-    """Materialize the base relation of a loaded qrels once (until its runs or judgments
-    change). Derived qrels are evaluated from their root's base (see evaluate.sql)."""
-    if con.execute("SELECT 1 FROM irw_base_built WHERE qrels = ?", [qrels]).fetchone():
+    """Materialize the base relation of a loaded qrels, unless it is current (built from the
+    runs and judgments as they are). Derived qrels are evaluated from their root's base."""
+    if state.base_current(con, qrels):
         return
     with db.transaction(con):
         con.execute("DELETE FROM irw_base WHERE qrels = ?", [qrels])
+        con.execute("DELETE FROM irw_base_built WHERE qrels = ?", [qrels])
         con.execute("INSERT INTO irw_base SELECT * FROM irw_base_rows(?)", [qrels])
-        con.execute("INSERT INTO irw_base_built VALUES (?, current_timestamp)", [qrels])
+        con.execute("INSERT INTO irw_base_built VALUES (?, current_timestamp, ?, irw_qrels_fp(?))",
+                    [qrels, state.session_runs_fp(con), qrels])
+
+
+def base_source(con, qrels: str) -> tuple[str, dict]:
+    """Where the base rows of ``qrels`` come from, and the parameters that source binds. A
+    writable connection materializes the root's base first; a read-only one uses it only if
+    it is current (else the base is computed from the tables)."""
+    root = root_qrels(con, qrels)
+    if not con_is_read_only(con) and state.runs_current(con):
+        ensure_base(con, root)
+    source = state.source(con, qrels, root)
+    return source, ({"base_qrels": root} if source == "subset" else {})
 
 
 def evaluate(con, qrels: str, measures: list[Measure], run_ids: list[str], topics: str = "qrels",
@@ -190,14 +357,8 @@ def evaluate(con, qrels: str, measures: list[Measure], run_ids: list[str], topic
     """Per-topic scores (run_id, topic, measure, value); stored in ``scores`` if ``store``."""
     name, topic_qrels = qrels_info(con, qrels)
     params = {"qrels": name, "topic_qrels": topic_qrels, "runs": list(run_ids)}
-    if con_is_read_only(con):
-        source = "fresh"
-    else:
-        root = root_qrels(con, name)
-        ensure_base(con, root)
-        source = "cache" if root == name else "subset"
-        if source == "subset":
-            params["base_qrels"] = root
+    source, extra = base_source(con, name)
+    params.update(extra)
     sql = render_sql(measures, topics=topics, max_docs=max_docs, rel_level=rel_level,
                      base_source=source)
     result = con.execute(f"SELECT * FROM ({sql}) ORDER BY run_id, topic, measure", params).df()
@@ -213,8 +374,10 @@ def evaluate(con, qrels: str, measures: list[Measure], run_ids: list[str], topic
                             [name])
             finally:
                 con.unregister("irw_result")
-            con.executemany("INSERT INTO evaluations VALUES (current_timestamp, ?, ?, ?, ?, ?)",
-                            [(name, label, len(run_ids), topics, max_docs) for label in labels])
+            con.executemany(
+                "INSERT INTO evaluations (evaluated_at, qrels, measure, n_runs, topics, max_docs, "
+                "rel_level) VALUES (current_timestamp, ?, ?, ?, ?, ?, ?)",
+                [(name, label, len(run_ids), topics, max_docs, rel_level) for label in labels])
     return result
 
 

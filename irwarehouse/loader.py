@@ -20,7 +20,7 @@ from typing import Iterable
 
 import duckdb
 
-from . import db
+from . import db, state
 from .errors import IrwError
 
 # Ranking policies (SPEC section 1): name -> ORDER BY of a (run, topic)'s documents.
@@ -256,17 +256,22 @@ def _insert_runs(con, files: list[str], policy: str, replace: bool) -> dict:
         {"ids": run_ids}).fetchall()]
     if existing and not replace:
         raise IrwError(f"run(s) already loaded: {', '.join(existing)}; use --replace to replace them")
-    _delete_runs(con, existing)
+    _delete_runs(con, existing, scores=False)
     db.run_script(con, "load_runs.sql", {"policy": policy}, order=POLICIES[policy])
     db.update_bases(con, run_ids)
+    state.record_runs(con, run_ids)
+    # the scores stored for replaced runs are recomputed, not dropped: they stay current
+    refreshed = state.refresh_scores(con, run_ids=existing) if existing else 0
     lines = con.execute("SELECT count(*) FROM irw_staged").fetchone()[0]
-    return {"runs": run_ids, "lines": lines, "files": len(files), "replaced": existing}
+    return {"runs": run_ids, "lines": lines, "files": len(files), "replaced": existing,
+            "refreshed": refreshed}
 
 
-def _delete_runs(con, run_ids: list[str]) -> None:
-    """Remove runs' rankings, loading records and scores (their metadata stays)."""
+def _delete_runs(con, run_ids: list[str], scores: bool = True) -> None:
+    """Remove runs' rankings, loading records and (with ``scores``) scores; their metadata
+    stays."""
     if run_ids:
-        for table in ("runs", "run_topics", "run_loads", "scores"):
+        for table in ("runs", "run_topics", "run_loads") + (("scores",) if scores else ()):
             con.execute(f"DELETE FROM {table} WHERE list_contains($ids, run_id)", {"ids": run_ids})
 
 
@@ -276,6 +281,7 @@ def drop_runs(con, run_ids: list[str]) -> None:
     with db.transaction(con):
         _delete_runs(con, list(run_ids))
         db.update_bases(con, list(run_ids))
+        state.record_runs(con, list(run_ids))
 
 
 # ---------------------------------------------------------------------------- qrels
@@ -319,11 +325,16 @@ def load_qrels(con, patterns: Iterable[str], name: str, replace: bool = False,
         if con.execute("SELECT count(*) FROM irw_staged_qrels").fetchone()[0] == 0:
             raise IrwError(f"{', '.join(files)}: no qrels lines found")
         with db.transaction(con):
-            if info:
-                drop_qrels(con, name, _in_transaction=True)
+            if info:  # replaced: the judgments go, the scores stored with them are recomputed
+                for table in ("qrels", "qrels_info"):
+                    con.execute(f"DELETE FROM {table} WHERE qrels = ?", [name])
+                db.invalidate_bases(con, name)
             con.execute("INSERT INTO qrels SELECT ?, topic, docno, rel FROM irw_staged_qrels", [name])
             register_qrels(con, name, source=" ".join(files), kind="file",
                            description=description)
+            state.record_qrels(con, name)
+            if info:
+                state.refresh_scores(con, qrels=name)
     finally:
         con.execute("DROP TABLE IF EXISTS irw_staged_qrels")
     stats = con.execute("SELECT count(DISTINCT topic), count(*), count(*) FILTER (WHERE rel >= 1) "
@@ -371,6 +382,7 @@ def drop_qrels(con, name: str, _in_transaction: bool = False) -> None:
         for table in ("qrels", "scores", "qrels_info"):
             con.execute(f"DELETE FROM {table} WHERE qrels = ?", [name])
         db.invalidate_bases(con, name)
+        state.record_qrels(con, name)
 
     if _in_transaction:
         work()

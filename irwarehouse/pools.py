@@ -11,7 +11,7 @@ import json
 
 import pandas as pd
 
-from . import db, loader, runsets
+from . import db, loader, runsets, state
 from .errors import IrwError  # noqa: F401  (re-exported for the CLI)
 
 # The kinds of derived qrels and how their judgments are chosen (SQL over $parent, $runs,
@@ -110,6 +110,7 @@ def build_many(con, kind: str, parent: str, targets: list[tuple[str, list[str]]]
                     params["teams"] = teams
                 loader.register_qrels(con, name, source=None, kind=kind, parent=parent,
                                       params=json.dumps(params), description=description)
+                state.record_qrels(con, name)
                 n, rel = con.execute("SELECT count(*) FILTER (WHERE rel >= 0), count(*) FILTER (WHERE rel >= 1) "
                                      "FROM qrels WHERE qrels = ?", [name]).fetchone()
                 out.append({"qrels": name, "kind": kind, "parent": parent, "judged": n, "relevant": rel,

@@ -39,7 +39,7 @@ import pandas as pd
 from scipy import special as _special
 from scipy import stats as _sps
 
-from . import db, evaluate, loader, runsets, significance, stats
+from . import db, evaluate, loader, runsets, significance, state, stats
 from . import measures as ms
 from .errors import IrwError
 
@@ -518,6 +518,7 @@ def _create_collection(con, parent: str, name: str, topics: list[str], params: d
                           params=json.dumps(params), description=description, own_topics=True)
     con.execute("INSERT INTO qrels SELECT ?, topic, docno, rel FROM qrels "
                 "WHERE qrels = ? AND topic IN (SELECT unnest(?::VARCHAR[]))", [name, parent, topics])
+    state.record_qrels(con, name)
 
 
 def split_collection(con, parent: str, name: str, topics: str | None = None,

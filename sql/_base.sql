@@ -12,6 +12,7 @@
   need them (RBPres, Judged, FirstUnjudged, NumRet) get them from ranks and ranking lengths.
 -#}
 {% import '_dialect.sql' as d %}
+{% import '_ranking.sql' as rk %}
 {% macro running_sums(rows, key='docno') -%}
 SELECT run_id, topic, rank, {{ key }}, grade,
        row_number() OVER (PARTITION BY run_id, topic ORDER BY rank)::INTEGER AS crank,
@@ -20,12 +21,14 @@ SELECT run_id, topic, rank, {{ key }}, grade,
 FROM ({{ rows }}) AS judged_rows
 {%- endmacro %}
 
-{# Judged retrieved documents of every run under qrels `q` (an SQL expression). #}
-{% macro judged_rows(q) -%}
+{# Judged retrieved documents of every run under qrels `q` (an SQL expression). `ranked`:
+   the rankings to use -- `runs` itself, or a query re-ranking it (reranked_runs). #}
+{% macro judged_rows(q, ranked='runs', where='TRUE') -%}
 SELECT r.run_id, r.topic, r.rank, r.docno, j.rel AS grade
-FROM runs r
-JOIN (SELECT topic, docno, rel FROM qrels WHERE qrels = {{ q }} AND rel >= 0) AS j
+FROM {{ ranked }} r
+JOIN (SELECT qj.topic, qj.docno, qj.rel FROM qrels AS qj WHERE qj.qrels = {{ q }} AND qj.rel >= 0) AS j
   ON j.topic = r.topic AND j.docno = r.docno
+WHERE {{ where }}
 {%- endmacro %}
 
 {# The same, the document identified by its judgment id (see irw_judgment_ids). #}
@@ -33,4 +36,65 @@ JOIN (SELECT topic, docno, rel FROM qrels WHERE qrels = {{ q }} AND rel >= 0) AS
 SELECT r.run_id, r.topic, r.rank, j.jid, j.rel AS grade
 FROM runs r
 JOIN irw_judgment_ids({{ q }}) AS j ON j.topic = r.topic AND j.docno = r.docno
+{%- endmacro %}
+
+{# Every run ranked afresh under its own ranking policy (run_loads; trec_eval for rows of a
+   run irw did not load), from the score, given rank and docno columns: what loading the runs
+   as they now stand would store. Used when `runs` was changed outside irw. #}
+{% macro reranked_runs(where='TRUE') -%}
+(SELECT run_id, topic, docno, score, given_rank,
+        row_number() OVER (PARTITION BY run_id, topic
+                           ORDER BY {{ rk.order_by(None, 'policy') | indent(27) }})::INTEGER AS rank
+ FROM (SELECT r.run_id, r.topic, r.docno, r.score, r.given_rank,
+              coalesce(l.ranking_policy, 'trec_eval') AS policy
+       FROM runs r LEFT JOIN run_loads l ON l.run_id = r.run_id
+       WHERE {{ where }}) AS rp)
+{%- endmacro %}
+
+{# Ranking lengths per (run, topic): run_topics, or counted from `runs` when `counted`. #}
+{% macro ranking_lengths(counted=False, where='TRUE') -%}
+{% if counted %}
+SELECT run_id, topic, count(*)::INTEGER AS n_docs FROM runs WHERE {{ where }} GROUP BY run_id, topic
+{%- else %}
+SELECT run_id, topic, n_docs FROM run_topics WHERE {{ where }}
+{%- endif %}
+{%- endmacro %}
+
+{#
+  base_rows(source, P, sel): the base rows (run_id, topic, rank, crank, grade, c_rel, cg) of
+  qrels P.qrels for the runs of the relation `sel` (a CTE with a run_id column).
+    cache   the qrels's materialized base (irw_base)
+    subset  a derived qrels: the base of its root P.base_qrels restricted to its judgments
+            (by judgment id), running sums recomputed
+    fresh   computed from `runs` (the base is not materialized, or not current)
+    rerank  computed from `runs` ranked afresh (`runs` was changed outside irw)
+  `where` (a dict source -> SQL condition) guards each branch; with several sources their
+  union is taken, and the guards must make exactly one of them non-empty.
+#}
+{% macro base_rows(sources, P, sel, where={}) -%}
+{% for source in sources %}
+{% set guard = where.get(source, 'TRUE') %}
+{% if source == 'cache' %}
+SELECT run_id, topic, rank, crank, grade, c_rel, cg
+FROM irw_base
+WHERE qrels = {{ P.qrels }} AND run_id IN (SELECT run_id FROM {{ sel }}) AND {{ guard }}
+{% elif source == 'subset' %}
+SELECT run_id, topic, rank, crank, grade, c_rel, cg
+FROM ({{ running_sums("SELECT c.run_id, c.topic, c.rank, c.jid, c.grade
+      FROM irw_base c
+      WHERE c.qrels = " ~ P.base_qrels ~ " AND c.run_id IN (SELECT run_id FROM " ~ sel ~ ") AND " ~ guard ~ "
+        AND c.jid IN (SELECT r.jid FROM irw_judgment_ids(" ~ P.base_qrels ~ ") r
+                      JOIN (SELECT qj.topic, qj.docno FROM qrels AS qj WHERE qj.qrels = " ~ P.qrels ~ " AND qj.rel >= 0) AS j
+                        ON j.topic = r.topic AND j.docno = r.docno)", key='jid') }}) AS derived
+{% elif source == 'fresh' %}
+SELECT run_id, topic, rank, crank, grade, c_rel, cg
+FROM ({{ running_sums(judged_rows(P.qrels, where='r.run_id IN (SELECT run_id FROM ' ~ sel ~ ') AND ' ~ guard)) }}) AS fresh
+{% elif source == 'rerank' %}
+SELECT run_id, topic, rank, crank, grade, c_rel, cg
+FROM ({{ running_sums(judged_rows(P.qrels, ranked=reranked_runs('r.run_id IN (SELECT run_id FROM ' ~ sel ~ ') AND ' ~ guard))) }}) AS reranked
+{% endif %}
+{% if not loop.last %}
+UNION ALL
+{% endif %}
+{% endfor %}
 {%- endmacro %}

@@ -19,3 +19,23 @@ count(*) FILTER (WHERE {{ cond }}) OVER (PARTITION BY run_id, topic ORDER BY {{ 
 {% macro running_sum(expr, order='rank') -%}
 sum({{ expr }}) OVER (PARTITION BY run_id, topic ORDER BY {{ order }} ROWS UNBOUNDED PRECEDING)
 {%- endmacro %}
+
+{# A bound query parameter. #}
+{% macro param(name) -%}
+${{ name }}
+{%- endmacro %}
+
+{# Is `value` an element of the list `list`? #}
+{% macro list_contains(list, value) -%}
+list_contains({{ list }}, {{ value }})
+{%- endmacro %}
+
+{# The elements of a bound list of strings, one row each. #}
+{% macro unnest_list(list) -%}
+unnest({{ list }}::VARCHAR[])
+{%- endmacro %}
+
+{# A common table expression computed once however often it is referenced. #}
+{% macro materialized() -%}
+MATERIALIZED
+{%- endmacro %}

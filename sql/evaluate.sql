@@ -1,9 +1,15 @@
 {#-
   The measure engine: every requested measure for every selected run and topic, in one
   aggregate pass over the base relation (judged retrieved documents with running sums).
+  The same template is the body of the measure table macros (schema `measure`, see
+  measure_macros.sql), so the engine and SQL users compute with one definition.
 
-  Bound parameters: $qrels (qrels name), $topic_qrels (the qrels defining the topic set),
-  $runs (list of run ids).
+  P: the SQL expressions for the inputs -- bound parameters for the engine ($qrels, $runs,
+  ...), the macro's parameters in a measure macro:
+    P.qrels        the qrels name
+    P.topic_qrels  the qrels defining the topic set
+    P.base_qrels   the root qrels whose materialized base a derived qrels is a subset of
+    P.runs         a list of run ids; P.all_runs: true when every loaded run is selected
   Context (built by irwarehouse/evaluate.py from validated values only):
     measures     one entry per measure: id, label (canonical name), module (template file)
                  and the SQL fragments its file uses (pos, within, rel, c_rel, R, gain, ...)
@@ -12,8 +18,9 @@
     topics       topic-set policy: qrels | run | all
     topic_threshold  relevance threshold defining the 'qrels' topic set
     max_docs     trec_eval -M: only ranks <= max_docs count (None: all)
-    base_source  cache: the qrels's materialized base (irw_base); subset: the base of
-                 $base_qrels restricted to this qrels's judgments; fresh: from the runs
+    sources      where the base rows come from (see base_rows in _base.sql): one of cache,
+                 subset, fresh, rerank; or all four in a measure macro, each guarded by a
+                 condition on the warehouse's state (_state.sql) so that one is used
 
   Each sql/measures/<Name>.sql defines macros over one row of the base:
     aggs(m)      aggregate expressions per (run, topic), aliased <m.id>_<x>
@@ -24,17 +31,37 @@
   and optionally
     ideal(m)     aggregates per topic over the ideal ranking ideal_<gain key>
     rowjoin(m)   joins onto the base rows, rowcols(m) the columns they add
+  m.by_cutoff(at_k, whole) and m.by_judged(condensed, full) choose between two SQL forms by
+  the cut-off and the condensed flag (at render time, or in SQL in a measure macro).
 -#}
 {% import '_dialect.sql' as d %}
 {% import '_base.sql' as b %}
+{% import '_state.sql' as st %}
 {% set mods = {} %}
 {% for m in measures %}{% set _ = mods.update({m.id: m.module}) %}{% endfor %}
 WITH
+{% set auto = sources | length > 1 %}
+{% if auto %}
+{{ st.guard_ctes(P, checks) }},
+{% endif %}
+rt AS (
+{% if auto %}
+    {{ b.ranking_lengths(False, st.guards.ranked) | indent(4) }}
+    UNION ALL
+    {{ b.ranking_lengths(True, st.guards.rerank) | indent(4) }}
+{% else %}
+    {{ b.ranking_lengths('rerank' in sources) | indent(4) }}
+{% endif %}
+),
 sel AS (
-    SELECT DISTINCT unnest($runs::VARCHAR[]) AS run_id
+{% if P.all_runs %}
+    SELECT DISTINCT run_id FROM rt WHERE {{ P.runs }} IS NULL OR {{ d.list_contains(P.runs, 'run_id') }}
+{% else %}
+    SELECT DISTINCT {{ d.unnest_list(P.runs) }} AS run_id
+{% endif %}
 ),
 judg AS (
-    SELECT topic, rel AS grade FROM qrels WHERE qrels = $qrels AND rel >= 0
+    SELECT qj.topic, qj.rel AS grade FROM qrels AS qj WHERE qj.qrels = {{ P.qrels }} AND qj.rel >= 0
 ),
 tstats AS (
     SELECT topic
@@ -47,8 +74,8 @@ tstats AS (
 gstats AS (
     -- g_max of the default gain map (gain = grade): the largest grade judged for the topic
     -- in the qrels defining the topic set (trec_eval's normalization of rbp)
-    SELECT topic, greatest(max(rel), 0) AS gmax_g
-    FROM qrels WHERE qrels = $topic_qrels AND rel >= 0 GROUP BY topic
+    SELECT qj.topic, greatest(max(qj.rel), 0) AS gmax_g
+    FROM qrels AS qj WHERE qj.qrels = {{ P.topic_qrels }} AND qj.rel >= 0 GROUP BY qj.topic
 ),
 {% for g in gainsets %}
 ideal_{{ g.key }} AS (
@@ -74,44 +101,24 @@ topicset AS (
 {% if topics == 'qrels' %}
     SELECT s.run_id, t.topic
     FROM sel s CROSS JOIN (
-        SELECT topic FROM qrels WHERE qrels = $topic_qrels AND rel >= 0
-        GROUP BY topic HAVING count(*) FILTER (WHERE rel >= {{ topic_threshold | num }}) >= 1
+        SELECT qj.topic FROM qrels AS qj WHERE qj.qrels = {{ P.topic_qrels }} AND qj.rel >= 0
+        GROUP BY qj.topic HAVING count(*) FILTER (WHERE qj.rel >= {{ topic_threshold | num }}) >= 1
     ) AS t
 {% elif topics == 'all' %}
     SELECT s.run_id, t.topic
-    FROM sel s CROSS JOIN (SELECT DISTINCT topic FROM qrels WHERE qrels = $topic_qrels) AS t
+    FROM sel s CROSS JOIN (SELECT DISTINCT qj.topic FROM qrels AS qj WHERE qj.qrels = {{ P.topic_qrels }}) AS t
 {% else %}
     SELECT rt.run_id, rt.topic
-    FROM run_topics rt
+    FROM rt
     WHERE rt.run_id IN (SELECT run_id FROM sel)
-      AND rt.topic IN (SELECT DISTINCT topic FROM qrels WHERE qrels = $topic_qrels)
+      AND rt.topic IN (SELECT DISTINCT qj.topic FROM qrels AS qj WHERE qj.qrels = {{ P.topic_qrels }})
 {% endif %}
 ),
-base AS (
-{% if base_source == 'cache' %}
-    -- the qrels's own materialized base
-    SELECT run_id, topic, rank, crank, grade, c_rel, cg
-    FROM irw_base
-    WHERE qrels = $qrels AND run_id IN (SELECT run_id FROM sel)
-{% elif base_source == 'subset' %}
-    -- a derived qrels: its judgments are a subset of $base_qrels's, so its base is that
-    -- base restricted to them (by judgment id), with the running sums recomputed
-    SELECT run_id, topic, rank, crank, grade, c_rel, cg
-    FROM ({{ b.running_sums("SELECT c.run_id, c.topic, c.rank, c.jid, c.grade
-          FROM irw_base c
-          WHERE c.qrels = $base_qrels AND c.run_id IN (SELECT run_id FROM sel)
-            AND c.jid IN (SELECT r.jid FROM irw_judgment_ids($base_qrels) r
-                          JOIN (SELECT topic, docno FROM qrels WHERE qrels = $qrels AND rel >= 0) AS j
-                            ON j.topic = r.topic AND j.docno = r.docno)", key='jid') }}) AS derived
-{% else %}
-    -- computed from the runs (read-only warehouses)
-    SELECT run_id, topic, rank, crank, grade, c_rel, cg
-    FROM ({{ b.running_sums(b.judged_rows('$qrels')) }}) AS fresh
-    WHERE run_id IN (SELECT run_id FROM sel)
-{% endif %}
+brel AS (
+    {{ b.base_rows(sources, P, 'sel', st.guards if auto else {}) | indent(4) }}
 ),
 brows AS (
-    SELECT base.*, crank - c_rel AS c_nonrel
+    SELECT brel.*, crank - c_rel AS c_nonrel
 {% for t in thresholds if t.window %}
          , {{ d.running_count('grade >= ' ~ t.value) }} AS {{ t.c_rel }}
          , {{ d.running_count('grade < ' ~ t.value) }} AS {{ t.c_nonrel }}
@@ -119,7 +126,7 @@ brows AS (
 {% for g in gainsets if g.window %}
          , {{ d.running_sum(g.expr) }} AS {{ g.cg }}
 {% endfor %}
-    FROM base
+    FROM brel
 ),
 rows AS (
     SELECT b.*
@@ -155,7 +162,7 @@ ctx0 AS (
     SELECT ts.run_id, ts.topic,
            {% if max_docs %}least(coalesce(rt.n_docs, 0), {{ max_docs | num }}){% else %}coalesce(rt.n_docs, 0){% endif %} AS n
     FROM topicset ts
-    LEFT JOIN run_topics rt ON rt.run_id = ts.run_id AND rt.topic = ts.topic
+    LEFT JOIN rt ON rt.run_id = ts.run_id AND rt.topic = ts.topic
 ),
 ctx AS (
     SELECT c.*

@@ -80,6 +80,8 @@ CREATE TABLE IF NOT EXISTS evaluations (
     topics       VARCHAR NOT NULL,
     max_docs     INTEGER
 );
+-- the relevance threshold of the topic set (eval --rel-level); NULL: 1
+ALTER TABLE evaluations ADD COLUMN IF NOT EXISTS rel_level INTEGER;
 
 -- The measure catalogue (refreshed from the package on every write connection).
 CREATE TABLE IF NOT EXISTS measures (
@@ -105,9 +107,13 @@ CREATE TABLE IF NOT EXISTS irw_base (
     cg       DOUBLE  NOT NULL
 );
 
+-- The qrels whose base is materialized, with the fingerprints of the runs and of the qrels it
+-- was built from (irw_runs_fp(), irw_qrels_fp(q)): the base is used only while they match.
 CREATE TABLE IF NOT EXISTS irw_base_built (
     qrels    VARCHAR PRIMARY KEY,
-    built_at TIMESTAMP NOT NULL
+    built_at TIMESTAMP NOT NULL,
+    runs_fp  UBIGINT NOT NULL,
+    qrels_fp UBIGINT NOT NULL
 );
 
 -- Saved results of `irw discpower --save NAME` (one row per measure) with their parameters.

@@ -172,7 +172,7 @@ def test_extra_fields_accepted_on_request(con, tmp_path):
     assert ranks(con) == ["d1"]
 
 
-def test_existing_run_needs_replace_and_replace_drops_its_scores(con, tmp_path):
+def test_existing_run_needs_replace_and_replace_recomputes_its_scores(con, tmp_path):
     from irwarehouse import evaluate, measures
 
     q = write(tmp_path / "q", "1 0 d1 1\n")
@@ -182,8 +182,10 @@ def test_existing_run_needs_replace_and_replace_drops_its_scores(con, tmp_path):
     evaluate.evaluate(con, "q", measures.parse_all(["AP"]), ["r"])
     with pytest.raises(IrwError, match="already loaded: r; use --replace"):
         loader.load_runs(con, [r])
+    assert con.execute("SELECT value FROM scores").fetchall() == [(1.0,)]
     loader.load_runs(con, [write(tmp_path / "r", "1 Q0 d0 1 2 r\n1 Q0 d1 2 1 r\n")], replace=True)
-    assert con.execute("SELECT count(*) FROM scores").fetchone()[0] == 0
+    # the stored score is recomputed for the new run, not dropped (a dashboard stays current)
+    assert con.execute("SELECT value FROM scores").fetchall() == [(0.5,)]
     per = evaluate.evaluate(con, "q", measures.parse_all(["AP"]), ["r"])
     assert per["value"].tolist() == [0.5]  # the cached base was brought up to date
 
@@ -278,7 +280,7 @@ def test_a_warehouse_of_an_older_layout_gets_a_new_base_cache(tmp_path):
     loader.load_runs(con, [write(tmp_path / "r", "1 Q0 d2 1 2 r\n1 Q0 d1 2 1 r\n")])
     con.execute("DROP TABLE irw_base")
     con.execute("CREATE TABLE irw_base (qrels VARCHAR, docno VARCHAR)")  # an older layout
-    con.execute("INSERT INTO irw_base_built VALUES ('q', current_timestamp)")
+    con.execute("INSERT INTO irw_base_built VALUES ('q', current_timestamp, 0, 0)")
     con.execute("UPDATE irw_meta SET value = '1' WHERE key = 'schema_version'")
     con.close()
     con = db.connect(path)

@@ -4,5 +4,5 @@
 count(*) FILTER (WHERE rank = crank) AS {{ m.id }}_prefix
 {%- endmacro %}
 {% macro value(m) -%}
-{% if m.judged_only %}{{ m.n }} + 1{% else %}coalesce({{ m.id }}_prefix, 0) + 1{% endif %}
+{{ m.by_judged(m.n ~ ' + 1', 'coalesce(' ~ m.id ~ '_prefix, 0) + 1') }}
 {%- endmacro %}

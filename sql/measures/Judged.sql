@@ -3,5 +3,5 @@
 count(*) FILTER (WHERE {{ m.within }}) AS {{ m.id }}_j
 {%- endmacro %}
 {% macro value(m) -%}
-CASE WHEN {{ m.n }} > 0 THEN coalesce({{ m.id }}_j, 0) / {% if m.k %}least({{ m.k }}, {{ m.n }}){% else %}{{ m.n }}{% endif %} ELSE 0 END
+CASE WHEN {{ m.n }} > 0 THEN coalesce({{ m.id }}_j, 0) / {{ m.by_cutoff('least(' ~ m.k ~ ', ' ~ m.n ~ ')', m.n) }} ELSE 0 END
 {%- endmacro %}

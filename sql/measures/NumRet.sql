@@ -3,5 +3,5 @@
 count(*) AS {{ m.id }}_unused
 {%- endmacro %}
 {% macro value(m) -%}
-{% if m.k %}least({{ m.k }}, {{ m.n }}){% else %}{{ m.n }}{% endif %}
+{{ m.by_cutoff('least(' ~ m.k ~ ', ' ~ m.n ~ ')', m.n) }}
 {%- endmacro %}

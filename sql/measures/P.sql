@@ -3,5 +3,7 @@
 count(*) FILTER (WHERE {{ m.rel }} AND {{ m.within }}) AS {{ m.id }}_hits
 {%- endmacro %}
 {% macro value(m) -%}
-{% if m.k %}coalesce({{ m.id }}_hits, 0) / {{ m.k }}{% else %}CASE WHEN {{ m.n }} > 0 THEN coalesce({{ m.id }}_hits, 0) / {{ m.n }} ELSE 0 END{% endif %}
+{% set at_k %}coalesce({{ m.id }}_hits, 0) / {{ m.k }}{% endset %}
+{% set whole %}CASE WHEN {{ m.n }} > 0 THEN coalesce({{ m.id }}_hits, 0) / {{ m.n }} ELSE 0 END{% endset %}
+{{ m.by_cutoff(at_k, whole) }}
 {%- endmacro %}

@@ -1,7 +1,7 @@
 {# Q(beta)@k = (1/R) * sum_{relevant i<=k} (C(i) + beta*cg(i)) / (i + beta*cg_I(i)),
    cg_I the cumulative gain of the ideal ranking at i (its total beyond its length). #}
 {% macro rowjoin(m) -%}
-LEFT JOIN ideal_{{ m.gkey }} AS {{ m.id }}_i ON {{ m.id }}_i.topic = b.topic AND {{ m.id }}_i.irank = b.{{ m.pos }}
+LEFT JOIN ideal_{{ m.gkey }} AS {{ m.id }}_i ON {{ m.id }}_i.topic = b.topic AND {{ m.id }}_i.irank = {{ m.pos_in('b') }}
     LEFT JOIN itot_{{ m.gkey }} AS {{ m.id }}_t ON {{ m.id }}_t.topic = b.topic
 {%- endmacro %}
 {% macro rowcols(m) -%}

@@ -1,0 +1,261 @@
+"""Caches that cannot lie: what the warehouse's derived data was built from, and bringing it
+back in line after changes made outside irw.
+
+irw derives data from the tables ``runs`` and ``qrels``: the ranks and ranking lengths of a
+run (``runs.rank``, ``run_topics``), the materialized base relation (``irw_base``) and the
+stored scores (``scores``). Anyone may change the tables with plain SQL. So irw records a
+fingerprint -- a hash of the rows -- of what it last wrote (``irw_state``, ``irw_run_state``,
+``irw_base_built``; the macros in ``sql/state.sql``) and compares it with the tables:
+
+- A command that writes first brings everything in line (:func:`reconcile`): runs changed
+  outside irw are ranked again under their policy, with their ranking lengths, base rows and
+  stored scores; a changed qrels's base is rebuilt on demand and its stored scores recomputed.
+- A command that only reads (it cannot write) computes from the tables instead of the caches
+  where they are out of date (:func:`source`), and says so.
+- The measure macros (schema ``measure``) make the same choice in SQL (``sql/_state.sql``).
+
+Within one connection the check is made once (:func:`session_runs_fp`): while irw holds the
+file, nobody else can write it, and irw records its own writes.
+"""
+
+from __future__ import annotations
+
+from . import db
+from .errors import IrwError
+
+
+def _one(con, sql: str, params=None):
+    """The first row of a query, the result read to its end (so that the connection is free
+    for DuckDB's relational API afterwards)."""
+    rows = con.execute(sql, params or []).fetchall()
+    return rows[0] if rows else None
+
+
+def runs_fp(con) -> int:
+    """The fingerprint of runs, run_topics and run_loads as they are now."""
+    return _one(con, "SELECT irw_runs_fp()")[0]
+
+
+def qrels_fp(con, qrels: str) -> int:
+    return _one(con, "SELECT irw_qrels_fp(?)", [qrels])[0]
+
+
+def _recorded(con, name: str) -> int | None:
+    row = _one(con, "SELECT fp FROM irw_state WHERE name = ?", [name])
+    return row[0] if row else None
+
+
+def _set_session(con, fp: int) -> None:
+    con.execute("CREATE OR REPLACE TEMP TABLE irw_session AS SELECT ?::UBIGINT AS runs_fp", [fp])
+
+
+def session_runs_fp(con) -> int:
+    """The runs fingerprint checked when this connection was opened (computed if it was not)."""
+    try:
+        return _one(con, "SELECT runs_fp FROM temp.irw_session")[0]
+    except Exception:
+        fp = runs_fp(con)
+        _set_session(con, fp)
+        return fp
+
+
+def runs_current(con) -> bool:
+    """Are the stored ranks and ranking lengths those irw computed (runs unchanged since)?"""
+    return _recorded(con, "runs") == session_runs_fp(con)
+
+
+# --------------------------------------------------------------------------- recording
+
+def record_runs(con, run_ids: list[str] | None = None) -> None:
+    """After irw wrote runs (``run_ids``; None: all): record their fingerprints, the tables'
+    fingerprint, and that every materialized base -- kept in line by irw -- stands for it."""
+    if run_ids is None:
+        con.execute("DELETE FROM irw_run_state")
+        con.execute("INSERT INTO irw_run_state SELECT run_id, fp FROM irw_run_fps()")
+    elif run_ids:
+        ids = {"ids": list(run_ids)}
+        con.execute("DELETE FROM irw_run_state WHERE list_contains($ids, run_id)", ids)
+        con.execute("INSERT INTO irw_run_state SELECT run_id, hash(count(*), sum(hash(topic, docno, "
+                    "rank, score, given_rank)::HUGEINT)) FROM runs WHERE list_contains($ids, run_id) "
+                    "GROUP BY run_id", ids)
+    fp = runs_fp(con)
+    con.execute("INSERT OR REPLACE INTO irw_state VALUES ('runs', ?)", [fp])
+    con.execute("UPDATE irw_base_built SET runs_fp = ?", [fp])
+    _set_session(con, fp)
+
+
+def record_qrels(con, qrels: str) -> None:
+    """After irw wrote the judgments of ``qrels`` (or removed them)."""
+    if _one(con, "SELECT 1 FROM qrels_info WHERE qrels = ?", [qrels]) is None:
+        con.execute("DELETE FROM irw_state WHERE name = ?", ["qrels:" + qrels])
+        return
+    con.execute("INSERT OR REPLACE INTO irw_state VALUES (?, irw_qrels_fp(?))", ["qrels:" + qrels, qrels])
+
+
+# --------------------------------------------------------------------------- checking
+
+def base_current(con, qrels: str) -> bool:
+    """Is the materialized base of the loaded qrels ``qrels`` built from the tables as they are?"""
+    row = _one(con, "SELECT runs_fp, qrels_fp FROM irw_base_built WHERE qrels = ?", [qrels])
+    return (row is not None and row[0] == session_runs_fp(con) and row[1] == qrels_fp(con, qrels)
+            and runs_current(con))
+
+
+def subset_ok(con, qrels: str, root: str) -> bool:
+    """Are all judgments of the derived ``qrels`` judgments of ``root`` with the same grade?"""
+    return bool(_one(con, "SELECT irw_subset_ok(?, ?)", [qrels, root])[0])
+
+
+def source(con, qrels: str, root: str) -> str:
+    """Where the engine takes the base rows of ``qrels`` from (see sql/_base.sql)."""
+    if not runs_current(con):
+        return "rerank"
+    if base_current(con, root):
+        if root == qrels:
+            return "cache"
+        if subset_ok(con, qrels, root):
+            return "subset"
+    return "fresh"
+
+
+def changed(con) -> list[str]:
+    """What was changed outside irw since irw last wrote (empty: nothing)."""
+    out = []
+    if _recorded(con, "runs") not in (None, session_runs_fp(con)):
+        out.append("runs")
+    for (name,) in con.execute("SELECT qrels FROM qrels_info ORDER BY qrels").fetchall():
+        recorded = _recorded(con, "qrels:" + name)
+        if recorded is not None and recorded != qrels_fp(con, name):
+            out.append(f"qrels {name}")
+    return out
+
+
+# --------------------------------------------------------------------------- reconciling
+
+def reconcile(con) -> list[str]:
+    """Bring ranks, ranking lengths, caches and stored scores in line with the tables after
+    changes made outside irw. Returns what was done (one line each; empty: nothing to do).
+    Raises IrwError, changing nothing, when the tables hold what no load would accept."""
+    done: list[str] = []
+    with db.transaction(con):
+        fp = runs_fp(con)
+        _set_session(con, fp)
+        recorded = _recorded(con, "runs")
+        if recorded is None:  # a new warehouse, or one from before fingerprints: trust it
+            record_runs(con)
+        elif recorded != fp:
+            done += _reconcile_runs(con)
+        for name in _unregistered_qrels(con):
+            from .loader import register_qrels  # loader imports state
+
+            register_qrels(con, name, source="(inserted with SQL)", kind="file")
+            done.append(f"registered qrels {name}, inserted with SQL")
+        for (name,) in con.execute("SELECT qrels FROM qrels_info ORDER BY qrels").fetchall():
+            rec = _recorded(con, "qrels:" + name)
+            if rec is None:
+                record_qrels(con, name)
+            elif rec != qrels_fp(con, name):
+                db.invalidate_bases(con, name)
+                dependents = [r[0] for r in con.execute(
+                    "SELECT qrels FROM qrels_info WHERE topic_qrels = ? OR qrels = ? ORDER BY qrels",
+                    [name, name]).fetchall()]
+                n = 0
+                for q in dependents:
+                    n += refresh_scores(con, qrels=q)
+                record_qrels(con, name)
+                done.append(f"qrels {name} changed: its base will be rebuilt"
+                            + (f"; {n} stored evaluation(s) recomputed" if n else ""))
+    return done
+
+
+def _unregistered_qrels(con) -> list[str]:
+    return [r[0] for r in con.execute(
+        "SELECT DISTINCT qrels FROM qrels WHERE qrels NOT IN (SELECT qrels FROM qrels_info) "
+        "ORDER BY qrels").fetchall()]
+
+
+def _reconcile_runs(con) -> list[str]:
+    recorded = dict(con.execute("SELECT run_id, fp FROM irw_run_state").fetchall())
+    current = dict(con.execute("SELECT run_id, fp FROM irw_run_fps()").fetchall())
+    loaded = {r[0] for r in con.execute("SELECT run_id FROM run_loads").fetchall()}
+    lengths = {r[0] for r in con.execute("""
+        SELECT coalesce(c.run_id, t.run_id) FROM
+            (SELECT run_id, topic, count(*) AS n FROM runs GROUP BY run_id, topic) AS c
+        FULL OUTER JOIN run_topics t ON t.run_id = c.run_id AND t.topic = c.topic
+        WHERE c.n IS DISTINCT FROM t.n_docs""").fetchall()}
+    changed_runs = sorted({r for r in set(current) | set(recorded) | loaded
+                           if current.get(r) != recorded.get(r) or (r in current) != (r in loaded)}
+                          | lengths)
+    present = [r for r in changed_runs if r in current]
+    gone = [r for r in changed_runs if r not in current]
+    ids = {"ids": present}
+    dup = _one(con, "SELECT run_id, topic, docno FROM runs WHERE list_contains($ids, run_id) "
+                      "GROUP BY run_id, topic, docno HAVING count(*) > 1 LIMIT 1", ids)
+    if dup:
+        raise IrwError(f"the table runs was changed outside irw and run {dup[0]} now holds document "
+                       f"{dup[2]} twice for topic {dup[1]}; correct it (irw sql --write) or reload "
+                       "the run (irw load runs FILE --replace)")
+    con.execute("CREATE OR REPLACE TEMP TABLE irw_reranked AS SELECT run_id, topic, docno, rank, score, "
+                "given_rank FROM " + db.render("rerank.sql").strip(), ids)
+    for table in ("runs", "run_topics"):
+        con.execute(f"DELETE FROM {table} WHERE list_contains($ids, run_id)", ids)
+    con.execute("INSERT INTO runs SELECT run_id, topic, docno, rank, score, given_rank FROM irw_reranked")
+    con.execute("INSERT INTO run_topics SELECT run_id, topic, count(*)::INTEGER FROM irw_reranked "
+                "GROUP BY run_id, topic")
+    con.execute("DROP TABLE irw_reranked")
+    con.execute("""
+        INSERT INTO run_loads
+        SELECT run_id, '(inserted with SQL)', 'trec_eval', 0, 0, current_timestamp
+        FROM (SELECT DISTINCT run_id FROM run_topics WHERE list_contains($ids, run_id)) AS n
+        WHERE run_id NOT IN (SELECT run_id FROM run_loads)""", ids)
+    con.execute("""
+        UPDATE run_loads SET n_topics = t.n_topics, n_docs = t.n_docs
+        FROM (SELECT run_id, count(*)::INTEGER AS n_topics, sum(n_docs) AS n_docs FROM run_topics
+              WHERE list_contains($ids, run_id) GROUP BY run_id) AS t
+        WHERE run_loads.run_id = t.run_id""", ids)
+    if gone:
+        for table in ("run_loads", "scores"):
+            con.execute(f"DELETE FROM {table} WHERE list_contains($ids, run_id)", {"ids": gone})
+    db.update_bases(con, changed_runs)
+    record_runs(con, changed_runs)
+    n = refresh_scores(con, run_ids=present) if present else 0
+    done = []
+    if present:
+        done.append(f"runs changed outside irw: ranked again {', '.join(present)}"
+                    + (f"; {n} stored evaluation(s) recomputed" if n else ""))
+    if gone:
+        done.append(f"runs removed outside irw: {', '.join(gone)} (their scores are removed too)")
+    return done
+
+
+def refresh_scores(con, qrels: str | None = None, run_ids: list[str] | None = None) -> int:
+    """Recompute the stored scores of ``qrels`` and/or ``run_ids`` as they were last computed
+    (measures, topic policy, -M and -l from the evaluations log), so that the stored scores
+    stay current. Returns the number of (qrels, run set, settings) evaluations made."""
+    from . import evaluate
+    from .measures import parse
+
+    where, params = ["TRUE"], {}
+    if qrels is not None:
+        where.append("s.qrels = $q")
+        params["q"] = qrels
+    if run_ids is not None:
+        where.append("list_contains($ids, s.run_id)")
+        params["ids"] = list(run_ids)
+    rows = con.execute(f"""
+        SELECT s.qrels, s.measure, list(DISTINCT s.run_id ORDER BY s.run_id) AS runs,
+               any_value(e.topics), any_value(e.max_docs), any_value(e.rel_level)
+        FROM scores s
+        LEFT JOIN (SELECT * FROM evaluations
+                   QUALIFY row_number() OVER (PARTITION BY qrels, measure ORDER BY evaluated_at DESC) = 1) e
+          ON e.qrels = s.qrels AND e.measure = s.measure
+        WHERE {' AND '.join(where)} AND s.qrels IN (SELECT qrels FROM qrels_info)
+        GROUP BY s.qrels, s.measure ORDER BY s.qrels, s.measure""", params).fetchall()
+    groups: dict[tuple, list] = {}
+    for q, label, runs, topics, max_docs, rel_level in rows:
+        key = (q, tuple(runs), topics or "qrels", max_docs, rel_level)
+        groups.setdefault(key, []).append(parse(label))
+    for (q, runs, topics, max_docs, rel_level), measures in groups.items():
+        evaluate.evaluate(con, q, measures, list(runs), topics=topics, max_docs=max_docs,
+                          rel_level=rel_level, store=True)
+    return len(groups)

@@ -1,0 +1,25 @@
+{#- The ranking policies (SPEC section 1), defined once: the loader ranks staged lines with
+    them, and the engine re-ranks runs with them when `runs` was changed outside irw.
+
+  order_by(policy, column): the ORDER BY list that ranks the documents of one (run, topic).
+    policy: a policy name (trec_eval | given | score_then_rank) known when rendering, or
+    None: then `column` is an SQL expression naming each row's policy, and the list orders
+    every run under its own policy (a run's rows all carry the same policy).
+  trec_eval keeps scores as 32-bit floats, so scores that differ only beyond float precision
+  tie there (and are then ordered by docno); the trec_eval policy compares them the same way.
+-#}
+{% macro order_by(policy, column=None) -%}
+{% if policy == 'trec_eval' %}
+score::REAL DESC, docno DESC
+{%- elif policy == 'given' %}
+given_rank ASC, score DESC, docno DESC
+{%- elif policy == 'score_then_rank' %}
+score DESC, given_rank ASC, docno ASC
+{%- else %}
+CASE WHEN {{ column }} = 'given' THEN given_rank END ASC,
+CASE WHEN {{ column }} = 'trec_eval' THEN score::REAL::DOUBLE ELSE score END DESC,
+CASE WHEN {{ column }} = 'score_then_rank' THEN given_rank END ASC,
+CASE WHEN {{ column }} = 'score_then_rank' THEN docno END ASC,
+CASE WHEN {{ column }} <> 'score_then_rank' THEN docno END DESC
+{%- endif %}
+{%- endmacro %}

@@ -1,0 +1,254 @@
+"""The warehouse as an SQL product: measure macros callable from plain SQL, and caches that
+cannot go stale after changes made outside irw.
+
+Every measure macro (schema ``measure``) is checked against the engine (``irw eval
+--per-topic --no-store``) on the fixtures -- every catalogue measure at several parameter
+settings, for a loaded and a derived qrels -- and on TREC-8. The stale-cache cases edit
+the tables with plain SQL and compare every result with a warehouse loaded from the
+equivalently edited files.
+"""
+
+from __future__ import annotations
+
+import gzip
+import subprocess
+import sys
+
+import duckdb
+import pandas as pd
+import pytest
+
+from irwarehouse import db, evaluate, loader, measures, pools
+from irwarehouse.errors import IrwError
+
+from conftest import FIXTURES
+
+# (engine measure name, macro name, macro arguments after the qrels)
+CASES = [
+    ("P@10", "P", "k := 10"), ("P", "P", ""), ("P(rel=2)@5", "P", "k := 5, rel := 2"),
+    ("P'@5", "P", "k := 5, judged_only := true"),
+    ("R@20", "R", "k := 20"), ("SP@10", "SP", "k := 10"),
+    ("AP", "AP", ""), ("AP@10", "AP", "k := 10"), ("AP(rel=2)", "AP", "rel := 2"),
+    ("AP'", "AP", "judged_only := true"),
+    ("aAP@5", "aAP", "k := 5"), ("aAP", "aAP", ""), ("RPrec", "RPrec", ""),
+    ("RPrec(rel=2)", "RPrec", "rel := 2"),
+    ("RR", "RR", ""), ("RR@3", "RR", "k := 3"), ("Success@1", "Success", "k := 1"),
+    ("DCG@10", "DCG", "k := 10"), ("DCG(discount=jk,base=3)@10", "DCG", "k := 10, discount := 'jk', base := 3"),
+    ("nDCG", "nDCG", ""), ("nDCG@10", "nDCG", "k := 10"),
+    ("nDCG(discount=jk)@10", "nDCG", "k := 10, discount := 'jk'"),
+    ("nDCG(gains={1:1,2:3,3:7})@5", "nDCG", "k := 5, gains := MAP {1: 1, 2: 3, 3: 7}"),
+    ("nDCG(rel=2)@10", "nDCG", "k := 10, rel := 2"), ("nDCG'@10", "nDCG", "k := 10, judged_only := true"),
+    ("enDCG@5", "enDCG", "k := 5"), ("enDCG(base=10)", "enDCG", "base := 10"),
+    ("RBP(p=0.8)", "RBP", ""), ("RBP(p=0.95)@20", "RBP", "p := 0.95, k := 20"),
+    ("RBP(p=0.5,rel=2)", "RBP", "p := 0.5, rel := 2"),
+    ("RBP(gains={1:1,2:2,3:10},p=0.9)", "RBP", "p := 0.9, gains := MAP {1: 1, 2: 2, 3: 10}"),
+    ("RBP'(p=0.8)", "RBP", "judged_only := true"),
+    ("RBPres(p=0.8)", "RBPres", ""), ("RBPres(p=0.9)@10", "RBPres", "p := 0.9, k := 10"),
+    ("nRBP(p=0.8)@10", "nRBP", "k := 10"), ("nRBP(p=0.6,rel=2)", "nRBP", "p := 0.6, rel := 2"),
+    ("Q", "Q", ""), ("Q(beta=0.5)@10", "Q", "beta := 0.5, k := 10"), ("Q(rel=2)", "Q", "rel := 2"),
+    ("Q(gains={1:1,2:2,3:3})", "Q", "gains := MAP {1: 1, 2: 2, 3: 3}"),
+    ("Bpref", "Bpref", ""), ("Bpref(rel=2)", "Bpref", "rel := 2"), ("Bpref'", "Bpref", "judged_only := true"),
+    ("Judged@10", "Judged", "k := 10"), ("Judged", "Judged", ""),
+    ("FirstUnjudged", "FirstUnjudged", ""), ("FirstUnjudged'", "FirstUnjudged", "judged_only := true"),
+    ("NumRet", "NumRet", ""), ("NumRet@50", "NumRet", "k := 50"), ("NumRel", "NumRel", ""),
+    ("NumRel(rel=2)", "NumRel", "rel := 2"), ("NumRelRet@10", "NumRelRet", "k := 10"),
+]
+
+
+def test_every_catalogue_measure_is_a_case():
+    assert {macro for _, macro, _ in CASES} == set(measures.CATALOGUE)
+
+
+def load_fixtures(con):
+    loader.load_qrels(con, [str(FIXTURES / "qrels.txt")], "fixture")
+    loader.load_runs(con, [str(FIXTURES / "runs")], meta=str(FIXTURES / "runs.tsv"))
+
+
+def engine(con, qrels, name, runs=None):
+    runs = runs or [r[0] for r in con.execute("SELECT run_id FROM run_loads ORDER BY 1").fetchall()]
+    per = evaluate.evaluate(con, qrels, measures.parse_all([name]), runs, store=False)
+    if per["measure"].nunique() > 1:
+        return per.set_index(["run_id", "topic", "measure"])["value"].sort_index()
+    return per.set_index(["run_id", "topic"])["value"].sort_index()
+
+
+def macro(con, qrels, name, args):
+    sql = f"SELECT run_id, topic, value FROM measure.{name}(?{', ' + args if args else ''})"
+    return con.execute(sql, [qrels]).df().set_index(["run_id", "topic"])["value"].sort_index()
+
+
+def assert_same(a: pd.Series, b: pd.Series, what: str):
+    assert list(a.index) == list(b.index), what
+    assert (a - b).abs().max() < 1e-12, what
+
+
+@pytest.fixture(scope="module")
+def fixture_db(tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("fx") / "fx.duckdb")
+    con = db.connect(path)
+    load_fixtures(con)
+    pools.build_many(con, "leave-out", "fixture", [("fixture-lo-alpha", ["alpha"])], "pooled", 10)
+    con.close()
+    return path
+
+
+@pytest.mark.parametrize("qrels", ["fixture", "fixture-lo-alpha"])
+def test_measure_macros_equal_the_engine_on_the_fixtures(fixture_db, qrels):
+    con = db.connect(fixture_db)
+    for name, mac, args in CASES:
+        assert_same(macro(con, qrels, mac, args), engine(con, qrels, name), f"{name} on {qrels}")
+    con.close()
+
+
+def test_measure_macros_from_a_plain_duckdb_process(fixture_db):
+    """A process that never imports irwarehouse, on a read-only connection."""
+    code = ("import duckdb, json, sys; con = duckdb.connect(sys.argv[1], read_only=True); "
+            "rows = con.execute(\"SELECT run_id, avg(value) FROM measure.nDCG('fixture', k := 10, "
+            "discount := 'jk') GROUP BY run_id ORDER BY run_id\").fetchall(); "
+            "assert 'irwarehouse' not in sys.modules; print(json.dumps(rows))")
+    out = subprocess.run([sys.executable, "-c", code, fixture_db], capture_output=True, text=True,
+                         check=True).stdout
+    import json
+
+    con = db.connect(fixture_db, read_only=True)
+    want = engine(con, "fixture", "nDCG(discount=jk)@10").groupby("run_id").mean()
+    con.close()
+    got = dict(json.loads(out))
+    assert set(got) == set(want.index)
+    assert all(abs(got[r] - want[r]) < 1e-12 for r in want.index)
+
+
+def test_measure_macros_select_runs_and_check_parameters(fixture_db):
+    con = duckdb.connect(fixture_db, read_only=True)
+    rows = con.execute("SELECT DISTINCT run_id FROM measure.AP('fixture', runs := ['alpha1', 'beta2']) "
+                       "ORDER BY 1").fetchall()
+    assert rows == [("alpha1",), ("beta2",)]
+    for call, message in [("RBP('fixture', p := 1.5)", "p must be in"),
+                          ("nDCG('fixture', discount := 'log')", "discount must be"),
+                          ("P('fixture', k := 0)", "k must be a positive"),
+                          ("AP('nope')", "no such qrels")]:
+        with pytest.raises(duckdb.Error, match=message):
+            con.execute(f"SELECT * FROM measure.{call}").fetchall()
+    con.close()
+
+
+# ----------------------------------------------------------------------- stale caches
+
+RUN_LINES = {
+    "r1": ["1 Q0 a 1 9 r1", "1 Q0 b 2 8 r1", "1 Q0 c 3 7 r1", "1 Q0 d 4 6 r1", "2 Q0 x 1 5 r1", "2 Q0 y 2 4 r1"],
+    "r2": ["1 Q0 c 1 9 r2", "1 Q0 e 2 8 r2", "1 Q0 a 3 7 r2", "2 Q0 y 1 5 r2", "2 Q0 z 2 4 r2"],
+}
+QRELS_LINES = ["1 0 a 1", "1 0 b 0", "1 0 c 2", "1 0 e 1", "2 0 x 0", "2 0 y 1", "2 0 z 2"]
+MEASURES = ["AP", "P@2", "nDCG@3", "RBP(p=0.8)", "Bpref", "RPrec", "Judged@3", "NumRet"]
+
+
+def build(path, run_lines, qrels_lines, tmp):
+    tmp.mkdir(exist_ok=True)
+    (tmp / "runs.txt").write_text("\n".join(l for lines in run_lines.values() for l in lines) + "\n")
+    (tmp / "qrels.txt").write_text("\n".join(qrels_lines) + "\n")
+    con = db.connect(path)
+    loader.load_qrels(con, [str(tmp / "qrels.txt")], "q")
+    loader.load_runs(con, [str(tmp / "runs.txt")])
+    return con
+
+
+def results(path, runs, read_only):
+    """Per-topic scores by the engine (on a write or read-only connection) and the macros."""
+    con = db.connect(path, read_only=read_only)
+    out = {"engine": engine(con, "q", ",".join(MEASURES), runs)}
+    out["macros"] = pd.concat({m: macro(con, "q", *_macro_call(m)) for m in MEASURES},
+                              names=["measure"]).reorder_levels(["run_id", "topic", "measure"]).sort_index()
+    out["macros"] = out["macros"][[r in runs for r, _, _ in out["macros"].index]]
+    con.close()
+    return out
+
+
+def _macro_call(name):
+    return {"AP": ("AP", ""), "P@2": ("P", "k := 2"), "nDCG@3": ("nDCG", "k := 3"),
+            "RBP(p=0.8)": ("RBP", ""), "Bpref": ("Bpref", ""), "RPrec": ("RPrec", ""),
+            "Judged@3": ("Judged", "k := 3"), "NumRet": ("NumRet", "")}[name]
+
+
+EDITS = {
+    "update grades": ("UPDATE qrels SET rel = 0 WHERE topic = '1' AND docno IN ('a', 'c')",
+                      None, ["1 0 a 0", "1 0 b 0", "1 0 c 0", "1 0 e 1", "2 0 x 0", "2 0 y 1", "2 0 z 2"]),
+    "delete qrels lines": ("DELETE FROM qrels WHERE docno IN ('e', 'z')",
+                           None, ["1 0 a 1", "1 0 b 0", "1 0 c 2", "2 0 x 0", "2 0 y 1"]),
+    "delete a run": ("DELETE FROM runs WHERE run_id = 'r2'", {"r1": RUN_LINES["r1"]}, None),
+    "delete run lines": ("DELETE FROM runs WHERE run_id = 'r1' AND docno IN ('a', 'x')",
+                         {"r1": ["1 Q0 b 2 8 r1", "1 Q0 c 3 7 r1", "1 Q0 d 4 6 r1", "2 Q0 y 2 4 r1"],
+                          "r2": RUN_LINES["r2"]}, None),
+    "insert run rows": ("INSERT INTO runs VALUES ('r2', '1', 'b', 0, 8.5, 9), ('r2', '2', 'x', 0, 9.5, 3)",
+                        {"r1": RUN_LINES["r1"], "r2": RUN_LINES["r2"] + ["1 Q0 b 9 8.5 r2", "2 Q0 x 3 9.5 r2"]},
+                        None),
+    "change a score": ("UPDATE runs SET score = 10 WHERE run_id = 'r1' AND docno = 'd'",
+                       {"r1": ["1 Q0 a 1 9 r1", "1 Q0 b 2 8 r1", "1 Q0 c 3 7 r1", "1 Q0 d 4 10 r1",
+                               "2 Q0 x 1 5 r1", "2 Q0 y 2 4 r1"], "r2": RUN_LINES["r2"]}, None),
+}
+
+
+@pytest.mark.parametrize("edit", list(EDITS))
+@pytest.mark.parametrize("read_only", [True, False], ids=["read-only", "write"])
+def test_results_after_sql_edits_equal_a_fresh_load(tmp_path, edit, read_only):
+    statement, runs_after, qrels_after = EDITS[edit]
+    path = str(tmp_path / "w.duckdb")
+    con = build(path, RUN_LINES, QRELS_LINES, tmp_path / "a")
+    engine(con, "q", ",".join(MEASURES))  # base materialized
+    evaluate.evaluate(con, "q", measures.parse_all(MEASURES), ["r1", "r2"])  # scores stored
+    con.close()
+    plain = duckdb.connect(path)  # outside irw
+    plain.execute(statement)
+    plain.close()
+
+    ref_path = str(tmp_path / "ref.duckdb")
+    build(ref_path, runs_after or RUN_LINES, qrels_after or QRELS_LINES, tmp_path / "b").close()
+    runs = sorted((runs_after or RUN_LINES).keys())
+    want = results(ref_path, runs, read_only=True)
+    got = results(path, runs, read_only=read_only)
+    assert_same(got["engine"], want["engine"], f"engine after {edit}")
+    assert_same(got["macros"], want["macros"], f"macros after {edit}")
+    if not read_only:  # the write connection brought stored scores in line too
+        con = duckdb.connect(path, read_only=True)
+        stored = con.execute("SELECT run_id, topic, measure, value FROM scores").df()
+        con.close()
+        fresh = want["engine"].reset_index().rename(columns={"value": "fresh"})
+        merged = stored.merge(fresh, on=["run_id", "topic", "measure"], how="outer")
+        assert merged["value"].notna().all() and merged["fresh"].notna().all(), edit
+        assert (merged["value"] - merged["fresh"]).abs().max() < 1e-12, edit
+
+
+def test_a_duplicate_inserted_with_sql_is_refused_with_a_way_out(tmp_path):
+    path = str(tmp_path / "w.duckdb")
+    build(path, RUN_LINES, QRELS_LINES, tmp_path / "a").close()
+    plain = duckdb.connect(path)
+    plain.execute("INSERT INTO runs VALUES ('r1', '1', 'a', 9, 1.0, 9)")
+    plain.close()
+    with pytest.raises(IrwError, match="run r1 now holds document a twice for topic 1.*--replace"):
+        db.connect(path)
+    con = duckdb.connect(path)  # unchanged: nothing was half-done
+    assert con.execute("SELECT count(*) FROM runs WHERE run_id = 'r1'").fetchone()[0] == 7
+    con.close()
+
+
+def test_a_derived_qrels_edited_with_sql_is_not_evaluated_from_its_root(tmp_path):
+    path = str(tmp_path / "w.duckdb")
+    con = build(path, RUN_LINES, QRELS_LINES, tmp_path / "a")
+    con.execute("INSERT INTO qrels SELECT 'sub', topic, docno, rel FROM qrels WHERE qrels = 'q' AND docno <> 'e'")
+    loader.register_qrels(con, "sub", source=None, kind="depth", parent="q")
+    from irwarehouse import state
+    state.record_qrels(con, "sub")
+    before = engine(con, "sub", "AP")
+    con.execute("UPDATE qrels SET rel = 0 WHERE qrels = 'sub' AND docno = 'c'")  # no longer a subset
+    after = engine(con, "sub", "AP")
+    assert after.loc[("r2", "1")] < before.loc[("r2", "1")]
+    assert_same(macro(con, "sub", "AP", ""), after, "macro on the edited derived qrels")
+    con.close()
+
+
+def test_measure_macros_on_trec8_equal_the_engine(trec8_db):
+    con = db.connect(trec8_db, read_only=True)
+    for name, mac, args in [("AP", "AP", ""), ("P@10", "P", "k := 10"), ("nDCG@10", "nDCG", "k := 10"),
+                            ("nDCG(discount=jk)@1000", "nDCG", "k := 1000, discount := 'jk'"),
+                            ("RBP(p=0.8)", "RBP", ""), ("Bpref", "Bpref", ""), ("RPrec", "RPrec", "")]:
+        assert_same(macro(con, "trec8", mac, args), engine(con, "trec8", name), name)
+    con.close()
