@@ -4,7 +4,9 @@
 Two measures A and B **agree** on a pair of rankings l_i, l_j (binary relevance vectors of
 length N) when sign(A(l_i) − A(l_j)) = sign(B(l_i) − B(l_j)) — both tying counts as
 agreement. With fuzziness Δ > 0 they **disagree** only when they prefer opposite rankings
-and both |differences| exceed Δ. The agreement rate of A and B is the fraction of pairs
+and both differences exceed the fuzziness: by default (``relative``, SPEC §6: Buckley &
+Voorhees' percentage difference) |A(l_i) − A(l_j)| > Δ · max(|A(l_i)|, |A(l_j)|), or
+(``absolute``) |A(l_i) − A(l_j)| > Δ. The agreement rate of A and B is the fraction of pairs
 (of distinct vectors) on which they agree, over
 
 - ``uniform``: all pairs of the 2^N possible vectors — enumerated exactly while 2^N is at
@@ -18,8 +20,12 @@ and both |differences| exceed Δ. The agreement rate of A and B is the fraction 
 
 The measures are computed on the vectors in numpy
 (:func:`irwarehouse.experiments.vector_measures.binary_scores`, tested against the SQL
-measures), with R = N. Two scores closer than 1e-12 (relative) count as a tie: double
-precision cannot tell such lists apart anyway (RBP(0.5) gives rank 54 a weight below 1e-16).
+measures), with R = N (SPEC §6) or, with ``ap_r="retrieved"``, R = the number of relevant
+documents in the vector (AP divides by R; so do R@k and nDCG, if asked for). Two scores
+closer than 1e-12 (relative) count as a tie: double precision cannot tell such lists apart
+anyway (RBP(0.5) gives rank 54 a weight below 1e-16); for the same reason a difference
+within that tolerance of Δ · scale does not exceed the fuzziness (a difference of exactly
+Δ · max occurs: AP 1/6 vs .165 at N = 10, Δ = 0.01).
 """
 
 from __future__ import annotations
@@ -40,6 +46,10 @@ from .vector_measures import all_vectors, binary_scores, check_vector_measure
 
 DEFAULT_MEASURES = ["AP", "DCG", "P@10", "RBP(p=0.5)", "RBP(p=0.8)"]
 MODES = ("uniform", "sampled")
+#: Readings of the fuzziness Δ: a fraction of the larger score (SPEC §6), or a difference.
+FUZZINESS = ("relative", "absolute")
+#: The R of the vectors' AP: N (SPEC §6), or the number of relevant documents in the vector.
+AP_R = ("n", "retrieved")
 #: Exact enumeration while there are at most this many distinct vectors (uniform: N <= 13).
 EXACT_LIMIT = 8192
 #: Monte Carlo pairs when --samples is not given and enumeration is infeasible.
@@ -53,23 +63,42 @@ _CHUNK = 1 << 20  # elements of one working array
 # ---------------------------------------------------------------------------------------
 
 
-def _signs(x: np.ndarray, y: np.ndarray):
-    """sign(x − y) with ties within TIE_RTOL, and |x − y|."""
+def differences(x: np.ndarray, y: np.ndarray, fuzziness: str = "relative"):
+    """The differences x − y of one measure's scores, as (sign, size, scale, tol): size
+    |x − y|; tol — the rounding tolerance TIE_RTOL · max(1, |x|, |y|); sign(x − y), 0 when
+    size <= tol (a tie); scale — what the fuzziness Δ is a fraction of: max(|x|, |y|) under
+    the relative reading, 1 under the absolute one."""
     d = x - y
-    tol = TIE_RTOL * np.maximum(1.0, np.maximum(np.abs(x), np.abs(y)))
-    return np.where(np.abs(d) <= tol, 0, np.sign(d)).astype(np.int8), np.abs(d)
+    size = np.abs(d)
+    larger = np.maximum(np.abs(x), np.abs(y))
+    tol = TIE_RTOL * np.maximum(1.0, larger)
+    sign = np.where(size <= tol, 0, np.sign(d)).astype(np.int8)
+    if fuzziness == "relative":
+        return sign, size, larger, tol
+    if fuzziness == "absolute":
+        return sign, size, 1.0, tol
+    raise IrwError(f"unknown fuzziness {fuzziness!r}; valid: {', '.join(FUZZINESS)}")
 
 
-def agree(sign_a, abs_a, sign_b, abs_b, delta: float) -> np.ndarray:
-    """Elementwise agreement of measures A and B on pairs, from the signs and sizes of their
-    score differences (SPEC §6): Δ = 0 — equal signs (both ties agree); Δ > 0 — disagree
-    only on opposite preferences with both |differences| > Δ."""
+def _exceeds(diff, delta: float) -> np.ndarray:
+    """size > Δ · scale, where a size within the rounding tolerance of Δ · scale counts as
+    equal to it (e.g. RBP(0.5) 100/1024 vs 99/1024 at Δ = 0.01: exactly Δ · max, not more)."""
+    _, size, scale, tol = diff
+    return size > delta * scale + tol
+
+
+def agree(a, b, delta: float) -> np.ndarray:
+    """Elementwise agreement of measures A and B on pairs, from the :func:`differences` of
+    their scores (SPEC §6): Δ = 0 — equal signs (both ties agree); Δ > 0 — disagree only on
+    opposite preferences with both differences exceeding the fuzziness, i.e.
+    size > Δ · scale (relative: |A(l_i) − A(l_j)| > Δ · max(|A(l_i)|, |A(l_j)|))."""
     if delta <= 0:
-        return sign_a == sign_b
-    return ~((sign_a * sign_b < 0) & (abs_a > delta) & (abs_b > delta))
+        return a[0] == b[0]
+    return ~((a[0] * b[0] < 0) & _exceeds(a, delta) & _exceeds(b, delta))
 
 
-def exact_rates(S: np.ndarray, deltas, weights: np.ndarray | None = None):
+def exact_rates(S: np.ndarray, deltas, weights: np.ndarray | None = None,
+                fuzziness: str = "relative"):
     """Agreement rates over all unordered pairs of distinct items (columns of ``S``).
 
     ``S``: (measures x items) scores; ``weights``: an integer multiplicity per item (pair
@@ -86,23 +115,21 @@ def exact_rates(S: np.ndarray, deltas, weights: np.ndarray | None = None):
         e = min(n, s + step)
         W = np.where(cols[None, :] > np.arange(s, e)[:, None], w[s:e, None] * w[None, :], 0)
         total += int(W.sum())
-        sg = [_signs(S[m, s:e, None], S[m, None, :]) for m in range(M)]
+        diffs = [differences(S[m, s:e, None], S[m, None, :], fuzziness) for m in range(M)]
         for di, delta in enumerate(deltas):
             for k, (a, b) in enumerate(pairs):
-                ok = agree(sg[a][0], sg[a][1], sg[b][0], sg[b][1], delta)
-                agreed[di, k] += int(W[ok].sum())
+                agreed[di, k] += int(W[agree(diffs[a], diffs[b], delta)].sum())
     rates = agreed / total if total else np.full(agreed.shape, np.nan)
     return rates, total
 
 
-def pair_rates(Si: np.ndarray, Sj: np.ndarray, deltas):
+def pair_rates(Si: np.ndarray, Sj: np.ndarray, deltas, fuzziness: str = "relative"):
     """Agreement rates over given pairs: ``Si``, ``Sj`` (measures x pairs) hold the scores
     of the two rankings of each pair. Returns rates[delta][k] over the measure pairs."""
     M = Si.shape[0]
     pairs = list(combinations(range(M), 2))
-    sg = [_signs(Si[m], Sj[m]) for m in range(M)]
-    return np.array([[agree(sg[a][0], sg[a][1], sg[b][0], sg[b][1], d).mean() for a, b in pairs]
-                     for d in deltas])
+    diffs = [differences(Si[m], Sj[m], fuzziness) for m in range(M)]
+    return np.array([[agree(diffs[a], diffs[b], d).mean() for a, b in pairs] for d in deltas])
 
 
 # ---------------------------------------------------------------------------------------
@@ -110,9 +137,15 @@ def pair_rates(Si: np.ndarray, Sj: np.ndarray, deltas):
 # ---------------------------------------------------------------------------------------
 
 
-def scores_of(V: np.ndarray, measures: list[ms.Measure]) -> np.ndarray:
-    """(measures x vectors) scores of the rows of V (R = N)."""
-    return binary_scores(V, measures)
+def scores_of(V: np.ndarray, measures: list[ms.Measure], ap_r: str = "n") -> np.ndarray:
+    """(measures x vectors) scores of the rows of V, with R (AP's divisor, also used by R@k
+    and nDCG) = N (``ap_r="n"``) or the number of relevant documents in each vector
+    (``"retrieved"``; a vector without any scores 0)."""
+    if ap_r == "n":
+        return binary_scores(V, measures)
+    if ap_r == "retrieved":
+        return binary_scores(V, measures, R=np.asarray(V).sum(axis=1, dtype=np.int64))
+    raise IrwError(f"unknown --ap-r {ap_r!r}; valid: {', '.join(AP_R)}")
 
 
 def real_vectors(con, qrels: str, run_ids: list[str], n: int) -> pd.DataFrame:
@@ -157,7 +190,8 @@ def _bits(v: np.ndarray, limit: int = 40) -> str:
 # ---------------------------------------------------------------------------------------
 
 
-def _rows(measures, rates, deltas, n, mode, pairs, method, std_error, vectors, rankings):
+def _rows(measures, rates, deltas, n, mode, pairs, method, std_error, vectors, rankings,
+          fuzziness, ap_r):
     labels = [str(m) for m in measures]
     out = []
     for di, delta in enumerate(deltas):
@@ -165,17 +199,20 @@ def _rows(measures, rates, deltas, n, mode, pairs, method, std_error, vectors, r
             rate = float(rates[di][k])
             se = (float(np.sqrt(rate * (1 - rate) / pairs)) if std_error and pairs else np.nan)
             out.append({"measure_a": labels[a], "measure_b": labels[b], "n": n, "delta": delta,
-                        "mode": mode, "agreement": rate, "pairs": pairs, "method": method,
-                        "std_error": se, "vectors": vectors, "rankings": rankings})
+                        "fuzziness": fuzziness, "mode": mode, "agreement": rate, "pairs": pairs,
+                        "method": method, "std_error": se, "ap_r": ap_r, "vectors": vectors,
+                        "rankings": rankings})
     return pd.DataFrame(out)
 
 
-def uniform_cell(measures, n: int, deltas, samples: int, seed: int) -> pd.DataFrame:
+def uniform_cell(measures, n: int, deltas, samples: int, seed: int,
+                 fuzziness: str = "relative", ap_r: str = "n") -> pd.DataFrame:
     """All pairs of the 2^n vectors (exact), or ``samples`` random pairs (Monte Carlo)."""
+    how = {"fuzziness": fuzziness, "ap_r": ap_r}
     if samples == 0 and 2**min(n, 63) <= EXACT_LIMIT:
-        S = scores_of(all_vectors(n), measures)
-        rates, total = exact_rates(S, deltas)
-        return _rows(measures, rates, deltas, n, "uniform", total, "exact", False, 2**n, 2**n)
+        S = scores_of(all_vectors(n), measures, ap_r)
+        rates, total = exact_rates(S, deltas, fuzziness=fuzziness)
+        return _rows(measures, rates, deltas, n, "uniform", total, "exact", False, 2**n, 2**n, **how)
     samples = samples or DEFAULT_SAMPLES
     rng = np.random.default_rng(seed)
     step = int(np.clip((1 << 22) // n, 1024, 1 << 16))  # pairs per batch (BLAS likes big ones)
@@ -188,58 +225,77 @@ def uniform_cell(measures, n: int, deltas, samples: int, seed: int) -> pd.DataFr
                              axis=1, count=n)
         A, B = bits[:size], bits[size:]
         distinct = (A != B).any(axis=1)  # pairs of identical vectors are not pairs
-        Si.append(scores_of(A[distinct].astype(np.float64), measures))
-        Sj.append(scores_of(B[distinct].astype(np.float64), measures))
+        Si.append(scores_of(A[distinct], measures, ap_r))
+        Sj.append(scores_of(B[distinct], measures, ap_r))
         used += int(distinct.sum())
-    rates = pair_rates(np.hstack(Si), np.hstack(Sj), deltas)
-    return _rows(measures, rates, deltas, n, "uniform", used, "monte-carlo", True, 2 * used, 2 * used)
+    rates = pair_rates(np.hstack(Si), np.hstack(Sj), deltas, fuzziness)
+    return _rows(measures, rates, deltas, n, "uniform", used, "monte-carlo", True, 2 * used,
+                 2 * used, **how)
 
 
-def sampled_cell(measures, n: int, deltas, samples: int, seed: int,
-                 vectors: pd.DataFrame) -> pd.DataFrame:
+def sampled_cell(measures, n: int, deltas, samples: int, seed: int, vectors: pd.DataFrame,
+                 fuzziness: str = "relative", ap_r: str = "n") -> pd.DataFrame:
     """Pairs of real rankings with distinct vectors (``vectors``: relevant_ranks, rankings)."""
+    how = {"fuzziness": fuzziness, "ap_r": ap_r}
     counts = vectors["rankings"].to_numpy(np.int64)
     total_rankings = int(counts.sum())
     if len(counts) < 2:
         raise IrwError(f"the rankings have fewer than two distinct relevance vectors at N = {n}: "
                        "no pair to compare")
-    S = scores_of(vectors_from_ranks(vectors["relevant_ranks"].tolist(), n), measures)
+    S = scores_of(vectors_from_ranks(vectors["relevant_ranks"].tolist(), n), measures, ap_r)
     if samples == 0 and len(counts) <= EXACT_LIMIT:
-        rates, total = exact_rates(S, deltas, counts)
+        rates, total = exact_rates(S, deltas, counts, fuzziness)
         return _rows(measures, rates, deltas, n, "sampled", total, "exact", False, len(counts),
-                     total_rankings)
+                     total_rankings, **how)
     samples = samples or DEFAULT_SAMPLES
     rng = np.random.default_rng(seed)
     prob = counts / total_rankings
     i = rng.choice(len(counts), size=samples, p=prob)
     j = rng.choice(len(counts), size=samples, p=prob)
     keep = i != j  # two rankings with the same vector are not a pair
-    rates = pair_rates(S[:, i[keep]], S[:, j[keep]], deltas)
+    rates = pair_rates(S[:, i[keep]], S[:, j[keep]], deltas, fuzziness)
     return _rows(measures, rates, deltas, n, "sampled", int(keep.sum()), "monte-carlo", True,
-                 len(counts), total_rankings)
+                 len(counts), total_rankings, **how)
 
 
 # ---------------------------------------------------------------------------------------
 # The experiment
 # ---------------------------------------------------------------------------------------
 
-MAIN_COLUMNS = ["measure_a", "measure_b", "n", "delta", "mode", "agreement", "pairs", "method",
-                "std_error"]
+MAIN_COLUMNS = ["measure_a", "measure_b", "n", "delta", "fuzziness", "mode", "agreement", "pairs",
+                "method", "std_error", "ap_r"]
+
+FUZZINESS_TEXT = {
+    "relative": "the fuzziness is relative (Buckley & Voorhees' percentage difference, SPEC "
+                "§6): a difference of A exceeds it when |A(l_i) − A(l_j)| > Δ · "
+                "max(|A(l_i)|, |A(l_j)|)",
+    "absolute": "the fuzziness is absolute: a difference of A exceeds it when "
+                "|A(l_i) − A(l_j)| > Δ (Δ in the units of each measure's scores)",
+}
+AP_R_TEXT = {
+    "n": "AP divides by R = N (SPEC §6: every vector is a ranking of a topic with N relevant "
+         "documents)",
+    "retrieved": "AP divides by R = the number of relevant documents in the vector (a vector "
+                 "without relevant documents has AP 0)",
+}
 
 
 def run(ectx: ExperimentContext, measures: list[ms.Measure], ns: list[int], deltas: list[float],
-        modes: list[str], seed: int, samples: int, qrels: str | None, run_ids: list[str] | None) -> str:
+        modes: list[str], seed: int, samples: int, qrels: str | None, run_ids: list[str] | None,
+        fuzziness: str = "relative", ap_r: str = "n") -> str:
     con = ectx.con
     frames, vector_rows = [], []
     cells = [(mode, n) for mode in modes for n in ns]
+    how = {"fuzziness": fuzziness, "ap_r": ap_r}
+    tag = f"{fuzziness}-r{ap_r}"  # the cell key holds every parameter; the name shows these two
     for mode, n in ectx.progress(cells, "agreement"):
         if mode == "uniform":
-            frame = ectx.cell(f"uniform-n{n}",
-                              lambda: uniform_cell(measures, n, deltas, samples, seed))
+            frame = ectx.cell(f"uniform-n{n}-{tag}",
+                              lambda: uniform_cell(measures, n, deltas, samples, seed, **how))
         else:
             vectors = ectx.cell(f"vectors-n{n}", lambda: real_vectors(con, qrels, run_ids, n))
-            frame = ectx.cell(f"sampled-n{n}",
-                              lambda: sampled_cell(measures, n, deltas, samples, seed, vectors))
+            frame = ectx.cell(f"sampled-n{n}-{tag}",
+                              lambda: sampled_cell(measures, n, deltas, samples, seed, vectors, **how))
             top = vectors.head(10)
             V = vectors_from_ranks(top["relevant_ranks"].tolist(), n)
             total = int(vectors["rankings"].sum())
@@ -255,11 +311,14 @@ def run(ectx: ExperimentContext, measures: list[ms.Measure], ns: list[int], delt
         "al. 2009). For two rankings l_i and l_j, measures A and B agree when "
         "sign(A(l_i) − A(l_j)) = sign(B(l_i) − B(l_j)) (both tying counts as agreement); with "
         "Δ > 0 they disagree only when they prefer opposite rankings and both differences "
-        "exceed Δ. AP uses R = N; P@10 divides by 10 whatever N. Pairs are pairs of distinct "
+        f"exceed the fuzziness. Here {FUZZINESS_TEXT[fuzziness]} (`--fuzziness {fuzziness}`, "
+        f"column fuzziness); {AP_R_TEXT[ap_r]} (`--ap-r {ap_r}`, column ap_r); P@10 divides by "
+        "10 whatever N. Pairs are pairs of distinct "
         "vectors. *uniform*: all pairs of the 2^N vectors (exact) or random pairs with "
         "p(relevant) = 0.5 (Monte Carlo, std_error = √(a(1−a)/pairs)); *sampled*: pairs of the "
         "real rankings of the warehouse's runs, each pair of distinct vectors weighted by how "
-        "many rankings have them. Scores within 1e-12 (relative) of each other tie.")
+        "many rankings have them. Scores within 1e-12 (relative) of each other tie, and a "
+        "difference within that tolerance of the fuzziness does not exceed it.")
     ectx.table("agreement", main, "Agreement rate of each pair of measures")
     summary = (result.groupby(["mode", "n", "method"], sort=False)
                .agg(vectors=("vectors", "first"), rankings=("rankings", "first"),
@@ -302,12 +361,14 @@ def _figure(ectx: ExperimentContext, main: pd.DataFrame, labels: list[str]) -> N
             for b in range(len(labels)):
                 ax.text(b, a, f"{A[a, b]:.3f}", ha="center", va="center", fontsize=7,
                         color="white" if A[a, b] < 0.8 else "black")
-        ax.set_title(f"{mode}, N = {n}, Δ = {delta:g}", fontsize=9)
+        ax.set_title(f"{mode}, N = {n}, Δ = {delta:g}" + (f" ({frame['fuzziness'].iloc[0]})" if delta else ""),
+                     fontsize=9)
         fig.colorbar(image, ax=ax, fraction=0.046)
     for ax in axes.ravel()[len(groups):]:
         ax.axis("off")
     fig.tight_layout()
-    ectx.figure("matrix", fig, "Agreement rate of each pair of measures")
+    fuzziness = main["fuzziness"].iloc[0]
+    ectx.figure("matrix", fig, f"Agreement rate of each pair of measures ({fuzziness} fuzziness)")
 
 
 def register(experiment_app) -> None:
@@ -320,6 +381,8 @@ def register(experiment_app) -> None:
         out: str = OutOpt,
         n: List[str] = typer.Option(["10"], "--n", help="Length N of the relevance vectors (comma-separated or repeated)."),
         delta: List[str] = typer.Option(["0"], "--delta", help="Fuzziness Δ >= 0 (comma-separated or repeated)."),
+        fuzziness: str = typer.Option("relative", "--fuzziness", help="relative: a difference exceeds Δ when |A(l_i) − A(l_j)| > Δ · max(|A(l_i)|, |A(l_j)|); absolute: when |A(l_i) − A(l_j)| > Δ."),
+        ap_r: str = typer.Option("n", "--ap-r", help="R of AP on the vectors: n (R = N) | retrieved (the number of relevant documents in the vector)."),
         mode: List[str] = typer.Option(["uniform"], "--mode", help="uniform | sampled (comma-separated or repeated)."),
         measure: List[str] = typer.Option(DEFAULT_MEASURES, "--measure", "-m",
                                           help="Measures (repeatable; default AP, DCG, P@10, RBP(p=0.5), RBP(p=0.8))."),
@@ -347,8 +410,13 @@ def register(experiment_app) -> None:
             raise IrwError("--delta must be >= 0")
         if samples < 0:
             raise IrwError("--samples must be >= 0")
-        params = {"measures": [str(m) for m in parsed], "n": ns, "delta": deltas, "mode": modes,
-                  "seed": seed, "samples": samples}
+        if fuzziness not in FUZZINESS:
+            raise IrwError(f"unknown --fuzziness {fuzziness!r}; valid: {', '.join(FUZZINESS)}")
+        if ap_r not in AP_R:
+            raise IrwError(f"unknown --ap-r {ap_r!r}; valid: {', '.join(AP_R)}")
+        params = {"measures": [str(m) for m in parsed], "n": ns, "delta": deltas,
+                  "fuzziness": fuzziness, "ap_r": ap_r, "mode": modes, "seed": seed,
+                  "samples": samples}
 
         def body(ectx: ExperimentContext) -> str:
             con = ectx.con
@@ -359,7 +427,7 @@ def register(experiment_app) -> None:
                 run_ids = runsets.resolve(con, runs, qrels=name)
                 # the parameters (and the cells kept under them) name the qrels and runs used
                 ectx.experiment.params.update(qrels=name, runs=runs, n_runs=len(run_ids))
-            return run(ectx, parsed, ns, deltas, modes, seed, samples, name, run_ids)
+            return run(ectx, parsed, ns, deltas, modes, seed, samples, name, run_ids, fuzziness, ap_r)
 
         run_experiment(ctx, Experiment("agreement", "Metric agreement (Shokouhi et al. 2009)", params),
                        out, fmt, body)

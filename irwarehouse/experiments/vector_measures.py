@@ -10,7 +10,8 @@ compare with :func:`irwarehouse.evaluate.evaluate`):
    relevance vectors of length N, or millions of random ones, have no runs or qrels to run
    SQL on. :func:`binary_scores` scores a matrix of vectors (one per row) with a measure of
    the catalogue; R (the number of relevant documents of the "topic") is N by default, so
-   that every vector is a possible ranking.
+   that every vector is a possible ranking, or one number per vector (e.g. the number of
+   relevant documents in the vector).
 
 2. **RBP over a grid of persistences** (the per-topic best fit of Moffat, Scholer, Yang
    2018: 500 values of φ). One SQL pass with 500 ``RBP(p=φ)`` measures evaluates the
@@ -46,7 +47,7 @@ def check_vector_measure(measure: Measure) -> None:
     allowed = VECTOR_MEASURES.get(measure.name)
     if allowed is None:
         raise IrwError(f"measure {measure} cannot be computed on synthetic relevance vectors; "
-                       f"supported: {', '.join(VECTOR_MEASURES)} (binary relevance, R = N)")
+                       f"supported: {', '.join(VECTOR_MEASURES)} (binary relevance)")
     extra = [k for k, _ in measure.params if k not in allowed]
     if extra:
         raise IrwError(f"measure {measure}: parameter(s) {', '.join(extra)} have no meaning on "
@@ -61,9 +62,10 @@ def _discount(measure: Measure, ranks: np.ndarray) -> np.ndarray:
     return np.log(base) / np.log(ranks + 1.0)
 
 
-def _linear_weights(measure: Measure, N: int, R: int) -> np.ndarray | None:
-    """w with score = V @ w for the measures linear in the relevance vector (P, R, DCG,
-    nDCG, RBP); None for the others (SP, AP, RR, Success)."""
+def _linear_weights(measure: Measure, N: int) -> np.ndarray | None:
+    """w with score = V @ w for the measures linear in the relevance vector (P, DCG, RBP;
+    R and nDCG before their division by :func:`_normalizer`); None for the others (SP, AP,
+    RR, Success)."""
     k = measure.cutoff
     K = N if k is None else min(k, N)
     ranks = np.arange(1, K + 1, dtype=np.float64)
@@ -72,13 +74,9 @@ def _linear_weights(measure: Measure, N: int, R: int) -> np.ndarray | None:
     if name == "P":
         w[:K] = 1.0 / (k if k is not None else N)
     elif name == "R":
-        w[:K] = 1.0 / R if R > 0 else 0.0
-    elif name == "DCG":
+        w[:K] = 1.0
+    elif name in ("DCG", "nDCG"):
         w[:K] = _discount(measure, ranks)
-    elif name == "nDCG":
-        ideal_len = R if k is None else min(k, R)
-        idcg = _discount(measure, np.arange(1, ideal_len + 1, dtype=np.float64)).sum()
-        w[:K] = _discount(measure, ranks) / idcg if idcg > 0 else 0.0
     elif name == "RBP":
         p = float(measure.get("p"))
         w[:K] = (1.0 - p) * p ** (ranks - 1.0)
@@ -87,16 +85,32 @@ def _linear_weights(measure: Measure, N: int, R: int) -> np.ndarray | None:
     return w
 
 
-def binary_scores(V: np.ndarray, measures, R: int | None = None) -> np.ndarray:
+def _normalizer(measure: Measure, R: np.ndarray) -> np.ndarray | None:
+    """The per-vector divisor of the measures that depend on R: R (R@k, AP) or the DCG of
+    the ideal ranking of R relevant documents truncated at k (nDCG); None for the others."""
+    if measure.name in ("R", "AP"):
+        return R.astype(np.float64)
+    if measure.name == "nDCG":
+        k = measure.cutoff
+        ideal_len = R if k is None else np.minimum(k, R)
+        longest = int(ideal_len.max(initial=0))
+        idcg = np.concatenate([[0.0], np.cumsum(
+            _discount(measure, np.arange(1, longest + 1, dtype=np.float64)))])
+        return idcg[ideal_len]
+    return None
+
+
+def binary_scores(V: np.ndarray, measures, R=None) -> np.ndarray:
     """Score every row of ``V`` (vectors x N, entries 0/1: r_i of ranks 1..N) with each of
     ``measures`` (one :class:`Measure` or a list); returns (vectors,) or (measures x vectors).
 
     The vectors are fully judged rankings of length N of a topic with ``R`` relevant
-    documents (default R = N). Definitions as in SPEC §2 and the SQL measures: P@k divides
-    by k (no k: by N, the documents retrieved); R@k and AP@k by R; RR and Success look
-    within k; DCG/nDCG use the measure's discount (nDCG: the ideal ranking of R relevant
-    documents truncated at k); RBP = (1 − p) Σ r_i p^(i−1) (binary gains, g_max = 1).
-    The measures linear in the vector (P, R, DCG, nDCG, RBP) cost one matrix product
+    documents: one number for all vectors, or one per vector (an array), default R = N.
+    Definitions as in SPEC §2 and the SQL measures: P@k divides by k (no k: by N, the
+    documents retrieved); R@k and AP@k by R; RR and Success look within k; DCG/nDCG use the
+    measure's discount (nDCG: the ideal ranking of R relevant documents truncated at k);
+    RBP = (1 − p) Σ r_i p^(i−1) (binary gains, g_max = 1). With R = 0, R@k, AP and nDCG are
+    0. The measures linear in the vector (P, R, DCG, nDCG, RBP) cost one matrix product
     together.
     """
     single = isinstance(measures, Measure)
@@ -107,32 +121,35 @@ def binary_scores(V: np.ndarray, measures, R: int | None = None) -> np.ndarray:
     if V.ndim != 2:
         raise ValueError(f"expected a (vectors x N) matrix, got shape {V.shape}")
     n_vec, N = V.shape
-    R = N if R is None else int(R)
+    R = np.broadcast_to(np.asarray(N if R is None else R, dtype=np.int64), (n_vec,))
+    if (R < 0).any():
+        raise ValueError("R must be >= 0")
     Vf = V.astype(np.float64, copy=False)
     out = np.empty((len(measures), n_vec))
-    weights = [_linear_weights(m, N, R) for m in measures]
+    weights = [_linear_weights(m, N) for m in measures]
     linear = [i for i, w in enumerate(weights) if w is not None]
     if linear:
         out[linear] = (Vf @ np.column_stack([weights[i] for i in linear])).T
     cum = None
     for i, measure in enumerate(measures):
-        if weights[i] is not None:
-            continue
-        k = measure.cutoff
-        K = N if k is None else min(k, N)
-        ranks = np.arange(1, K + 1, dtype=np.float64)
-        Vk = Vf[:, :K]
-        if measure.name in ("SP", "AP"):
-            if cum is None:
-                cum = np.cumsum(Vf, axis=1)  # C(i), exact in float64
-            sp = (Vk * cum[:, :K]) @ (1.0 / ranks)  # SP = sum_i r_i C(i) / i
-            out[i] = sp if measure.name == "SP" else (sp / R if R > 0 else 0.0)
-        else:  # RR, Success
-            has = Vk.any(axis=1)
-            if measure.name == "Success":
-                out[i] = has
-            else:
-                out[i] = np.where(has, 1.0 / (np.argmax(Vk > 0, axis=1) + 1.0), 0.0)
+        if weights[i] is None:
+            k = measure.cutoff
+            K = N if k is None else min(k, N)
+            ranks = np.arange(1, K + 1, dtype=np.float64)
+            Vk = Vf[:, :K]
+            if measure.name in ("SP", "AP"):
+                if cum is None:
+                    cum = np.cumsum(Vf, axis=1)  # C(i), exact in float64
+                out[i] = (Vk * cum[:, :K]) @ (1.0 / ranks)  # SP = sum_i r_i C(i) / i
+            else:  # RR, Success
+                has = Vk.any(axis=1)
+                if measure.name == "Success":
+                    out[i] = has
+                else:
+                    out[i] = np.where(has, 1.0 / (np.argmax(Vk > 0, axis=1) + 1.0), 0.0)
+        norm = _normalizer(measure, R)
+        if norm is not None:
+            out[i] = np.divide(out[i], norm, out=np.zeros(n_vec), where=norm > 0)
     return out[0] if single else out
 
 
