@@ -351,6 +351,15 @@ def base_source(con, qrels: str) -> tuple[str, dict]:
     return source, ({"base_qrels": root} if source == "subset" else {})
 
 
+def base_query(con, qrels: str, run_ids: list[str]) -> tuple[str, dict]:
+    """A query over the base rows (run_id, topic, rank, crank, grade, c_rel, cg) of ``qrels``
+    for ``run_ids``, from the source the engine uses, with its parameters."""
+    name, _ = qrels_info(con, qrels)
+    source, extra = base_source(con, name)
+    sql = db.render("base_relation.sql", source=source, P=_engine_inputs())
+    return sql, {"qrels": name, "runs": list(run_ids), **extra}
+
+
 def evaluate(con, qrels: str, measures: list[Measure], run_ids: list[str], topics: str = "qrels",
              max_docs: int | None = None, rel_level: int | None = None,
              store: bool = True) -> pd.DataFrame:

@@ -195,30 +195,24 @@ def gain_data(con, qrels: str, run_ids: list[str], topics: list[str] | None = No
     from scipy import sparse
 
     name, topic_qrels = evaluate.qrels_info(con, qrels)
-    root = evaluate.root_qrels(con, name)
-    evaluate.ensure_base(con, root)
     if topics is None:
         topics = [r[0] for r in con.execute(
             "SELECT topic FROM topic_sets WHERE qrels = ? ORDER BY topic", [name]).fetchall()]
-    # The root's materialized base, restricted to this qrels's judgments when it is derived
-    # (a derived qrels judges a subset of its root's documents); g_max as evaluate.sql's
-    # gstats. Rows come back as integer (run·topic, rank) coordinates.
-    subset = ("JOIN (SELECT r.jid FROM irw_judgment_ids($root) r JOIN qrels j ON j.qrels = $q "
-              "AND j.rel >= 0 AND j.topic = r.topic AND j.docno = r.docno) AS s ON s.jid = b.jid"
-              if root != name else "")
+    # The engine's base relation (see evaluate.base_query); g_max as evaluate.sql's gstats.
+    # Rows come back as integer (run·topic, rank) coordinates.
+    base, params = evaluate.base_query(con, name, run_ids)
     cols = con.execute(f"""
         SELECT (r.i - 1) * $n_topics + (t.i - 1) AS row, b.rank - 1 AS col,
                CASE WHEN b.grade >= 1 AND g.gmax > 0 THEN b.grade / g.gmax ELSE 0.0 END AS gain
-        FROM irw_base b {subset}
+        FROM ({base}) AS b
         JOIN (SELECT unnest($runs) AS run_id, generate_subscripts($runs, 1) AS i) AS r
           ON r.run_id = b.run_id
         JOIN (SELECT unnest($topics) AS topic, generate_subscripts($topics, 1) AS i) AS t
           ON t.topic = b.topic
         LEFT JOIN (SELECT topic, greatest(max(rel), 0) AS gmax FROM qrels
                    WHERE qrels = $topic_qrels AND rel >= 0 GROUP BY topic) AS g ON g.topic = b.topic
-        WHERE b.qrels = $root
-    """, {"root": root, "topic_qrels": topic_qrels, "runs": list(run_ids), "topics": list(topics),
-          "n_topics": len(topics), **({"q": name} if subset else {})}).fetchnumpy()
+    """, {**params, "topic_qrels": topic_qrels, "topics": list(topics),
+          "n_topics": len(topics)}).fetchnumpy()
     row = np.asarray(cols["row"], dtype=np.int64)
     col = np.asarray(cols["col"], dtype=np.int64)
     gain = np.asarray(cols["gain"], dtype=np.float64)
