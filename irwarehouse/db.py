@@ -109,21 +109,29 @@ def resolve_path(path: str | None) -> str:
     return path or os.environ.get("IRW_DB") or DEFAULT_DB
 
 
-def connect(path: str | None = None, read_only: bool = False, notify=None) -> duckdb.DuckDBPyConnection:
-    """Open (and if needed create) the warehouse; the schema is created on first write.
+DEFAULT_WAIT = 30.0  # seconds to wait for a warehouse another process holds
 
-    Opening for writing brings the caches and stored scores in line with changes made to
-    the tables outside irw (state.reconcile); opening read-only notes such changes (the
-    engine then computes from the tables). ``notify(message)`` hears about either."""
+
+def connect(path: str | None = None, read_only: bool = False, notify=None, create: bool = True,
+            wait: float | None = None) -> duckdb.DuckDBPyConnection:
+    """Open the warehouse (creating it only with ``create``); the schema is created on first
+    write.
+
+    DuckDB lets one process write a file, or several read it: a file another process holds
+    is retried for ``wait`` seconds (default DEFAULT_WAIT, or $IRW_WAIT), then reported with
+    the process that holds it. Opening for writing brings the caches and stored scores in
+    line with changes made to the tables outside irw (state.reconcile); opening read-only
+    notes such changes (the engine then computes from the tables). ``notify(message)`` hears
+    about either."""
     from . import state  # local import: state imports db
 
     path = resolve_path(path)
-    if read_only and path != ":memory:" and not Path(path).exists():
-        raise IrwError(f"no warehouse at {path}: load runs or qrels first (irw load ...)")
-    try:
-        con = duckdb.connect(path, read_only=read_only and path != ":memory:")
-    except duckdb.Error as exc:
-        raise IrwError(f"cannot open the warehouse {path}: {exc}") from exc
+    if path != ":memory:" and not Path(path).exists() and (read_only or not create):
+        raise IrwError(f"no warehouse at {path}: create one by loading qrels or runs "
+                       "(irw load qrels FILE --name NAME, irw load runs FILES), or choose the file "
+                       "with --db or IRW_DB")
+    con = _waiting(lambda: duckdb.connect(path, read_only=read_only and path != ":memory:"),
+                   path, read_only, wait)
     try:
         if not read_only or path == ":memory:":
             ensure_schema(con)
@@ -143,33 +151,143 @@ def connect(path: str | None = None, read_only: bool = False, notify=None) -> du
     return con
 
 
-def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
-    """Create the tables, views and macros (idempotent) and refresh the measure catalogue."""
+class Staging:
+    """A load's connection: an in-memory DuckDB in which files are read, checked and ranked,
+    with the warehouse file attached to it only for the final transaction (``attach``), so
+    that the warehouse is locked for that transaction alone and readers may use it while
+    the files are read. For a ``:memory:`` warehouse, the warehouse itself (``attach`` None)."""
+
+    def __init__(self, path: str | None = None, wait: float | None = None, notify=None,
+                 create: bool = True):
+        self.path, self.wait, self.notify = resolve_path(path), wait, notify
+        if self.path == ":memory:":
+            self.con, self.attach = connect(self.path, notify=notify), None
+            return
+        if not create and not Path(self.path).exists():
+            connect(self.path, create=False)  # the error that says how to create one
+        self.con = duckdb.connect(":memory:")
+        self.attach = self._attach
+
+    @contextmanager
+    def _attach(self):
+        from . import state
+
+        _waiting(lambda: self.con.execute(f"ATTACH {quote_literal(self.path)} AS irw_warehouse"),
+                 self.path, False, self.wait)
+        try:
+            self.con.execute("USE irw_warehouse")
+            ensure_schema(self.con)
+            for message in state.reconcile(self.con):
+                if self.notify:
+                    self.notify(message)
+            yield self.con
+        finally:
+            self.con.execute("USE memory")
+            self.con.execute("DETACH irw_warehouse")
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _waiting(open_fn, path: str, read_only: bool, wait: float | None):
+    """``open_fn()``, retried while another process holds the file, for ``wait`` seconds."""
+    import re
+    import time
+
+    if wait is None:
+        wait = float(os.environ.get("IRW_WAIT", DEFAULT_WAIT))
+    deadline = time.monotonic() + max(wait, 0.0)
+    pause = 0.05
+    while True:
+        try:
+            return open_fn()
+        except duckdb.Error as exc:
+            text = str(exc)
+            if "lock" not in text.lower():
+                raise IrwError(f"cannot open the warehouse {path}: {text.splitlines()[0]}") from None
+            if time.monotonic() >= deadline:
+                pid = re.search(r"PID (\d+)", text)
+                holder = f"process {pid.group(1)}{_command_of(pid.group(1))}" if pid else "another process"
+                raise IrwError(
+                    f"the warehouse {path} is in use by {holder}, which "
+                    + ("is writing it" if read_only else "has it open")
+                    + f"; waited {wait:g} s. Try again when it is done, wait longer (--wait SECONDS), "
+                    "or read a published copy (irw publish) meanwhile") from None
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
+
+
+def _command_of(pid: str) -> str:
+    """`` (command line)`` of a process, where the system tells it."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            words = fh.read().split(b"\0")
+    except OSError:
+        return ""
+    text = " ".join(w.decode(errors="replace") for w in words if w)
+    return f" ({text[:120]})" if text else ""
+
+
+@lru_cache(maxsize=1)
+def schema_script() -> tuple[list[str], str]:
+    """The statements that create the schema (tables, views, macros, measure macros) and a
+    key naming that exact text and the measure catalogue."""
+    import hashlib
+
     from .evaluate import macro_definitions  # local imports: both import db
     from .measures import catalogue_rows
 
+    text = "".join(render(t) for t in SCHEMA_TEMPLATES)
+    text += render("measure_macros.sql", macros=macro_definitions())
+    key = hashlib.sha256((text + repr(catalogue_rows())).encode()).hexdigest()
+    return split_statements(text), key
+
+
+def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
+    """Create the tables, views and macros (idempotent) and refresh the measure catalogue;
+    nothing to do when the warehouse already has this version's schema."""
+    from . import state
+    from .measures import catalogue_rows
+
+    statements, key = schema_script()
+    if _meta(con, "schema_key") == key and _stored_version(con) == SCHEMA_VERSION:
+        return
     with transaction(con):
-        if _stored_version(con) not in (None, SCHEMA_VERSION):
+        stored = _stored_version(con)
+        if stored not in (None, SCHEMA_VERSION):
             # caches are rebuilt on demand, so a new layout simply replaces them
-            con.execute("DROP TABLE IF EXISTS irw_base")
-            con.execute("DROP TABLE IF EXISTS irw_base_built")
-        for template in SCHEMA_TEMPLATES:
-            run_script(con, template)
-        run_script(con, "measure_macros.sql", macros=macro_definitions())
+            for table in ("irw_base", "irw_base_built", "irw_run_state"):
+                con.execute(f"DROP TABLE IF EXISTS {table}")
+        for statement in statements:
+            con.execute(statement)
         con.execute("DELETE FROM measures")
         con.executemany("INSERT INTO measures VALUES (?, ?, ?, ?, ?)", catalogue_rows())
-        con.execute(
-            "INSERT OR REPLACE INTO irw_meta VALUES ('schema_version', ?)", [SCHEMA_VERSION]
-        )
+        con.execute("INSERT OR REPLACE INTO irw_meta VALUES ('schema_version', ?), ('schema_key', ?)",
+                    [SCHEMA_VERSION, key])
+        if stored not in (None, SCHEMA_VERSION):  # runs loaded by an older irw stand as they are
+            state.record_runs(con)
+
+
+def _meta(con, key: str) -> str | None:
+    if not _has_table(con, "irw_meta"):
+        return None
+    rows = con.execute("SELECT value FROM irw_meta WHERE key = ?", [key]).fetchall()
+    return rows[0][0] if rows else None
+
+
+def _has_table(con, name: str) -> bool:
+    return con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ? "
+                       "AND table_catalog = current_database()", [name]).fetchall()[0][0] > 0
 
 
 def _stored_version(con) -> str | None:
-    exists = con.execute("SELECT count(*) FROM information_schema.tables "
-                         "WHERE table_name = 'irw_meta'").fetchone()[0]
-    if not exists:
-        return None
-    row = con.execute("SELECT value FROM irw_meta WHERE key = 'schema_version'").fetchone()
-    return row[0] if row else None
+    return _meta(con, "schema_version")
 
 
 _open_transactions: dict[int, int] = {}

@@ -363,8 +363,10 @@ def base_query(con, qrels: str, run_ids: list[str]) -> tuple[str, dict]:
 def evaluate(con, qrels: str, measures: list[Measure], run_ids: list[str], topics: str = "qrels",
              max_docs: int | None = None, rel_level: int | None = None,
              store: bool = True) -> pd.DataFrame:
-    """Per-topic scores (run_id, topic, measure, value); stored in ``scores`` if ``store``."""
+    """Per-topic scores (run_id, topic, measure, value); stored in ``scores`` if ``store``
+    and the connection may write."""
     name, topic_qrels = qrels_info(con, qrels)
+    store = store and not con_is_read_only(con)
     params = {"qrels": name, "topic_qrels": topic_qrels, "runs": list(run_ids)}
     source, extra = base_source(con, name)
     params.update(extra)

@@ -9,6 +9,7 @@ Line numbers are found by re-reading the offending file in Python, only on that 
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import glob
 import gzip
@@ -23,14 +24,8 @@ import duckdb
 from . import db, state
 from .errors import IrwError
 
-# Ranking policies (SPEC section 1): name -> ORDER BY of a (run, topic)'s documents.
-# trec_eval keeps scores as 32-bit floats, so scores that differ only beyond float precision
-# tie there (and are then ordered by docno); the trec_eval policy compares them the same way.
-POLICIES = {
-    "trec_eval": "score::REAL DESC, docno DESC",
-    "given": "given_rank ASC, score DESC, docno DESC",
-    "score_then_rank": "score DESC, given_rank ASC, docno ASC",
-}
+# Ranking policies (SPEC section 1), defined in sql/_ranking.sql.
+POLICIES = ("trec_eval", "given", "score_then_rank")
 
 BATCH = 16  # files per DuckDB read: large enough to parallelise, small enough for progress
 
@@ -154,15 +149,21 @@ def _stage_batches(con, template: str, target: str, files: list[str], nfields: i
         tick(len(batch))
 
 
-def _progress_bar(files: list[str], label: str):
-    """A progress bar on a terminal (stderr), nothing otherwise."""
-    import contextlib
-
+def _progress_bar(files: list[str], label: str, phases: int = 0):
+    """A progress bar on a terminal (stderr), nothing otherwise: one step per file read, and
+    one per later phase of the load (see _phase)."""
     import typer
 
     if len(files) < 2 or not sys.stderr.isatty():
         return contextlib.nullcontext(None)
-    return typer.progressbar(length=len(files), label=label, file=sys.stderr)
+    return typer.progressbar(length=len(files) + phases, label=label, file=sys.stderr)
+
+
+def _phase(bar, label: str, advance: bool = True) -> None:
+    """Show the next phase's name; ``advance``: the previous phase (not the reading) is done."""
+    if bar is not None:
+        bar.label = label
+        bar.update(1 if advance else 0)
 
 
 # ---------------------------------------------------------------------------- runs
@@ -208,24 +209,36 @@ def _locate_run_problem(files: list[str], extra_ok: bool) -> str:
 
 
 def load_runs(con, patterns: Iterable[str], policy: str = "trec_eval", replace: bool = False,
-              meta: str | None = None, extra_fields: bool = False) -> dict:
-    """Load run files; returns a summary {runs, lines, files}."""
+              meta: str | None = None, extra_fields: bool = False, final=None) -> dict:
+    """Load run files; returns a summary {runs, lines, files, replaced, refreshed}.
+
+    The files are read, checked and ranked in temporary tables of ``con``, and moved into
+    the warehouse in one final transaction. ``con`` is the warehouse's connection -- or,
+    with ``final``, a staging connection and ``final()`` a context manager that attaches the
+    warehouse to it (db.Staging.attach): the warehouse is then locked only for the final
+    transaction, and readers can use it while the files are read."""
     if policy not in POLICIES:
         raise IrwError(f"unknown ranking policy {policy!r}; valid: {', '.join(POLICIES)}")
     files = expand_paths(patterns)
     con.execute("CREATE OR REPLACE TEMP TABLE irw_staged (filename VARCHAR, nf INTEGER, "
                 "topic VARCHAR, docno VARCHAR, run_id VARCHAR, given_rank BIGINT, score DOUBLE)")
     try:
-        with _progress_bar(files, "loading runs") as bar:
+        with _progress_bar(files, "reading runs", phases=3) as bar:
             _stage(con, "irw_staged", files, 6, RUN_COLUMNS, bar.update if bar else None)
-        with db.transaction(con):
+            _phase(bar, "checking", advance=False)
             _check_runs(con, files, extra_fields)
-            summary = _insert_runs(con, files, policy, replace)
-            if meta:
-                summary["meta"] = _load_meta(con, meta)
+            _phase(bar, "ranking")
+            db.run_script(con, "rank_runs.sql", policy=policy)
+            _phase(bar, "writing to the warehouse")
+            with final() if final else contextlib.nullcontext():
+                with db.transaction(con):
+                    summary = _insert_runs(con, files, policy, replace)
+                    if meta:
+                        summary["meta"] = _load_meta(con, meta)
+            _phase(bar, "done")
     finally:
-        con.execute("DROP TABLE IF EXISTS irw_staged")
-        con.execute("DROP TABLE IF EXISTS irw_staged_topics")
+        for table in ("irw_staged", "irw_staged_topics", "irw_ranked"):
+            con.execute(f"DROP TABLE IF EXISTS temp.{table}")
     return summary
 
 
@@ -257,9 +270,9 @@ def _insert_runs(con, files: list[str], policy: str, replace: bool) -> dict:
     if existing and not replace:
         raise IrwError(f"run(s) already loaded: {', '.join(existing)}; use --replace to replace them")
     _delete_runs(con, existing, scores=False)
-    db.run_script(con, "load_runs.sql", {"policy": policy}, order=POLICIES[policy])
+    db.run_script(con, "load_runs.sql", {"policy": policy})
     db.update_bases(con, run_ids)
-    state.record_runs(con, run_ids)
+    state.record_runs(con, run_ids, rows="irw_ranked", topics="irw_staged_topics")
     # the scores stored for replaced runs are recomputed, not dropped: they stay current
     refreshed = state.refresh_scores(con, run_ids=existing) if existing else 0
     lines = con.execute("SELECT count(*) FROM irw_staged").fetchone()[0]
@@ -302,15 +315,11 @@ def _locate_qrels_problem(files: list[str]) -> str:
 
 
 def load_qrels(con, patterns: Iterable[str], name: str, replace: bool = False,
-               description: str | None = None) -> dict:
+               description: str | None = None, final=None) -> dict:
+    """Load qrels files under ``name``; ``con`` and ``final`` as for :func:`load_runs`."""
     files = expand_paths(patterns)
     if not name or not name.strip():
         raise IrwError("a qrels needs a name (--name)")
-    info = con.execute("SELECT kind FROM qrels_info WHERE qrels = ?", [name]).fetchone()
-    if info and not replace:
-        raise IrwError(f"qrels {name!r} already exists; use --replace to replace it")
-    if info:
-        _check_no_dependents(con, name)
     con.execute("CREATE OR REPLACE TEMP TABLE irw_staged_qrels (filename VARCHAR, nf INTEGER, "
                 "topic VARCHAR, docno VARCHAR, rel INTEGER)")
     try:
@@ -324,22 +333,30 @@ def load_qrels(con, patterns: Iterable[str], name: str, replace: bool = False,
             raise IrwError(_locate_qrels_problem(files) or f"{bad[0]}: malformed qrels")
         if con.execute("SELECT count(*) FROM irw_staged_qrels").fetchone()[0] == 0:
             raise IrwError(f"{', '.join(files)}: no qrels lines found")
-        with db.transaction(con):
-            if info:  # replaced: the judgments go, the scores stored with them are recomputed
-                for table in ("qrels", "qrels_info"):
-                    con.execute(f"DELETE FROM {table} WHERE qrels = ?", [name])
-                db.invalidate_bases(con, name)
-            con.execute("INSERT INTO qrels SELECT ?, topic, docno, rel FROM irw_staged_qrels", [name])
-            register_qrels(con, name, source=" ".join(files), kind="file",
-                           description=description)
-            state.record_qrels(con, name)
-            if info:
-                state.refresh_scores(con, qrels=name)
+        with final() if final else contextlib.nullcontext():
+            with db.transaction(con):
+                _insert_qrels(con, files, name, replace, description)
+            stats = con.execute("SELECT count(DISTINCT topic), count(*), count(*) FILTER (WHERE rel >= 1) "
+                                "FROM qrels WHERE qrels = ?", [name]).fetchone()
     finally:
-        con.execute("DROP TABLE IF EXISTS irw_staged_qrels")
-    stats = con.execute("SELECT count(DISTINCT topic), count(*), count(*) FILTER (WHERE rel >= 1) "
-                        "FROM qrels WHERE qrels = ?", [name]).fetchone()
+        con.execute("DROP TABLE IF EXISTS temp.irw_staged_qrels")
     return {"qrels": name, "topics": stats[0], "judgments": stats[1], "relevant": stats[2]}
+
+
+def _insert_qrels(con, files: list[str], name: str, replace: bool, description: str | None) -> None:
+    info = con.execute("SELECT kind FROM qrels_info WHERE qrels = ?", [name]).fetchone()
+    if info and not replace:
+        raise IrwError(f"qrels {name!r} already exists; use --replace to replace it")
+    if info:  # replaced: the judgments go, the scores stored with them are recomputed
+        _check_no_dependents(con, name)
+        for table in ("qrels", "qrels_info"):
+            con.execute(f"DELETE FROM {table} WHERE qrels = ?", [name])
+        db.invalidate_bases(con, name)
+    con.execute("INSERT INTO qrels SELECT ?, topic, docno, rel FROM irw_staged_qrels", [name])
+    register_qrels(con, name, source=" ".join(files), kind="file", description=description)
+    state.record_qrels(con, name)
+    if info:
+        state.refresh_scores(con, qrels=name)
 
 
 def register_qrels(con, name: str, source: str | None, kind: str, parent: str | None = None,

@@ -4,7 +4,7 @@ back in line after changes made outside irw.
 irw derives data from the tables ``runs`` and ``qrels``: the ranks and ranking lengths of a
 run (``runs.rank``, ``run_topics``), the materialized base relation (``irw_base``) and the
 stored scores (``scores``). Anyone may change the tables with plain SQL. So irw records a
-fingerprint -- a hash of the rows -- of what it last wrote (``irw_state``, ``irw_run_state``,
+fingerprint -- a hash of the rows -- of what it last wrote (``irw_run_state``, ``irw_state``,
 ``irw_base_built``; the macros in ``sql/state.sql``) and compares it with the tables:
 
 - A command that writes first brings everything in line (:func:`reconcile`): runs changed
@@ -50,7 +50,8 @@ def _set_session(con, fp: int) -> None:
 
 
 def session_runs_fp(con) -> int:
-    """The runs fingerprint checked when this connection was opened (computed if it was not)."""
+    """The fingerprint of the runs tables as checked when this connection was opened (or as
+    irw left them since); computed if it was not."""
     try:
         return _one(con, "SELECT runs_fp FROM temp.irw_session")[0]
     except Exception:
@@ -59,27 +60,31 @@ def session_runs_fp(con) -> int:
         return fp
 
 
+def recorded_runs_fp(con) -> int:
+    """The fingerprint of runs, run_topics and run_loads as irw last wrote them."""
+    return _one(con, "SELECT irw_recorded_runs_fp()")[0]
+
+
 def runs_current(con) -> bool:
     """Are the stored ranks and ranking lengths those irw computed (runs unchanged since)?"""
-    return _recorded(con, "runs") == session_runs_fp(con)
+    return recorded_runs_fp(con) == session_runs_fp(con)
 
 
 # --------------------------------------------------------------------------- recording
 
-def record_runs(con, run_ids: list[str] | None = None) -> None:
-    """After irw wrote runs (``run_ids``; None: all): record their fingerprints, the tables'
-    fingerprint, and that every materialized base -- kept in line by irw -- stands for it."""
+def record_runs(con, run_ids: list[str] | None = None, rows: str = "runs",
+                topics: str = "run_topics") -> None:
+    """After irw wrote runs (``run_ids``; None: all): record what it wrote of them (from the
+    tables ``rows`` and ``topics``: runs and run_topics, or a load's staged copies of what it
+    inserted there), and that every materialized base -- kept in line by irw -- stands for
+    the tables as they now are."""
     if run_ids is None:
+        run_ids = [r[0] for r in con.execute("SELECT run_id FROM run_loads").fetchall()]
         con.execute("DELETE FROM irw_run_state")
-        con.execute("INSERT INTO irw_run_state SELECT run_id, fp FROM irw_run_fps()")
-    elif run_ids:
-        ids = {"ids": list(run_ids)}
-        con.execute("DELETE FROM irw_run_state WHERE list_contains($ids, run_id)", ids)
-        con.execute("INSERT INTO irw_run_state SELECT run_id, hash(count(*), sum(hash(topic, docno, "
-                    "rank, score, given_rank)::HUGEINT)) FROM runs WHERE list_contains($ids, run_id) "
-                    "GROUP BY run_id", ids)
-    fp = runs_fp(con)
-    con.execute("INSERT OR REPLACE INTO irw_state VALUES ('runs', ?)", [fp])
+    con.execute("DELETE FROM irw_run_state WHERE run_id NOT IN (SELECT run_id FROM run_loads)")
+    if run_ids:
+        db.run_script(con, "record_runs.sql", {"ids": list(run_ids)}, rows=rows, topics=topics)
+    fp = recorded_runs_fp(con)
     con.execute("UPDATE irw_base_built SET runs_fp = ?", [fp])
     _set_session(con, fp)
 
@@ -121,7 +126,7 @@ def source(con, qrels: str, root: str) -> str:
 def changed(con) -> list[str]:
     """What was changed outside irw since irw last wrote (empty: nothing)."""
     out = []
-    if _recorded(con, "runs") not in (None, session_runs_fp(con)):
+    if not runs_current(con):
         out.append("runs")
     for (name,) in con.execute("SELECT qrels FROM qrels_info ORDER BY qrels").fetchall():
         recorded = _recorded(con, "qrels:" + name)
@@ -140,10 +145,7 @@ def reconcile(con) -> list[str]:
     with db.transaction(con):
         fp = runs_fp(con)
         _set_session(con, fp)
-        recorded = _recorded(con, "runs")
-        if recorded is None:  # a new warehouse, or one from before fingerprints: trust it
-            record_runs(con)
-        elif recorded != fp:
+        if recorded_runs_fp(con) != fp:
             done += _reconcile_runs(con)
         for name in _unregistered_qrels(con):
             from .loader import register_qrels  # loader imports state
@@ -175,8 +177,8 @@ def _unregistered_qrels(con) -> list[str]:
 
 
 def _reconcile_runs(con) -> list[str]:
-    recorded = dict(con.execute("SELECT run_id, fp FROM irw_run_state").fetchall())
-    current = dict(con.execute("SELECT run_id, fp FROM irw_run_fps()").fetchall())
+    recorded = {r[0]: r[1:] for r in con.execute("SELECT run_id, n_rows, rows_sum FROM irw_run_state").fetchall()}
+    current = {r[0]: r[1:] for r in con.execute("SELECT run_id, n_rows, rows_sum FROM irw_run_rows()").fetchall()}
     loaded = {r[0] for r in con.execute("SELECT run_id FROM run_loads").fetchall()}
     lengths = {r[0] for r in con.execute("""
         SELECT coalesce(c.run_id, t.run_id) FROM

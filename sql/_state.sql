@@ -8,6 +8,22 @@
   source, the condition under which it is the one used (and `ranked`: run_topics and the
   stored ranks are current). -#}
 {% import '_dialect.sql' as d %}
+{# The hashes the fingerprints of runs, run_topics and run_loads sum (state.sql). #}
+{% macro row_hash() %}hash(run_id, topic, docno, rank, score, given_rank)::HUGEINT{% endmacro %}
+{% macro topic_hash() %}hash(run_id, topic, n_docs)::HUGEINT{% endmacro %}
+{% macro load_hash() %}hash(run_id, ranking_policy){% endmacro %}
+
+{# Per run: (run_id, n_rows, rows_sum, n_topics, topics_sum, load_hash) of the runs $ids in
+   the tables `rows` (like runs) and `topics` (like run_topics), with run_loads. #}
+{% macro run_parts(rows='runs', topics='run_topics') -%}
+SELECT r.run_id, r.n_rows, r.rows_sum, t.n_topics, t.topics_sum, {{ load_hash() }} AS load_hash
+FROM (SELECT run_id, count(*) AS n_rows, sum({{ row_hash() }}) AS rows_sum
+      FROM {{ rows }} WHERE list_contains($ids, run_id) GROUP BY run_id) AS r
+JOIN (SELECT run_id, count(*) AS n_topics, sum({{ topic_hash() }}) AS topics_sum
+      FROM {{ topics }} WHERE list_contains($ids, run_id) GROUP BY run_id) AS t USING (run_id)
+JOIN run_loads USING (run_id)
+{%- endmacro %}
+
 {% macro guard_ctes(P, checks) -%}
 irw_st AS {{ d.materialized() }} (
     SELECT irw_runs_fp() AS runs_fp, irw_root_qrels({{ P.qrels }}) AS root,
@@ -18,7 +34,7 @@ irw_flags AS {{ d.materialized() }} (
            c_runs AND root = {{ P.qrels }} AND base_ok AS c_cache,
            c_runs AND root <> {{ P.qrels }} AND base_ok AND irw_subset_ok({{ P.qrels }}, root) AS c_subset
     FROM (SELECT st.root,
-                 coalesce(st.runs_fp = (SELECT s.fp FROM irw_state s WHERE s.name = 'runs'), false) AS c_runs,
+                 coalesce(st.runs_fp = irw_recorded_runs_fp(), false) AS c_runs,
                  coalesce((SELECT bb.runs_fp = st.runs_fp AND bb.qrels_fp = irw_qrels_fp(st.root)
                            FROM irw_base_built bb WHERE bb.qrels = st.root), false) AS base_ok
           FROM irw_st st WHERE st.ok) AS f

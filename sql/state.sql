@@ -1,28 +1,41 @@
+{% import '_state.sql' as st %}
 {#- What the caches were built from, and the macros that tell whether they still stand for
     the tables. Changes made outside irw (plain SQL, a BI tool, a script) are seen by
     comparing fingerprints -- a hash of the rows -- with those recorded when irw last wrote. -#}
--- The fingerprints irw recorded after its own last write: name 'runs' (the tables runs,
--- run_topics and run_loads together) and 'qrels:<name>' for every qrels.
+-- The fingerprints irw recorded after its own last write of every qrels ('qrels:<name>').
 CREATE TABLE IF NOT EXISTS irw_state (
     name VARCHAR PRIMARY KEY,
     fp   UBIGINT NOT NULL
 );
 
--- The fingerprint of each run's rows in `runs` when irw last ranked it.
+-- What irw last wrote of each run: its rows in `runs` (count and sum of row hashes), in
+-- run_topics (likewise) and its run_loads entry (a hash). Their totals are the recorded
+-- fingerprint of the three tables, so a load records its runs without reading the others.
 CREATE TABLE IF NOT EXISTS irw_run_state (
-    run_id VARCHAR PRIMARY KEY,
-    fp     UBIGINT NOT NULL
+    run_id     VARCHAR PRIMARY KEY,
+    n_rows     BIGINT NOT NULL,
+    rows_sum   HUGEINT NOT NULL,
+    n_topics   BIGINT NOT NULL,
+    topics_sum HUGEINT NOT NULL,
+    load_hash  UBIGINT NOT NULL
 );
 
--- Fingerprints of the tables as they are now.
+-- The fingerprint of runs, run_topics and run_loads as they are now ...
 CREATE OR REPLACE MACRO irw_runs_fp() AS hash(
-    (SELECT hash(count(*), coalesce(sum(hash(run_id, topic, docno, rank, score, given_rank)::HUGEINT), 0)) FROM runs),
-    (SELECT hash(count(*), coalesce(sum(hash(run_id, topic, n_docs)::HUGEINT), 0)) FROM run_topics),
-    (SELECT hash(count(*), coalesce(sum(hash(run_id, ranking_policy)::HUGEINT), 0)) FROM run_loads));
+    (SELECT hash(count(*), coalesce(sum({{ st.row_hash() }}), 0)) FROM runs),
+    (SELECT hash(count(*), coalesce(sum({{ st.topic_hash() }}), 0)) FROM run_topics),
+    (SELECT hash(count(*), coalesce(sum({{ st.load_hash() }}::HUGEINT), 0)) FROM run_loads));
 
-CREATE OR REPLACE MACRO irw_run_fps() AS TABLE
-SELECT run_id, hash(count(*), sum(hash(topic, docno, rank, score, given_rank)::HUGEINT)) AS fp
-FROM runs GROUP BY run_id;
+-- ... and as irw recorded it (the same function of the per-run parts).
+CREATE OR REPLACE MACRO irw_recorded_runs_fp() AS (
+    SELECT hash(hash(coalesce(sum(n_rows), 0)::BIGINT, coalesce(sum(rows_sum), 0)),
+                hash(coalesce(sum(n_topics), 0)::BIGINT, coalesce(sum(topics_sum), 0)),
+                hash(count(*), coalesce(sum(load_hash::HUGEINT), 0)))
+    FROM irw_run_state);
+
+-- Each run's rows now (to find the runs changed outside irw).
+CREATE OR REPLACE MACRO irw_run_rows() AS TABLE
+SELECT run_id, count(*) AS n_rows, sum({{ st.row_hash() }}) AS rows_sum FROM runs GROUP BY run_id;
 
 CREATE OR REPLACE MACRO irw_qrels_fp(q) AS (
     SELECT hash(count(*), coalesce(sum(hash(qj.topic, qj.docno, qj.rel)::HUGEINT), 0))

@@ -295,17 +295,23 @@ def test_a_warehouse_of_an_older_layout_gets_a_new_base_cache(tmp_path):
 def test_progress_counts_every_file_once(con, tmp_path, monkeypatch, fall_back):
     import contextlib
 
-    ticks = []
+    ticks, labels = [], []
 
     class Bar:
+        label = ""
+
         def update(self, n):
             ticks.append(n)
+            labels.append(self.label)
 
-    monkeypatch.setattr(loader, "_progress_bar", lambda files, label: contextlib.nullcontext(Bar()))
+    monkeypatch.setattr(loader, "_progress_bar",
+                        lambda files, label, phases=0: contextlib.nullcontext(Bar()))
     paths = [write(tmp_path / f"r{i:02d}", f"1\tQ0\td{i}\t1\t1\tr{i}\n") for i in range(loader.BATCH + 5)]
     if fall_back:  # the last file's second line is space-separated: everything is re-read
         write(tmp_path / paths[-1], "1\tQ0\tx\t1\t1\tlast\n1 Q0 y 2 0 last\n")
     summary = loader.load_runs(con, paths)
-    assert sum(ticks) == len(paths) and len(ticks) >= 2
+    # each file once, then the phases after reading: checking, ranking, writing
+    assert sum(ticks) == len(paths) + 3 and len(ticks) >= 2 + 3
+    assert labels[-4:] == ["checking", "ranking", "writing to the warehouse", "done"]
     assert len(summary["runs"]) == len(paths)
     assert con.execute("SELECT count(*) FROM runs").fetchone()[0] == len(paths) + fall_back

@@ -56,13 +56,23 @@ def command(group: typer.Typer, name: str | None = None):
 
 
 @contextlib.contextmanager
-def open_warehouse(ctx: typer.Context, read_only: bool = False):
-    """The warehouse for one command, closed when the command ends."""
-    con = db.connect(_db_path(ctx), read_only=read_only)
+def open_warehouse(ctx: typer.Context, read_only: bool = False, create: bool = False):
+    """The warehouse for one command, closed when the command ends: read-only for commands
+    that only read (other readers may share it), created only by commands that load."""
+    obj = ctx.find_root().obj or {}
+    con = db.connect(_db_path(ctx), read_only=read_only, create=create, wait=obj.get("wait"),
+                     notify=lambda message: say(f"note: {message}"))
     try:
         yield con
     finally:
         con.close()
+
+
+def staging(ctx: typer.Context) -> db.Staging:
+    """A load's staging connection, the warehouse attached for the final transaction only
+    (created if need be)."""
+    obj = ctx.find_root().obj or {}
+    return db.Staging(_db_path(ctx), wait=obj.get("wait"), notify=lambda m: say(f"note: {m}"))
 
 
 def check_format(fmt: str, allowed=("table", "csv", "json")) -> None:
@@ -107,5 +117,8 @@ def main_callback(
     db_path: Optional[str] = typer.Option(
         None, "--db", envvar="IRW_DB",
         help=f"The warehouse file (default ./{db.DEFAULT_DB}; ':memory:' for a throw-away one)."),
+    wait: Optional[float] = typer.Option(
+        None, "--wait", envvar="IRW_WAIT", metavar="SECONDS",
+        help=f"How long to wait for a warehouse another process holds (default {db.DEFAULT_WAIT:g})."),
 ):
-    ctx.obj = {"db": db.resolve_path(db_path)}
+    ctx.obj = {"db": db.resolve_path(db_path), "wait": wait}

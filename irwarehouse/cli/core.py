@@ -9,12 +9,12 @@ import duckdb
 import pandas as pd
 import typer
 
-from .. import loader, output, runsets
+from .. import loader, output, runsets, state
 from .. import evaluate as ev
 from .. import measures as ms
 from ..errors import IrwError
 from .app import (FormatOpt, QrelsOpt, RunsOpt, TopicsOpt, app, check_format, command,
-                  load_app, open_warehouse, qrels_app, runs_app, say)
+                  load_app, open_warehouse, qrels_app, runs_app, say, staging)
 
 # ------------------------------------------------------------------------------- load
 
@@ -28,9 +28,9 @@ def load_runs(
     ignore_extra_fields: bool = typer.Option(False, "--ignore-extra-fields", help="Accept text after the 6th field (trec_eval ignores it)."),
 ):
     """Load TREC run files (topic Q0 docno rank score run_id)."""
-    with open_warehouse(ctx) as con:
-        summary = loader.load_runs(con, paths, policy=order, replace=replace, meta=meta,
-                                   extra_fields=ignore_extra_fields)
+    with staging(ctx) as stage:
+        summary = loader.load_runs(stage.con, paths, policy=order, replace=replace, meta=meta,
+                                   extra_fields=ignore_extra_fields, final=stage.attach)
         n = len(summary["runs"])
         say(f"loaded {n} run{'s' if n != 1 else ''} ({summary['lines']:,} lines from "
              f"{summary['files']} file{'s' if summary['files'] != 1 else ''}, order {order})"
@@ -47,8 +47,9 @@ def load_qrels(
     description: Optional[str] = typer.Option(None, "--description", help="Free text for the catalogue."),
 ):
     """Load relevance judgments under a name."""
-    with open_warehouse(ctx) as con:
-        s = loader.load_qrels(con, paths, name, replace=replace, description=description)
+    with staging(ctx) as stage:
+        s = loader.load_qrels(stage.con, paths, name, replace=replace, description=description,
+                              final=stage.attach)
         say(f"loaded qrels {s['qrels']}: {s['judgments']:,} judgments, {s['relevant']:,} relevant, "
              f"{s['topics']} topics")
 
@@ -59,7 +60,7 @@ def load_meta(
     path: str = typer.Argument(..., help="TSV with a header: run_id and any of team, kind, pooled."),
 ):
     """Load run metadata (team, kind, pooled)."""
-    with open_warehouse(ctx) as con:
+    with open_warehouse(ctx, create=True) as con:
         n = loader.load_meta(con, path)
         say(f"metadata for {n} runs")
 
@@ -84,7 +85,7 @@ def eval_cmd(
     """Evaluate runs: per-topic scores are computed in SQL and kept in the `scores` table."""
     check_format(fmt, output.FORMATS)
     parsed = ms.parse_all(measure, rel_level=rel_level)
-    with open_warehouse(ctx) as con:
+    with open_warehouse(ctx, read_only=not store) as con:
         qrels_name = qrels or ev.default_qrels(con)
         run_ids = runsets.resolve(con, runs, qrels=qrels_name)
         per = ev.evaluate(con, qrels_name, parsed, run_ids, topics=topics, max_docs=max_docs,
@@ -129,12 +130,28 @@ def sql_cmd(
             raise IrwError(f"SQL error: {exc}") from None
         if rel is None:
             say("ok")
-            return
-        try:
-            frame = rel.df()
-        except duckdb.Error as exc:
-            raise IrwError(f"SQL error: {exc}") from None
-        output.emit(frame, fmt)
+        else:
+            try:
+                frame = rel.df()
+            except duckdb.Error as exc:
+                raise IrwError(f"SQL error: {exc}") from None
+            output.emit(frame, fmt)
+        if write:  # what the statement changed, the caches and stored scores follow now
+            for message in state.reconcile(con):
+                say(f"note: {message}")
+
+
+@command(app, "refresh")
+def refresh_cmd(ctx: typer.Context):
+    """Bring caches and stored scores in line with the tables, and materialize the base
+    relation of every loaded qrels (so that readers and the measure macros use it)."""
+    with open_warehouse(ctx) as con:  # opening for writing reconciles
+        names = [r[0] for r in con.execute(
+            "SELECT qrels FROM qrels_info WHERE parent IS NULL ORDER BY qrels").fetchall()]
+        for name in names:
+            ev.ensure_base(con, name)
+        say(f"warehouse current; base relation materialized for {len(names)} qrels"
+            + (f" ({', '.join(names)})" if names else ""))
 
 
 # ------------------------------------------------------------------------------- catalogue

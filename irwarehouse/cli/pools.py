@@ -91,7 +91,7 @@ def pool_stats(ctx: typer.Context,
     """Pool statistics: per topic, multiplicity bands, per team unique contributions, per run and
     topic the first unjudged rank and Judged@depth, or per collection."""
     check_format(fmt)
-    with open_warehouse(ctx, read_only=(what != "judged")) as con:
+    with open_warehouse(ctx, read_only=True) as con:
         frame = pools.stats(con, what, qrels or ev.default_qrels(con), runs, depth)
     output.emit(frame, fmt)
 

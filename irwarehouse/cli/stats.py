@@ -43,7 +43,7 @@ def compare_cmd(
     """Two runs per measure: means, difference with 95% CI, p-values, RBP residual and Judged@k."""
     check_format(fmt)
     parsed = ms.parse_all(measure)
-    with open_warehouse(ctx) as con:
+    with open_warehouse(ctx, read_only=True) as con:
         runsets.resolve(con, f"{run_a},{run_b}")
         frame = significance.compare(con, qrels or ev.default_qrels(con), run_a, run_b, parsed,
                                      list(test), alpha, samples, seed, topics, rbp_p, judged_k)
@@ -67,7 +67,7 @@ def discpower_cmd(
     check_format(fmt)
     parsed = ms.parse_all(measure)
     ref_m = _one([reference_measure], "--reference-measure") if reference_measure else None
-    with open_warehouse(ctx) as con:
+    with open_warehouse(ctx, read_only=save is None) as con:
         q = qrels or ev.default_qrels(con)
         run_ids = runsets.resolve(con, runs, qrels=q)
         with progress_callback(f"{test} test") as progress:
@@ -93,7 +93,7 @@ def pvalues_cmd(
     """Every run pair with its mean difference and p-value (and adjusted p-value)."""
     check_format(fmt)
     m = _one([measure], "pvalues")
-    with open_warehouse(ctx) as con:
+    with open_warehouse(ctx, read_only=save is None) as con:
         q = qrels or ev.default_qrels(con)
         run_ids = runsets.resolve(con, runs, qrels=q)
         with progress_callback(f"{test} test") as progress:
@@ -123,7 +123,7 @@ def correlate_cmd(
     if len(parsed) > 2:
         raise IrwError("correlate takes one or two measures")
     a, b = parsed[0], parsed[-1]
-    with open_warehouse(ctx) as con:
+    with open_warehouse(ctx, read_only=True) as con:
         q = qrels or ev.default_qrels(con)
         run_ids = runsets.resolve(con, runs, qrels=q)
         row = significance.correlate(con, a, q, b, qrels_b or q, run_ids, topics, rbo_p)
@@ -141,7 +141,7 @@ def ci_cmd(
     """Each run's mean with its t-distribution confidence interval."""
     check_format(fmt)
     m = _one([measure], "ci")
-    with open_warehouse(ctx) as con:
+    with open_warehouse(ctx, read_only=True) as con:
         q = qrels or ev.default_qrels(con)
         frame = significance.mean_intervals(con, q, m, runsets.resolve(con, runs, qrels=q), topics, level)
     output.emit(frame, fmt)
