@@ -229,6 +229,7 @@ def load_runs(con, patterns: Iterable[str], policy: str = "trec_eval", replace: 
             _check_runs(con, files, extra_fields)
             _phase(bar, "ranking")
             db.run_script(con, "rank_runs.sql", policy=policy)
+            db.run_script(con, "run_parts_staged.sql", {"policy": policy, "ids": _staged_run_ids(con)})
             _phase(bar, "writing to the warehouse")
             with final() if final else contextlib.nullcontext():
                 with db.transaction(con):
@@ -237,7 +238,7 @@ def load_runs(con, patterns: Iterable[str], policy: str = "trec_eval", replace: 
                         summary["meta"] = _load_meta(con, meta)
             _phase(bar, "done")
     finally:
-        for table in ("irw_staged", "irw_staged_topics", "irw_ranked"):
+        for table in ("irw_staged", "irw_staged_topics", "irw_ranked", "irw_staged_parts"):
             con.execute(f"DROP TABLE IF EXISTS temp.{table}")
     return summary
 
@@ -261,9 +262,13 @@ def _check_runs(con, files: list[str], extra_fields: bool) -> None:
         raise IrwError(f"{', '.join(files)}: no run lines found")
 
 
+def _staged_run_ids(con) -> list[str]:
+    return [r[0] for r in con.execute(
+        "SELECT DISTINCT run_id FROM irw_staged_topics ORDER BY run_id").fetchall()]
+
+
 def _insert_runs(con, files: list[str], policy: str, replace: bool) -> dict:
-    run_ids = [r[0] for r in con.execute(
-        "SELECT DISTINCT run_id FROM irw_staged ORDER BY run_id").fetchall()]
+    run_ids = _staged_run_ids(con)
     existing = [r[0] for r in con.execute(
         "SELECT run_id FROM run_loads WHERE list_contains($ids, run_id) ORDER BY run_id",
         {"ids": run_ids}).fetchall()]
@@ -272,7 +277,7 @@ def _insert_runs(con, files: list[str], policy: str, replace: bool) -> dict:
     _delete_runs(con, existing, scores=False)
     db.run_script(con, "load_runs.sql", {"policy": policy})
     db.update_bases(con, run_ids)
-    state.record_runs(con, run_ids, rows="irw_ranked", topics="irw_staged_topics")
+    state.record_runs(con, run_ids, parts="irw_staged_parts")
     # the scores stored for replaced runs are recomputed, not dropped: they stay current
     refreshed = state.refresh_scores(con, run_ids=existing) if existing else 0
     lines = con.execute("SELECT count(*) FROM irw_staged").fetchone()[0]

@@ -72,18 +72,17 @@ def runs_current(con) -> bool:
 
 # --------------------------------------------------------------------------- recording
 
-def record_runs(con, run_ids: list[str] | None = None, rows: str = "runs",
-                topics: str = "run_topics") -> None:
-    """After irw wrote runs (``run_ids``; None: all): record what it wrote of them (from the
-    tables ``rows`` and ``topics``: runs and run_topics, or a load's staged copies of what it
-    inserted there), and that every materialized base -- kept in line by irw -- stands for
-    the tables as they now are."""
+def record_runs(con, run_ids: list[str] | None = None, parts: str | None = None) -> None:
+    """After irw wrote runs (``run_ids``; None: all): record what it wrote of them (from runs
+    and run_topics, or from ``parts``, a table a load computed them in beforehand:
+    sql/run_parts_staged.sql), and that every materialized base -- kept in line by irw --
+    stands for the tables as they now are."""
     if run_ids is None:
         run_ids = [r[0] for r in con.execute("SELECT run_id FROM run_loads").fetchall()]
         con.execute("DELETE FROM irw_run_state")
     con.execute("DELETE FROM irw_run_state WHERE run_id NOT IN (SELECT run_id FROM run_loads)")
     if run_ids:
-        db.run_script(con, "record_runs.sql", {"ids": list(run_ids)}, rows=rows, topics=topics)
+        db.run_script(con, "record_runs.sql", {"ids": list(run_ids)}, parts=parts)
     fp = recorded_runs_fp(con)
     con.execute("UPDATE irw_base_built SET runs_fp = ?", [fp])
     _set_session(con, fp)

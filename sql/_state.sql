@@ -14,14 +14,14 @@
 {% macro load_hash() %}hash(run_id, ranking_policy){% endmacro %}
 
 {# Per run: (run_id, n_rows, rows_sum, n_topics, topics_sum, load_hash) of the runs $ids in
-   the tables `rows` (like runs) and `topics` (like run_topics), with run_loads. #}
-{% macro run_parts(rows='runs', topics='run_topics') -%}
+   the tables `rows` (like runs), `topics` (like run_topics) and `loads` (like run_loads). #}
+{% macro run_parts(rows='runs', topics='run_topics', loads='run_loads') -%}
 SELECT r.run_id, r.n_rows, r.rows_sum, t.n_topics, t.topics_sum, {{ load_hash() }} AS load_hash
 FROM (SELECT run_id, count(*) AS n_rows, sum({{ row_hash() }}) AS rows_sum
       FROM {{ rows }} WHERE list_contains($ids, run_id) GROUP BY run_id) AS r
 JOIN (SELECT run_id, count(*) AS n_topics, sum({{ topic_hash() }}) AS topics_sum
       FROM {{ topics }} WHERE list_contains($ids, run_id) GROUP BY run_id) AS t USING (run_id)
-JOIN run_loads USING (run_id)
+JOIN {{ loads }} AS l USING (run_id)
 {%- endmacro %}
 
 {% macro guard_ctes(P, checks) -%}

@@ -1,7 +1,12 @@
-{#- Record what irw wrote of the runs $ids (irw_run_state): from the tables `rows` and
-    `topics` -- runs and run_topics, or the staged tables a load has just copied there. -#}
+{#- Record what irw wrote of the runs $ids (irw_run_state): computed from runs and run_topics,
+    or (`parts`) copied from a table of the same columns that a load computed from what it
+    has just inserted, before it locked the warehouse. -#}
 {% import '_state.sql' as st %}
 DELETE FROM irw_run_state WHERE list_contains($ids, run_id);
 
 INSERT INTO irw_run_state
-{{ st.run_parts(rows, topics) }};
+{% if parts %}
+SELECT * FROM {{ parts }};
+{% else %}
+{{ st.run_parts() }};
+{% endif %}
