@@ -116,6 +116,10 @@ def connect(path: str | None = None, read_only: bool = False) -> duckdb.DuckDBPy
     if read_only and path != ":memory:" and not Path(path).exists():
         raise IrwError(f"no warehouse at {path}: load runs or qrels first (irw load ...)")
     try:
+        if not read_only and path != ":memory:" and not Path(path).exists():
+            from .storage import create_file  # a new file gets the compatible storage version
+
+            create_file(path)
         con = duckdb.connect(path, read_only=read_only and path != ":memory:")
     except duckdb.Error as exc:
         raise IrwError(f"cannot open the warehouse {path}: {exc}") from exc
@@ -133,13 +137,20 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
             # caches are rebuilt on demand, so a new layout simply replaces them
             con.execute("DROP TABLE IF EXISTS irw_base")
             con.execute("DROP TABLE IF EXISTS irw_base_built")
-        for template in SCHEMA_TEMPLATES:
-            run_script(con, template)
+        for statement in schema_statements():
+            con.execute(statement)
         con.execute("DELETE FROM measures")
         con.executemany("INSERT INTO measures VALUES (?, ?, ?, ?, ?)", catalogue_rows())
         con.execute(
             "INSERT OR REPLACE INTO irw_meta VALUES ('schema_version', ?)", [SCHEMA_VERSION]
         )
+
+
+def schema_statements() -> list[str]:
+    """The statements that create the schema -- tables, views, macros; each idempotent -- in
+    the order they run. The one definition of the schema: :func:`ensure_schema` runs it, and
+    ``irw export`` / ``irw publish`` (irwarehouse.export) build their copies from it."""
+    return [stmt for template in SCHEMA_TEMPLATES for stmt in split_statements(render(template))]
 
 
 def _stored_version(con) -> str | None:
