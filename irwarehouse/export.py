@@ -121,32 +121,37 @@ def export(con: duckdb.DuckDBPyConnection, directory: str, fmt: str = "parquet",
            replace: bool = False) -> dict:
     """Write every public table to ``directory`` as ``fmt`` files with schema.sql and
     load.sql. The directory must be new or empty; with ``replace`` it may hold an earlier
-    export, which is replaced as a whole. Nothing is left behind on failure."""
+    export, which is replaced as a whole. The files are written beside it first: on failure
+    nothing changes."""
     if fmt not in FORMATS:
         raise IrwError(f"unknown export format {fmt!r}; valid: {', '.join(FORMATS)}")
     target = Path(directory)
-    if target.exists():
-        if not target.is_dir():
+    full = Path(os.path.abspath(directory))  # also for "." and paths ending in ".."
+    if full.exists():
+        if not full.is_dir():
             raise IrwError(f"{target} exists and is not a directory")
-        if any(target.iterdir()):
+        if any(full.iterdir()):
             if not replace:
                 raise IrwError(f"{target} is not empty; use --replace to replace an earlier export there")
-            if not _is_export(target):
+            if not _is_export(full):
                 raise IrwError(f"{target} does not hold an irw export (no {SCHEMA_FILE} written by "
                                "irw export): not replacing it")
-    parent = target.absolute().parent
+    parent = full.parent
     if not parent.is_dir():
         raise IrwError(f"directory {parent} does not exist")
-    work = _new_directory(parent, target.name)
+    work = _new_directory(parent, full.name)
     try:
         info = _write(con, work, fmt)
-        if target.exists():
-            old = parent / f".{target.name}.old-{uuid.uuid4().hex[:8]}"
-            target.replace(old)
-            work.replace(target)
-            shutil.rmtree(old)
+        if full.exists():
+            # the directory stays (a shell may be in it); its content -- nothing, or an
+            # earlier export -- makes way for the new files
+            for entry in full.iterdir():
+                shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
+            for entry in work.iterdir():
+                entry.replace(full / entry.name)
+            work.rmdir()
         else:
-            work.replace(target)
+            work.replace(full)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
@@ -165,18 +170,18 @@ def publish(con: duckdb.DuckDBPyConnection, out: str, replace: bool = False) -> 
     public table, view and macro, in :data:`irwarehouse.storage.STORAGE_VERSION`, without
     caches. An existing ``out`` is replaced only with ``replace``; it is replaced at once,
     when the new file is complete."""
-    target = Path(out)
+    target, full = Path(out), Path(os.path.abspath(out))
     source = _database_path(con)
-    if source and target.exists() and os.path.samefile(source, target):
+    if source and full.exists() and os.path.samefile(source, full):
         raise IrwError(f"{target} is the warehouse being published: choose another file")
-    if target.exists() and not replace:
+    if full.exists() and not replace:
         raise IrwError(f"{target} exists; use --replace to overwrite it")
-    if target.exists() and not target.is_file():
+    if full.exists() and not full.is_file():
         raise IrwError(f"{target} exists and is not a file")
-    parent = target.absolute().parent
+    parent = full.parent
     if not parent.is_dir():
         raise IrwError(f"directory {parent} does not exist")
-    with tempfile.TemporaryDirectory(prefix=f".{target.name}.", dir=parent) as work:
+    with tempfile.TemporaryDirectory(prefix=f".{full.name}.", dir=parent) as work:
         files = Path(work) / "files"
         files.mkdir()
         info = _write(con, files, "parquet")
@@ -199,10 +204,10 @@ def publish(con: duckdb.DuckDBPyConnection, out: str, replace: bool = False) -> 
             new.execute("CHECKPOINT")
         finally:
             new.close()
-        wal = Path(str(target) + ".wal")
+        wal = Path(str(full) + ".wal")
         if wal.exists():  # left by a client that wrote to the file being replaced
             wal.unlink()
-        snapshot.replace(target)
+        snapshot.replace(full)
     info["file"] = str(target)
-    info["bytes"] = target.stat().st_size
+    info["bytes"] = full.stat().st_size
     return info

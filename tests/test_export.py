@@ -103,7 +103,7 @@ def test_export_scripts_run_inside_the_directory(sql_warehouse, source_probe, tm
     assert all(statement in text for statement in db.schema_statements())
 
 
-def test_export_directory_rules(sql_warehouse, tmp_path):
+def test_export_directory_rules(sql_warehouse, tmp_path, monkeypatch):
     invoke = cli_for(sql_warehouse)
     busy = tmp_path / "busy"
     busy.mkdir()
@@ -125,7 +125,17 @@ def test_export_directory_rules(sql_warehouse, tmp_path):
     empty.mkdir()
     invoke("export", empty)
     assert (empty / "load.sql").exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["busy", "empty", "out"]
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    invoke("export", ".")  # the current directory, empty: it stays the same directory
+    assert (here / "load.sql").exists() and Path.cwd() == here
+    r = invoke("export", ".", ok=False)
+    assert r.exit_code == 1 and ". is not empty" in r.output
+    invoke("export", ".", "--replace", "--format", "csv")
+    assert (here / "runs.csv").exists() and not (here / "runs.parquet").exists()
+    monkeypatch.chdir(ROOT)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["busy", "empty", "here", "out"]
 
 
 def test_csv_export_keeps_nulls_and_empty_strings_apart(tmp_path):
