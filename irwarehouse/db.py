@@ -130,6 +130,10 @@ def connect(path: str | None = None, read_only: bool = False, notify=None, creat
         raise IrwError(f"no warehouse at {path}: create one by loading qrels or runs "
                        "(irw load qrels FILE --name NAME, irw load runs FILES), or choose the file "
                        "with --db or IRW_DB")
+    if not read_only and path != ":memory:" and not Path(path).exists():
+        from .storage import create_file  # a new file gets the compatible storage version
+
+        create_file(path)
     con = _waiting(lambda: duckdb.connect(path, read_only=read_only and path != ":memory:"),
                    path, read_only, wait)
     try:
@@ -172,6 +176,10 @@ class Staging:
     def _attach(self):
         from . import state
 
+        if not Path(self.path).exists():  # created only now: a failed first load leaves no file
+            from .storage import create_file  # a new file gets the compatible storage version
+
+            create_file(self.path)
         _waiting(lambda: self.con.execute(f"ATTACH {quote_literal(self.path)} AS irw_warehouse"),
                  self.path, False, self.wait)
         try:
@@ -284,6 +292,13 @@ def _meta(con, key: str) -> str | None:
 def _has_table(con, name: str) -> bool:
     return con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ? "
                        "AND table_catalog = current_database()", [name]).fetchall()[0][0] > 0
+
+
+def schema_statements() -> list[str]:
+    """The statements that create the schema -- tables, views, macros, measure macros; each
+    idempotent -- in the order they run. The one definition of the schema: :func:`ensure_schema`
+    runs it, and ``irw export`` / ``irw publish`` (irwarehouse.export) build their copies from it."""
+    return schema_script()[0]
 
 
 def _stored_version(con) -> str | None:

@@ -83,3 +83,25 @@ def trec8_db(trec8, tmp_path_factory):
     loader.load_runs(con, [str(trec8 / "runs")], meta=str(trec8 / "runs.tsv"))
     con.close()
     return path
+
+
+def build_sql_warehouse(invoke) -> None:
+    """Fill a warehouse with something in every public table and view: the fixtures loaded,
+    scores for two qrels, a derived qrels, a factor set and saved test results."""
+    invoke("load", "qrels", FIXTURES / "qrels.txt", "--name", "fixture")
+    invoke("load", "runs", FIXTURES / "runs", "--meta", FIXTURES / "runs.tsv")
+    invoke("eval", "-m", "AP", "-m", "P@10", "-m", "nDCG(discount=jk)@10", "-m", "RBP(p=0.8)",
+           "-m", "Bpref")
+    invoke("pool", "leave-out", "--team", "alpha", "--runs", "pooled", "--depth", "10")
+    invoke("eval", "-m", "AP", "-m", "P@10", "--qrels", "fixture-lo-alpha")
+    invoke("standardize", "factors", "-m", "AP", "--name", "self")
+    invoke("discpower", "-m", "AP", "--test", "t", "--save", "fixture-t")
+    invoke("pvalues", "-m", "AP", "--save", "fixture-ap")
+
+
+@pytest.fixture(scope="session")
+def sql_warehouse(tmp_path_factory) -> str:
+    """A fixture warehouse file written by the current irw, for tests that only read it."""
+    path = str(tmp_path_factory.mktemp("sql_warehouse") / "fixture.duckdb")
+    build_sql_warehouse(cli_for(path))
+    return path
