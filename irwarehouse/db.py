@@ -137,6 +137,7 @@ def connect(path: str | None = None, read_only: bool = False, notify=None, creat
     con = _waiting(lambda: duckdb.connect(path, read_only=read_only and path != ":memory:"),
                    path, read_only, wait)
     try:
+        con.execute("SET enable_progress_bar = false")  # irw's stdout is its own
         if not read_only or path == ":memory:":
             ensure_schema(con)
             messages = state.reconcile(con)
@@ -170,6 +171,7 @@ class Staging:
         if not create and not Path(self.path).exists():
             connect(self.path, create=False)  # the error that says how to create one
         self.con = duckdb.connect(":memory:")
+        self.con.execute("SET enable_progress_bar = false")
         self.attach = self._attach
 
     @contextmanager
