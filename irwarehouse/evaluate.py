@@ -176,7 +176,7 @@ def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | N
     return db.render("evaluate.sql", measures=contexts, thresholds=list(thresholds.values()),
                      gainsets=list(gainsets.values()), topics=topics, max_docs=max_docs,
                      topic_threshold=rel_level if rel_level is not None else 1,
-                     sources=[base_source], P=_engine_inputs(), checks=[])
+                     sources=[base_source], P=_engine_inputs(), checks=[], window_guard=None)
 
 
 class _MacroContext(_MeasureContext):
@@ -215,8 +215,11 @@ class _MacroContext(_MeasureContext):
                      f"ELSE {DEFAULT_GAIN} END)",
                 "(CASE WHEN gains IS NOT NULL THEN list_max(map_values(gains))::DOUBLE "
                 + ("WHEN rel IS NOT NULL THEN 1 " if binary else "") + "ELSE gmax_g END)",
-                window=True)
+                window=definition.name == "Q")  # only Q sums gains (cg)
         self._set_gains(self.gainset)
+        guards = (["coalesce(rel, 1) <> 1"] if has("rel") else []) + (
+            ["gains IS NOT NULL"] if definition.name == "Q" else [])
+        self.window_guard = f"({' OR '.join(guards)})" if guards else None
         self.args = ["q"] + (["k := NULL"] if definition.cutoff else []) + [
             f"{p.name} := {_macro_default(p)}" for p in definition.params] + ["runs := NULL"]
         self.checks = _macro_checks(definition)
@@ -289,7 +292,7 @@ def macro_definitions() -> list[dict]:
         body = db.render("evaluate.sql", measures=[m], thresholds=[m.threshold],
                          gainsets=[m.gainset] if m.gainset else [], topics="qrels",
                          max_docs=None, topic_threshold=1, sources=list(BASE_SOURCES),
-                         P=_macro_inputs(), checks=m.checks)
+                         P=_macro_inputs(), checks=m.checks, window_guard=m.window_guard)
         out.append({"name": definition.name, "args": m.args,
                     "body": f"SELECT run_id, topic, value FROM ({body.rstrip()}) AS measured"})
     return out

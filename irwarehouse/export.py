@@ -165,10 +165,25 @@ def _database_path(con) -> str | None:
     return row[0] if row and row[0] else None
 
 
+def _make_current(new: duckdb.DuckDBPyConnection) -> None:
+    """A published copy is the warehouse as it stands: record that (so that nothing is taken
+    for a change made outside irw) and materialize the base relation of every loaded qrels,
+    so that the measure macros answer as fast as in the warehouse itself."""
+    from . import evaluate, state
+
+    new.execute("INSERT OR REPLACE INTO irw_meta VALUES ('schema_version', ?), ('schema_key', ?)",
+                [db.SCHEMA_VERSION, db.schema_script()[1]])
+    state.record_runs(new)
+    for (name,) in new.execute("SELECT qrels FROM qrels_info ORDER BY qrels").fetchall():
+        state.record_qrels(new, name)
+    for (name,) in new.execute("SELECT qrels FROM qrels_info WHERE parent IS NULL").fetchall():
+        evaluate.ensure_base(new, name)
+
+
 def publish(con: duckdb.DuckDBPyConnection, out: str, replace: bool = False) -> dict:
     """Write a compact DuckDB file ``out`` for dashboards and other read-only clients: every
-    public table, view and macro, in :data:`irwarehouse.storage.STORAGE_VERSION`, without
-    caches. An existing ``out`` is replaced only with ``replace``; it is replaced at once,
+    public table, view and macro, in :data:`irwarehouse.storage.STORAGE_VERSION`, with the
+    base relation of every loaded qrels materialized (for the measure macros). An existing ``out`` is replaced only with ``replace``; it is replaced at once,
     when the new file is complete."""
     target, full = Path(out), Path(os.path.abspath(out))
     source = _database_path(con)
@@ -193,6 +208,7 @@ def publish(con: duckdb.DuckDBPyConnection, out: str, replace: bool = False) -> 
             with db.transaction(new):
                 for statement in _schema_script(tables) + _load_statements(tables, "parquet", files):
                     new.execute(statement)
+                _make_current(new)
             info["views"] = new.execute(
                 "SELECT count(*) FROM duckdb_views() WHERE NOT internal "
                 "AND database_name = current_database()").fetchone()[0]

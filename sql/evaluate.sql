@@ -18,6 +18,9 @@
     topics       topic-set policy: qrels | run | all
     topic_threshold  relevance threshold defining the 'qrels' topic set
     max_docs     trec_eval -M: only ranks <= max_docs count (None: all)
+    window_guard None for the engine; in a measure macro the SQL condition (on its parameters)
+                 under which the running sums of the thresholds and gains marked `window` are
+                 computed, rather than taken from the base (threshold 1, default gains)
     sources      where the base rows come from (see base_rows in _base.sql): one of cache,
                  subset, fresh, rerank; or all four in a measure macro, each guarded by a
                  condition on the warehouse's state (_state.sql) so that one is used
@@ -118,6 +121,18 @@ brel AS (
     {{ b.base_rows(sources, P, 'sel', st.guards if auto else {}) | indent(4) }}
 ),
 brows AS (
+{% if window_guard %}
+    -- a measure macro called with the default threshold and gains: the base's running sums
+    SELECT brel.*, crank - c_rel AS c_nonrel
+{% for t in thresholds if t.window %}
+         , c_rel AS {{ t.c_rel }}, crank - c_rel AS {{ t.c_nonrel }}
+{% endfor %}
+{% for g in gainsets if g.window %}
+         , cg AS {{ g.cg }}
+{% endfor %}
+    FROM brel WHERE NOT {{ window_guard }}
+    UNION ALL
+{% endif %}
     SELECT brel.*, crank - c_rel AS c_nonrel
 {% for t in thresholds if t.window %}
          , {{ d.running_count('grade >= ' ~ t.value) }} AS {{ t.c_rel }}
@@ -126,7 +141,8 @@ brows AS (
 {% for g in gainsets if g.window %}
          , {{ d.running_sum(g.expr) }} AS {{ g.cg }}
 {% endfor %}
-    FROM brel
+    FROM brel{% if window_guard %} WHERE {{ window_guard }}{% endif %}
+
 ),
 rows AS (
     SELECT b.*

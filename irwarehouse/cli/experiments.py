@@ -29,7 +29,7 @@ def run_experiment(ctx: typer.Context, experiment: Experiment, out: str, fmt: st
                    body: Callable[[ExperimentContext], str], read_only: bool = False) -> None:
     """Run ``body`` (which returns the name of its main table), write the report, print."""
     check_format(fmt)
-    with open_warehouse(ctx) as con:
+    with open_warehouse(ctx, create=True) as con:  # the experiment's tables are kept in it
         ectx = ExperimentContext(con, experiment, out)
         main = body(ectx)
         report = ectx.finish()

@@ -1,0 +1,64 @@
+"""Measure macros against the engine: one measure over all TREC-8 runs, warm.
+
+The engine (`irwarehouse.evaluate.evaluate`, what `irw eval --no-store` runs) and the macro
+(`SELECT * FROM measure.<Name>('trec8', ...)` on a plain read-only DuckDB connection), each
+after a first call, best of five, for a few measures; and both after a change made with
+plain SQL (the macro then computes from the tables).
+
+    python bench/bench_macros.py [--data DIR | --db FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import add_data_options, machine, trec8_warehouse  # noqa: E402
+
+CASES = [("AP", "AP", ""), ("P@10", "P", "k := 10"), ("nDCG(discount=jk)@10", "nDCG", "k := 10, discount := 'jk'"),
+         ("RBP(p=0.8)", "RBP", "")]
+
+
+def best(fn, repeat=5):
+    fn()
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_data_options(parser)
+    args = parser.parse_args()
+    print(machine())
+    from irwarehouse import db, evaluate, measures
+
+    path, keep = trec8_warehouse(args)
+    con = db.connect(path)
+    evaluate.ensure_base(con, "trec8")  # as after a first `irw eval`
+    con.close()
+    con = db.connect(path, read_only=True)
+    runs = [r[0] for r in con.execute("SELECT run_id FROM run_loads ORDER BY 1").fetchall()]
+    plain = duckdb.connect(path, read_only=True)
+    print(f"{'measure':24s} {'engine':>8s} {'macro':>8s} {'ratio':>6s}")
+    for name, mac, margs in CASES:
+        parsed = measures.parse_all([name])
+        e = best(lambda: evaluate.evaluate(con, "trec8", parsed, runs, store=False))
+        sql = f"SELECT run_id, topic, value FROM measure.{mac}('trec8'{', ' + margs if margs else ''})"
+        m = best(lambda: plain.execute(sql).fetchall())
+        print(f"{name:24s} {e:7.3f}s {m:7.3f}s {m / e:6.2f}")
+    con.close()
+    plain.close()
+    del keep
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,112 @@
+"""Readers beside writers: commands that only read open the warehouse read-only, a load
+locks it only for its final transaction, a busy file is waited for and its holder named,
+and reads never create a file."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from conftest import FIXTURES, cli_for
+
+IRW = [sys.executable, "-c", "from irwarehouse.cli import app; app()"]
+
+
+def irw(db, *args, check=True, **kw):
+    result = subprocess.run(IRW + ["--db", str(db), *args], capture_output=True, text=True, **kw)
+    if check and result.returncode:
+        raise AssertionError(f"irw {' '.join(args)} failed: {result.stderr}")
+    return result
+
+
+@pytest.fixture()
+def fixture_db(tmp_path):
+    invoke = cli_for(str(tmp_path / "w.duckdb"))
+    invoke("load", "qrels", FIXTURES / "qrels.txt", "--name", "fixture")
+    invoke("load", "runs", FIXTURES / "runs", "--meta", FIXTURES / "runs.tsv")
+    return tmp_path / "w.duckdb"
+
+
+def test_reads_do_not_create_a_warehouse(tmp_path):
+    missing = tmp_path / "mistyped.duckdb"
+    for args in (["eval", "-m", "AP"], ["eval", "-m", "AP", "--no-store"], ["runs", "list"],
+                 ["sql", "SELECT 1"], ["compare", "a", "b", "-m", "AP"], ["refresh"]):
+        result = irw(missing, *args, check=False)
+        assert result.returncode == 1, args
+        assert result.stderr.startswith(f"error: no warehouse at {missing}: create one by loading"), result.stderr
+        assert "Traceback" not in result.stderr
+        assert not missing.exists(), args
+
+
+def test_reading_commands_share_the_file_with_a_reader(fixture_db):
+    reader = duckdb.connect(str(fixture_db), read_only=True)  # a BI tool holding the file
+    try:
+        for args in (["eval", "-m", "AP", "--no-store"], ["runs", "list"], ["qrels", "list"],
+                     ["sql", "SELECT count(*) FROM scores"], ["ci", "-m", "AP"],
+                     ["compare", "alpha1", "beta1", "-m", "AP"], ["discpower", "-m", "AP"],
+                     ["correlate", "-m", "AP", "-m", "P@10"], ["pool", "stats", "judged"]):
+            irw(fixture_db, *args)
+        # a writer waits, then says who holds the file and what to do
+        t = time.perf_counter()
+        result = irw(fixture_db, "--wait", "1", "eval", "-m", "AP", check=False)
+        assert time.perf_counter() - t >= 1
+        assert result.returncode == 1
+        line = result.stderr.strip()
+        assert "\n" not in line and line.startswith(f"error: the warehouse {fixture_db} is in use by process "), line
+        assert f"process {os.getpid()}" in line and "--wait SECONDS" in line
+    finally:
+        reader.close()
+    irw(fixture_db, "--wait", "1", "eval", "-m", "AP")  # free again
+
+
+def test_a_read_only_file_can_be_evaluated(fixture_db):
+    want = irw(fixture_db, "eval", "-m", "AP", "-m", "nDCG@10", "--format", "csv").stdout
+    os.chmod(fixture_db, stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+    try:
+        got = irw(fixture_db, "eval", "-m", "AP", "-m", "nDCG@10", "--no-store", "--format", "csv")
+        assert got.stdout == want
+        if os.geteuid() != 0:  # root writes whatever the permissions say
+            result = irw(fixture_db, "eval", "-m", "AP", check=False)
+            assert result.returncode == 1 and result.stderr.startswith("error: ")
+    finally:
+        os.chmod(fixture_db, stat.S_IRUSR | stat.S_IWUSR)
+
+
+def test_readers_during_a_load_see_all_of_it_or_none(trec8, tmp_path):
+    """A load of 20 TREC-8 runs, polled by read-only readers: they can open the warehouse
+    while the files are read and never see part of the batch."""
+    runs = sorted((trec8 / "runs").iterdir())[:20]
+    db = tmp_path / "w.duckdb"
+    irw(db, "load", "qrels", str(trec8 / "qrels.trec8.gz"), "--name", "trec8")
+    expected = None
+    load = subprocess.Popen(IRW + ["--db", str(db), "load", "runs", *map(str, runs)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen, opened = set(), 0
+    while load.poll() is None:
+        try:
+            con = duckdb.connect(str(db), read_only=True)
+        except duckdb.Error:
+            time.sleep(0.01)
+            continue
+        try:
+            seen.add(con.execute("SELECT (SELECT count(*) FROM run_loads), (SELECT count(*) FROM runs), "
+                                 "(SELECT count(*) FROM run_topics)").fetchone())
+            opened += 1
+        finally:
+            con.close()
+        time.sleep(0.01)
+    assert load.returncode == 0, load.stderr
+    con = duckdb.connect(str(db), read_only=True)
+    expected = con.execute("SELECT (SELECT count(*) FROM run_loads), (SELECT count(*) FROM runs), "
+                           "(SELECT count(*) FROM run_topics)").fetchone()
+    con.close()
+    assert expected[0] == 20
+    assert opened > 0, "no reader could open the warehouse during the load"
+    assert seen <= {(0, 0, 0), expected}, seen
