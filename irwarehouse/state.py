@@ -215,7 +215,7 @@ def _reconcile_runs(con) -> list[str]:
               WHERE list_contains($ids, run_id) GROUP BY run_id) AS t
         WHERE run_loads.run_id = t.run_id""", ids)
     if gone:
-        for table in ("run_loads", "scores"):
+        for table in ("run_topics", "run_loads", "scores"):
             con.execute(f"DELETE FROM {table} WHERE list_contains($ids, run_id)", {"ids": gone})
     db.update_bases(con, changed_runs)
     record_runs(con, changed_runs)

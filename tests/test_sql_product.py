@@ -207,6 +207,11 @@ def test_results_after_sql_edits_equal_a_fresh_load(tmp_path, edit, read_only):
     got = results(path, runs, read_only=read_only)
     assert_same(got["engine"], want["engine"], f"engine after {edit}")
     assert_same(got["macros"], want["macros"], f"macros after {edit}")
+    if not read_only:  # the write connection brought the warehouse in line: nothing is stale
+        con = db.connect(path, read_only=True)
+        from irwarehouse import state
+        assert state.changed(con) == [] and state.runs_current(con), edit
+        con.close()
     if not read_only:  # the write connection brought stored scores in line too
         con = duckdb.connect(path, read_only=True)
         stored = con.execute("SELECT run_id, topic, measure, value FROM scores").df()
