@@ -1,9 +1,9 @@
 """Measure macros against the engine: one measure over all TREC-8 runs, warm.
 
-The engine (`irwarehouse.evaluate.evaluate`, what `irw eval --no-store` runs) and the macro
-(`SELECT * FROM measure.<Name>('trec8', ...)` on a plain read-only DuckDB connection), each
-after a first call, best of five, for a few measures; and both after a change made with
-plain SQL (the macro then computes from the tables).
+The `irw eval -m M --no-store` command, the engine in process (`irwarehouse.evaluate.evaluate`
+on a read-only connection, what that command runs) and the macro (`SELECT * FROM
+measure.<Name>('trec8', ...)` on a plain read-only DuckDB connection), each after a first
+call, best of five (three for the command), for a few measures.
 
     python bench/bench_macros.py [--data DIR | --db FILE]
 """
@@ -11,6 +11,7 @@ plain SQL (the macro then computes from the tables).
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -48,13 +49,16 @@ def main() -> None:
     con = db.connect(path, read_only=True)
     runs = [r[0] for r in con.execute("SELECT run_id FROM run_loads ORDER BY 1").fetchall()]
     plain = duckdb.connect(path, read_only=True)
-    print(f"{'measure':24s} {'engine':>8s} {'macro':>8s} {'ratio':>6s}")
+    irw = str(Path(sys.executable).with_name("irw"))
+    print(f"{'measure':24s} {'irw eval':>9s} {'engine':>8s} {'macro':>8s} {'macro/engine':>13s} {'macro/irw eval':>15s}")
     for name, mac, margs in CASES:
         parsed = measures.parse_all([name])
         e = best(lambda: evaluate.evaluate(con, "trec8", parsed, runs, store=False))
         sql = f"SELECT run_id, topic, value FROM measure.{mac}('trec8'{', ' + margs if margs else ''})"
         m = best(lambda: plain.execute(sql).fetchall())
-        print(f"{name:24s} {e:7.3f}s {m:7.3f}s {m / e:6.2f}")
+        c = best(lambda: subprocess.run([irw, "--db", path, "eval", "-m", name, "--no-store"],
+                                        check=True, capture_output=True), repeat=3)
+        print(f"{name:24s} {c:8.3f}s {e:7.3f}s {m:7.3f}s {m / e:13.2f} {m / c:15.2f}")
     con.close()
     plain.close()
     del keep
