@@ -118,10 +118,38 @@ def connect(path: str | None = None, read_only: bool = False) -> duckdb.DuckDBPy
     try:
         con = duckdb.connect(path, read_only=read_only and path != ":memory:")
     except duckdb.Error as exc:
-        raise IrwError(f"cannot open the warehouse {path}: {exc}") from exc
+        raise IrwError(open_problem(path, exc)) from None
+    check_warehouse(con, path)
     if not read_only or path == ":memory:":
         ensure_schema(con)
     return con
+
+
+def open_problem(path: str, exc: Exception) -> str:
+    """One line saying why DuckDB could not open ``path``."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if "not a valid DuckDB database file" in text:
+        return f"{path} is not a DuckDB database, so not an irw warehouse: choose another --db"
+    return f"cannot open the warehouse {path}: {text}"
+
+
+def check_warehouse(con: duckdb.DuckDBPyConnection, path: str) -> None:
+    """Refuse a DuckDB database that is not an irw warehouse (it has tables or views but no
+    irw schema version) or that a newer irwarehouse wrote (a newer schema version): irw
+    neither reads nor changes them. An empty database is a new warehouse."""
+    names = {r[0] for r in con.execute(
+        "SELECT table_name FROM information_schema.tables "
+        "WHERE table_catalog = current_database() AND table_schema = 'main'").fetchall()}
+    if not names:
+        return
+    version = _stored_version(con) if "irw_meta" in names else None
+    if version is None:
+        shown = ", ".join(sorted(names)[:5]) + (", ..." if len(names) > 5 else "")
+        raise IrwError(f"{path} is a DuckDB database but not an irw warehouse (it holds {shown}); "
+                       "choose another --db")
+    if not version.isdigit() or int(version) > int(SCHEMA_VERSION):
+        raise IrwError(f"{path} was written by a newer irwarehouse (warehouse schema version "
+                       f"{version}; this one reads up to {SCHEMA_VERSION}): upgrade irwarehouse")
 
 
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
