@@ -74,9 +74,9 @@ def test_directories_globs_and_metadata(con, tmp_path):
 BAD_RUNS = [
     ("1 Q0 d1 1 1 r\n1 Q0 d2 2 r\n", "line 2: expected 6 fields"),
     ("1 Q0 d1 1 1 r extra\n", "--ignore-extra-fields"),
-    ("1 Q0 d1 one 1 r\n", "line 1: rank 'one' is not an integer"),
-    ("1 Q0 d1 1 1 r\n1 Q0 d2 2 high r\n", "line 2: score 'high' is not a number"),
-    ("1 Q0 d1 1 nan r\n", "not a finite number"),
+    ("1 Q0 d1 one 1 r\n", "line 1: rank 'one' (field 4) is not an integer"),
+    ("1 Q0 d1 1 1 r\n1 Q0 d2 2 high r\n", "line 2: score 'high' (field 5) is not a number"),
+    ("1 Q0 d1 1 nan r\n", "score 'nan' (field 5) is not a number"),
     ("1 Q0 d1 1 1 r\n2 Q0 d1 1 1 r\n1 Q0 d1 2 0.5 r\n", "line 3: document d1 appears twice for run r, topic 1 (first at"),
 ]
 
@@ -180,7 +180,7 @@ def test_existing_run_needs_replace_and_replace_drops_its_scores(con, tmp_path):
     r = write(tmp_path / "r", "1 Q0 d1 1 1 r\n")
     loader.load_runs(con, [r])
     evaluate.evaluate(con, "q", measures.parse_all(["AP"]), ["r"])
-    with pytest.raises(IrwError, match="already loaded: r; use --replace"):
+    with pytest.raises(IrwError, match=r"already loaded: r \(in .*/r\); use --replace"):
         loader.load_runs(con, [r])
     loader.load_runs(con, [write(tmp_path / "r", "1 Q0 d0 1 2 r\n1 Q0 d1 2 1 r\n")], replace=True)
     assert con.execute("SELECT count(*) FROM scores").fetchone()[0] == 0
@@ -242,7 +242,7 @@ def test_missing_inputs(con, tmp_path, monkeypatch, paths, message):
 
 BAD_QRELS = [
     ("1 0 d1 1\n1 0 d2\n", "line 2: expected 4 fields"),
-    ("1 0 d1 yes\n", "line 1: relevance 'yes' is not an integer"),
+    ("1 0 d1 yes\n", "line 1: relevance 'yes' (field 4) is not an integer"),
     ("1 0 d1 1\n2 0 d1 0\n1 0 d1 0\n", "line 3: document d1 is judged twice for topic 1"),
 ]
 
