@@ -136,20 +136,32 @@ def open_problem(path: str, exc: Exception) -> str:
 def check_warehouse(con: duckdb.DuckDBPyConnection, path: str) -> None:
     """Refuse a DuckDB database that is not an irw warehouse (it has tables or views but no
     irw schema version) or that a newer irwarehouse wrote (a newer schema version): irw
-    neither reads nor changes them. An empty database is a new warehouse."""
+    neither reads nor changes them. An empty database is a new warehouse. A refused
+    connection is closed."""
+    problem = _warehouse_problem(con, path)
+    if problem:
+        con.close()
+        raise IrwError(problem)
+
+
+def _warehouse_problem(con: duckdb.DuckDBPyConnection, path: str) -> str | None:
     names = {r[0] for r in con.execute(
         "SELECT table_name FROM information_schema.tables "
         "WHERE table_catalog = current_database() AND table_schema = 'main'").fetchall()}
     if not names:
-        return
-    version = _stored_version(con) if "irw_meta" in names else None
+        return None
+    version = None
+    if "irw_meta" in names:  # fetchall: no unfinished result is left on the connection
+        rows = con.execute("SELECT value FROM irw_meta WHERE key = 'schema_version'").fetchall()
+        version = rows[0][0] if rows else None
     if version is None:
         shown = ", ".join(sorted(names)[:5]) + (", ..." if len(names) > 5 else "")
-        raise IrwError(f"{path} is a DuckDB database but not an irw warehouse (it holds {shown}); "
-                       "choose another --db")
+        return (f"{path} is a DuckDB database but not an irw warehouse (it holds {shown}); "
+                "choose another --db")
     if not version.isdigit() or int(version) > int(SCHEMA_VERSION):
-        raise IrwError(f"{path} was written by a newer irwarehouse (warehouse schema version "
-                       f"{version}; this one reads up to {SCHEMA_VERSION}): upgrade irwarehouse")
+        return (f"{path} was written by a newer irwarehouse (warehouse schema version {version}; "
+                f"this one reads up to {SCHEMA_VERSION}): upgrade irwarehouse")
+    return None
 
 
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
