@@ -142,7 +142,7 @@ SEPARATORS = [b" ", b"\t", b"  ", b" \t", b"\x0b", b"\x0c", b"\t\t "]
 def _edit_lines(rng: random.Random, lines: list[bytes], nfields: int) -> tuple[list[bytes], list[str]]:
     """Line-level corruptions, each with a few words saying what was done."""
     done = []
-    for _ in range(rng.choice([0, 1, 1, 2, 3])):
+    for _ in range(rng.choice([0, 0, 1, 1, 2, 3])):
         what = rng.choice(["drop line", "duplicate line", "drop field", "duplicate field",
                            "number", "number", "whitespace", "line ends", "blank lines",
                            "latin-1 docno", "utf-8 docno"])
@@ -192,7 +192,7 @@ def corrupt(rng: random.Random, content: bytes, nfields: int) -> tuple[bytes, st
     container = rng.choice(["plain", "gzip", "gzip", "bzip2", "xz"])
     data = {"plain": lambda d: d, "gzip": lambda d: gzip.compress(d, 1),
             "bzip2": lambda d: bz2.compress(d, 1), "xz": lambda d: lzma.compress(d, preset=0)}[container](data)
-    damage = rng.choice(["none", "none", "none", "flip", "flip", "truncate"])
+    damage = rng.choice(["none", "none", "none", "none", "flip", "flip", "truncate"])
     if damage == "flip":
         data = bytearray(data)
         for _ in range(rng.choice([1, 1, 2, 5])):
