@@ -138,6 +138,7 @@ def connect(path: str | None = None, read_only: bool = False, notify=None, creat
                    path, read_only, wait)
     try:
         con.execute("SET enable_progress_bar = false")  # irw's stdout is its own
+        check_warehouse(con, path)
         if not read_only or path == ":memory:":
             ensure_schema(con)
             messages = state.reconcile(con)
@@ -154,6 +155,45 @@ def connect(path: str | None = None, read_only: bool = False, notify=None, creat
         for message in messages:
             notify(message)
     return con
+
+
+def open_problem(path: str, exc: Exception) -> str:
+    """One line saying why DuckDB could not open ``path``."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if "not a valid DuckDB database file" in text:
+        return f"{path} is not a DuckDB database, so not an irw warehouse: choose another --db"
+    return f"cannot open the warehouse {path}: {text}"
+
+
+def check_warehouse(con: duckdb.DuckDBPyConnection, path: str) -> None:
+    """Refuse a DuckDB database that is not an irw warehouse (it has tables or views but no
+    irw schema version) or that a newer irwarehouse wrote (a newer schema version): irw
+    neither reads nor changes them. An empty database is a new warehouse. A refused
+    connection is closed."""
+    problem = _warehouse_problem(con, path)
+    if problem:
+        con.close()
+        raise IrwError(problem)
+
+
+def _warehouse_problem(con: duckdb.DuckDBPyConnection, path: str) -> str | None:
+    names = {r[0] for r in con.execute(
+        "SELECT table_name FROM information_schema.tables "
+        "WHERE table_catalog = current_database() AND table_schema = 'main'").fetchall()}
+    if not names:
+        return None
+    version = None
+    if "irw_meta" in names:  # fetchall: no unfinished result is left on the connection
+        rows = con.execute("SELECT value FROM irw_meta WHERE key = 'schema_version'").fetchall()
+        version = rows[0][0] if rows else None
+    if version is None:
+        shown = ", ".join(sorted(names)[:5]) + (", ..." if len(names) > 5 else "")
+        return (f"{path} is a DuckDB database but not an irw warehouse (it holds {shown}); "
+                "choose another --db")
+    if not version.isdigit() or int(version) > int(SCHEMA_VERSION):
+        return (f"{path} was written by a newer irwarehouse (warehouse schema version {version}; "
+                f"this one reads up to {SCHEMA_VERSION}): upgrade irwarehouse")
+    return None
 
 
 class Staging:
@@ -186,6 +226,9 @@ class Staging:
                  self.path, False, self.wait)
         try:
             self.con.execute("USE irw_warehouse")
+            problem = _warehouse_problem(self.con, self.path)
+            if problem:
+                raise IrwError(problem)
             ensure_schema(self.con)
             for message in state.reconcile(self.con):
                 if self.notify:
@@ -220,7 +263,7 @@ def _waiting(open_fn, path: str, read_only: bool, wait: float | None):
         except duckdb.Error as exc:
             text = str(exc)
             if "lock" not in text.lower():
-                raise IrwError(f"cannot open the warehouse {path}: {text.splitlines()[0]}") from None
+                raise IrwError(open_problem(path, exc)) from None
             if time.monotonic() >= deadline:
                 pid = re.search(r"PID (\d+)", text)
                 holder = f"process {pid.group(1)}{_command_of(pid.group(1))}" if pid else "another process"

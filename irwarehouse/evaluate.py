@@ -395,6 +395,26 @@ def evaluate(con, qrels: str, measures: list[Measure], run_ids: list[str], topic
     return result
 
 
+def no_rows_reason(con, qrels: str, run_ids: list[str], topics: str = "qrels",
+                   rel_level: int | None = None) -> str:
+    """Why an evaluation gave no rows, in words for the user."""
+    name, topic_qrels = qrels_info(con, qrels)
+    if not run_ids:
+        return "no rows: no run is selected"
+    if topics == "qrels":
+        threshold = rel_level if rel_level is not None else 1
+        if con.execute("SELECT count(*) FROM qrels WHERE qrels = ? AND rel >= ?",
+                       [topic_qrels, threshold]).fetchone()[0] == 0:
+            source = name if topic_qrels == name else f"{topic_qrels} (which defines the topics of {name})"
+            return (f"no rows: qrels {source} has no relevant document (grade >= {threshold}), "
+                    "so the default topic set, the topics with a relevant document, is empty; "
+                    "--topics all evaluates every judged topic")
+    if topics == "run":
+        return (f"no rows: the selected runs share no topic with qrels {topic_qrels} "
+                "(--topics run); --topics all evaluates every judged topic")
+    return "no rows: the topic set is empty"
+
+
 def con_is_read_only(con) -> bool:
     try:
         return bool(con.execute("SELECT current_setting('access_mode') = 'read_only'").fetchone()[0])

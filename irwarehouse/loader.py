@@ -9,13 +9,20 @@ Line numbers are found by re-reading the offending file in Python, only on that 
 
 from __future__ import annotations
 
+import bz2
 import contextlib
 import csv
 import glob
 import gzip
+import io
+import lzma
 import math
 import os
+import re
 import sys
+import tempfile
+import zlib
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Iterable
 
@@ -29,9 +36,17 @@ POLICIES = ("trec_eval", "given", "score_then_rank")
 
 BATCH = 16  # files per DuckDB read: large enough to parallelise, small enough for progress
 
-RUN_COLUMNS = [("topic", 1, None), ("docno", 3, None), ("run_id", 6, None),
-               ("given_rank", 4, "BIGINT"), ("score", 5, "DOUBLE")]
-QRELS_COLUMNS = [("topic", 1, None), ("docno", 3, None), ("rel", 4, "INTEGER")]
+# Number syntax (README, "Input files"): rank and grade are integers, the score a decimal
+# number, optionally in exponent notation. Nothing else: no spaces, no "_" separators, no hex,
+# no inf or nan. The SQL staging and the Python locator both match these expressions.
+INTEGER_SYNTAX = r"[+-]?[0-9]+"
+DECIMAL_SYNTAX = r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?"
+
+# Staged columns: (name, field, SQL type of a number, its syntax).
+RUN_COLUMNS = [("topic", 1, None, None), ("docno", 3, None, None), ("run_id", 6, None, None),
+               ("given_rank", 4, "BIGINT", INTEGER_SYNTAX), ("score", 5, "DOUBLE", DECIMAL_SYNTAX)]
+QRELS_COLUMNS = [("topic", 1, None, None), ("docno", 3, None, None),
+                 ("rel", 4, "INTEGER", INTEGER_SYNTAX)]
 
 
 def expand_paths(patterns: Iterable[str]) -> list[str]:
@@ -49,7 +64,9 @@ def expand_paths(patterns: Iterable[str]) -> list[str]:
                 raise IrwError(f"{pattern}: no file matches this pattern")
         else:
             if not os.path.exists(pattern):
-                raise IrwError(f"{pattern}: no such file")
+                flag = pattern.lower() in ("true", "false", "yes", "no", "on", "off")
+                raise IrwError(f"{pattern}: no such file" + (
+                    " (options such as --replace are flags: they take no value)" if flag else ""))
             if not os.path.isfile(pattern):
                 raise IrwError(f"{pattern}: not a regular file")
             found = [pattern]
@@ -64,21 +81,160 @@ def expand_paths(patterns: Iterable[str]) -> list[str]:
     return files
 
 
+# ---------------------------------------------------------------------------- reading files
+# What a run or qrels file may look like (README, "Input files"). The SQL staging
+# (sql/stage_*.sql) and the Python locator below implement the same rules.
+
+_INTEGER = re.compile(INTEGER_SYNTAX)
+_DECIMAL = re.compile(DECIMAL_SYNTAX)
+_RANGES = {"BIGINT": (-2**63, 2**63 - 1), "INTEGER": (-2**31, 2**31 - 1)}
+
+# Compressed files are recognised by their first bytes, whatever their name. DuckDB reads gzip
+# itself; bzip2 and xz are decompressed into a temporary file first.
+_COMPRESSION = [(b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz")]
+_NOT_READ = [(b"\x28\xb5\x2f\xfd", "zstd-compressed", "zstd -d"),
+             (b"PK\x03\x04", "a zip archive", "unzip"),
+             (b"\x04\x22\x4d\x18", "lz4-compressed", "lz4 -d"),
+             (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive", "7z x")]
+_OPENERS = {"gzip": gzip.open, "bzip2": bz2.open, "xz": lzma.open}
+
+# Text encodings (--encoding): the name users give -> the name DuckDB and Python share.
+ENCODINGS = {"utf-8": "utf-8", "utf8": "utf-8", "latin-1": "latin-1", "latin1": "latin-1",
+             "iso-8859-1": "latin-1"}
+MAX_LINE = 2_097_152  # bytes: DuckDB's max_line_size; a longer line is an error
+_SPACE = " \t\n\r\v\f"  # the field separators (ASCII whitespace); \r and \n also end lines
+_FIELDS = re.compile(f"[{_SPACE}]+")
+_LATIN1_CONTROLS = re.compile(rb"[\x80-\x9f]")
+
+
+def encoding_name(encoding: str) -> str:
+    """The canonical name of a supported text encoding, or an error listing them."""
+    name = ENCODINGS.get(str(encoding).strip().lower())
+    if name is None:
+        raise IrwError(f"unknown encoding {encoding!r}; valid: utf-8, latin-1")
+    return name
+
+
+def compression(path: str) -> str | None:
+    """The compression of a file by its first bytes: gzip, bzip2, xz or None (plain text).
+    Formats irw does not read are an error saying how to decompress them."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+    except OSError as exc:
+        raise IrwError(f"{path}: cannot read the file ({exc.strerror})") from None
+    for magic, kind in _COMPRESSION:
+        if head.startswith(magic):
+            return kind
+    for magic, kind, tool in _NOT_READ:
+        if head.startswith(magic):
+            raise IrwError(f"{path}: the file is {kind}, which irw does not read; decompress it "
+                           f"first ({tool}), or compress it with gzip, bzip2 or xz")
+    return None
+
+
+def _damaged(path: str, kind: str | None, exc: Exception) -> str:
+    """The message for a file that could not be read to its end."""
+    if kind is None or (isinstance(exc, OSError) and exc.errno):
+        return f"{path}: cannot read the file ({getattr(exc, 'strerror', None) or exc})"
+    if isinstance(exc, EOFError):
+        return f"{path}: the {kind} data ends early: the file is truncated"
+    detail = str(exc).split(": ", 1)[-1] if isinstance(exc, zlib.error) else str(exc)
+    return f"{path}: the {kind} data is corrupt ({detail or type(exc).__name__}): the file is damaged"
+
+
+_READ_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError)
+
+
+def _open_binary(path: str, kind: str | None = None):
+    """The file's content as a binary stream, decompressed by its first bytes."""
+    kind = kind if kind is not None else compression(path)
+    return _OPENERS[kind](path, "rb") if kind else open(path, "rb")
+
+
+def _verify(path: str, kind: str, copy_to: str | None = None) -> None:
+    """Read a compressed file to its end, which checks its checksums and length (DuckDB does
+    not); ``copy_to``: write the decompressed content there. A damaged stream is an IrwError."""
+    try:
+        with _open_binary(path, kind) as fh, (open(copy_to, "wb") if copy_to else
+                                              contextlib.nullcontext()) as out:
+            while chunk := fh.read(1 << 20):
+                if out:
+                    out.write(chunk)
+    except _READ_ERRORS as exc:
+        raise IrwError(_damaged(path, kind, exc)) from None
+
+
 def _open_text(path: str):
-    with open(path, "rb") as fh:
-        magic = fh.read(2)
-    if magic == b"\x1f\x8b":
-        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
-    return open(path, "rt", encoding="utf-8", errors="replace")
+    """A (small) text file, decompressed by content, UTF-8."""
+    return io.TextIOWrapper(_open_binary(path), encoding="utf-8", errors="strict")
 
 
-def _lines(path: str):
-    """(line number, fields) for every non-blank line, split on any run of whitespace."""
-    with _open_text(path) as fh:
-        for number, line in enumerate(fh, start=1):
-            fields = line.split()
-            if fields:
-                yield number, fields
+def _raw_lines(path: str):
+    """(line number, bytes) of every line: lines end at \\n, \\r\\n or a lone \\r (as in
+    DuckDB's reader)."""
+    kind = compression(path)
+    number = 0
+    try:
+        with _open_binary(path, kind) as fh:
+            for chunk in fh:
+                chunk = chunk[:-1] if chunk.endswith(b"\n") else chunk
+                chunk = chunk[:-1] if chunk.endswith(b"\r") else chunk
+                for line in chunk.split(b"\r"):
+                    number += 1
+                    yield number, line
+    except _READ_ERRORS as exc:
+        raise IrwError(_damaged(path, kind, exc)) from None
+
+
+def _show(value: str, limit: int = 40) -> str:
+    return repr(value if len(value) <= limit else value[:limit] + "...")
+
+
+def _decode(raw: bytes, encoding: str, where: str) -> str:
+    """A line's text; an undecodable byte is an IrwError naming its column."""
+    if encoding == "latin-1":
+        bad = _LATIN1_CONTROLS.search(raw)
+        if bad:
+            raise IrwError(f"{where}: byte 0x{raw[bad.start()]:02x} (column {bad.start() + 1}) is a "
+                           "control code, not a Latin-1 character (Windows-1252 text is not read)")
+    try:
+        return raw.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise IrwError(f"{where}: byte 0x{raw[exc.start]:02x} (column {exc.start + 1}) is not valid "
+                       "UTF-8; if the file is Latin-1, load it with --encoding latin-1") from None
+
+
+def _lines(path: str, encoding: str = "utf-8"):
+    """(line number, fields) for every non-blank line, split on runs of ASCII whitespace. A line
+    that is too long or not in ``encoding`` is an IrwError naming it."""
+    for number, raw in _raw_lines(path):
+        if len(raw) + 2 > MAX_LINE:
+            raise IrwError(f"{path}, line {number}: the line is {len(raw):,} bytes long, irw reads "
+                           f"lines of up to {MAX_LINE:,} bytes (is this a run or qrels file?)")
+        if number == 1 and encoding == "utf-8" and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]  # a byte order mark
+        text = _decode(raw, encoding, f"{path}, line {number}")
+        if text.strip(_SPACE):
+            yield number, _FIELDS.split(text.strip(_SPACE))
+
+
+def _number_problem(value: str, label: str, index: int, cast: str) -> str | None:
+    """What is wrong with ``value`` as the number in field ``index`` (None: nothing)."""
+    what = f"{label} {_show(value)} (field {index})"
+    if cast == "DOUBLE":
+        if not _DECIMAL.fullmatch(value):
+            return (f"{what} is not a number: write a decimal number, optionally with an "
+                    "exponent (12.5, -3, 1.2e-05)")
+        if not math.isfinite(float(value)):
+            return f"{what} is out of range (beyond ±1.8e308)"
+        return None
+    if not _INTEGER.fullmatch(value):
+        return f"{what} is not an integer"
+    low, high = _RANGES[cast]
+    if not low <= int(value) <= high:
+        return f"{what} is out of range ({low} to {high})"
+    return None
 
 
 def _delimiter(path: str, nfields: int) -> str | None:
@@ -86,23 +242,48 @@ def _delimiter(path: str, nfields: int) -> str | None:
     tabs or by single spaces (no other whitespace): such files take the fast path of
     :func:`_stage`. None otherwise, or when the file cannot be read here."""
     try:
-        with _open_text(path) as fh:
-            line = next((text for text in fh if text.strip()), "")
-    except (OSError, EOFError, UnicodeError):
+        line = next((raw for _, raw in _raw_lines(path) if raw.strip()), b"")
+    except IrwError:
         return None
-    line = line.rstrip("\r\n")
-    for delim, other in (("\t", " "), (" ", "\t")):
+    for delim, other in ((b"\t", b" "), (b" ", b"\t")):
         fields = line.split(delim)
-        if len(fields) == nfields and all(fields) and not any(other in f or "\r" in f for f in fields):
-            return delim
+        if len(fields) == nfields and all(fields) and not any(
+                other in f or b"\v" in f or b"\f" in f for f in fields):
+            return delim.decode()
     return None
 
 
-def _stage(con, target: str, files: list[str], nfields: int, columns, progress) -> None:
+class _ReadError(Exception):
+    """DuckDB could not read a batch of files (the locator then names the problem)."""
+
+    def __init__(self, paths: list[str], exc: Exception):
+        super().__init__(str(exc))
+        self.paths, self.exc = paths, exc
+
+
+def _sources(files: list[str], tmp: str) -> dict[str, tuple[str, str]]:
+    """For each file: the file DuckDB reads and its compression (gzip or none). bzip2 and xz
+    files are decompressed into ``tmp`` (which checks them)."""
+    sources = {}
+    for number, path in enumerate(files):
+        kind = compression(path)
+        if kind in ("bzip2", "xz"):
+            plain = os.path.join(tmp, f"{number}.txt")
+            _verify(path, kind, copy_to=plain)
+            sources[path] = (plain, "none")
+        else:
+            sources[path] = (path, kind or "none")
+    return sources
+
+
+def _stage(con, target: str, files: list[str], nfields: int, columns, progress,
+           encoding: str = "utf-8") -> None:
     """Read and split ``files`` into the temporary table ``target``. Files separated by single
     tabs or spaces are read by DuckDB's CSV reader (sql/stage_delimited.sql); the others, and
     all of them again if that reader meets a line it cannot stand for, are split on any
-    whitespace (sql/stage_lines.sql). Runs outside a transaction: a failed fast read leaves
+    whitespace (sql/stage_lines.sql). Meanwhile gzip files are read to their end in Python,
+    which checks them (DuckDB does not). A file that cannot be read is an IrwError naming it
+    and, where there is one, the line. Runs outside a transaction: a failed fast read leaves
     the warehouse untouched."""
     shown = 0
 
@@ -113,30 +294,65 @@ def _stage(con, target: str, files: list[str], nfields: int, columns, progress) 
             shown += n
             progress(n)
 
+    encoding = encoding_name(encoding)
     step = BATCH if progress else max(len(files), 1)
-    by_delim: dict[str | None, list[str]] = {}
-    for f in files:
-        by_delim.setdefault(_delimiter(f, nfields), []).append(f)
-    general = by_delim.pop(None, [])
-    try:
-        for delim, group in by_delim.items():
-            _stage_batches(con, "stage_delimited.sql", target, group, nfields, columns, step,
-                           tick, {"delim": delim, "other": " " if delim == "\t" else "\t"})
-        fast = con.execute(f"SELECT 1 FROM {target} WHERE nf < 0 LIMIT 1").fetchone() is None
-    except duckdb.Error:
-        fast = False
-    if not fast:
-        con.execute(f"DELETE FROM {target}")
-        general = files
-    _stage_batches(con, "stage_lines.sql", target, general, nfields, columns, step, tick, {},
-                   report=True)
+    with tempfile.TemporaryDirectory(prefix="irw-") as tmp, ThreadPoolExecutor(1) as pool:
+        sources = _sources(files, tmp)
+        gzipped = [f for f in files if sources[f][1] == "gzip"]
+        checked = pool.submit(lambda: [_verify(f, "gzip") for f in gzipped])
+
+        def read(template: str, group: list[str], params: dict, report: bool) -> None:
+            for kind in ("gzip", "none"):
+                paths = [sources[f][0] for f in group if sources[f][1] == kind]
+                _stage_batches(con, template, target, paths, nfields, columns, step, tick,
+                               {**params, "compression": kind, "encoding": encoding,
+                                "max_line": MAX_LINE}, report=report)
+
+        by_delim: dict[str | None, list[str]] = {}
+        for f in files:
+            by_delim.setdefault(_delimiter(sources[f][0], nfields), []).append(f)
+        general = by_delim.pop(None, [])
+        try:
+            try:
+                for delim, group in by_delim.items():
+                    read("stage_delimited.sql", group,
+                         {"delim": delim, "other": " " if delim == "\t" else "\t"}, False)
+                fast = con.execute(f"SELECT 1 FROM {target} WHERE nf < 0 LIMIT 1").fetchone() is None
+            except duckdb.Error:
+                fast = False
+            if not fast:
+                con.execute(f"DELETE FROM {target}")
+                general = files
+            read("stage_lines.sql", general, {}, True)
+        except _ReadError as failure:
+            checked.result()  # a damaged stream explains the failure best
+            batch = [f for f in files if sources[f][0] in failure.paths]
+            raise IrwError(_read_problem(batch, encoding) or f"cannot read {', '.join(batch)}: "
+                           f"{str(failure.exc).strip().splitlines()[0]}") from None
+        checked.result()
+        for f, (path, _) in sources.items():
+            if path != f:
+                con.execute(f"UPDATE {target} SET filename = $f WHERE filename = $p",
+                            {"f": f, "p": path})
+
+
+def _read_problem(files: list[str], encoding: str) -> str:
+    """Why DuckDB could not read ``files``: the first line too long or not in ``encoding``,
+    or a damaged stream ('' if Python finds nothing wrong)."""
+    for path in files:
+        try:
+            for _ in _lines(path, encoding):
+                pass
+        except IrwError as exc:
+            return str(exc)
+    return ""
 
 
 def _stage_batches(con, template: str, target: str, files: list[str], nfields: int, columns,
                    step: int, tick, params: dict, report: bool = False) -> None:
     """Run a staging template over ``files``, ``step`` files per statement (all of them in one
     when no progress bar is shown: DuckDB reads the files in parallel). ``report``: a read
-    error becomes an IrwError naming the files."""
+    error becomes a _ReadError naming the files."""
     for start in range(0, len(files), step):
         batch = files[start:start + step]
         try:
@@ -145,7 +361,7 @@ def _stage_batches(con, template: str, target: str, files: list[str], nfields: i
         except duckdb.Error as exc:
             if not report:
                 raise
-            raise IrwError(f"cannot read {', '.join(batch)}: {exc}") from exc
+            raise _ReadError(batch, exc) from None
         tick(len(batch))
 
 
@@ -172,25 +388,16 @@ def _run_line_problem(fields: list[str], extra_ok: bool) -> str | None:
     if len(fields) < 6 or (len(fields) > 6 and not extra_ok):
         return (f"expected 6 fields (topic Q0 docno rank score run_id), found {len(fields)}"
                 + ("" if len(fields) < 6 else "; use --ignore-extra-fields to ignore trailing text as trec_eval does"))
-    try:
-        int(fields[3])
-    except ValueError:
-        return f"rank {fields[3]!r} is not an integer"
-    try:
-        score = float(fields[4])
-    except ValueError:
-        return f"score {fields[4]!r} is not a number"
-    if not math.isfinite(score):
-        return f"score {fields[4]!r} is not a finite number"
-    return None
+    return (_number_problem(fields[3], "rank", 4, "BIGINT")
+            or _number_problem(fields[4], "score", 5, "DOUBLE"))
 
 
-def _locate_problem(files: list[str], line_problem, key, twice) -> str:
+def _locate_problem(files: list[str], line_problem, key, twice, encoding: str = "utf-8") -> str:
     """The first bad line of ``files``: ``line_problem(fields)`` names what is wrong with a
     line; a repeated ``key(fields)`` is reported by ``twice(fields)``. Empty if none found."""
     seen: dict[tuple, tuple[str, int]] = {}
     for path in files:
-        for number, fields in _lines(path):
+        for number, fields in _lines(path, encoding):
             problem = line_problem(fields)
             if problem:
                 return f"{path}, line {number}: {problem}"
@@ -202,14 +409,15 @@ def _locate_problem(files: list[str], line_problem, key, twice) -> str:
     return ""
 
 
-def _locate_run_problem(files: list[str], extra_ok: bool) -> str:
+def _locate_run_problem(files: list[str], extra_ok: bool, encoding: str = "utf-8") -> str:
     return _locate_problem(
         files, lambda f: _run_line_problem(f, extra_ok), lambda f: (f[5], f[0], f[2]),
-        lambda f: f"document {f[2]} appears twice for run {f[5]}, topic {f[0]}")
+        lambda f: f"document {f[2]} appears twice for run {f[5]}, topic {f[0]}", encoding)
 
 
 def load_runs(con, patterns: Iterable[str], policy: str = "trec_eval", replace: bool = False,
-              meta: str | None = None, extra_fields: bool = False, final=None) -> dict:
+              meta: str | None = None, extra_fields: bool = False, final=None,
+              encoding: str = "utf-8") -> dict:
     """Load run files; returns a summary {runs, lines, files, replaced, refreshed}.
 
     The files are read, checked and ranked in temporary tables of ``con``, and moved into
@@ -224,9 +432,10 @@ def load_runs(con, patterns: Iterable[str], policy: str = "trec_eval", replace: 
                 "topic VARCHAR, docno VARCHAR, run_id VARCHAR, given_rank BIGINT, score DOUBLE)")
     try:
         with _progress_bar(files, "reading runs", phases=3) as bar:
-            _stage(con, "irw_staged", files, 6, RUN_COLUMNS, bar.update if bar else None)
+            _stage(con, "irw_staged", files, 6, RUN_COLUMNS, bar.update if bar else None,
+                   encoding)
             _phase(bar, "checking", advance=False)
-            _check_runs(con, files, extra_fields)
+            _check_runs(con, files, extra_fields, encoding)
             _phase(bar, "ranking")
             db.run_script(con, "rank_runs.sql", policy=policy)
             db.run_script(con, "run_parts_staged.sql", {"policy": policy, "ids": _staged_run_ids(con)})
@@ -243,7 +452,7 @@ def load_runs(con, patterns: Iterable[str], policy: str = "trec_eval", replace: 
     return summary
 
 
-def _check_runs(con, files: list[str], extra_fields: bool) -> None:
+def _check_runs(con, files: list[str], extra_fields: bool, encoding: str = "utf-8") -> None:
     bad_fields = "nf < 6" if extra_fields else "nf <> 6"
     bad = con.execute(
         f"SELECT filename FROM irw_staged WHERE {bad_fields} OR given_rank IS NULL "
@@ -256,7 +465,7 @@ def _check_runs(con, files: list[str], extra_fields: bool) -> None:
         bad = con.execute("SELECT filename FROM irw_staged_topics WHERE n_docs <> n_distinct "
                           "LIMIT 1").fetchone()
     if bad is not None:
-        where = _locate_run_problem(files, extra_fields)
+        where = _locate_run_problem(files, extra_fields, encoding_name(encoding))
         raise IrwError(where or f"{bad[0]}: malformed run data")
     if con.execute("SELECT count(*) FROM irw_staged").fetchone()[0] == 0:
         raise IrwError(f"{', '.join(files)}: no run lines found")
@@ -273,7 +482,7 @@ def _insert_runs(con, files: list[str], policy: str, replace: bool) -> dict:
         "SELECT run_id FROM run_loads WHERE list_contains($ids, run_id) ORDER BY run_id",
         {"ids": run_ids}).fetchall()]
     if existing and not replace:
-        raise IrwError(f"run(s) already loaded: {', '.join(existing)}; use --replace to replace them")
+        raise IrwError(_already_loaded(con, existing))
     _delete_runs(con, existing, scores=False)
     db.run_script(con, "load_runs.sql", {"policy": policy})
     db.update_bases(con, run_ids)
@@ -283,6 +492,16 @@ def _insert_runs(con, files: list[str], policy: str, replace: bool) -> dict:
     lines = con.execute("SELECT count(*) FROM irw_staged").fetchone()[0]
     return {"runs": run_ids, "lines": lines, "files": len(files), "replaced": existing,
             "refreshed": refreshed}
+
+
+def _already_loaded(con, run_ids: list[str], shown: int = 10) -> str:
+    """The error for runs loaded before: each run id with the file(s) of this load it is in."""
+    rows = con.execute("SELECT run_id, string_agg(DISTINCT filename, ', ' ORDER BY filename) "
+                       "FROM irw_staged WHERE list_contains($ids, run_id) GROUP BY run_id "
+                       "ORDER BY run_id", {"ids": run_ids}).fetchall()
+    listed = "; ".join(f"{run_id} (in {files})" for run_id, files in rows[:shown])
+    more = f"; and {len(rows) - shown} more" if len(rows) > shown else ""
+    return f"run(s) already loaded: {listed}{more}; use --replace to replace them"
 
 
 def _delete_runs(con, run_ids: list[str], scores: bool = True) -> None:
@@ -307,20 +526,19 @@ def drop_runs(con, run_ids: list[str]) -> None:
 def _qrels_line_problem(fields: list[str]) -> str | None:
     if len(fields) != 4:
         return f"expected 4 fields (topic iteration docno rel), found {len(fields)}"
-    try:
-        int(fields[3])
-    except ValueError:
-        return f"relevance {fields[3]!r} is not an integer"
-    return None
+    problem = _number_problem(fields[3], "relevance", 4, "INTEGER")
+    if problem and _INTEGER.match(fields[3]) and not _INTEGER.fullmatch(fields[3]):
+        problem += f" (trec_eval would read it as {int(_INTEGER.match(fields[3]).group())})"
+    return problem
 
 
-def _locate_qrels_problem(files: list[str]) -> str:
+def _locate_qrels_problem(files: list[str], encoding: str = "utf-8") -> str:
     return _locate_problem(files, _qrels_line_problem, lambda f: (f[0], f[2]),
-                           lambda f: f"document {f[2]} is judged twice for topic {f[0]}")
+                           lambda f: f"document {f[2]} is judged twice for topic {f[0]}", encoding)
 
 
 def load_qrels(con, patterns: Iterable[str], name: str, replace: bool = False,
-               description: str | None = None, final=None) -> dict:
+               description: str | None = None, final=None, encoding: str = "utf-8") -> dict:
     """Load qrels files under ``name``; ``con`` and ``final`` as for :func:`load_runs`."""
     files = expand_paths(patterns)
     if not name or not name.strip():
@@ -328,14 +546,15 @@ def load_qrels(con, patterns: Iterable[str], name: str, replace: bool = False,
     con.execute("CREATE OR REPLACE TEMP TABLE irw_staged_qrels (filename VARCHAR, nf INTEGER, "
                 "topic VARCHAR, docno VARCHAR, rel INTEGER)")
     try:
-        _stage(con, "irw_staged_qrels", files, 4, QRELS_COLUMNS, None)
+        _stage(con, "irw_staged_qrels", files, 4, QRELS_COLUMNS, None, encoding)
         bad = con.execute("SELECT filename FROM irw_staged_qrels WHERE nf <> 4 OR rel IS NULL "
                           "LIMIT 1").fetchone()
         if bad is None:
             bad = con.execute("SELECT any_value(filename) FROM irw_staged_qrels "
                               "GROUP BY topic, docno HAVING count(*) > 1 LIMIT 1").fetchone()
         if bad is not None:
-            raise IrwError(_locate_qrels_problem(files) or f"{bad[0]}: malformed qrels")
+            raise IrwError(_locate_qrels_problem(files, encoding_name(encoding))
+                           or f"{bad[0]}: malformed qrels")
         if con.execute("SELECT count(*) FROM irw_staged_qrels").fetchone()[0] == 0:
             raise IrwError(f"{', '.join(files)}: no qrels lines found")
         with final() if final else contextlib.nullcontext():
@@ -424,7 +643,15 @@ _FALSE = {"false", "f", "no", "n", "0", ""}
 
 
 def _load_meta(con, path: str) -> int:
-    """Read a TSV with a header naming run_id and any of team, kind, pooled."""
+    """Read a TSV with a header naming run_id and any of team, kind, pooled (UTF-8)."""
+    try:
+        return _read_meta(con, path)
+    except UnicodeDecodeError as exc:
+        raise IrwError(f"{path}: byte 0x{exc.object[exc.start]:02x} is not valid UTF-8 "
+                       "(a metadata file is UTF-8 text)") from None
+
+
+def _read_meta(con, path: str) -> int:
     if not os.path.isfile(path):
         raise IrwError(f"{path}: no such file")
     rows = []

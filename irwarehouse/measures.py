@@ -12,10 +12,12 @@ names (``map``, ``P_10``, ``ndcg_cut_10``, ...) are accepted as aliases.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
 from .errors import IrwError
+from .loader import DECIMAL_SYNTAX, INTEGER_SYNTAX
 
 DISCOUNTS = ("log2p1", "jk")
 
@@ -27,18 +29,38 @@ class Param:
     default: object
     help: str
     choices: tuple = ()
-    low: float | None = None  # exclusive lower bound for floats, inclusive for ints
-    high: float | None = None  # exclusive upper bound
+    low: float | None = None  # the valid range of a number: [low, high], or open where
+    high: float | None = None  # low_open / high_open say so
+    low_open: bool = False
+    high_open: bool = False
     always_shown: bool = False  # part of the canonical name even at its default
+    why: str = ""  # said when a value is out of range
+
+    def valid_range(self) -> str:
+        if self.low is not None and self.high is not None:
+            return (f"in {'(' if self.low_open else '['}{format_number(self.low)}, "
+                    f"{format_number(self.high)}{')' if self.high_open else ']'}")
+        if self.low is not None:
+            return f"{'>' if self.low_open else '>='} {format_number(self.low)}"
+        return f"{'<' if self.high_open else '<='} {format_number(self.high)}"
+
+    def in_range(self, value: float) -> bool:
+        return ((self.low is None or value > self.low or (value == self.low and not self.low_open))
+                and (self.high is None or value < self.high
+                     or (value == self.high and not self.high_open)))
 
 
-REL = Param("rel", "int", None, "relevance threshold: grade >= rel is relevant (default 1, or --rel-level)")
+MAX_INT = 2**31 - 1  # grades, thresholds and cut-offs are SQL INTEGERs
+
+REL = Param("rel", "int", None, "relevance threshold: grade >= rel is relevant (default 1, or --rel-level); rel >= 0",
+            low=0, why="grades below 0 mark documents in the pool but not assessed")
 JUDGED = Param("judged_only", "bool", False, "condensed list: drop unjudged documents first (also Name')")
-GAINS = Param("gains", "gains", None, "gain per grade, e.g. {1:1,2:3}; unlisted grades gain 0 (default: gain = grade for grade >= 1; binary if rel is given)")
+GAINS = Param("gains", "gains", None, "gain per grade, e.g. {1:1,2:3}; unlisted grades gain 0; grades >= 0, gains >= 0 (default: gain = grade for grade >= 1; binary if rel is given)")
 DISCOUNT = Param("discount", "choice", "log2p1", "log2p1: 1/log2(i+1) (trec_eval); jk: 1/log_b(max(b,i)) (Jarvelin & Kekalainen, Sakai)", DISCOUNTS)
-BASE = Param("base", "float", 2.0, "logarithm base of the discount", low=1.0)
-PERSIST = Param("p", "float", 0.8, "persistence phi", low=0.0, high=1.0, always_shown=True)
-BETA = Param("beta", "float", 1.0, "weight of gain against rank (0 gives AP)", low=None)
+BASE = Param("base", "float", 2.0, "logarithm base of the discount; base > 1", low=1.0, low_open=True)
+PERSIST = Param("p", "float", 0.8, "persistence phi; 0 < p < 1", low=0.0, high=1.0, low_open=True,
+                high_open=True, always_shown=True)
+BETA = Param("beta", "float", 1.0, "weight of gain against rank (0 gives AP); beta >= 0", low=0.0)
 
 
 @dataclass(frozen=True)
@@ -160,12 +182,29 @@ def format_value(value) -> str:
     if isinstance(value, float):
         return repr(value)
     if isinstance(value, tuple):  # gains
-        return "{" + ",".join(f"{g}:{_format_number(v)}" for g, v in value) + "}"
+        return "{" + ",".join(f"{g}:{format_number(v)}" for g, v in value) + "}"
     return str(value)
 
 
-def _format_number(value: float) -> str:
+def format_number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+_INTEGER = re.compile(INTEGER_SYNTAX)
+_DECIMAL = re.compile(DECIMAL_SYNTAX)
+
+
+def _integer(text: str) -> int | None:
+    """An integer written as the number syntax of input files has it (None otherwise)."""
+    text = text.strip()
+    return int(text) if _INTEGER.fullmatch(text) else None
+
+
+def _decimal(text: str) -> float | None:
+    """A finite decimal number (optionally in exponent notation); None otherwise."""
+    text = text.strip()
+    value = float(text) if _DECIMAL.fullmatch(text) else None
+    return value if value is not None and math.isfinite(value) else None
 
 
 _NAME_RE = re.compile(
@@ -211,12 +250,9 @@ def parse(text: str) -> Measure:
     if m.group("k") is not None:
         if not definition.cutoff:
             raise IrwError(f"measure {name} takes no cut-off (@k) in {text!r}")
-        try:
-            cutoff = int(m.group("k"))
-        except ValueError:
-            raise IrwError(f"cut-off must be a positive integer in {text!r}") from None
-        if cutoff < 1:
-            raise IrwError(f"cut-off must be a positive integer in {text!r}")
+        cutoff = _integer(m.group("k"))
+        if cutoff is None or not 1 <= cutoff <= MAX_INT:
+            raise IrwError(f"cut-off @{m.group('k')} in {text!r} must be an integer from 1 to {MAX_INT}")
     for param in definition.params:
         if param.always_shown and param.name not in values:
             values[param.name] = param.default
@@ -244,24 +280,16 @@ def _split_params(text: str, whole: str) -> list[str]:
 
 def _convert(param: Param, value: str, whole: str):
     where = f"parameter {param.name} of {whole!r}"
-    if param.kind == "int":
-        try:
-            return int(value)
-        except ValueError:
-            raise IrwError(f"{where} must be an integer, got {value!r}") from None
-    if param.kind == "float":
-        try:
-            number = float(value)
-        except ValueError:
-            raise IrwError(f"{where} must be a number, got {value!r}") from None
-        if number != number or number in (float("inf"), float("-inf")):
-            raise IrwError(f"{where} must be finite")
-        if param.low is not None and number <= param.low:
-            raise IrwError(f"{where} must be > {param.low}, got {value}")
-        if param.high is not None and number >= param.high:
-            raise IrwError(f"{where} must be < {param.high}, got {value}")
-        if param.name == "beta" and number < 0:
-            raise IrwError(f"{where} must be >= 0, got {value}")
+    if param.kind in ("int", "float"):
+        number = _integer(value) if param.kind == "int" else _decimal(value)
+        if number is None:
+            kind = "an integer" if param.kind == "int" else "a finite decimal number (e.g. 0.95)"
+            raise IrwError(f"{where} must be {kind}, got {value!r}")
+        if param.kind == "int" and number > MAX_INT:
+            raise IrwError(f"{where} must be at most {MAX_INT}, got {value}")
+        if not param.in_range(number):
+            why = f" ({param.why})" if param.why else ""
+            raise IrwError(f"{where} must be {param.valid_range()}{why}, got {value}")
         return number
     if param.kind == "bool":
         if value.lower() in ("true", "1", "yes"):
@@ -274,26 +302,35 @@ def _convert(param: Param, value: str, whole: str):
             raise IrwError(f"{where} must be one of {', '.join(param.choices)}, got {value!r}")
         return value
     if param.kind == "gains":
-        body = value.strip()
-        if not (body.startswith("{") and body.endswith("}")):
-            raise IrwError(f"{where} must look like {{0:0,1:1,2:3}}, got {value!r}")
-        pairs = []
-        for item in body[1:-1].split(","):
-            if not item.strip():
-                continue
-            grade, sep, gain = item.partition(":")
-            try:
-                pairs.append((int(grade), float(gain)))
-            except ValueError:
-                raise IrwError(f"{where}: bad entry {item.strip()!r} (want grade:gain)") from None
-            if not sep:
-                raise IrwError(f"{where}: bad entry {item.strip()!r} (want grade:gain)")
-        if not pairs or max(g for _, g in pairs) <= 0:
-            raise IrwError(f"{where} needs at least one positive gain")
-        if any(g < 0 for _, g in pairs):
-            raise IrwError(f"{where}: gains must be >= 0")
-        return tuple(sorted(dict(pairs).items()))
+        return _gains(value, where)
     raise AssertionError(param.kind)
+
+
+def _gains(value: str, where: str) -> tuple:
+    """A gain map {grade:gain,...}: grades integers >= 0, gains finite and >= 0, one > 0."""
+    body = value.strip()
+    if not (body.startswith("{") and body.endswith("}")):
+        raise IrwError(f"{where} must look like {{0:0,1:1,2:3}}, got {value!r}")
+    gains: dict[int, float] = {}
+    for item in body[1:-1].split(","):
+        if not item.strip():
+            continue
+        grade_text, sep, gain_text = item.partition(":")
+        grade, gain = _integer(grade_text), _decimal(gain_text)
+        if not sep or grade is None or gain is None:
+            raise IrwError(f"{where}: bad entry {item.strip()!r} (want grade:gain, an integer "
+                           "and a finite number)")
+        if not 0 <= grade <= MAX_INT:
+            raise IrwError(f"{where}: grade {grade} must be >= 0 (grades below 0 mark documents "
+                           "in the pool but not assessed, which gain nothing)")
+        if gain < 0:
+            raise IrwError(f"{where}: the gain of grade {grade} must be >= 0, got {gain_text.strip()}")
+        if grade in gains:
+            raise IrwError(f"{where}: grade {grade} is given twice")
+        gains[grade] = gain
+    if not gains or max(gains.values()) <= 0:
+        raise IrwError(f"{where} needs at least one positive gain")
+    return tuple(sorted(gains.items()))
 
 
 def parse_all(texts, rel_level: int | None = None) -> list[Measure]:
@@ -302,6 +339,8 @@ def parse_all(texts, rel_level: int | None = None) -> list[Measure]:
     Gain-based measures keep graded gains under ``rel_level`` (as trec_eval's ndcg does);
     only an explicit ``rel=`` makes them binary.
     """
+    if rel_level is not None and not REL.in_range(rel_level):
+        raise IrwError(f"--rel-level must be {REL.valid_range()} ({REL.why}), got {rel_level}")
     out: list[Measure] = []
     for text in texts:
         for piece in _split_cli(text):

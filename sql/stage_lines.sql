@@ -1,16 +1,21 @@
 {#-
-  Split the lines of TREC-format files ($files) into whitespace-separated fields.
-  Fast path: tabs and carriage returns become spaces and a line that splits into exactly
-  `nfields` non-empty fields is taken as is; any other line is split by a regular expression.
-  Blank lines are skipped. Casting to numbers is left to the caller (try_cast), so that a bad
-  value is found and reported, never silently dropped.
+  Split the lines of TREC-format files ($files) into fields separated by runs of ASCII
+  whitespace (space, tab, vertical tab, form feed; lines end at \n, \r\n or a lone \r).
+  Fast path: whitespace becomes spaces and a line that splits into exactly `nfields`
+  non-empty fields is taken as is; any other line is split by a regular expression. Blank
+  lines are skipped. A number is cast only when its text has the documented syntax (`syntax`
+  of each column, see loader.py); anything else -- and a value out of its type's range --
+  stays NULL, so that the caller finds and reports it, never silently drops or rounds it.
+  $compression (gzip or none), $encoding (utf-8 or latin-1) and $max_line (bytes) are passed
+  to the reader.
 -#}
 INSERT INTO {{ target }}
 WITH raw AS (
-    SELECT filename, replace(replace(line, chr(9), ' '), chr(13), ' ') AS line
+    SELECT filename, translate(line, chr(9) || chr(11) || chr(12) || chr(13), '    ') AS line
     FROM read_csv($files, columns = {'line': 'VARCHAR'}, delim = '\x01', quote = '',
                   escape = '', header = false, auto_detect = false, filename = true,
-                  strict_mode = false)
+                  strict_mode = false, compression = $compression, encoding = $encoding,
+                  max_line_size = $max_line)
     WHERE line IS NOT NULL
 ),
 split AS (
@@ -19,13 +24,13 @@ split AS (
 fields AS (
     SELECT filename,
            CASE WHEN len(f) = {{ nfields }} AND NOT list_contains(f, '') THEN f
-                ELSE regexp_split_to_array(regexp_replace(line, '^\s+|\s+$', '', 'g'), '\s+')
+                ELSE regexp_split_to_array(trim(line), ' +')
            END AS f
     FROM split
 )
 SELECT filename, len(f) AS nf
-{% for name, index, cast in columns %}
-     , {% if cast %}try_cast(f[{{ index }}] AS {{ cast }}){% else %}f[{{ index }}]{% endif %} AS {{ name }}
+{% for name, index, cast, syntax in columns %}
+     , {% if cast %}CASE WHEN regexp_full_match(f[{{ index }}], {{ syntax | literal }}) THEN try_cast(f[{{ index }}] AS {{ cast }}) END{% else %}f[{{ index }}]{% endif %} AS {{ name }}
 {% endfor %}
 FROM fields
 WHERE f <> [''];

@@ -134,3 +134,77 @@ def test_database_works_without_the_package(loaded):
     unjudged = con.execute("SELECT count(*) FROM ranking('fixture') WHERE grade IS NULL").fetchone()[0]
     assert unjudged > 0
     assert con.execute("SELECT count(*) FROM measures").fetchone()[0] >= 21
+
+
+def _command_paths(command, prefix=()):
+    yield prefix
+    for name, sub in getattr(command, "commands", {}).items():
+        yield from _command_paths(sub, prefix + (name,))
+
+
+def test_version_and_help_without_type_tags(cli):
+    import typer
+
+    from irwarehouse import __version__
+    from irwarehouse.cli import app
+
+    assert cli("--version").stdout.strip() == f"irw {__version__}"
+    paths = list(_command_paths(typer.main.get_command(app)))
+    assert len(paths) > 30
+    for path in paths:
+        text = cli(*path, "--help").stdout
+        for tag in ("<bool>", "<str>", "<int>", "<float>", "<list", "{"):
+            assert tag not in text, (path, tag)
+    runs_help = cli("load", "runs", "--help").stdout
+    assert "PATHS..." in runs_help and "--order ORDER" in " ".join(runs_help.split())
+    assert "gm_trec" in cli("eval", "--help").stdout
+
+
+def test_small_things_say_what_is_wrong(loaded, tmp_path, monkeypatch):
+    result = loaded("load", "runs", "--replace", "true", FIXTURES / "runs" / "alpha.txt", ok=False)
+    assert result.stderr == "error: true: no such file (options such as --replace are flags: they take no value)\n"
+    result = loaded("load", "runs", FIXTURES / "runs" / "alpha.txt", ok=False)
+    assert result.stderr == (f"error: run(s) already loaded: alpha1 (in {FIXTURES}/runs/alpha.txt); "
+                             f"alpha2 (in {FIXTURES}/runs/alpha.txt); use --replace to replace them\n")
+    (tmp_path / "q0").write_text("101 0 d1 0\n101 0 d2 0\n")
+    loaded("load", "qrels", tmp_path / "q0", "--name", "q0")
+    result = loaded("eval", "-m", "AP", "--qrels", "q0")
+    assert result.stdout == "(no rows)\n"
+    assert result.stderr.startswith("no rows: qrels q0 has no relevant document (grade >= 1), so the "
+                                    "default topic set, the topics with a relevant document, is empty")
+    assert "AP" in loaded("eval", "-m", "AP", "--qrels", "q0", "--topics", "all").stdout
+    from irwarehouse import loader
+
+    monkeypatch.setattr(loader, "load_meta", lambda *a: (_ for _ in ()).throw(ValueError("boom\nmore")))
+    result = loaded("load", "meta", FIXTURES / "runs.tsv", ok=False)
+    assert result.exit_code == 1 and result.stderr.startswith("error: unexpected ValueError: boom\n")
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.output
+
+
+def test_a_database_that_is_not_a_warehouse_is_refused_and_left_alone(tmp_path):
+    from conftest import cli_for
+    from irwarehouse import db
+
+    other = str(tmp_path / "other.duckdb")
+    con = duckdb.connect(other)
+    con.execute("CREATE TABLE r (x INTEGER)")
+    con.close()
+    for args in (("runs", "list"), ("load", "runs", FIXTURES / "runs" / "alpha.txt")):
+        result = cli_for(other)(*args, ok=False)
+        assert result.stderr == (f"error: {other} is a DuckDB database but not an irw warehouse "
+                                 "(it holds r); choose another --db\n")
+    con = duckdb.connect(other)
+    assert con.execute("SELECT table_name FROM information_schema.tables").fetchall() == [("r",)]
+    con.close()
+    newer = str(tmp_path / "newer.duckdb")
+    db.connect(newer).close()
+    con = duckdb.connect(newer)
+    con.execute("UPDATE irw_meta SET value = '99' WHERE key = 'schema_version'")
+    con.close()
+    result = cli_for(newer)("runs", "list", ok=False)
+    assert result.stderr == (f"error: {newer} was written by a newer irwarehouse (warehouse schema "
+                             f"version 99; this one reads up to {db.SCHEMA_VERSION}): upgrade irwarehouse\n")
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database\n")
+    result = cli_for(str(text))("runs", "list", ok=False)
+    assert result.stderr == f"error: {text} is not a DuckDB database, so not an irw warehouse: choose another --db\n"

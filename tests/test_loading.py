@@ -74,9 +74,9 @@ def test_directories_globs_and_metadata(con, tmp_path):
 BAD_RUNS = [
     ("1 Q0 d1 1 1 r\n1 Q0 d2 2 r\n", "line 2: expected 6 fields"),
     ("1 Q0 d1 1 1 r extra\n", "--ignore-extra-fields"),
-    ("1 Q0 d1 one 1 r\n", "line 1: rank 'one' is not an integer"),
-    ("1 Q0 d1 1 1 r\n1 Q0 d2 2 high r\n", "line 2: score 'high' is not a number"),
-    ("1 Q0 d1 1 nan r\n", "not a finite number"),
+    ("1 Q0 d1 one 1 r\n", "line 1: rank 'one' (field 4) is not an integer"),
+    ("1 Q0 d1 1 1 r\n1 Q0 d2 2 high r\n", "line 2: score 'high' (field 5) is not a number"),
+    ("1 Q0 d1 1 nan r\n", "score 'nan' (field 5) is not a number"),
     ("1 Q0 d1 1 1 r\n2 Q0 d1 1 1 r\n1 Q0 d1 2 0.5 r\n", "line 3: document d1 appears twice for run r, topic 1 (first at"),
 ]
 
@@ -180,7 +180,7 @@ def test_existing_run_needs_replace_and_replace_recomputes_its_scores(con, tmp_p
     r = write(tmp_path / "r", "1 Q0 d1 1 1 r\n")
     loader.load_runs(con, [r])
     evaluate.evaluate(con, "q", measures.parse_all(["AP"]), ["r"])
-    with pytest.raises(IrwError, match="already loaded: r; use --replace"):
+    with pytest.raises(IrwError, match=r"already loaded: r \(in .*/r\); use --replace"):
         loader.load_runs(con, [r])
     assert con.execute("SELECT value FROM scores").fetchall() == [(1.0,)]
     loader.load_runs(con, [write(tmp_path / "r", "1 Q0 d0 1 2 r\n1 Q0 d1 2 1 r\n")], replace=True)
@@ -244,7 +244,7 @@ def test_missing_inputs(con, tmp_path, monkeypatch, paths, message):
 
 BAD_QRELS = [
     ("1 0 d1 1\n1 0 d2\n", "line 2: expected 4 fields"),
-    ("1 0 d1 yes\n", "line 1: relevance 'yes' is not an integer"),
+    ("1 0 d1 yes\n", "line 1: relevance 'yes' (field 4) is not an integer"),
     ("1 0 d1 1\n2 0 d1 0\n1 0 d1 0\n", "line 3: document d1 is judged twice for topic 1"),
 ]
 
@@ -315,3 +315,180 @@ def test_progress_counts_every_file_once(con, tmp_path, monkeypatch, fall_back):
     assert labels[-4:] == ["checking", "ranking", "writing to the warehouse", "done"]
     assert len(summary["runs"]) == len(paths)
     assert con.execute("SELECT count(*) FROM runs").fetchone()[0] == len(paths) + fall_back
+
+
+# ---------------------------------------------------------------- number syntax, both paths
+
+def _both_layouts(line: str) -> dict[str, str]:
+    """A run line as the fast path reads it (single tabs) and as the general path does."""
+    fields = line.split()
+    return {"tabs": "\t".join(fields) + "\n", "mixed": "  ".join(fields) + " \t\n"}
+
+
+@pytest.fixture()
+def templates(monkeypatch):
+    """The staging templates each load used."""
+    from irwarehouse import db
+
+    used = []
+    run_script = db.run_script
+    monkeypatch.setattr(db, "run_script", lambda c, template, *a, **k: (
+        used.append(template), run_script(c, template, *a, **k))[1])
+    return used
+
+
+@pytest.mark.parametrize("rank, score, message", [
+    ("2.5", "1", "rank '2.5' (field 4) is not an integer"),
+    ("0x10", "1", "rank '0x10' (field 4) is not an integer"),
+    ("1_000", "1", "rank '1_000' (field 4) is not an integer"),
+    ("1e3", "1", "rank '1e3' (field 4) is not an integer"),
+    ("\u0661", "1", "rank '\u0661' (field 4) is not an integer"),
+    ("9223372036854775808", "1", "rank '9223372036854775808' (field 4) is out of range (-9223372036854775808 to 9223372036854775807)"),
+    ("1", "1_000", "score '1_000' (field 5) is not a number"),
+    ("1", "0x10", "score '0x10' (field 5) is not a number"),
+    ("1", "inf", "score 'inf' (field 5) is not a number"),
+    ("1", "-Infinity", "score '-Infinity' (field 5) is not a number"),
+    ("1", "nan", "score 'nan' (field 5) is not a number"),
+    ("1", "1e999", "score '1e999' (field 5) is out of range"),
+    ("1", "1e", "score '1e' (field 5) is not a number"),
+    ("1", ".", "score '.' (field 5) is not a number"),
+])
+def test_numbers_outside_the_syntax_are_errors_on_both_paths(con, tmp_path, templates, rank, score, message):
+    first = _both_layouts("1 Q0 d0 1 2 r")
+    for layout, text in _both_layouts(f"1 Q0 d1 {rank} {score} r").items():
+        text = first[layout] + text
+        templates.clear()
+        with pytest.raises(IrwError) as info:
+            loader.load_runs(con, [write(tmp_path / "bad.txt", text)])
+        assert ("stage_lines.sql" in templates) == (layout == "mixed")
+        assert f"bad.txt, line 2: {message}" in str(info.value), layout
+        assert counts(con)[0] == 0
+
+
+@pytest.mark.parametrize("rank, score, stored", [
+    ("+5", "1.5E+3", (5, 1500.0)), ("-0", "-.5", (0, -0.5)), ("007", "3.", (7, 3.0)),
+    ("-9223372036854775808", "1e-999", (-2**63, 0.0)), ("1", "+12", (1, 12.0)),
+])
+def test_numbers_in_the_syntax_load_alike_on_both_paths(con, tmp_path, templates, rank, score, stored):
+    for layout, text in _both_layouts(f"1 Q0 d1 {rank} {score} r").items():
+        templates.clear()
+        loader.load_runs(con, [write(tmp_path / "r.txt", text)], replace=True)
+        assert ("stage_lines.sql" in templates) == (layout == "mixed")
+        assert con.execute("SELECT given_rank, score FROM runs").fetchone() == stored, layout
+
+
+@pytest.mark.parametrize("grade, message", [
+    ("1.5", "relevance '1.5' (field 4) is not an integer (trec_eval would read it as 1)"),
+    ("2x", "relevance '2x' (field 4) is not an integer (trec_eval would read it as 2)"),
+    ("one", "relevance 'one' (field 4) is not an integer"),
+    ("99999999999", "relevance '99999999999' (field 4) is out of range (-2147483648 to 2147483647)"),
+    ("1e0", "relevance '1e0' (field 4) is not an integer (trec_eval would read it as 1)"),
+])
+def test_bad_grades_are_errors(con, tmp_path, grade, message):
+    for sep in (" ", "\t", " \t "):
+        text = sep.join(["1", "0", "d0", "1"]) + "\n" + sep.join(["1", "0", "d1", grade]) + "\n"
+        with pytest.raises(IrwError) as info:
+            loader.load_qrels(con, [write(tmp_path / "q.txt", text)], "q")
+        assert f"q.txt, line 2: {message}" in str(info.value)
+        assert counts(con)[4:] == (0, 0)
+    loader.load_qrels(con, [write(tmp_path / "q.txt", "1 0 d1 +2\n1 0 d2 -1\n1 0 d3 007\n")], "q")
+    assert sorted(con.execute("SELECT docno, rel FROM qrels").fetchall()) == [("d1", 2), ("d2", -1), ("d3", 7)]
+
+
+# ---------------------------------------------------------------- whitespace and line ends
+
+def test_whitespace_and_line_ends_are_read_alike_everywhere(con, tmp_path):
+    texts = {"plain": "1 Q0 d1 1 1 r\n1 Q0 d2 2 0.5 r\n",
+             "vt and ff": "1\x0bQ0\x0cd1 1 1 r\n1 Q0 d2\x0b\x0c2 0.5 r\n",
+             "lone carriage returns": "1 Q0 d1 1 1 r\r1 Q0 d2 2 0.5 r\r",
+             "crlf and blank": "\r\n1\tQ0\td1\t1\t1\tr\r\n\r\n1\tQ0\td2\t2\t0.5\tr\r\n",
+             "byte order mark": "\ufeff1\tQ0\td1\t1\t1\tr\n1\tQ0\td2\t2\t0.5\tr\n"}
+    for name, text in texts.items():
+        loader.load_runs(con, [write(tmp_path / "r.txt", text)], replace=True)
+        assert con.execute("SELECT docno, given_rank, score FROM runs ORDER BY docno").fetchall() == \
+            [("d1", 1, 1.0), ("d2", 2, 0.5)], name
+    with pytest.raises(IrwError, match=r"r.txt, line 2: expected 6 fields .* found 3"):
+        loader.load_runs(con, [write(tmp_path / "r.txt", "1 Q0 d1 1 1 r\n1 Q0 d2\r2 0.5 r\n")], replace=True)
+
+
+def test_a_very_long_line_is_named(con, tmp_path):
+    text = "1 Q0 d1 1 1 r\n1 Q0 " + "x" * 6_000_000 + " 2 1 r\n"
+    with pytest.raises(IrwError) as info:
+        loader.load_runs(con, [write(tmp_path / "long.txt", text)])
+    assert str(info.value) == (f"{tmp_path}/long.txt, line 2: the line is 6,000,011 bytes long, irw "
+                               "reads lines of up to 2,097,152 bytes (is this a run or qrels file?)")
+    assert counts(con)[0] == 0
+
+
+# ---------------------------------------------------------------- encodings
+
+def test_encodings(con, tmp_path):
+    path = tmp_path / "latin.txt"
+    path.write_bytes("1 Q0 d1 1 2 r\n1 Q0 caf\u00e9 2 1 r\n".encode("latin-1"))
+    with pytest.raises(IrwError) as info:
+        loader.load_runs(con, [str(path)])
+    assert str(info.value) == (f"{path}, line 2: byte 0xe9 (column 9) is not valid UTF-8; if the "
+                               "file is Latin-1, load it with --encoding latin-1")
+    loader.load_runs(con, [str(path)], encoding="latin-1")
+    assert ranks(con) == ["d1", "caf\u00e9"]
+    path.write_bytes(b"1 0 d1 1\n1 0 \x93quoted\x94 1\n")
+    with pytest.raises(IrwError, match=r"line 2: byte 0x93 \(column 5\) is a control code, not a Latin-1"):
+        loader.load_qrels(con, [str(path)], "q", encoding="latin-1")
+    path.write_bytes("1 0 d1 1\n".encode("utf-16"))
+    with pytest.raises(IrwError, match=r"line 1: byte 0xff \(column 1\) is not valid UTF-8"):
+        loader.load_qrels(con, [str(path)], "q")
+    with pytest.raises(IrwError, match="unknown encoding 'cp1252'; valid: utf-8, latin-1"):
+        loader.load_qrels(con, [str(path)], "q", encoding="cp1252")
+    assert counts(con)[4:] == (0, 0)
+
+
+# ---------------------------------------------------------------- compression by content
+
+def test_compression_is_recognised_by_content(con, tmp_path):
+    import bz2
+    import lzma
+
+    text = b"1 Q0 d1 1 2 r\n1 Q0 d2 2 1 r\n"
+    files = {"gzip.txt": gzip.compress(text), "plain.gz": text, "bzip2.gz": bz2.compress(text),
+             "xz": lzma.compress(text), "tabs.bz2": bz2.compress(text.replace(b" ", b"\t"))}
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+        loader.load_runs(con, [str(tmp_path / name)], replace=True)
+        assert ranks(con) == ["d1", "d2"], name
+        assert con.execute("SELECT source FROM run_loads").fetchone()[0] == str(tmp_path / name)
+    (tmp_path / "z").write_bytes(b"\x28\xb5\x2f\xfd" + b"\0" * 20)
+    with pytest.raises(IrwError, match=r"z: the file is zstd-compressed, which irw does not read; "
+                                       r"decompress it first \(zstd -d\)"):
+        loader.load_runs(con, [str(tmp_path / "z")])
+
+
+def _damaged_copies(text: bytes) -> dict[str, tuple[bytes, str]]:
+    import bz2
+
+    stored = bytearray(gzip.compress(text, compresslevel=0))  # stored blocks: a flipped byte
+    stored[len(stored) // 2] ^= 0x01                          # inflates silently to other text
+    early = bytearray(gzip.compress(text))
+    early[12] ^= 0xFF
+    return {"crc": (bytes(stored), "the gzip data is corrupt (CRC check failed"),
+            "early": (bytes(early), "the gzip data is corrupt ("),
+            "truncated": (gzip.compress(text)[:-20], "the gzip data ends early: the file is truncated"),
+            "header": (b"\x1f\x8b\x09" + gzip.compress(text)[3:], "the gzip data is corrupt (Unknown compression method)"),
+            "bzip2": (bz2.compress(text)[:-10], "the bzip2 data ends early: the file is truncated")}
+
+
+@pytest.mark.parametrize("damage", ["crc", "early", "truncated", "header", "bzip2"])
+def test_a_damaged_stream_is_one_line_naming_the_file(con, tmp_path, damage):
+    runs = b"".join(b"1 Q0 d%d %d %d r\n" % (i, i, 1000 - i) for i in range(400))
+    qrels = b"".join(b"1 0 d%d %d\n" % (i, i % 2) for i in range(400))
+    for kind, text in (("runs", runs), ("qrels", qrels)):
+        data, message = _damaged_copies(text)[damage]
+        path = tmp_path / f"{kind}.gz"
+        path.write_bytes(data)
+        with pytest.raises(IrwError) as info:
+            if kind == "runs":
+                loader.load_runs(con, [str(path)])
+            else:
+                loader.load_qrels(con, [str(path)], "q")
+        assert str(info.value).startswith(f"{path}: {message}"), str(info.value)
+        assert "\n" not in str(info.value)
+        assert counts(con) == (0, 0, 0, 0, 0, 0)

@@ -140,16 +140,44 @@ def test_rbp_persistence_from_residual():
     ("ap", "did you mean AP"),
     ("nDCG(discountt=jk)", "parameters: gains"),
     ("nDCG(discount=xx)", "log2p1, jk"),
-    ("RBP(p=1.5)", "must be < 1.0"),
-    ("P@0", "positive integer"),
+    ("RBP(p=1.5)", "must be in (0, 1), got 1.5"),
+    ("RBP(p=0)", "must be in (0, 1), got 0"),
+    ("RBP(p=1)", "must be in (0, 1), got 1"),
+    ("RBP(p=nan)", "must be a finite decimal number"),
+    ("RBP(p=inf)", "must be a finite decimal number"),
+    ("P@0", "must be an integer from 1 to 2147483647"),
+    ("P@1_0", "must be an integer from 1 to 2147483647"),
+    ("P@99999999999", "must be an integer from 1 to 2147483647"),
     ("RPrec@10", "takes no cut-off"),
     ("P(rel=x)@5", "must be an integer"),
+    ("P(rel=1.5)@5", "must be an integer, got '1.5'"),
+    ("AP(rel=-1)", "rel of 'AP(rel=-1)' must be >= 0 (grades below 0 mark documents in the pool"),
+    ("AP(rel=99999999999)", "must be at most 2147483647"),
+    ("nDCG(base=1)", "base of 'nDCG(base=1)' must be > 1, got 1"),
+    ("nDCG(base=0.5)", "must be > 1, got 0.5"),
+    ("nDCG(base=0x10)", "must be a finite decimal number"),
+    ("Q(beta=-0.5)", "beta of 'Q(beta=-0.5)' must be >= 0, got -0.5"),
     ("nDCG(gains={1:a})", "grade:gain"),
+    ("nDCG(gains={1:inf})", "grade:gain"),
+    ("nDCG(gains={1:nan,2:1})", "grade:gain"),
+    ("nDCG(gains={1:-1,2:3})", "the gain of grade 1 must be >= 0, got -1"),
+    ("nDCG(gains={-1:1,2:3})", "grade -1 must be >= 0"),
+    ("nDCG(gains={1:1,1:2})", "grade 1 is given twice"),
+    ("nDCG(gains={0:0})", "needs at least one positive gain"),
 ])
 def test_bad_names_list_what_is_valid(text, fragment):
     with pytest.raises(IrwError, match=None) as info:
         measures.parse(text)
     assert fragment in str(info.value)
+
+
+def test_edge_values_in_range_are_accepted():
+    assert str(measures.parse("P(rel=0)@5")) == "P(rel=0)@5"  # every judged document relevant
+    assert str(measures.parse("Q(beta=0)")) == "Q(beta=0.0)"
+    assert str(measures.parse("RBP(p=.95)@2147483647")) == "RBP(p=0.95)@2147483647"
+    assert str(measures.parse("nDCG(base=1.5,gains={0:0,1:0.5,3:1e1})")) == "nDCG(base=1.5,gains={0:0,1:0.5,3:10})"
+    with pytest.raises(IrwError, match=r"--rel-level must be >= 0 \(grades below 0"):
+        measures.parse_all(["AP"], rel_level=-1)
 
 
 def test_names_round_trip_and_aliases():

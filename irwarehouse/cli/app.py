@@ -13,12 +13,63 @@ import typer
 from .. import db
 from ..errors import IrwError
 
-app = typer.Typer(
+def _plain_metavar(param) -> None:
+    """Help shows what to type, not Python types: flags take no value (no ``<bool>``), an
+    option's value is named after the option (``--order ORDER``), an argument by its name
+    (``PATHS...``)."""
+    if param.metavar is not None:
+        return
+    if param.param_type_name == "argument":
+        param.metavar = param.name.upper() + ("..." if param.nargs != 1 else "")
+        if hasattr(param, "display_type_rich"):  # the help's type column: nothing
+            param.display_type_rich = lambda ctx: None
+    elif getattr(param, "is_flag", False) or getattr(param, "count", False):
+        param.metavar = ""
+    else:
+        longest = max(param.opts, key=len)
+        param.metavar = longest.lstrip("-").upper().replace("-", "_")
+
+
+class _PlainHelp:
+    """Help and usage lines in the conventional form (see :func:`_plain_metavar`)."""
+
+    def get_params(self, ctx):
+        params = super().get_params(ctx)
+        for param in params:
+            _plain_metavar(param)
+        return params
+
+    def collect_usage_pieces(self, ctx):
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            if param.param_type_name == "argument":
+                pieces.append(param.metavar if param.required else f"[{param.metavar}]")
+        return pieces + ([self.subcommand_metavar] if getattr(self, "subcommand_metavar", None) else [])
+
+
+class IrwCommand(_PlainHelp, typer.core.TyperCommand):
+    pass
+
+
+class IrwGroup(_PlainHelp, typer.core.TyperGroup):
+    pass
+
+
+class _Irw(typer.Typer):
+    """The application: its command groups show help as :class:`IrwGroup` does."""
+
+    def add_typer(self, typer_instance, **kwargs):
+        kwargs.setdefault("cls", IrwGroup)
+        return super().add_typer(typer_instance, **kwargs)
+
+
+app = _Irw(
     help="irwarehouse: load TREC runs and qrels into DuckDB, evaluate them with SQL measures, "
          "and study the evaluation itself.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=IrwGroup,
 )
 load_app = typer.Typer(help="Load runs, qrels and run metadata.", no_args_is_help=True)
 runs_app = typer.Typer(help="Inspect the loaded runs.", no_args_is_help=True)
@@ -38,20 +89,35 @@ def _db_path(ctx: typer.Context) -> str:
     return (root.obj or {}).get("db") or db.resolve_path(None)
 
 
+def fail(message: str, status: int = 1) -> None:
+    """End the command with ``error: <first line of message>`` on stderr."""
+    lines = str(message).strip().splitlines() or ["failed"]
+    typer.echo(f"error: {lines[0]}", err=True)
+    raise typer.Exit(status)
+
+
 def command(group: typer.Typer, name: str | None = None):
-    """Register a command; an IrwError becomes ``error: ...`` on stderr and exit status 1."""
+    """Register a command. Every failure ends it with one line ``error: ...`` on stderr and
+    exit status 1 (130 when interrupted): never a traceback."""
     def wrap(fn):
         @functools.wraps(fn)
         def inner(*args, **kwargs):
             try:
                 return fn(*args, **kwargs)
             except IrwError as exc:
-                typer.echo(f"error: {exc}", err=True)
-                raise typer.Exit(1) from None
+                fail(str(exc))
             except duckdb.Error as exc:
-                typer.echo(f"error: database: {exc}", err=True)
-                raise typer.Exit(1) from None
-        return group.command(name)(inner)
+                fail(f"database: {exc}")
+            except OSError as exc:
+                fail(f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc))
+            except KeyboardInterrupt:
+                fail("interrupted", status=130)
+            except Exception as exc:  # a defect: still one line, and how to report it
+                if type(exc).__module__.split(".")[0] in ("click", "typer"):
+                    raise  # exit, abort and usage errors: the command line handles them
+                fail(f"unexpected {type(exc).__name__}: {exc} (this is a bug in irwarehouse; "
+                     "please report it with the command that caused it)")
+        return group.command(name, cls=IrwCommand)(inner)
     return wrap
 
 
@@ -111,14 +177,24 @@ def say(message: str) -> None:
     typer.echo(message, err=True)
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from .. import __version__
+
+        typer.echo(f"irw {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
 def main_callback(
     ctx: typer.Context,
     db_path: Optional[str] = typer.Option(
-        None, "--db", envvar="IRW_DB",
+        None, "--db", envvar="IRW_DB", metavar="PATH",
         help=f"The warehouse file (default ./{db.DEFAULT_DB}; ':memory:' for a throw-away one)."),
     wait: Optional[float] = typer.Option(
         None, "--wait", envvar="IRW_WAIT", metavar="SECONDS",
         help=f"How long to wait for a warehouse another process holds (default {db.DEFAULT_WAIT:g})."),
+    version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                 help="Print the version of irwarehouse and exit."),
 ):
     ctx.obj = {"db": db.resolve_path(db_path), "wait": wait}

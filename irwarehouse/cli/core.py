@@ -18,19 +18,23 @@ from .app import (FormatOpt, QrelsOpt, RunsOpt, TopicsOpt, app, check_format, co
 
 # ------------------------------------------------------------------------------- load
 
+EncodingOpt = typer.Option("utf-8", "--encoding", help="Text encoding of the files: utf-8 | latin-1.")
+
+
 @command(load_app, "runs")
 def load_runs(
     ctx: typer.Context,
-    paths: List[str] = typer.Argument(..., help="Run files, globs (quote them) or directories; plain or gzip."),
-    meta: Optional[str] = typer.Option(None, "--meta", help="TSV with a header: run_id, team, kind, pooled."),
+    paths: List[str] = typer.Argument(..., help="Run files, globs (quote them) or directories; plain text or gzip, bzip2, xz (recognised by content)."),
+    meta: Optional[str] = typer.Option(None, "--meta", metavar="TSV", help="TSV with a header: run_id, team, kind, pooled."),
     order: str = typer.Option("trec_eval", "--order", help="Ranking policy: trec_eval | given | score_then_rank."),
-    replace: bool = typer.Option(False, "--replace", help="Replace runs that are already loaded."),
+    replace: bool = typer.Option(False, "--replace", help="Replace runs that are already loaded (a flag: it takes no value)."),
     ignore_extra_fields: bool = typer.Option(False, "--ignore-extra-fields", help="Accept text after the 6th field (trec_eval ignores it)."),
+    encoding: str = EncodingOpt,
 ):
     """Load TREC run files (topic Q0 docno rank score run_id)."""
     with staging(ctx) as stage:
         summary = loader.load_runs(stage.con, paths, policy=order, replace=replace, meta=meta,
-                                   extra_fields=ignore_extra_fields, final=stage.attach)
+                                   extra_fields=ignore_extra_fields, final=stage.attach, encoding=encoding)
         n = len(summary["runs"])
         say(f"loaded {n} run{'s' if n != 1 else ''} ({summary['lines']:,} lines from "
              f"{summary['files']} file{'s' if summary['files'] != 1 else ''}, order {order})"
@@ -41,15 +45,16 @@ def load_runs(
 @command(load_app, "qrels")
 def load_qrels(
     ctx: typer.Context,
-    paths: List[str] = typer.Argument(..., help="Qrels files (topic iteration docno rel); plain or gzip."),
+    paths: List[str] = typer.Argument(..., help="Qrels files (topic iteration docno rel); plain text or gzip, bzip2, xz (recognised by content)."),
     name: str = typer.Option(..., "--name", "-n", help="Name of the qrels in the warehouse."),
-    replace: bool = typer.Option(False, "--replace", help="Replace a qrels of that name."),
+    replace: bool = typer.Option(False, "--replace", help="Replace a qrels of that name (a flag: it takes no value)."),
     description: Optional[str] = typer.Option(None, "--description", help="Free text for the catalogue."),
+    encoding: str = EncodingOpt,
 ):
     """Load relevance judgments under a name."""
     with staging(ctx) as stage:
         s = loader.load_qrels(stage.con, paths, name, replace=replace, description=description,
-                              final=stage.attach)
+                              final=stage.attach, encoding=encoding)
         say(f"loaded qrels {s['qrels']}: {s['judgments']:,} judgments, {s['relevant']:,} relevant, "
              f"{s['topics']} topics")
 
@@ -77,7 +82,7 @@ def eval_cmd(
     topics: str = TopicsOpt,
     max_docs: Optional[int] = typer.Option(None, "--max-docs", help="Only the top N documents of each ranking count (trec_eval -M)."),
     rel_level: Optional[int] = typer.Option(None, "--rel-level", help="Relevance threshold for binary measures (trec_eval -l; default 1)."),
-    aggregate: str = typer.Option("mean", "--aggregate", help="mean (arithmetic) | gm (geometric, as trec_eval gm_map)."),
+    aggregate: str = typer.Option("mean", "--aggregate", help="mean (arithmetic) | gm (geometric: exp(mean(log(x + 1e-5))) - 1e-5) | gm_trec (trec_eval's gm_map: exp(mean(log(max(x, 1e-5)))))."),
     fmt: str = typer.Option("table", "--format", "-f", help="table | csv | json | trec"),
     store: bool = typer.Option(True, "--store/--no-store", help="Keep the per-topic scores in the scores table."),
     standardize: Optional[str] = typer.Option(None, "--standardize", help="Report Phi(z) under this factor set (irw standardize) instead of raw values."),
@@ -90,6 +95,8 @@ def eval_cmd(
         run_ids = runsets.resolve(con, runs, qrels=qrels_name)
         per = ev.evaluate(con, qrels_name, parsed, run_ids, topics=topics, max_docs=max_docs,
                           rel_level=rel_level, store=store)
+        if per.empty:
+            say(ev.no_rows_reason(con, qrels_name, run_ids, topics, rel_level))
         if standardize:  # per-topic values become Phi(z); the stored scores stay raw
             from ..standardize import apply_factors
             per = apply_factors(con, per, standardize)
