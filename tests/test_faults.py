@@ -323,9 +323,10 @@ def test_kill_9_during_a_load_leaves_all_or_none_of_the_batch(trec8, base_wareho
             batch = set(lines) & set(counts)
             assert batch in (set(), set(lines)), f"{where}: part of the batch is in the warehouse"
             assert all(counts[r] == lines[r] for r in batch) and batch <= loaded, where
-            for table in ("runs", "run_topics", "run_loads", "irw_base"):  # take the batch out:
+            for table in ("runs", "run_topics", "run_loads", "irw_base", "irw_run_state"):
                 con.execute(f"DELETE FROM {table} WHERE list_contains($ids, run_id)",
-                            {"ids": sorted(lines)})
+                            {"ids": sorted(lines)})  # take the batch out, and irw's record of it:
+            con.execute("UPDATE irw_base_built SET runs_fp = irw_recorded_runs_fp()")
         finally:
             con.close()
         assert snapshot(work) == before, f"{where}: what the warehouse held before changed"
