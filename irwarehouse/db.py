@@ -15,7 +15,6 @@ from functools import lru_cache
 from pathlib import Path
 
 import duckdb
-import jinja2
 
 from .errors import IrwError
 
@@ -57,7 +56,9 @@ def sql_number(value) -> str:
 
 
 @lru_cache(maxsize=1)
-def _env() -> jinja2.Environment:
+def _env() -> "jinja2.Environment":
+    import jinja2
+
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(sql_dir())),
         undefined=jinja2.StrictUndefined,

@@ -7,12 +7,14 @@ parameters (numbers and fixed keywords, never user text) -- and stores the resul
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from . import db
 from .errors import IrwError
 from .measures import GAIN_MEASURES, Measure
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 TOPIC_POLICIES = ("qrels", "run", "all")
 

@@ -6,7 +6,6 @@ import sys
 from typing import List, Optional
 
 import duckdb
-import pandas as pd
 import typer
 
 from .. import loader, output, runsets
@@ -152,7 +151,6 @@ def measures_cmd(fmt: str = FormatOpt):
                                     for p in m.params),
             "trec_eval": m.trec_eval,
         })
-    frame = pd.DataFrame(rows)
     if fmt == "table":
         for m in ms.CATALOGUE.values():
             typer.echo(f"{m.name}{'@k' if m.cutoff else ''}" + (f"    (trec_eval: {m.trec_eval})" if m.trec_eval else ""))
@@ -162,7 +160,7 @@ def measures_cmd(fmt: str = FormatOpt):
                 typer.echo(f"    {p.name} = {default}: {p.help}")
         typer.echo("Condensed (judged-only) forms: Name' or judged_only=True, e.g. AP', nDCG'@10.")
         return
-    output.emit(frame, fmt)
+    output.emit(rows, fmt)
 
 
 @command(runs_app, "list")

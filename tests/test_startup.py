@@ -1,0 +1,52 @@
+"""Short commands import only what they use: no pandas, numpy, scipy or matplotlib for
+``irw --help`` or ``irw measures`` (each costs more than DuckDB itself to import; see
+bench/bench_startup.py for the timings). Each command runs in a fresh interpreter that
+then lists the heavy modules it has loaded."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("pandas", "numpy", "scipy", "matplotlib")
+
+SCRIPT = """
+import json, sys
+from irwarehouse.cli import app
+out, args = sys.argv[1], sys.argv[2:]
+try:
+    app(args, prog_name="irw")
+except SystemExit as exc:
+    code = exc.code or 0
+else:
+    code = 0
+heavy = sorted({m.split(".")[0] for m in sys.modules} & set(%r))
+with open(out, "w") as f:
+    json.dump({"code": code, "heavy": heavy}, f)
+""" % (HEAVY,)
+
+
+def run_cli(tmp_path, *args: str) -> tuple[dict, str]:
+    out = tmp_path / "modules.json"
+    proc = subprocess.run([sys.executable, "-c", SCRIPT, str(out), *args],
+                          capture_output=True, text=True, timeout=120)
+    return json.loads(out.read_text()), proc.stdout
+
+
+@pytest.mark.parametrize("args", [["--help"], ["measures"], ["measures", "--format", "json"],
+                                  ["eval", "--help"], ["discpower", "--help"]])
+def test_short_commands_import_no_heavy_module(tmp_path, args):
+    result, stdout = run_cli(tmp_path, *args)
+    assert result["code"] == 0, stdout
+    assert stdout.strip(), "the command printed nothing"
+    assert result["heavy"] == [], f"irw {' '.join(args)} imported {', '.join(result['heavy'])}"
+
+
+def test_the_check_sees_heavy_modules(tmp_path):
+    # the experiments need numpy and pandas: listing them loads their modules
+    result, stdout = run_cli(tmp_path, "experiment", "--help")
+    assert result["code"] == 0, stdout
+    assert {"numpy", "pandas"} <= set(result["heavy"])
