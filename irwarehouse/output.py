@@ -124,19 +124,36 @@ def emit(frame: Rows, fmt: str, table: Rows | None = None, digits: int = 4) -> N
         raise IrwError(f"unknown format {fmt!r}; valid: {', '.join(FORMATS)}")
 
 
-def trec_lines(per_topic: "pd.DataFrame", means: "pd.DataFrame", measure_order: list[str],
+def pivot(per: list[tuple], index: list[str], labels: list[str]) -> list[dict]:
+    """Wide rows from (*index, measure, value) tuples: one per distinct index (sorted), a
+    column per measure of ``labels`` that occurs (in that order); a missing value is None."""
+    rows: dict[tuple, dict] = {}
+    for *key, measure, value in per:
+        rows.setdefault(tuple(key), {})[measure] = value
+    present = {m for values in rows.values() for m in values}
+    columns = [m for m in labels if m in present]
+    return [{**dict(zip(index, key)), **{m: values.get(m) for m in columns}}
+            for key, values in sorted(rows.items())]
+
+
+def trec_lines(per_topic: list[tuple], means: list[tuple], measure_order: list[str],
                include_topics: bool) -> str:
-    """trec_eval's output: per topic (with -q) then ``all``; a ``runid`` line per run."""
-    out = []
+    """trec_eval's output: per topic (with -q) then ``all``; a ``runid`` line per run.
+    ``per_topic``: (run_id, topic, measure, value); ``means``: (run_id, measure, value, n)."""
     order = {m: i for i, m in enumerate(measure_order)}
-    for run_id in dict.fromkeys(means["run_id"]):
+    topics: dict[str, dict[str, list]] = {}
+    for run_id, topic, measure, value in per_topic:
+        topics.setdefault(run_id, {}).setdefault(topic, []).append((measure, value))
+    alls: dict[str, list] = {}
+    for run_id, measure, value, _n in means:
+        alls.setdefault(run_id, []).append((measure, value))
+    out = []
+    for run_id, run_means in alls.items():
         out.append(f"{'runid':<22}\tall\t{run_id}")
         if include_topics:
-            rows = per_topic[per_topic["run_id"] == run_id]
-            for topic in sorted(rows["topic"].unique()):
-                for r in sorted(rows[rows["topic"] == topic].itertuples(), key=lambda r: order[r.measure]):
-                    out.append(f"{r.measure:<22}\t{topic}\t{r.value:.4f}")
-        rows = means[means["run_id"] == run_id]
-        for r in sorted(rows.itertuples(), key=lambda r: order[r.measure]):
-            out.append(f"{r.measure:<22}\tall\t{r.value:.4f}")
+            for topic, values in sorted(topics.get(run_id, {}).items()):
+                for measure, value in sorted(values, key=lambda r: order[r[0]]):
+                    out.append(f"{measure:<22}\t{topic}\t{value:.4f}")
+        for measure, value in sorted(run_means, key=lambda r: order[r[0]]):
+            out.append(f"{measure:<22}\tall\t{value:.4f}")
     return "\n".join(out) + "\n"

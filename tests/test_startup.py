@@ -1,6 +1,6 @@
 """Short commands import only what they use: no pandas, numpy, scipy or matplotlib for
-``irw --help`` or ``irw measures`` (each costs more than DuckDB itself to import; see
-bench/bench_startup.py for the timings). Each command runs in a fresh interpreter that
+``irw --help``, ``irw measures`` or ``irw eval`` (each costs more than DuckDB itself to
+import; see bench/bench_startup.py for the timings). Each command runs in a fresh interpreter that
 then lists the heavy modules it has loaded."""
 
 from __future__ import annotations
@@ -43,6 +43,24 @@ def test_short_commands_import_no_heavy_module(tmp_path, args):
     assert result["code"] == 0, stdout
     assert stdout.strip(), "the command printed nothing"
     assert result["heavy"] == [], f"irw {' '.join(args)} imported {', '.join(result['heavy'])}"
+
+
+@pytest.mark.parametrize("args", [["-m", "AP", "-m", "P@10"],
+                                  ["-m", "AP", "--per-topic", "--format", "trec"],
+                                  ["-m", "nDCG@10", "--format", "json"]])
+def test_eval_imports_no_heavy_module(tmp_path, args):
+    from conftest import FIXTURES
+    from irwarehouse import db, loader
+
+    path = str(tmp_path / "fixtures.duckdb")
+    con = db.connect(path)
+    loader.load_qrels(con, [str(FIXTURES / "qrels.txt")], "fixture")
+    loader.load_runs(con, [str(FIXTURES / "runs")], meta=str(FIXTURES / "runs.tsv"))
+    con.close()
+    result, stdout = run_cli(tmp_path, "--db", path, "eval", *args)
+    assert result["code"] == 0, stdout
+    assert "alpha1" in stdout
+    assert result["heavy"] == [], f"irw eval {' '.join(args)} imported {', '.join(result['heavy'])}"
 
 
 def test_the_check_sees_heavy_modules(tmp_path):
