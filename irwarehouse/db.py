@@ -8,6 +8,7 @@ or a literal inside a template -- through :func:`quote_ident` / :func:`quote_lit
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 from contextlib import contextmanager
@@ -59,12 +60,17 @@ def sql_number(value) -> str:
 def _env() -> "jinja2.Environment":
     import jinja2
 
+    try:  # compiled templates are kept between processes (jinja's per-user temporary cache)
+        cache = jinja2.FileSystemBytecodeCache()
+    except (OSError, RuntimeError):  # no safe temporary directory: compile every time
+        cache = None
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(sql_dir())),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        bytecode_cache=cache,
     )
     env.filters["ident"] = quote_ident
     env.filters["literal"] = quote_literal
@@ -125,12 +131,30 @@ def connect(path: str | None = None, read_only: bool = False) -> duckdb.DuckDBPy
     return con
 
 
-def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
-    """Create the tables, views and macros (idempotent) and refresh the measure catalogue."""
+def schema_fingerprint() -> str:
+    """A digest of everything ensure_schema creates: the layout version, the SQL templates
+    and the measure catalogue."""
     from .measures import catalogue_rows  # local import: measures imports db
 
+    digest = hashlib.sha256(f"{SCHEMA_VERSION}\n{SCHEMA_TEMPLATES}\n".encode())
+    for path in sorted(sql_dir().rglob("*.sql")):
+        digest.update(f"{path.relative_to(sql_dir())}\n".encode() + path.read_bytes())
+    digest.update(repr(catalogue_rows()).encode())
+    return digest.hexdigest()
+
+
+def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
+    """Create the tables, views and macros (idempotent) and refresh the measure catalogue --
+    unless the warehouse was last set up from the same templates and catalogue (its
+    fingerprint is kept in irw_meta), which saves every command the rendering."""
+    from .measures import catalogue_rows  # local import: measures imports db
+
+    fingerprint = schema_fingerprint()
+    stored = _stored_meta(con)
+    if stored.get("schema_fingerprint") == fingerprint and stored.get("schema_version") == SCHEMA_VERSION:
+        return
     with transaction(con):
-        if _stored_version(con) not in (None, SCHEMA_VERSION):
+        if stored.get("schema_version") not in (None, SCHEMA_VERSION):
             # caches are rebuilt on demand, so a new layout simply replaces them
             con.execute("DROP TABLE IF EXISTS irw_base")
             con.execute("DROP TABLE IF EXISTS irw_base_built")
@@ -138,18 +162,14 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
             run_script(con, template)
         con.execute("DELETE FROM measures")
         con.executemany("INSERT INTO measures VALUES (?, ?, ?, ?, ?)", catalogue_rows())
-        con.execute(
-            "INSERT OR REPLACE INTO irw_meta VALUES ('schema_version', ?)", [SCHEMA_VERSION]
-        )
+        con.executemany("INSERT OR REPLACE INTO irw_meta VALUES (?, ?)",
+                        [("schema_version", SCHEMA_VERSION), ("schema_fingerprint", fingerprint)])
 
 
-def _stored_version(con) -> str | None:
+def _stored_meta(con) -> dict[str, str]:
     exists = con.execute("SELECT count(*) FROM information_schema.tables "
                          "WHERE table_name = 'irw_meta'").fetchone()[0]
-    if not exists:
-        return None
-    row = con.execute("SELECT value FROM irw_meta WHERE key = 'schema_version'").fetchone()
-    return row[0] if row else None
+    return dict(con.execute("SELECT key, value FROM irw_meta").fetchall()) if exists else {}
 
 
 @contextmanager

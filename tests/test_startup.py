@@ -31,7 +31,8 @@ with open(out, "w") as f:
 
 def run_cli(tmp_path, *args: str) -> tuple[dict, str]:
     out = tmp_path / "modules.json"
-    proc = subprocess.run([sys.executable, "-c", SCRIPT, str(out), *args],
+    # run outside the checkout: the package imported is the one the tests import
+    proc = subprocess.run([sys.executable, "-c", SCRIPT, str(out), *args], cwd=tmp_path,
                           capture_output=True, text=True, timeout=120)
     return json.loads(out.read_text()), proc.stdout
 
@@ -68,3 +69,44 @@ def test_the_check_sees_heavy_modules(tmp_path):
     result, stdout = run_cli(tmp_path, "experiment", "--help")
     assert result["code"] == 0, stdout
     assert {"numpy", "pandas"} <= set(result["heavy"])
+
+
+def test_a_warehouse_is_set_up_again_only_when_its_sql_changes(tmp_path, monkeypatch):
+    """Opening a warehouse for writing renders and runs the schema templates only when the
+    templates, the catalogue or the layout version differ from those it was set up with."""
+    from irwarehouse import db
+
+    path = str(tmp_path / "w.duckdb")
+    db.connect(path).close()
+    scripts = []
+    real = db.run_script
+    monkeypatch.setattr(db, "run_script", lambda con, template, *a, **k: (
+        scripts.append(template), real(con, template, *a, **k))[1])
+    db.connect(path).close()
+    assert scripts == []
+    monkeypatch.setattr(db, "schema_fingerprint", lambda: "changed templates")
+    con = db.connect(path)
+    assert scripts == db.SCHEMA_TEMPLATES
+    assert con.execute("SELECT value FROM irw_meta WHERE key = 'schema_fingerprint'").fetchone() == (
+        "changed templates",)
+    con.execute("DROP VIEW run_info")  # dropped by hand: back with the next change only
+    con.close()
+    monkeypatch.undo()
+    con = db.connect(path)
+    assert con.execute("SELECT count(*) FROM run_info").fetchone() == (0,)
+    con.close()
+
+
+def test_the_fingerprint_follows_every_template(tmp_path, monkeypatch):
+    import shutil
+
+    from irwarehouse import db
+
+    copy = tmp_path / "sql"
+    shutil.copytree(db.sql_dir(), copy)
+    monkeypatch.setattr(db, "sql_dir", lambda: copy)
+    before = db.schema_fingerprint()
+    assert db.schema_fingerprint() == before
+    with open(copy / "measures" / "AP.sql", "a") as f:
+        f.write("\n")
+    assert db.schema_fingerprint() != before
