@@ -11,8 +11,8 @@ clipped to [0, 1]. With ``--db`` on a warehouse holding the synthetic 10x archiv
 
 Each test runs in a fresh process that loads the matrix, runs the test over all pairs and
 computes discriminative power (and, for the bootstrap, the estimated differences) as
-``irw discpower`` does; it reports wall time, CPU time and peak resident memory
-(``ru_maxrss``, so the imports and the matrix are included).
+``irw discpower`` does; it reports wall time, CPU time and peak resident memory (of the
+whole process, so the imports and the matrix are included).
 """
 
 from __future__ import annotations
@@ -59,21 +59,32 @@ def tiled(X, n_runs: int):
     return np.vstack(parts)[:n_runs]
 
 
+def peak_mb() -> float:
+    """Peak resident memory of this process: VmHWM (Linux; unlike ru_maxrss it does not
+    carry over the parent's peak into a child process), else ru_maxrss."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def worker(matrix: str, test: str, B: int, seed: int, alpha: float) -> None:
     import numpy as np
 
     from irwarehouse import significance, stats
 
     X = np.load(matrix)
-    start_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start_rss = peak_mb()
     wall, cpu = time.perf_counter(), time.process_time()
     result = significance.run_test(X, test, B, seed, alpha)
     out = stats.discriminative_power(result, alpha)
     if test == "bootstrap":
         out["estimated_difference_max"] = stats.estimated_difference_summary(result)["max"]
     out.update(wall=time.perf_counter() - wall, cpu=time.process_time() - cpu,
-               rss_before_mb=start_rss / 1024,
-               peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+               rss_before_mb=start_rss, peak_mb=peak_mb())
     print(json.dumps(out))
 
 
