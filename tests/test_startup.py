@@ -110,3 +110,19 @@ def test_the_fingerprint_follows_every_template(tmp_path, monkeypatch):
     with open(copy / "measures" / "AP.sql", "a") as f:
         f.write("\n")
     assert db.schema_fingerprint() != before
+
+
+@pytest.mark.parametrize("args, code", [(["measures", "--format", "json"], 0),
+                                        (["--db", ":memory:", "eval", "-m", "Foo@10"], 1),
+                                        ([], 2)])
+def test_the_entry_point_flushes_and_keeps_the_exit_status(tmp_path, args, code):
+    # main() leaves with os._exit: what was printed must be out, the status the command's
+    proc = subprocess.run([sys.executable, "-c", "from irwarehouse.cli import main; main()", *args],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == code, proc.stderr
+    if code == 0:
+        assert len(json.loads(proc.stdout)) > 20  # the whole catalogue, valid JSON
+    elif code == 1:
+        assert proc.stderr.startswith("error: unknown measure 'Foo'")
+    else:
+        assert "Usage: irw" in proc.stdout + proc.stderr
