@@ -8,6 +8,7 @@ or a literal inside a template -- through :func:`quote_ident` / :func:`quote_lit
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 from contextlib import contextmanager
@@ -15,7 +16,6 @@ from functools import lru_cache
 from pathlib import Path
 
 import duckdb
-import jinja2
 
 from .errors import IrwError
 
@@ -56,13 +56,20 @@ def sql_number(value) -> str:
 
 
 @lru_cache(maxsize=1)
-def _env() -> jinja2.Environment:
+def _env() -> "jinja2.Environment":
+    import jinja2
+
+    try:  # compiled templates are kept between processes (jinja's per-user temporary cache)
+        cache = jinja2.FileSystemBytecodeCache()
+    except (OSError, RuntimeError):  # no safe temporary directory: compile every time
+        cache = None
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(sql_dir())),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        bytecode_cache=cache,
     )
     env.filters["ident"] = quote_ident
     env.filters["literal"] = quote_literal
@@ -177,16 +184,13 @@ def check_warehouse(con: duckdb.DuckDBPyConnection, path: str) -> None:
 
 
 def _warehouse_problem(con: duckdb.DuckDBPyConnection, path: str) -> str | None:
-    names = {r[0] for r in con.execute(
-        "SELECT table_name FROM information_schema.tables "
-        "WHERE table_catalog = current_database() AND table_schema = 'main'").fetchall()}
-    if not names:
-        return None
-    version = None
-    if "irw_meta" in names:  # fetchall: no unfinished result is left on the connection
-        rows = con.execute("SELECT value FROM irw_meta WHERE key = 'schema_version'").fetchall()
-        version = rows[0][0] if rows else None
+    version = _stored_meta(con).get("schema_version")
     if version is None:
+        names = {r[0] for r in con.execute(
+            "SELECT table_name FROM information_schema.tables "
+            "WHERE table_catalog = current_database() AND table_schema = 'main'").fetchall()}
+        if not names:
+            return None
         shown = ", ".join(sorted(names)[:5]) + (", ..." if len(names) > 5 else "")
         return (f"{path} is a DuckDB database but not an irw warehouse (it holds {shown}); "
                 "choose another --db")
@@ -288,18 +292,27 @@ def _command_of(pid: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def schema_script() -> tuple[list[str], str]:
-    """The statements that create the schema (tables, views, macros, measure macros) and a
-    key naming that exact text and the measure catalogue."""
-    import hashlib
-
-    from .evaluate import macro_definitions  # local imports: both import db
-    from .measures import catalogue_rows
+def schema_statements() -> list[str]:
+    """The statements that create the schema -- tables, views, macros, measure macros; each
+    idempotent -- in the order they run. The one definition of the schema: :func:`ensure_schema`
+    runs it, and ``irw export`` / ``irw publish`` (irwarehouse.export) build their copies from it."""
+    from .evaluate import macro_definitions  # local import: evaluate imports db
 
     text = "".join(render(t) for t in SCHEMA_TEMPLATES)
     text += render("measure_macros.sql", macros=macro_definitions())
-    key = hashlib.sha256((text + repr(catalogue_rows())).encode()).hexdigest()
-    return split_statements(text), key
+    return split_statements(text)
+
+
+def schema_fingerprint() -> str:
+    """A digest of everything ensure_schema creates: the layout version, the SQL templates
+    and the measure catalogue (cheap: the templates are not rendered)."""
+    from .measures import catalogue_rows  # local import: measures imports db
+
+    digest = hashlib.sha256(f"{SCHEMA_VERSION}\n{SCHEMA_TEMPLATES}\n".encode())
+    for path in sorted(sql_dir().rglob("*.sql")):
+        digest.update(f"{path.relative_to(sql_dir())}\n".encode() + path.read_bytes())
+    digest.update(repr(catalogue_rows()).encode())
+    return digest.hexdigest()
 
 
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
@@ -308,46 +321,31 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     from . import state
     from .measures import catalogue_rows
 
-    statements, key = schema_script()
-    if _meta(con, "schema_key") == key and _stored_version(con) == SCHEMA_VERSION:
+    fingerprint = schema_fingerprint()
+    meta = _stored_meta(con)
+    stored = meta.get("schema_version")
+    if meta.get("schema_fingerprint") == fingerprint and stored == SCHEMA_VERSION:
         return
     with transaction(con):
-        stored = _stored_version(con)
         if stored not in (None, SCHEMA_VERSION):
             # caches are rebuilt on demand, so a new layout simply replaces them
             for table in ("irw_base", "irw_base_built", "irw_run_state"):
                 con.execute(f"DROP TABLE IF EXISTS {table}")
-        for statement in statements:
+        for statement in schema_statements():
             con.execute(statement)
         con.execute("DELETE FROM measures")
         con.executemany("INSERT INTO measures VALUES (?, ?, ?, ?, ?)", catalogue_rows())
-        con.execute("INSERT OR REPLACE INTO irw_meta VALUES ('schema_version', ?), ('schema_key', ?)",
-                    [SCHEMA_VERSION, key])
+        con.executemany("INSERT OR REPLACE INTO irw_meta VALUES (?, ?)",
+                        [("schema_version", SCHEMA_VERSION), ("schema_fingerprint", fingerprint)])
         if stored not in (None, SCHEMA_VERSION):  # runs loaded by an older irw stand as they are
             state.record_runs(con)
 
 
-def _meta(con, key: str) -> str | None:
-    if not _has_table(con, "irw_meta"):
-        return None
-    rows = con.execute("SELECT value FROM irw_meta WHERE key = ?", [key]).fetchall()
-    return rows[0][0] if rows else None
-
-
-def _has_table(con, name: str) -> bool:
-    return con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ? "
-                       "AND table_catalog = current_database()", [name]).fetchall()[0][0] > 0
-
-
-def schema_statements() -> list[str]:
-    """The statements that create the schema -- tables, views, macros, measure macros; each
-    idempotent -- in the order they run. The one definition of the schema: :func:`ensure_schema`
-    runs it, and ``irw export`` / ``irw publish`` (irwarehouse.export) build their copies from it."""
-    return schema_script()[0]
-
-
-def _stored_version(con) -> str | None:
-    return _meta(con, "schema_version")
+def _stored_meta(con) -> dict[str, str]:
+    try:  # (not via information_schema: as a connection's first query that costs 50 ms)
+        return dict(con.execute("SELECT key, value FROM irw_meta").fetchall())
+    except duckdb.CatalogException:  # a new warehouse, or not a warehouse
+        return {}
 
 
 _open_transactions: dict[int, int] = {}

@@ -6,13 +6,16 @@ parameters (numbers and fixed keywords, never user text) -- and stores the resul
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from . import db, state
 from .errors import IrwError
 from .measures import GAIN_MEASURES, Measure
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 TOPIC_POLICIES = ("qrels", "run", "all")
 
@@ -363,11 +366,27 @@ def base_query(con, qrels: str, run_ids: list[str]) -> tuple[str, dict]:
     return sql, {"qrels": name, "runs": list(run_ids), **extra}
 
 
+RESULT_COLUMNS = ("run_id", "topic", "measure", "value")
+
+
 def evaluate(con, qrels: str, measures: list[Measure], run_ids: list[str], topics: str = "qrels",
              max_docs: int | None = None, rel_level: int | None = None,
              store: bool = True) -> pd.DataFrame:
     """Per-topic scores (run_id, topic, measure, value); stored in ``scores`` if ``store``
     and the connection may write."""
+    return _evaluate(con, qrels, measures, run_ids, topics, max_docs, rel_level, store,
+                     lambda result: result.df())
+
+
+def evaluate_rows(con, qrels: str, measures: list[Measure], run_ids: list[str],
+                  topics: str = "qrels", max_docs: int | None = None,
+                  rel_level: int | None = None, store: bool = True) -> list[tuple]:
+    """:func:`evaluate` as (run_id, topic, measure, value) tuples, without pandas."""
+    return _evaluate(con, qrels, measures, run_ids, topics, max_docs, rel_level, store,
+                     lambda result: result.fetchall())
+
+
+def _evaluate(con, qrels, measures, run_ids, topics, max_docs, rel_level, store, fetch):
     name, topic_qrels = qrels_info(con, qrels)
     store = store and not con_is_read_only(con)
     params = {"qrels": name, "topic_qrels": topic_qrels, "runs": list(run_ids)}
@@ -375,24 +394,23 @@ def evaluate(con, qrels: str, measures: list[Measure], run_ids: list[str], topic
     params.update(extra)
     sql = render_sql(measures, topics=topics, max_docs=max_docs, rel_level=rel_level,
                      base_source=source)
-    result = con.execute(f"SELECT * FROM ({sql}) ORDER BY run_id, topic, measure", params).df()
-    if store:
-        labels = [str(m) for m in measures]
-        with db.transaction(con):
-            con.execute("DELETE FROM scores WHERE qrels = $qrels AND list_contains($runs, run_id) "
-                        "AND list_contains($labels, measure)",
-                        {"qrels": name, "runs": list(run_ids), "labels": labels})
-            con.register("irw_result", result)
-            try:
-                con.execute("INSERT INTO scores SELECT ?, run_id, topic, measure, value FROM irw_result",
-                            [name])
-            finally:
-                con.unregister("irw_result")
-            con.executemany(
-                "INSERT INTO evaluations (evaluated_at, qrels, measure, n_runs, topics, max_docs, "
-                "rel_level) VALUES (current_timestamp, ?, ?, ?, ?, ?, ?)",
-                [(name, label, len(run_ids), topics, max_docs, rel_level) for label in labels])
-    return result
+    con.execute(f"CREATE OR REPLACE TEMP TABLE irw_eval_result AS SELECT * FROM ({sql})", params)
+    try:
+        if store:
+            labels = [str(m) for m in measures]
+            with db.transaction(con):
+                con.execute("DELETE FROM scores WHERE qrels = $qrels AND list_contains($runs, run_id) "
+                            "AND list_contains($labels, measure)",
+                            {"qrels": name, "runs": list(run_ids), "labels": labels})
+                con.execute("INSERT INTO scores SELECT ?, run_id, topic, measure, value "
+                            "FROM irw_eval_result", [name])
+                con.executemany(
+                    "INSERT INTO evaluations (evaluated_at, qrels, measure, n_runs, topics, "
+                    "max_docs, rel_level) VALUES (current_timestamp, ?, ?, ?, ?, ?, ?)",
+                    [(name, label, len(run_ids), topics, max_docs, rel_level) for label in labels])
+        return fetch(con.execute("SELECT * FROM irw_eval_result ORDER BY run_id, topic, measure"))
+    finally:
+        con.execute("DROP TABLE IF EXISTS irw_eval_result")
 
 
 def no_rows_reason(con, qrels: str, run_ids: list[str], topics: str = "qrels",
@@ -426,24 +444,44 @@ GM_EPSILON = 1e-5
 AGGREGATES = ("mean", "gm", "gm_trec")
 
 
-def aggregate(per_topic: pd.DataFrame, how: str = "mean") -> pd.DataFrame:
-    """Per run and measure over topics: ``mean`` (arithmetic); ``gm`` the geometric mean
+def _log(x: float) -> float:
+    if x > 0:
+        return math.log(x)
+    return -math.inf if x == 0 else math.nan
+
+
+def aggregate_rows(per_topic, how: str = "mean") -> list[tuple]:
+    """Per run and measure over topics, from (run_id, topic, measure, value) rows: a list of
+    (run_id, measure, value, n_topics) in order of first appearance. ``mean`` (arithmetic,
+    the exactly rounded sum divided by n); ``gm`` the geometric mean
     exp(mean(log(x + eps))) - eps (SPEC); ``gm_trec`` trec_eval's gm_map form
-    exp(mean(log(max(x, eps)))). eps = 1e-5."""
+    exp(mean(log(max(x, eps)))). eps = 1e-5. Missing values (None, NaN) are left out."""
     if how not in AGGREGATES:
         raise IrwError(f"unknown aggregate {how!r}; valid: {', '.join(AGGREGATES)}")
-    import numpy as np
-
-    frame = per_topic.copy()
-    if how == "gm":
-        frame["value"] = np.log(frame["value"] + GM_EPSILON)
-    elif how == "gm_trec":
-        frame["value"] = np.log(np.maximum(frame["value"], GM_EPSILON))
-    out = (frame.groupby(["run_id", "measure"], sort=False)["value"]
-           .agg(["mean", "count"]).reset_index()
-           .rename(columns={"mean": "value", "count": "n_topics"}))
-    if how == "gm":
-        out["value"] = np.exp(out["value"]) - GM_EPSILON
-    elif how == "gm_trec":
-        out["value"] = np.exp(out["value"])
+    groups: dict[tuple, list[float]] = {}
+    for run_id, _topic, measure, value in per_topic:
+        values = groups.setdefault((run_id, measure), [])
+        if value is not None and not math.isnan(value):
+            values.append(value)
+    out = []
+    for (run_id, measure), values in groups.items():
+        if how == "gm":
+            values = [_log(v + GM_EPSILON) for v in values]
+        elif how == "gm_trec":
+            values = [_log(max(v, GM_EPSILON)) for v in values]
+        mean = math.fsum(values) / len(values) if values else math.nan
+        if how == "gm":
+            mean = math.exp(mean) - GM_EPSILON
+        elif how == "gm_trec":
+            mean = math.exp(mean)
+        out.append((run_id, measure, mean, len(values)))
     return out
+
+
+def aggregate(per_topic: pd.DataFrame, how: str = "mean") -> pd.DataFrame:
+    """:func:`aggregate_rows` of ``evaluate``'s frame, as a frame (run_id, measure, value,
+    n_topics)."""
+    import pandas as pd
+
+    rows = per_topic[list(RESULT_COLUMNS)].itertuples(index=False, name=None)
+    return pd.DataFrame(aggregate_rows(rows, how), columns=["run_id", "measure", "value", "n_topics"])

@@ -171,8 +171,8 @@ def _make_current(new: duckdb.DuckDBPyConnection) -> None:
     so that the measure macros answer as fast as in the warehouse itself."""
     from . import evaluate, state
 
-    new.execute("INSERT OR REPLACE INTO irw_meta VALUES ('schema_version', ?), ('schema_key', ?)",
-                [db.SCHEMA_VERSION, db.schema_script()[1]])
+    new.execute("INSERT OR REPLACE INTO irw_meta VALUES ('schema_version', ?), ('schema_fingerprint', ?)",
+                [db.SCHEMA_VERSION, db.schema_fingerprint()])
     state.record_runs(new)
     for (name,) in new.execute("SELECT qrels FROM qrels_info ORDER BY qrels").fetchall():
         state.record_qrels(new, name)

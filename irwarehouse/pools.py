@@ -8,11 +8,13 @@ catalogue with its parent, kind and parameters. Each build is one transaction.
 from __future__ import annotations
 
 import json
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from . import db, loader, runsets, state
 from .errors import IrwError  # noqa: F401  (re-exported for the CLI)
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # The kinds of derived qrels and how their judgments are chosen (SQL over $parent, $runs,
 # $depth, $teams; every result is a subset of the parent's judgments).

@@ -3,8 +3,10 @@
 Everything here works on a per-topic score matrix ``X`` of shape ``(n_runs, n_topics)``
 (runs x topics, float64, the same topics for every run) and is vectorized over *all* run
 pairs at once: 129 runs give 8,256 pairs, and no function loops over pairs in Python.
-Monte Carlo tests loop over chunks of replicates, each chunk vectorized over every pair,
-with the chunk size chosen so that working memory stays around a few hundred MB.
+The randomization and Tukey tests loop over chunks of replicates, each chunk vectorized
+over every pair, with the chunk size chosen so that working memory stays around a few
+hundred MB; the bootstrap loops over blocks of pairs, each vectorized over all replicates,
+so that its memory does not grow with the number of pairs (1,290 runs = 831,405 pairs).
 
 Conventions (SPEC section 5)
 ----------------------------
@@ -50,8 +52,10 @@ Bootstrap (Sakai 2006)
     ``mean / (sd / sqrt(n))`` as ``sd -> 0``); such replicates occur when two runs differ on
     only a few topics.  The estimated difference required for significance at ``alpha`` is,
     per pair, ``|t*_b| * sd*_b / sqrt(n)`` (= ``|mean*_b|``) of the replicate whose ``|t*_b|``
-    is the ``k``-th largest, ``k = max(1, round(B * alpha))``; among replicates with equal
-    ``|t*_b|`` the one with the larger ``|mean*_b|`` ranks higher.
+    is the ``k``-th largest, ``k = max(1, round(B * alpha))``; among replicates whose
+    ``|t*_b|`` are equal (up to the relative tolerance ``1e-9``, as for the p-value: on
+    grid-valued scores such as P@10 many replicates tie in exact arithmetic) the one with
+    the larger ``|mean*_b|`` ranks higher.
 
 Rank correlations
     System orderings are by score, higher = better = top rank.  Kendall's tau-b (ties) and
@@ -312,13 +316,135 @@ def _exact_moments(W, idx, rows, cols, n):
     return mean, ss
 
 
-def _top_k(blocks: list[np.ndarray], k: int) -> np.ndarray:
-    """The k largest complex keys of each row of the concatenated blocks (unordered)."""
-    merged = np.concatenate(blocks, axis=1) if len(blocks) > 1 else blocks[0]
-    if merged.shape[1] <= k:
-        return merged
-    # k largest = k smallest of the negation (negation reverses the lexicographic order).
-    return -np.partition(-merged, k - 1, axis=1)[:, :k]
+def _t_of_r(r, n: int):
+    """|t*| from r = S1^2 / S2 (see _bootstrap_block); r = n is a constant resample."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(r >= n, np.inf, np.sqrt((n - 1) * r / (n - r)))
+
+
+def _r_of_t(t, n: int):
+    """The inverse of _t_of_r."""
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isinf(t), float(n), n * t * t / (n - 1 + t * t))
+
+
+def _select_kth(r: np.ndarray, abs_mean: Callable[[np.ndarray, np.ndarray], np.ndarray],
+                k: int, n: int, part: np.ndarray, mask: np.ndarray):
+    """Per row of ``r`` (an increasing function of |t*|, see _bootstrap_block): the column
+    of an entry holding its k-th largest value, and the column of the k-th replicate in
+    the order of (|t*|, |mean*|), where |t*| equal up to the relative tolerance _TIE_RTOL
+    are ties ranked by the larger ``abs_mean(rows, cols)`` (``part``, ``mask``: work arrays
+    of r's shape)."""
+    B = r.shape[1]
+    np.copyto(part, r)
+    part.partition(B - k, axis=1)
+    kr = part[:, B - k].copy()  # the k-th largest value of each row
+    np.equal(r, kr[:, None], out=mask)
+    kth = np.argmax(mask, axis=1)
+    chosen = kth.copy()
+    kt = _t_of_r(kr, n)
+    lo, hi = _r_of_t(kt * (1.0 - _TIE_RTOL), n), _r_of_t(kt * (1.0 + _TIE_RTOL), n)
+    # rows where another replicate ties with the k-th: below it in the partition but >= lo,
+    # or above it but <= hi
+    tied_rows = np.flatnonzero((part[:, : B - k].max(axis=1, initial=-np.inf) >= lo)
+                               | (part[:, B - k + 1 :].min(axis=1, initial=np.inf) <= hi))
+    if tied_rows.size:
+        sub = r[tied_rows]
+        lo_, hi_ = lo[tied_rows, None], hi[tied_rows, None]
+        above = np.count_nonzero(sub > hi_, axis=1)  # fewer than k
+        rank = k - above  # the wanted replicate's rank among the tied (1 = largest |mean*|)
+        cols = np.broadcast_to(np.arange(B), sub.shape)
+        key = np.where((sub >= lo_) & (sub <= hi_),
+                       abs_mean(np.broadcast_to(tied_rows[:, None], sub.shape), cols), -np.inf)
+        order = np.argsort(-key, axis=1, kind="stable")
+        chosen[tied_rows] = order[np.arange(tied_rows.size), rank - 1]
+    return kth, chosen
+
+
+class _Workspace:
+    """The (pairs, B) arrays of one block, allocated once and reused by every block."""
+
+    def __init__(self, pairs: int, B: int):
+        self.arrays = [np.empty((pairs, B)) for _ in range(4)]
+        self.mask = np.empty((pairs, B), dtype=bool)
+
+    def views(self, pairs: int):
+        return [a[:pairs] for a in self.arrays] + [self.mask[:pairs]]
+
+
+def _bootstrap_block(W, sc, t_obs, idx, CT, k, work: _Workspace):
+    """Hits #{|t*_b| >= |t(Z)|} and the k-th largest (|t*|, |mean*|) of the pairs whose
+    shifted differences are the rows of W, over all B replicates at once.
+
+    With S1, S2 the resampled sums and sums of squares (two matrix products with the (n, B)
+    replicate counts CT), m = S1 / n and ss = S2 - S1 m: |t*|^2 = (n - 1) r / (n - r) for
+    r = S1^2 / S2, an increasing function of r. So the hits compare r with the threshold
+    mapped the same way, the k-th largest |t*| is at the k-th largest r, and |t*| itself is
+    computed for the selected replicate only. Entries where the one-pass variance could
+    suffer cancellation (ss <= _CANCEL_RTOL S2, i.e. r close to n; or a sum of squares near
+    the zero-variance tolerance) are computed exactly from the resampled values, with the
+    module's rules for constant resamples.
+    """
+    n = W.shape[1]
+    sqrt_n = np.sqrt(n)
+    S1, S2, r, part, mask = work.views(len(W))
+    np.matmul(W, CT, out=S1)
+    np.matmul(W * W, CT, out=S2)
+    np.multiply(S1, S1, out=r)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.divide(r, S2, out=r)
+    thr = np.abs(t_obs) * (1.0 - _TIE_RTOL)
+    r_thr = _r_of_t(thr, n)  # |t*| >= thr  <=>  r >= r_thr
+
+    near_n = n * (1.0 - _CANCEL_RTOL)
+    tiny = (n - 1) * (100.0 * _ZERO_SD_RTOL * sc) ** 2 / _CANCEL_RTOL
+    rough = np.flatnonzero((np.max(r, axis=1) >= near_n) | (np.min(S2, axis=1) <= tiny))
+    np.greater_equal(r, r_thr[:, None], out=mask)
+    hits = np.count_nonzero(mask, axis=1)
+    # the exactly computed entries, by flat index row * B + col (ascending)
+    ex_key, ex_t, ex_m = np.empty(0, dtype=np.intp), np.empty(0), np.empty(0)
+    if rough.size:
+        rows, cols = np.nonzero((r[rough] >= near_n) | (S2[rough] <= tiny[rough, None]))
+        rows = rough[rows]
+        m, ss = _exact_moments(W, idx, rows, cols, n)
+        sd_star = np.sqrt(np.maximum(ss, 0.0) / (n - 1))
+        const = _is_zero_sd(sd_star, sc[rows])  # resample with all values equal
+        zero_mean = np.abs(m) <= _ZERO_SD_RTOL * sc[rows]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ex_t = np.abs(m) / (sd_star / sqrt_n)
+        # Constant resample: t* = 0 if its mean is 0, else the limit +inf.
+        ex_t = np.where(const, np.where(zero_mean, 0.0, np.inf), ex_t)
+        ex_m = np.where(const & zero_mean, 0.0, np.abs(m))
+        ex_key = rows * r.shape[1] + cols
+        # their hits follow |t*| >= thr itself; their r is mapped back from |t*|
+        np.add.at(hits, rows, (ex_t >= thr[rows]).astype(np.intp)
+                  - (r[rows, cols] >= r_thr[rows]).astype(np.intp))
+        r[rows, cols] = _r_of_t(ex_t, n)
+
+    def exact_at(rows, cols):
+        """Where (rows, cols) were computed exactly, and their index in ex_t / ex_m."""
+        key = rows * r.shape[1] + cols
+        pos = np.minimum(np.searchsorted(ex_key, key), max(0, ex_key.size - 1))
+        found = (ex_key[pos] == key) if ex_key.size else np.zeros(key.shape, dtype=bool)
+        return found, pos
+
+    def abs_mean(rows, cols):
+        found, pos = exact_at(rows, cols)
+        return np.where(found, ex_m[pos] if ex_m.size else 0.0, np.abs(S1[rows, cols] / n))
+
+    rows = np.arange(len(W))
+    kth, chosen = _select_kth(r, abs_mean, k, n, part, mask)
+    # |t*| of the replicate at the k-th largest r, in the one-pass form (or exactly)
+    s1, s2 = S1[rows, kth], S2[rows, kth]
+    m = s1 / n
+    sd_star = np.sqrt(np.maximum(s2 - s1 * m, 0.0) / (n - 1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kth_t = np.abs(m) / (sd_star / sqrt_n)
+    found, pos = exact_at(rows, kth)
+    if found.any():
+        kth_t[found] = ex_t[pos[found]]
+    kth_m = abs_mean(rows, chosen)
+    return hits, kth_t, kth_m
 
 
 def paired_bootstrap(X, B=1000, seed=0, alpha=0.05, progress: Progress = None) -> PairResult:
@@ -330,85 +456,60 @@ def paired_bootstrap(X, B=1000, seed=0, alpha=0.05, progress: Progress = None) -
     ``extra['critical_t']``: the k-th largest |t*_b| itself (when B alpha is an integer, a
     pair has p < alpha exactly when |t(Z)| exceeds it).
 
-    Implementation: with ``c[b, t]`` the number of times replicate ``b`` drew topic ``t``,
-    the resampled sum and sum of squares of every pair are two matrix products
-    ``W @ c.T`` and ``W**2 @ c.T``; the variance then follows from the one-pass formula.
-    Entries where that formula could suffer cancellation (nearly constant resamples) are
-    recomputed exactly with the two-pass formula.
+    Implementation: with ``c[b, t]`` the number of times replicate ``b`` drew topic ``t``
+    (drawn once, shared by every pair), the resampled sums and sums of squares of a block of
+    pairs are two matrix products ``W @ c.T`` and ``W**2 @ c.T`` over all B replicates; the
+    variance then follows from the one-pass formula. Entries where that formula could
+    suffer cancellation (nearly constant resamples) are recomputed exactly with the
+    two-pass formula. Pairs are processed in blocks of about ``_CHUNK_ELEMENTS / B``, so
+    memory stays flat in the number of pairs; ``progress(done, total)`` counts pairs.
     """
     X = _as_matrix(X)
     B = _check_B(B)
     alpha = _check_alpha(alpha)
     n = X.shape[1]
-    i, j, D, scale = _pairs(X)
+    i, j = pair_indices(X.shape[0])
     n_pairs = len(i)
-    mean = D.mean(axis=1)
-    sd = D.std(axis=1, ddof=1)
-    undefined = _is_zero_sd(sd, scale)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t_obs = np.where(undefined, np.nan, mean / (sd / np.sqrt(n)))
-
-    defined = np.flatnonzero(~undefined)
-    W = D[defined] - mean[defined, None]  # shifted differences: the null holds
-    W2 = W * W
-    sc = scale[defined][:, None]
-    threshold = (np.abs(t_obs[defined]) * (1.0 - _TIE_RTOL))[:, None]
+    absmax = np.abs(X).max(axis=1)
+    sqrt_n = np.sqrt(n)
 
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, n, size=(B, n))
-    counts = _replicate_counts(idx, n)
-
+    CT = np.ascontiguousarray(_replicate_counts(idx, n).T)  # (n, B)
     k = max(1, int(round(B * alpha)))
-    hits = np.zeros(len(defined), dtype=np.int64)
-    # Running top-k of the replicates by (|t*|, |mean*|), as complex numbers: numpy orders
-    # complex values lexicographically (real part, then imaginary part).
-    # Kept lazily: new keys are appended and reduced to the top k once more than 2k are held.
-    pending: list[np.ndarray] = []
-    width = 0
-    chunk = _chunk_size(len(defined), B)
-    sqrt_n = np.sqrt(n)
-    for s in range(0, B, chunk):
-        e = min(B, s + chunk)
-        if len(defined):
-            C = counts[s:e].T  # (n, c)
-            S1 = W @ C
-            S2 = W2 @ C
-            m = S1 / n
-            ss = S2 - S1 * m  # one-pass sum of squared deviations
-            suspect = (ss <= _CANCEL_RTOL * S2) | (
-                ss <= (n - 1) * (100.0 * _ZERO_SD_RTOL * sc) ** 2
-            )
-            if suspect.any():
-                rows, cols = np.nonzero(suspect)
-                m[rows, cols], ss[rows, cols] = _exact_moments(W, idx, rows, cols + s, n)
-            sd_star = np.sqrt(np.maximum(ss, 0.0) / (n - 1))
-            const = _is_zero_sd(sd_star, sc)  # resample with all values equal
-            zero_mean = np.abs(m) <= _ZERO_SD_RTOL * sc
-            with np.errstate(divide="ignore", invalid="ignore"):
-                t_star = np.abs(m) / (sd_star / sqrt_n)
-            # Constant resample: t* = 0 if its mean is 0, else the limit +inf.
-            t_star = np.where(const, np.where(zero_mean, 0.0, np.inf), t_star)
-            hits += (t_star >= threshold).sum(axis=1)
 
-            key = np.empty(t_star.shape, dtype=np.complex128)
-            key.real = t_star
-            key.imag = np.where(const & zero_mean, 0.0, np.abs(m))
-            pending.append(key)
-            width += key.shape[1]
-            if width > 2 * k:
-                top, width = _top_k(pending, k), k
-                pending = [top]
-        if progress is not None:
-            progress(e, B)
-
+    mean_diff = np.empty(n_pairs)
+    t_obs = np.empty(n_pairs)
+    undefined = np.empty(n_pairs, dtype=bool)
     p = np.full(n_pairs, np.nan)
-    p[defined] = hits / B
     est = np.full(n_pairs, np.nan)
     critical = np.full(n_pairs, np.nan)
-    if len(defined):
-        kth = np.min(_top_k(pending, k), axis=1)  # the k-th largest key of each pair
-        est[defined] = kth.imag
-        critical[defined] = kth.real
+    step = max(1, _CHUNK_ELEMENTS // B)
+    work = _Workspace(min(step, n_pairs), B)
+    report = max(step, n_pairs // 200)  # progress about 200 times at most
+    for s in range(0, n_pairs, step):
+        e = min(n_pairs, s + step)
+        bi, bj = i[s:e], j[s:e]
+        D = X[bi] - X[bj]
+        scale = np.maximum(absmax[bi], absmax[bj])
+        mean = D.mean(axis=1)
+        sd = D.std(axis=1, ddof=1)
+        und = _is_zero_sd(sd, scale)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t_obs[s:e] = np.where(und, np.nan, mean / (sd / sqrt_n))
+        mean_diff[s:e] = mean
+        undefined[s:e] = und
+        defined = np.flatnonzero(~und)
+        if len(defined):
+            W = D[defined] - mean[defined, None]  # shifted differences: the null holds
+            hits, kth_t, kth_m = _bootstrap_block(W, scale[defined], t_obs[s + defined], idx,
+                                                  CT, k, work)
+            p[s + defined] = hits / B
+            critical[s + defined] = kth_t
+            est[s + defined] = kth_m
+        if progress is not None and (e == n_pairs or e // report != s // report):
+            progress(e, n_pairs)
+
     extra = {
         "B": B,
         "seed": seed,
@@ -419,7 +520,8 @@ def paired_bootstrap(X, B=1000, seed=0, alpha=0.05, progress: Progress = None) -
         "estimated_diff": est,
         "critical_t": critical,
     }
-    return _result(i, j, X, D, t_obs, p, "bootstrap", extra)
+    return PairResult(i=i, j=j, mean_diff=mean_diff, stat=t_obs, p=p, test="bootstrap",
+                      extra=extra, means=X.mean(axis=1))
 
 
 def estimated_difference_summary(result: PairResult) -> dict:

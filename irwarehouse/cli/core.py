@@ -6,7 +6,6 @@ import sys
 from typing import List, Optional
 
 import duckdb
-import pandas as pd
 import typer
 
 from .. import loader, output, runsets, state
@@ -93,29 +92,33 @@ def eval_cmd(
     with open_warehouse(ctx, read_only=not store) as con:
         qrels_name = qrels or ev.default_qrels(con)
         run_ids = runsets.resolve(con, runs, qrels=qrels_name)
-        per = ev.evaluate(con, qrels_name, parsed, run_ids, topics=topics, max_docs=max_docs,
-                          rel_level=rel_level, store=store)
-        if per.empty:
+        # plain rows, not a DataFrame: printing them needs no pandas
+        per = ev.evaluate_rows(con, qrels_name, parsed, run_ids, topics=topics, max_docs=max_docs,
+                               rel_level=rel_level, store=store)
+        if not per:
             say(ev.no_rows_reason(con, qrels_name, run_ids, topics, rel_level))
         if standardize:  # per-topic values become Phi(z); the stored scores stay raw
+            import pandas as pd
+
             from ..standardize import apply_factors
-            per = apply_factors(con, per, standardize)
+            frame = apply_factors(con, pd.DataFrame(per, columns=ev.RESULT_COLUMNS), standardize)
+            per = list(frame[list(ev.RESULT_COLUMNS)].itertuples(index=False, name=None))
         labels = [str(m) for m in parsed]
-        means = ev.aggregate(per, aggregate)
+        means = ev.aggregate_rows(per, aggregate)
         if fmt == "trec":
             sys.stdout.write(output.trec_lines(per, means, labels, per_topic))
             return
         if per_topic:
-            flat = per[["run_id", "topic", "measure", "value"]]
-            wide = per.pivot(index=["run_id", "topic"], columns="measure", values="value")
-            wide = wide[[m for m in labels if m in wide.columns]].reset_index()
-            output.emit(flat, fmt, table=wide)
+            flat = [dict(zip(ev.RESULT_COLUMNS, row)) for row in per]
+            output.emit(flat, fmt, table=output.pivot(per, ["run_id", "topic"], labels))
         else:
-            flat = means[["run_id", "measure", "value", "n_topics"]]
-            wide = means.pivot(index="run_id", columns="measure", values="value")
-            wide = wide[[m for m in labels if m in wide.columns]].reset_index()
-            nt = means.groupby("run_id")["n_topics"].max()
-            wide.insert(1, "n_topics", wide["run_id"].map(nt).astype(int))
+            flat = [dict(zip(("run_id", "measure", "value", "n_topics"), row)) for row in means]
+            wide = output.pivot([row[:3] for row in means], ["run_id"], labels)
+            n_topics: dict[str, int] = {}
+            for run_id, _measure, _value, n in means:
+                n_topics[run_id] = max(n, n_topics.get(run_id, 0))
+            wide = [{"run_id": row["run_id"], "n_topics": n_topics[row["run_id"]],
+                     **{k: v for k, v in row.items() if k != "run_id"}} for row in wide]
             output.emit(flat, fmt, table=wide)
 
 
@@ -176,7 +179,6 @@ def measures_cmd(fmt: str = FormatOpt):
                                     for p in m.params),
             "trec_eval": m.trec_eval,
         })
-    frame = pd.DataFrame(rows)
     if fmt == "table":
         for m in ms.CATALOGUE.values():
             typer.echo(f"{m.name}{'@k' if m.cutoff else ''}" + (f"    (trec_eval: {m.trec_eval})" if m.trec_eval else ""))
@@ -186,7 +188,7 @@ def measures_cmd(fmt: str = FormatOpt):
                 typer.echo(f"    {p.name} = {default}: {p.help}")
         typer.echo("Condensed (judged-only) forms: Name' or judged_only=True, e.g. AP', nDCG'@10.")
         return
-    output.emit(frame, fmt)
+    output.emit(rows, fmt)
 
 
 @command(runs_app, "list")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-import pandas as pd
 import typer
 
 from .. import output, pools
@@ -101,6 +100,8 @@ def runs_deeply_judged(ctx: typer.Context, qrels: Optional[str] = QrelsOpt,
                        depth: int = typer.Option(50, "--depth", "-d", help="m: documents judged at the top of every topic."),
                        fmt: str = FormatOpt):
     """Runs with at least m documents for every topic, all of their top m judged."""
+    import pandas as pd
+
     check_format(fmt)
     with open_warehouse(ctx, read_only=True) as con:
         ids = pools.deeply_judged(con, qrels or ev.default_qrels(con), depth)

@@ -3,18 +3,19 @@
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
-import pandas as pd
 import typer
 
 from .. import output, runsets
 from .. import evaluate as ev
 from .. import measures as ms
-from .. import standardize as st
 from ..errors import IrwError
 from .app import (FormatOpt, QrelsOpt, app, check_format, command,
                   open_warehouse, progress_callback, say)
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 standardize_app = typer.Typer(
     help="Score standardization: factor sets (per-topic mean and sd of reference runs), "
@@ -52,6 +53,8 @@ def factors_cmd(
     fmt: str = FormatOpt,
 ):
     """Compute a factor set: per measure and topic, mean and sample sd of the reference runs' scores."""
+    from .. import standardize as st
+
     check_format(fmt)
     parsed = ms.parse_all(measure)
     with open_warehouse(ctx) as con:
@@ -73,6 +76,8 @@ def _factor_summary(con, name: str) -> pd.DataFrame:
 @command(standardize_app, "list")
 def list_cmd(ctx: typer.Context, fmt: str = FormatOpt):
     """The factor sets in the warehouse."""
+    from .. import standardize as st
+
     check_format(fmt)
     with open_warehouse(ctx, read_only=True) as con:
         output.emit(st.list_factor_sets(con), fmt)
@@ -86,6 +91,8 @@ def show_cmd(
     fmt: str = FormatOpt,
 ):
     """The factors of a set: per measure and topic, mu, sigma and n_ref."""
+    from .. import standardize as st
+
     check_format(fmt)
     with open_warehouse(ctx, read_only=True) as con:
         output.emit(st.factors_frame(con, name, measure), fmt, digits=6)
@@ -101,6 +108,8 @@ def scores_cmd(
     fmt: str = FormatOpt,
 ):
     """Standardized scores (views std_scores / std_score_means); evaluates runs not yet scored."""
+    from .. import standardize as st
+
     check_format(fmt)
     with open_warehouse(ctx) as con:
         info = st.factor_set_info(con, name)
@@ -120,6 +129,8 @@ def export_cmd(
 
     Columns: factors, qrels, measure, topic, mu, sigma, n_ref, reference, description.
     """
+    from .. import standardize as st
+
     with open_warehouse(ctx, read_only=True) as con:
         n = st.export_factor_set(con, name, path, file_format)
         say(f"wrote {n} factors of {name} to {path}")
@@ -136,6 +147,8 @@ def import_cmd(
     file_format: Optional[str] = FileFormatOpt,
 ):
     """Import a published factor set (all or nothing)."""
+    from .. import standardize as st
+
     with open_warehouse(ctx) as con:
         info = st.import_factor_set(con, path, name=name, qrels=qrels, replace=replace,
                                     description=description, fmt=file_format)
@@ -147,6 +160,8 @@ def import_cmd(
 @command(standardize_app, "drop")
 def drop_cmd(ctx: typer.Context, name: str = typer.Argument(..., help="The factor set to remove.")):
     """Remove a factor set."""
+    from .. import standardize as st
+
     with open_warehouse(ctx) as con:
         st.drop_factor_set(con, name)
         say(f"dropped factor set {name}")
@@ -170,6 +185,8 @@ def reference_size_cmd(
     runs and the ranking with factors from all of them: median, tau_95 and tau_99 (the 95th-
     and 99th-percentile-lowest tau), minimum and mean per n.
     """
+    from .. import standardize as st
+
     check_format(fmt)
     try:
         ns = [int(s) for s in sizes.split(",") if s.strip()]
@@ -197,6 +214,8 @@ def split_cmd(
     replace: bool = typer.Option(False, "--replace", help="Replace collections of those names."),
 ):
     """Create a collection: the parent's judgments for chosen topics, with its own topic set."""
+    from .. import standardize as st
+
     with open_warehouse(ctx) as con:
         made = st.split_collection(con, qrels, name, topics=topics, half_seed=half, rest=rest,
                                    description=description, replace=replace)
@@ -208,6 +227,8 @@ def split_cmd(
 @command(collections_app, "list")
 def collections_list_cmd(ctx: typer.Context, fmt: str = FormatOpt):
     """The collections (qrels of kind 'topics') with their topic counts."""
+    from .. import standardize as st
+
     check_format(fmt)
     with open_warehouse(ctx, read_only=True) as con:
         frame = con.execute("""
@@ -238,6 +259,8 @@ def compare_cmd(
     run whose per-topic scores on C and D differ significantly (Student's two-sample t-test,
     equal variances, two-tailed).
     """
+    from .. import standardize as st
+
     check_format(fmt)
     if reference and factors:
         raise IrwError("give --reference (self-standardization) or --factors, not both")
@@ -267,6 +290,8 @@ def random_splits_cmd(
     Each split draws two disjoint halves of the topic set (--size topics each) and compares
     the runs on them as `collections compare` does, per form of the measure.
     """
+    from .. import standardize as st
+
     check_format(fmt)
     if reference and factors:
         raise IrwError("give --reference (self-standardization) or --factors, not both")

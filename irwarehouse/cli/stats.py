@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-import pandas as pd
 import typer
 
 from .. import evaluate as ev
 from .. import measures as ms
-from .. import output, runsets, significance
+from .. import output, runsets
 from ..errors import IrwError
 from .app import (FormatOpt, QrelsOpt, RunsOpt, TopicsOpt, app, check_format, command,
                   open_warehouse, progress_callback, say)
@@ -41,6 +40,8 @@ def compare_cmd(
     fmt: str = FormatOpt,
 ):
     """Two runs per measure: means, difference with 95% CI, p-values, RBP residual and Judged@k."""
+    from .. import significance
+
     check_format(fmt)
     parsed = ms.parse_all(measure)
     with open_warehouse(ctx, read_only=True) as con:
@@ -64,6 +65,8 @@ def discpower_cmd(
     fmt: str = FormatOpt,
 ):
     """Discriminative power: the fraction of run pairs a test separates, per measure."""
+    from .. import significance
+
     check_format(fmt)
     parsed = ms.parse_all(measure)
     ref_m = _one([reference_measure], "--reference-measure") if reference_measure else None
@@ -91,6 +94,8 @@ def pvalues_cmd(
     fmt: str = FormatOpt,
 ):
     """Every run pair with its mean difference and p-value (and adjusted p-value)."""
+    from .. import significance
+
     check_format(fmt)
     m = _one([measure], "pvalues")
     with open_warehouse(ctx, read_only=save is None) as con:
@@ -118,6 +123,10 @@ def correlate_cmd(
     fmt: str = FormatOpt,
 ):
     """Rank correlation of the run orderings by A on X and by B on Y: tau-b, tau-a, tau_AP, RBO, Pearson."""
+    import pandas as pd
+
+    from .. import significance
+
     check_format(fmt)
     parsed = ms.parse_all(measure)
     if len(parsed) > 2:
@@ -139,6 +148,8 @@ def ci_cmd(
     fmt: str = FormatOpt,
 ):
     """Each run's mean with its t-distribution confidence interval."""
+    from .. import significance
+
     check_format(fmt)
     m = _one([measure], "ci")
     with open_warehouse(ctx, read_only=True) as con:

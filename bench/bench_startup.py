@@ -1,0 +1,84 @@
+"""Benchmark: how long short ``irw`` commands take, against ``python -c "import duckdb"``.
+
+    python bench/bench_startup.py [--repeat 20] [--db fixtures.duckdb]
+
+Each command is run ``--repeat`` times (after one warm-up run), the commands interleaved
+round by round so that a change of load on the machine hits them alike; the script prints
+each command's median and quartiles of wall time and its ratio to the median of
+``python -c "import duckdb"`` (the floor for any command that opens a warehouse).
+``irw eval`` runs on the bundled fixtures in a warehouse loaded as in the README's quick
+start (a temporary one unless ``--db`` names one that holds them) and evaluated once
+before timing (warm).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from common import ROOT, machine
+
+TARGET = 3.0  # each command within 3x the time of importing duckdb
+
+
+def irw_executable() -> str:
+    here = Path(sys.executable).parent / "irw"
+    found = str(here) if here.exists() else shutil.which("irw")
+    if not found:
+        raise SystemExit("no `irw` command found: install the package (pip install -e .)")
+    return found
+
+
+def run(cmd: list[str], env: dict) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=20, help="runs of each command")
+    parser.add_argument("--db", help="a warehouse holding the bundled fixtures (default: a temporary one)")
+    args = parser.parse_args()
+
+    irw = irw_executable()
+    tmp = tempfile.TemporaryDirectory()
+    db = args.db or str(Path(tmp.name) / "fixtures.duckdb")
+    env = {**os.environ, "IRW_DB": db}
+    if not args.db:
+        fixtures = ROOT / "fixtures"
+        for cmd in (["load", "qrels", str(fixtures / "qrels.txt"), "--name", "fixture"],
+                    ["load", "runs", str(fixtures / "runs"), "--meta", str(fixtures / "runs.tsv")]):
+            subprocess.run([irw, *cmd], check=True, env=env, stderr=subprocess.DEVNULL)
+    commands = {
+        'python -c "import duckdb"': [sys.executable, "-c", "import duckdb"],
+        "irw --help": [irw, "--help"],
+        "irw measures": [irw, "measures"],
+        "irw eval -m AP -m P@10": [irw, "eval", "-m", "AP", "-m", "P@10"],
+    }
+    print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f}")
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for name, cmd in commands.items():  # warm-up: file cache, the evaluation's base relation
+        run(cmd, env)
+    for _ in range(args.repeat):
+        for name, cmd in commands.items():
+            times[name].append(run(cmd, env))
+    base = statistics.median(times['python -c "import duckdb"'])
+    print(f"{args.repeat} runs each, interleaved; wall time median [quartiles]; ratio to the first")
+    for name, values in times.items():
+        q1, med, q3 = statistics.quantiles(values, n=4)
+        ratio = med / base
+        verdict = "" if name.startswith("python") else ("  ok" if ratio <= TARGET else f"  over {TARGET:g}x")
+        print(f"{name:<28} {med * 1000:6.0f} ms [{q1 * 1000:4.0f}-{q3 * 1000:4.0f}]  {ratio:4.2f}x{verdict}")
+    tmp.cleanup()
+
+
+if __name__ == "__main__":
+    main()

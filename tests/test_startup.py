@@ -1,0 +1,127 @@
+"""Short commands import only what they use: no pandas, numpy, scipy or matplotlib for
+``irw --help``, ``irw measures`` or ``irw eval`` (each costs more than DuckDB itself to
+import; see bench/bench_startup.py for the timings). Each command runs in a fresh interpreter that
+then lists the heavy modules it has loaded."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("pandas", "numpy", "scipy", "matplotlib")
+
+SCRIPT = """
+import json, sys
+from irwarehouse.cli import app
+out, args = sys.argv[1], sys.argv[2:]
+try:
+    app(args, prog_name="irw")
+except SystemExit as exc:
+    code = exc.code or 0
+else:
+    code = 0
+heavy = sorted({m.split(".")[0] for m in sys.modules} & set(%r))
+with open(out, "w") as f:
+    json.dump({"code": code, "heavy": heavy}, f)
+""" % (HEAVY,)
+
+
+def run_cli(tmp_path, *args: str) -> tuple[dict, str]:
+    out = tmp_path / "modules.json"
+    # run outside the checkout: the package imported is the one the tests import
+    proc = subprocess.run([sys.executable, "-c", SCRIPT, str(out), *args], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    return json.loads(out.read_text()), proc.stdout
+
+
+@pytest.mark.parametrize("args", [["--help"], ["measures"], ["measures", "--format", "json"],
+                                  ["eval", "--help"], ["discpower", "--help"]])
+def test_short_commands_import_no_heavy_module(tmp_path, args):
+    result, stdout = run_cli(tmp_path, *args)
+    assert result["code"] == 0, stdout
+    assert stdout.strip(), "the command printed nothing"
+    assert result["heavy"] == [], f"irw {' '.join(args)} imported {', '.join(result['heavy'])}"
+
+
+@pytest.mark.parametrize("args", [["-m", "AP", "-m", "P@10"],
+                                  ["-m", "AP", "--per-topic", "--format", "trec"],
+                                  ["-m", "nDCG@10", "--format", "json"]])
+def test_eval_imports_no_heavy_module(tmp_path, args):
+    from conftest import FIXTURES
+    from irwarehouse import db, loader
+
+    path = str(tmp_path / "fixtures.duckdb")
+    con = db.connect(path)
+    loader.load_qrels(con, [str(FIXTURES / "qrels.txt")], "fixture")
+    loader.load_runs(con, [str(FIXTURES / "runs")], meta=str(FIXTURES / "runs.tsv"))
+    con.close()
+    result, stdout = run_cli(tmp_path, "--db", path, "eval", *args)
+    assert result["code"] == 0, stdout
+    assert "alpha1" in stdout
+    assert result["heavy"] == [], f"irw eval {' '.join(args)} imported {', '.join(result['heavy'])}"
+
+
+def test_the_check_sees_heavy_modules(tmp_path):
+    # the experiments need numpy and pandas: listing them loads their modules
+    result, stdout = run_cli(tmp_path, "experiment", "--help")
+    assert result["code"] == 0, stdout
+    assert {"numpy", "pandas"} <= set(result["heavy"])
+
+
+def test_a_warehouse_is_set_up_again_only_when_its_sql_changes(tmp_path, monkeypatch):
+    """Opening a warehouse for writing renders and runs the schema templates only when the
+    templates, the catalogue or the layout version differ from those it was set up with."""
+    from irwarehouse import db
+
+    path = str(tmp_path / "w.duckdb")
+    db.connect(path).close()
+    scripts = []
+    real = db.schema_statements
+    monkeypatch.setattr(db, "schema_statements", lambda: (scripts.append("schema"), real())[1])
+    db.connect(path).close()
+    assert scripts == []
+    monkeypatch.setattr(db, "schema_fingerprint", lambda: "changed templates")
+    con = db.connect(path)
+    assert scripts == ["schema"]
+    assert con.execute("SELECT value FROM irw_meta WHERE key = 'schema_fingerprint'").fetchone() == (
+        "changed templates",)
+    con.execute("DROP VIEW run_info")  # dropped by hand: back with the next change only
+    con.close()
+    monkeypatch.undo()
+    con = db.connect(path)
+    assert con.execute("SELECT count(*) FROM run_info").fetchone() == (0,)
+    con.close()
+
+
+def test_the_fingerprint_follows_every_template(tmp_path, monkeypatch):
+    import shutil
+
+    from irwarehouse import db
+
+    copy = tmp_path / "sql"
+    shutil.copytree(db.sql_dir(), copy)
+    monkeypatch.setattr(db, "sql_dir", lambda: copy)
+    before = db.schema_fingerprint()
+    assert db.schema_fingerprint() == before
+    with open(copy / "measures" / "AP.sql", "a") as f:
+        f.write("\n")
+    assert db.schema_fingerprint() != before
+
+
+@pytest.mark.parametrize("args, code", [(["measures", "--format", "json"], 0),
+                                        (["--db", ":memory:", "eval", "-m", "Foo@10"], 1),
+                                        ([], 2)])
+def test_the_entry_point_flushes_and_keeps_the_exit_status(tmp_path, args, code):
+    # main() leaves with os._exit: what was printed must be out, the status the command's
+    proc = subprocess.run([sys.executable, "-c", "from irwarehouse.cli import main; main()", *args],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == code, proc.stderr
+    if code == 0:
+        assert len(json.loads(proc.stdout)) > 20  # the whole catalogue, valid JSON
+    elif code == 1:
+        assert proc.stderr.startswith("error: unknown measure 'Foo'")
+    else:
+        assert "Usage: irw" in proc.stdout + proc.stderr
