@@ -141,10 +141,18 @@ def reconcile(con) -> list[str]:
     changes made outside irw. Returns what was done (one line each; empty: nothing to do).
     Raises IrwError, changing nothing, when the tables hold what no load would accept."""
     done: list[str] = []
+    # one query says whether anything is to be done (the usual case: nothing)
+    fp, runs_ok, qrels_ok = _one(con, """
+        SELECT fp, fp = irw_recorded_runs_fp(),
+               NOT EXISTS (SELECT 1 FROM qrels WHERE qrels NOT IN (SELECT qrels FROM qrels_info))
+               AND NOT EXISTS (SELECT 1 FROM qrels_info i LEFT JOIN irw_state s ON s.name = 'qrels:' || i.qrels
+                               WHERE s.fp IS DISTINCT FROM irw_qrels_fp(i.qrels))
+        FROM (SELECT irw_runs_fp() AS fp)""")
+    _set_session(con, fp)
+    if runs_ok and qrels_ok:
+        return done
     with db.transaction(con):
-        fp = runs_fp(con)
-        _set_session(con, fp)
-        if recorded_runs_fp(con) != fp:
+        if not runs_ok:
             done += _reconcile_runs(con)
         for name in _unregistered_qrels(con):
             from .loader import register_qrels  # loader imports state
