@@ -118,9 +118,48 @@ def resolve_path(path: str | None) -> str:
 
 DEFAULT_WAIT = 30.0  # seconds to wait for a warehouse another process holds
 
+# DuckDB's memory: a share of the machine's memory, capped, so that a load or an evaluation
+# holds a bounded resident size whatever the archive (DuckDB spills to disk beyond it).
+MEMORY_SHARE = 0.5
+MEMORY_CAP = 2 * 2**30  # bytes
+
+
+def memory_limit(limit: str | None = None) -> str:
+    """DuckDB's memory limit: ``limit``, else $IRW_MEMORY_LIMIT, else half the machine's
+    memory capped at 2 GiB (e.g. '2048MiB')."""
+    limit = limit or os.environ.get("IRW_MEMORY_LIMIT")
+    if limit:
+        return str(limit).strip()
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        total = MEMORY_CAP
+    return f"{min(int(total * MEMORY_SHARE), MEMORY_CAP) // 2**20}MiB"
+
+
+def configure(con: duckdb.DuckDBPyConnection, limit: str | None = None) -> None:
+    """Settings of every connection irw opens: no progress bar (irw's stdout is its own), the
+    memory limit (:func:`memory_limit`), and a private directory, under the system's temporary
+    directory, to which DuckDB spills what does not fit (created on demand and removed by
+    DuckDB when the connection closes)."""
+    import tempfile
+    import uuid
+
+    con.execute("SET enable_progress_bar = false")
+    spill = os.path.join(tempfile.gettempdir(), f"irw-spill-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    try:
+        con.execute(f"SET temp_directory = {quote_literal(spill)}")
+    except duckdb.Error:
+        pass  # a database this process already opened, and spilled from: it keeps its directory
+    value = memory_limit(limit)
+    try:
+        con.execute(f"SET memory_limit = {quote_literal(value)}")
+    except duckdb.Error:
+        raise IrwError(f"memory limit {value!r} is not a size (write e.g. 2GB, 1500MB, 4GiB)") from None
+
 
 def connect(path: str | None = None, read_only: bool = False, notify=None, create: bool = True,
-            wait: float | None = None) -> duckdb.DuckDBPyConnection:
+            wait: float | None = None, memory: str | None = None) -> duckdb.DuckDBPyConnection:
     """Open the warehouse (creating it only with ``create``); the schema is created on first
     write.
 
@@ -129,7 +168,7 @@ def connect(path: str | None = None, read_only: bool = False, notify=None, creat
     the process that holds it. Opening for writing brings the caches and stored scores in
     line with changes made to the tables outside irw (state.reconcile); opening read-only
     notes such changes (the engine then computes from the tables). ``notify(message)`` hears
-    about either."""
+    about either. ``memory``: DuckDB's memory limit (see :func:`memory_limit`)."""
     from . import state  # local import: state imports db
 
     path = resolve_path(path)
@@ -144,7 +183,7 @@ def connect(path: str | None = None, read_only: bool = False, notify=None, creat
     con = _waiting(lambda: duckdb.connect(path, read_only=read_only and path != ":memory:"),
                    path, read_only, wait)
     try:
-        con.execute("SET enable_progress_bar = false")  # irw's stdout is its own
+        configure(con, memory)
         check_warehouse(con, path)
         if not read_only or path == ":memory:":
             ensure_schema(con)
@@ -201,21 +240,26 @@ def _warehouse_problem(con: duckdb.DuckDBPyConnection, path: str) -> str | None:
 
 
 class Staging:
-    """A load's connection: an in-memory DuckDB in which files are read, checked and ranked,
+    """A load's connection: an in-memory DuckDB (spilling beyond the memory limit, see
+    :func:`configure`) in which files are read, checked and ranked,
     with the warehouse file attached to it only for the final transaction (``attach``), so
     that the warehouse is locked for that transaction alone and readers may use it while
     the files are read. For a ``:memory:`` warehouse, the warehouse itself (``attach`` None)."""
 
     def __init__(self, path: str | None = None, wait: float | None = None, notify=None,
-                 create: bool = True):
+                 create: bool = True, memory: str | None = None):
         self.path, self.wait, self.notify = resolve_path(path), wait, notify
         if self.path == ":memory:":
-            self.con, self.attach = connect(self.path, notify=notify), None
+            self.con, self.attach = connect(self.path, notify=notify, memory=memory), None
             return
         if not create and not Path(self.path).exists():
             connect(self.path, create=False)  # the error that says how to create one
         self.con = duckdb.connect(":memory:")
-        self.con.execute("SET enable_progress_bar = false")
+        try:
+            configure(self.con, memory)
+        except BaseException:
+            self.con.close()
+            raise
         self.attach = self._attach
 
     @contextmanager

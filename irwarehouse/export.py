@@ -205,6 +205,7 @@ def publish(con: duckdb.DuckDBPyConnection, out: str, replace: bool = False) -> 
         storage.create_file(str(snapshot))
         new = duckdb.connect(str(snapshot))
         try:
+            db.configure(new)
             with db.transaction(new):
                 for statement in _schema_script(tables) + _load_statements(tables, "parquet", files):
                     new.execute(statement)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import os
 
 import pytest
 
@@ -492,3 +493,43 @@ def test_a_damaged_stream_is_one_line_naming_the_file(con, tmp_path, damage):
         assert str(info.value).startswith(f"{path}: {message}"), str(info.value)
         assert "\n" not in str(info.value)
         assert counts(con) == (0, 0, 0, 0, 0, 0)
+
+
+def test_memory_limit_default_option_and_bad_value(tmp_path, monkeypatch):
+    from irwarehouse import db
+
+    monkeypatch.delenv("IRW_MEMORY_LIMIT", raising=False)
+    default = db.memory_limit()
+    assert default.endswith("MiB") and 0 < int(default[:-3]) <= 2048
+    monkeypatch.setenv("IRW_MEMORY_LIMIT", "300MB")
+    con = db.connect(str(tmp_path / "w.duckdb"))
+    assert con.execute("SELECT current_setting('memory_limit')").fetchone()[0] == "286.1 MiB"
+    spill = con.execute("SELECT current_setting('temp_directory')").fetchone()[0]
+    assert os.path.basename(spill).startswith("irw-spill-")
+    con.close()
+    with db.Staging(str(tmp_path / "w.duckdb"), memory="1GB") as staging:
+        assert staging.con.execute("SELECT current_setting('memory_limit')").fetchone()[0] == "953.6 MiB"
+    with pytest.raises(IrwError, match="memory limit 'lots' is not a size"):
+        db.Staging(str(tmp_path / "new.duckdb"), memory="lots")
+    assert not (tmp_path / "new.duckdb").exists()
+
+
+def test_a_load_larger_than_the_memory_limit_spills_and_loads_alike(tmp_path):
+    """200,000 lines staged under a 20 MB limit (their staged rows take several times that):
+    DuckDB spills to the private directory, which is gone afterwards, and the warehouse holds
+    the same rankings as one loaded without a limit."""
+    from irwarehouse import db
+
+    lines = [f"{t} Q0 D{(d * 7919 + t) % 100000} {d} {(d * 37 % 1000) / 7:.3f} run{r}\n"
+             for r in range(20) for t in range(100) for d in range(100)]
+    write(tmp_path / "runs.txt", "".join(lines))
+    rankings = []
+    for name, limit in (("small.duckdb", "20MB"), ("large.duckdb", "4GB")):
+        with db.Staging(str(tmp_path / name), memory=limit) as staging:
+            spill = staging.con.execute("SELECT current_setting('temp_directory')").fetchone()[0]
+            loader.load_runs(staging.con, [str(tmp_path / "runs.txt")], final=staging.attach)
+        assert not os.path.exists(spill)
+        con = db.connect(str(tmp_path / name), read_only=True)
+        rankings.append(con.execute("SELECT * FROM runs ORDER BY ALL").fetchall())
+        con.close()
+    assert len(rankings[0]) == 200_000 and rankings[0] == rankings[1]

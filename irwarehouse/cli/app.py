@@ -127,6 +127,7 @@ def open_warehouse(ctx: typer.Context, read_only: bool = False, create: bool = F
     that only read (other readers may share it), created only by commands that load."""
     obj = ctx.find_root().obj or {}
     con = db.connect(_db_path(ctx), read_only=read_only, create=create, wait=obj.get("wait"),
+                     memory=obj.get("memory"),
                      notify=lambda message: say(f"note: {message}"))
     try:
         yield con
@@ -138,7 +139,8 @@ def staging(ctx: typer.Context) -> db.Staging:
     """A load's staging connection, the warehouse attached for the final transaction only
     (created if need be)."""
     obj = ctx.find_root().obj or {}
-    return db.Staging(_db_path(ctx), wait=obj.get("wait"), notify=lambda m: say(f"note: {m}"))
+    return db.Staging(_db_path(ctx), wait=obj.get("wait"), memory=obj.get("memory"),
+                      notify=lambda m: say(f"note: {m}"))
 
 
 def check_format(fmt: str, allowed=("table", "csv", "json")) -> None:
@@ -194,7 +196,11 @@ def main_callback(
     wait: Optional[float] = typer.Option(
         None, "--wait", envvar="IRW_WAIT", metavar="SECONDS",
         help=f"How long to wait for a warehouse another process holds (default {db.DEFAULT_WAIT:g})."),
+    memory: Optional[str] = typer.Option(
+        None, "--memory-limit", envvar="IRW_MEMORY_LIMIT", metavar="SIZE",
+        help="How much memory DuckDB may use before it spills to a temporary directory, e.g. "
+             "4GB (default: half the machine's memory, at most 2 GiB)."),
     version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
                                  help="Print the version of irwarehouse and exit."),
 ):
-    ctx.obj = {"db": db.resolve_path(db_path), "wait": wait}
+    ctx.obj = {"db": db.resolve_path(db_path), "wait": wait, "memory": memory}
