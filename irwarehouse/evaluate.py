@@ -323,16 +323,6 @@ def default_qrels(con) -> str:
     return names[0]
 
 
-def root_qrels(con, qrels: str) -> str:
-    """The loaded qrels a derived qrels descends from (its judgments are a subset of it)."""
-    name = qrels
-    while True:
-        row = con.execute("SELECT parent FROM qrels_info WHERE qrels = ?", [name]).fetchone()
-        if row is None or row[0] is None:
-            return name
-        name = row[0]
-
-
 def ensure_base(con, qrels: str) -> None:
     """Materialize the base relation of a loaded qrels, unless it is current (built from the
     runs and judgments as they are). Derived qrels are evaluated from their root's base."""
@@ -350,10 +340,10 @@ def base_source(con, qrels: str) -> tuple[str, dict]:
     """Where the base rows of ``qrels`` come from, and the parameters that source binds. A
     writable connection materializes the root's base first; a read-only one uses it only if
     it is current (else the base is computed from the tables)."""
-    root = root_qrels(con, qrels)
+    root = state.root_qrels(con, qrels)
     if not con_is_read_only(con) and state.runs_current(con):
         ensure_base(con, root)
-    source = state.source(con, qrels, root)
+    source = state.source(con, qrels)
     return source, ({"base_qrels": root} if source == "subset" else {})
 
 

@@ -36,15 +36,6 @@ def runs_fp(con) -> int:
     return _one(con, "SELECT irw_runs_fp()")[0]
 
 
-def qrels_fp(con, qrels: str) -> int:
-    return _one(con, "SELECT irw_qrels_fp(?)", [qrels])[0]
-
-
-def _recorded(con, name: str) -> int | None:
-    row = _one(con, "SELECT fp FROM irw_state WHERE name = ?", [name])
-    return row[0] if row else None
-
-
 def _set_session(con, fp: int) -> None:
     con.execute("CREATE OR REPLACE TEMP TABLE irw_session AS SELECT ?::UBIGINT AS runs_fp", [fp])
 
@@ -100,38 +91,25 @@ def record_qrels(con, qrels: str) -> None:
 
 def base_current(con, qrels: str) -> bool:
     """Is the materialized base of the loaded qrels ``qrels`` built from the tables as they are?"""
-    row = _one(con, "SELECT runs_fp, qrels_fp FROM irw_base_built WHERE qrels = ?", [qrels])
-    return (row is not None and row[0] == session_runs_fp(con) and row[1] == qrels_fp(con, qrels)
-            and runs_current(con))
+    return bool(_one(con, "SELECT irw_base_current(?, ?)", [qrels, session_runs_fp(con)])[0])
 
 
-def subset_ok(con, qrels: str, root: str) -> bool:
-    """Are all judgments of the derived ``qrels`` judgments of ``root`` with the same grade?"""
-    return bool(_one(con, "SELECT irw_subset_ok(?, ?)", [qrels, root])[0])
+def root_qrels(con, qrels: str) -> str:
+    """The loaded qrels a derived qrels descends from (itself for a loaded one)."""
+    return _one(con, "SELECT irw_root_qrels(?)", [qrels])[0]
 
 
-def source(con, qrels: str, root: str) -> str:
-    """Where the engine takes the base rows of ``qrels`` from (see sql/_base.sql)."""
-    if not runs_current(con):
-        return "rerank"
-    if base_current(con, root):
-        if root == qrels:
-            return "cache"
-        if subset_ok(con, qrels, root):
-            return "subset"
-    return "fresh"
+def source(con, qrels: str) -> str:
+    """Where the engine takes the base rows of ``qrels`` from (sql/state.sql,
+    irw_base_source: the decision the measure macros take too)."""
+    return _one(con, "SELECT irw_base_source(?, ?)", [qrels, session_runs_fp(con)])[0]
 
 
 def changed(con) -> list[str]:
     """What was changed outside irw since irw last wrote (empty: nothing)."""
-    out = []
-    if not runs_current(con):
-        out.append("runs")
-    for (name,) in con.execute("SELECT qrels FROM qrels_info ORDER BY qrels").fetchall():
-        recorded = _recorded(con, "qrels:" + name)
-        if recorded is not None and recorded != qrels_fp(con, name):
-            out.append(f"qrels {name}")
-    return out
+    out = ["runs"] if not runs_current(con) else []
+    return out + [f"qrels {name}" for (name,) in con.execute(
+        "SELECT qrels FROM irw_qrels_changes() WHERE recorded IS NOT NULL ORDER BY qrels").fetchall()]
 
 
 # --------------------------------------------------------------------------- reconciling
@@ -145,8 +123,7 @@ def reconcile(con) -> list[str]:
     fp, runs_ok, qrels_ok = _one(con, """
         SELECT fp, fp = irw_recorded_runs_fp(),
                NOT EXISTS (SELECT 1 FROM qrels WHERE qrels NOT IN (SELECT qrels FROM qrels_info))
-               AND NOT EXISTS (SELECT 1 FROM qrels_info i LEFT JOIN irw_state s ON s.name = 'qrels:' || i.qrels
-                               WHERE s.fp IS DISTINCT FROM irw_qrels_fp(i.qrels))
+               AND NOT EXISTS (SELECT 1 FROM irw_qrels_changes())
         FROM (SELECT irw_runs_fp() AS fp)""")
     _set_session(con, fp)
     if runs_ok and qrels_ok:
@@ -159,11 +136,11 @@ def reconcile(con) -> list[str]:
 
             register_qrels(con, name, source="(inserted with SQL)", kind="file")
             done.append(f"registered qrels {name}, inserted with SQL")
-        for (name,) in con.execute("SELECT qrels FROM qrels_info ORDER BY qrels").fetchall():
-            rec = _recorded(con, "qrels:" + name)
+        for name, rec in con.execute(
+                "SELECT qrels, recorded FROM irw_qrels_changes() ORDER BY qrels").fetchall():
             if rec is None:
                 record_qrels(con, name)
-            elif rec != qrels_fp(con, name):
+            else:
                 db.invalidate_bases(con, name)
                 dependents = [r[0] for r in con.execute(
                     "SELECT qrels FROM qrels_info WHERE topic_qrels = ? OR qrels = ? ORDER BY qrels",

@@ -57,3 +57,27 @@ CREATE OR REPLACE MACRO irw_subset_ok(q, root) AS NOT EXISTS (
     WHERE dj.qrels = q AND dj.rel >= 0 AND NOT EXISTS (
         SELECT 1 FROM qrels AS rj
         WHERE rj.qrels = root AND rj.topic = dj.topic AND rj.docno = dj.docno AND rj.rel = dj.rel));
+
+-- Is the materialized base of the loaded qrels q built from the tables as they are, the runs
+-- tables' fingerprint being rfp (irw_runs_fp(), or the value a connection checked once)?
+CREATE OR REPLACE MACRO irw_base_current(q, rfp) AS coalesce(
+    rfp = irw_recorded_runs_fp()
+    AND (SELECT bb.runs_fp = rfp AND bb.qrels_fp = irw_qrels_fp(q)
+         FROM irw_base_built AS bb WHERE bb.qrels = q), false);
+
+-- Where the base rows of qrels q come from (see base_rows in _base.sql): 'rerank' when the
+-- runs tables are not as irw last wrote them, 'cache' when q's own base is current,
+-- 'subset' when q is derived, its root's base current and its judgments a subset of the
+-- root's, 'fresh' otherwise. The one decision, for the engine and the measure macros.
+CREATE OR REPLACE MACRO irw_base_source(q, rfp) AS (
+    SELECT CASE WHEN NOT coalesce(rfp = irw_recorded_runs_fp(), false) THEN 'rerank'
+                WHEN irw_base_current(r.root, rfp) AND r.root = q THEN 'cache'
+                WHEN irw_base_current(r.root, rfp) AND irw_subset_ok(q, r.root) THEN 'subset'
+                ELSE 'fresh' END
+    FROM (SELECT irw_root_qrels(q) AS root) AS r);
+
+-- The qrels whose judgments are not as irw last recorded them (recorded NULL: never).
+CREATE OR REPLACE MACRO irw_qrels_changes() AS TABLE
+SELECT i.qrels, s.fp AS recorded
+FROM qrels_info AS i LEFT JOIN irw_state AS s ON s.name = 'qrels:' || i.qrels
+WHERE s.fp IS DISTINCT FROM irw_qrels_fp(i.qrels);
