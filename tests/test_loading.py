@@ -515,16 +515,16 @@ def test_memory_limit_default_option_and_bad_value(tmp_path, monkeypatch):
 
 
 def test_a_load_larger_than_the_memory_limit_spills_and_loads_alike(tmp_path):
-    """200,000 lines staged under a 20 MB limit (their staged rows take several times that):
+    """400,000 lines staged under a 32 MB limit (their staged rows take several times that):
     DuckDB spills to the private directory, which is gone afterwards, and the warehouse holds
     the same rankings as one loaded without a limit."""
     from irwarehouse import db
 
     lines = [f"{t} Q0 D{(d * 7919 + t) % 100000} {d} {(d * 37 % 1000) / 7:.3f} run{r}\n"
-             for r in range(20) for t in range(100) for d in range(100)]
+             for r in range(40) for t in range(100) for d in range(100)]
     write(tmp_path / "runs.txt", "".join(lines))
     rankings = []
-    for name, limit in (("small.duckdb", "20MB"), ("large.duckdb", "4GB")):
+    for name, limit in (("small.duckdb", "32MB"), ("large.duckdb", "4GB")):
         with db.Staging(str(tmp_path / name), memory=limit) as staging:
             spill = staging.con.execute("SELECT current_setting('temp_directory')").fetchone()[0]
             loader.load_runs(staging.con, [str(tmp_path / "runs.txt")], final=staging.attach)
@@ -532,4 +532,4 @@ def test_a_load_larger_than_the_memory_limit_spills_and_loads_alike(tmp_path):
         con = db.connect(str(tmp_path / name), read_only=True)
         rankings.append(con.execute("SELECT * FROM runs ORDER BY ALL").fetchall())
         con.close()
-    assert len(rankings[0]) == 200_000 and rankings[0] == rankings[1]
+    assert len(rankings[0]) == 400_000 and rankings[0] == rankings[1]
