@@ -193,7 +193,6 @@ class _MacroContext(_MeasureContext):
         self.label = definition.name
         self.name = definition.name
         self.module = db.module(f"measures/{definition.name}.sql")
-        self.judged_only = True  # decided in SQL: see by_judged
         self.pos = "(CASE WHEN judged_only THEN crank ELSE rank END)" if has("judged_only") else "rank"
         self.n = "(CASE WHEN judged_only THEN n_judged ELSE n END)" if has("judged_only") else "n"
         if definition.cutoff:
@@ -334,6 +333,16 @@ def ensure_base(con, qrels: str) -> None:
         con.execute("INSERT INTO irw_base SELECT * FROM irw_base_rows(?)", [qrels])
         con.execute("INSERT INTO irw_base_built VALUES (?, current_timestamp, ?, irw_qrels_fp(?))",
                     [qrels, state.session_runs_fp(con), qrels])
+
+
+def ensure_bases(con) -> list[str]:
+    """Materialize the base relation of every loaded qrels that lacks a current one; returns
+    their names (all loaded qrels)."""
+    names = [r[0] for r in con.execute(
+        "SELECT qrels FROM qrels_info WHERE parent IS NULL ORDER BY qrels").fetchall()]
+    for name in names:
+        ensure_base(con, name)
+    return names
 
 
 def base_source(con, qrels: str) -> tuple[str, dict]:

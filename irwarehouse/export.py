@@ -176,8 +176,7 @@ def _make_current(new: duckdb.DuckDBPyConnection) -> None:
     state.record_runs(new)
     for (name,) in new.execute("SELECT qrels FROM qrels_info ORDER BY qrels").fetchall():
         state.record_qrels(new, name)
-    for (name,) in new.execute("SELECT qrels FROM qrels_info WHERE parent IS NULL").fetchall():
-        evaluate.ensure_base(new, name)
+    evaluate.ensure_bases(new)
 
 
 def publish(con: duckdb.DuckDBPyConnection, out: str, replace: bool = False) -> dict:

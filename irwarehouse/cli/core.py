@@ -156,10 +156,7 @@ def refresh_cmd(ctx: typer.Context):
     """Bring caches and stored scores in line with the tables, and materialize the base
     relation of every loaded qrels (so that readers and the measure macros use it)."""
     with open_warehouse(ctx) as con:  # opening for writing reconciles
-        names = [r[0] for r in con.execute(
-            "SELECT qrels FROM qrels_info WHERE parent IS NULL ORDER BY qrels").fetchall()]
-        for name in names:
-            ev.ensure_base(con, name)
+        names = ev.ensure_bases(con)
         say(f"warehouse current; base relation materialized for {len(names)} qrels"
             + (f" ({', '.join(names)})" if names else ""))
 
