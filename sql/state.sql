@@ -54,7 +54,7 @@ CREATE OR REPLACE MACRO irw_root_qrels(q) AS coalesce((
 -- is root's base restricted to q's judgments.)
 CREATE OR REPLACE MACRO irw_subset_ok(q, root) AS NOT EXISTS (
     SELECT 1 FROM qrels AS dj
-    WHERE dj.qrels = q AND dj.rel >= 0 AND NOT EXISTS (
+    WHERE dj.qrels = q AND q <> root AND dj.rel >= 0 AND NOT EXISTS (
         SELECT 1 FROM qrels AS rj
         WHERE rj.qrels = root AND rj.topic = dj.topic AND rj.docno = dj.docno AND rj.rel = dj.rel));
 
@@ -70,11 +70,13 @@ CREATE OR REPLACE MACRO irw_base_current(q, rfp) AS coalesce(
 -- 'subset' when q is derived, its root's base current and its judgments a subset of the
 -- root's, 'fresh' otherwise. The one decision, for the engine and the measure macros.
 CREATE OR REPLACE MACRO irw_base_source(q, rfp) AS (
-    SELECT CASE WHEN NOT coalesce(rfp = irw_recorded_runs_fp(), false) THEN 'rerank'
-                WHEN irw_base_current(r.root, rfp) AND r.root = q THEN 'cache'
-                WHEN irw_base_current(r.root, rfp) AND irw_subset_ok(q, r.root) THEN 'subset'
+    SELECT CASE WHEN NOT runs_ok THEN 'rerank'
+                WHEN base_ok AND root = q THEN 'cache'
+                WHEN base_ok AND irw_subset_ok(q, root) THEN 'subset'
                 ELSE 'fresh' END
-    FROM (SELECT irw_root_qrels(q) AS root) AS r);
+    FROM (SELECT root, runs_ok, runs_ok AND irw_base_current(root, rfp) AS base_ok
+          FROM (SELECT irw_root_qrels(q) AS root,
+                       coalesce(rfp = irw_recorded_runs_fp(), false) AS runs_ok) AS r) AS s);
 
 -- The qrels whose judgments are not as irw last recorded them (recorded NULL: never).
 CREATE OR REPLACE MACRO irw_qrels_changes() AS TABLE
