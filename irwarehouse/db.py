@@ -20,7 +20,7 @@ import duckdb
 from .errors import IrwError
 
 DEFAULT_DB = "irw.duckdb"
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
 # Templates run (in order) whenever a warehouse is opened for writing: tables, then views.
 SCHEMA_TEMPLATES = ["schema.sql", "state.sql", "views.sql", "pools.sql", "standardize_schema.sql"]
 
@@ -189,6 +189,11 @@ def connect(path: str | None = None, read_only: bool = False, notify=None, creat
             ensure_schema(con)
             messages = state.reconcile(con)
         else:
+            older = _stored_meta(con).get("schema_version")
+            if older is not None and older != SCHEMA_VERSION:
+                raise IrwError(f"{path} was written by an older irwarehouse (warehouse schema version "
+                               f"{older}, now {SCHEMA_VERSION}): open it for writing once to upgrade "
+                               "it (irw refresh)")
             changed = state.changed(con)
             messages = ([f"{', '.join(changed)} changed outside irw since irw last wrote: results "
                          "are computed from the tables (open the warehouse for writing, e.g. "
@@ -375,14 +380,40 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
             # caches are rebuilt on demand, so a new layout simply replaces them
             for table in ("irw_base", "irw_base_built", "irw_run_state"):
                 con.execute(f"DROP TABLE IF EXISTS {table}")
+        moved = _set_aside_without_collection(con) if stored not in (None, SCHEMA_VERSION) else []
         for statement in schema_statements():
             con.execute(statement)
+        for table in moved:  # what a warehouse of one collection held: collection 'default'
+            con.execute(f"INSERT INTO {table} BY NAME SELECT *, ? AS collection FROM {table}_irw_v4",
+                        [DEFAULT_COLLECTION])
+            con.execute(f"DROP TABLE {table}_irw_v4")
         con.execute("DELETE FROM measures")
         con.executemany("INSERT INTO measures VALUES (?, ?, ?, ?, ?)", catalogue_rows())
         con.executemany("INSERT OR REPLACE INTO irw_meta VALUES (?, ?)",
                         [("schema_version", SCHEMA_VERSION), ("schema_fingerprint", fingerprint)])
         if stored not in (None, SCHEMA_VERSION):  # runs loaded by an older irw stand as they are
             state.record_runs(con)
+
+
+# The tables that gained a collection column in schema version 5 (collections, issue of
+# many test collections in one warehouse).
+COLLECTION_TABLES = ("runs", "run_topics", "run_loads", "run_meta", "qrels_info", "scores",
+                     "evaluations", "discpower_results", "pair_tests")
+DEFAULT_COLLECTION = "default"
+
+
+def _set_aside_without_collection(con) -> list[str]:
+    """Rename the tables of an older warehouse that lack the collection column (so that the
+    schema creates them anew, and their rows are copied into them); returns their names."""
+    rows = con.execute(
+        "SELECT table_name, bool_or(column_name = 'collection') FROM information_schema.columns "
+        "WHERE table_catalog = current_database() AND table_schema = 'main' "
+        "AND list_contains($tables, table_name) GROUP BY table_name",
+        {"tables": list(COLLECTION_TABLES)}).fetchall()
+    moved = sorted(name for name, has in rows if not has)
+    for table in moved:
+        con.execute(f"ALTER TABLE {table} RENAME TO {table}_irw_v4")
+    return moved
 
 
 def _stored_meta(con) -> dict[str, str]:
@@ -420,12 +451,14 @@ def transaction(con: duckdb.DuckDBPyConnection):
         con.execute("COMMIT")
 
 
-def update_bases(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> None:
-    """Bring every materialized base up to date after ``run_ids`` were loaded, replaced or
-    dropped: their rows are recomputed from what ``runs`` now holds; the other runs' rows
-    stay (a run's base rows depend on that run only)."""
+def update_bases(con: duckdb.DuckDBPyConnection, collection: str, run_ids: list[str]) -> None:
+    """Bring every materialized base of the qrels of ``collection`` up to date after its runs
+    ``run_ids`` were loaded, replaced or dropped: their rows are recomputed from what ``runs``
+    now holds; the other runs' rows stay (a run's base rows depend on that run only)."""
     params = {"ids": list(run_ids)}
-    for (qrels,) in con.execute("SELECT qrels FROM irw_base_built ORDER BY qrels").fetchall():
+    for (qrels,) in con.execute(
+            "SELECT b.qrels FROM irw_base_built b JOIN qrels_info i ON i.qrels = b.qrels "
+            "WHERE i.collection = ? ORDER BY b.qrels", [collection]).fetchall():
         params["q"] = qrels
         con.execute("DELETE FROM irw_base WHERE qrels = $q AND list_contains($ids, run_id)", params)
         con.execute("INSERT INTO irw_base SELECT * FROM irw_base_rows($q) "

@@ -149,13 +149,13 @@ BASE_SOURCES = ("cache", "subset", "fresh", "rerank")
 def _engine_inputs() -> dict:
     """The inputs of evaluate.sql as bound parameters (the engine)."""
     return {"qrels": "$qrels", "topic_qrels": "$topic_qrels", "base_qrels": "$base_qrels",
-            "runs": "$runs", "all_runs": False}
+            "collection": "$collection", "runs": "$runs", "all_runs": False}
 
 
 def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | None = None,
                rel_level: int | None = None, base_source: str = "cache") -> str:
-    """The SQL that computes ``measures`` (bind $qrels, $topic_qrels, $runs, and $base_qrels
-    when ``base_source`` is 'subset')."""
+    """The SQL that computes ``measures`` (bind $qrels, $topic_qrels, $collection, $runs, and
+    $base_qrels when ``base_source`` is 'subset')."""
     if topics not in TOPIC_POLICIES:
         raise IrwError(f"unknown topic policy {topics!r}; valid: {', '.join(TOPIC_POLICIES)}")
     if max_docs is not None and max_docs < 1:
@@ -223,7 +223,8 @@ class _MacroContext(_MeasureContext):
             ["gains IS NOT NULL"] if definition.name == "Q" else [])
         self.window_guard = f"({' OR '.join(guards)})" if guards else None
         self.args = ["q"] + (["k := NULL"] if definition.cutoff else []) + [
-            f"{p.name} := {_macro_default(p)}" for p in definition.params] + ["runs := NULL"]
+            f"{p.name} := {_macro_default(p)}" for p in definition.params] + [
+            "runs := NULL", "run_collection := NULL"]
         self.checks = _macro_checks(definition)
 
     def pos_in(self, alias: str) -> str:
@@ -255,7 +256,10 @@ def _macro_checks(definition) -> list[tuple[str, str]]:
     """(condition, message): a measure macro raises the message when the condition holds."""
     name = definition.name
     checks = [("NOT EXISTS (SELECT 1 FROM qrels_info WHERE qrels = q)",
-               f"measure.{name}: no such qrels (see SELECT qrels FROM qrels_info)")]
+               f"measure.{name}: no such qrels (see SELECT qrels FROM qrels_info)"),
+              ("run_collection IS NOT NULL AND NOT EXISTS (SELECT 1 FROM run_loads AS cl "
+               "WHERE cl.collection = run_collection)",
+               f"measure.{name}: no runs in that collection (see SELECT * FROM collections)")]
     if definition.cutoff:
         checks.append(("k IS NOT NULL AND k < 1", f"measure.{name}: k must be a positive integer"))
     for p in definition.params:
@@ -280,7 +284,8 @@ def _macro_checks(definition) -> list[tuple[str, str]]:
 def _macro_inputs() -> dict:
     """The inputs of evaluate.sql as the parameters of a measure macro."""
     return {"qrels": "q", "topic_qrels": "(SELECT topic_qrels FROM qrels_info WHERE qrels = q)",
-            "base_qrels": "(SELECT root FROM irw_st)", "runs": "runs", "all_runs": True}
+            "base_qrels": "(SELECT root FROM irw_st)",
+            "collection": "coalesce(run_collection, collection_of(q))", "runs": "runs", "all_runs": True}
 
 
 def macro_definitions() -> list[dict]:
@@ -296,7 +301,8 @@ def macro_definitions() -> list[dict]:
                          max_docs=None, topic_threshold=1, sources=list(BASE_SOURCES),
                          P=_macro_inputs(), checks=m.checks, window_guard=m.window_guard)
         out.append({"name": definition.name, "args": m.args,
-                    "body": f"SELECT run_id, topic, value FROM ({body.rstrip()}) AS measured"})
+                    "body": f"SELECT {_macro_inputs()['collection']} AS collection, run_id, topic, value "
+                            f"FROM ({body.rstrip()}) AS measured"})
     return out
 
 
@@ -309,6 +315,22 @@ def qrels_info(con, qrels: str) -> tuple[str, str]:
             raise IrwError("no qrels are loaded: use `irw load qrels FILE --name NAME` first")
         raise IrwError(f"unknown qrels {qrels!r}; known: {', '.join(known)}")
     return row[0], row[1]
+
+
+def collection_of(con, qrels: str, collection: str | None = None) -> str:
+    """The collection whose runs a command over ``qrels`` uses: ``collection`` when given (it
+    must hold runs), else the qrels's own."""
+    if collection is None:
+        row = con.execute("SELECT collection FROM qrels_info WHERE qrels = ?", [qrels]).fetchone()
+        if row is None:
+            qrels_info(con, qrels)  # the error naming the known qrels
+        return row[0]
+    if con.execute("SELECT 1 FROM run_loads WHERE collection = ? LIMIT 1", [collection]).fetchone() is None:
+        from .collection import names
+
+        raise IrwError(f"no runs are loaded in collection {collection!r}; collections with runs: "
+                       f"{', '.join(names(con, with_runs=True)) or 'none'}")
+    return collection
 
 
 def default_qrels(con) -> str:
@@ -345,24 +367,28 @@ def ensure_bases(con) -> list[str]:
     return names
 
 
-def base_source(con, qrels: str) -> tuple[str, dict]:
-    """Where the base rows of ``qrels`` come from, and the parameters that source binds. A
-    writable connection materializes the root's base first; a read-only one uses it only if
-    it is current (else the base is computed from the tables)."""
+def base_source(con, qrels: str, collection: str) -> tuple[str, dict]:
+    """Where the base rows of ``qrels`` for the runs of ``collection`` come from, and the
+    parameters that source binds. A writable connection materializes the root's base first
+    (when the runs are of the root's collection); a read-only one uses it only if it is
+    current (else the base is computed from the tables)."""
     root = state.root_qrels(con, qrels)
-    if not con_is_read_only(con) and state.runs_current(con):
+    if (not con_is_read_only(con) and state.runs_current(con)
+            and collection_of(con, root) == collection):
         ensure_base(con, root)
-    source = state.source(con, qrels)
+    source = state.source(con, qrels, collection)
     return source, ({"base_qrels": root} if source == "subset" else {})
 
 
-def base_query(con, qrels: str, run_ids: list[str]) -> tuple[str, dict]:
+def base_query(con, qrels: str, run_ids: list[str], collection: str | None = None) -> tuple[str, dict]:
     """A query over the base rows (run_id, topic, rank, crank, grade, c_rel, cg) of ``qrels``
-    for ``run_ids``, from the source the engine uses, with its parameters."""
+    for ``run_ids`` of ``collection`` (default: the qrels's), from the source the engine
+    uses, with its parameters."""
     name, _ = qrels_info(con, qrels)
-    source, extra = base_source(con, name)
+    collection = collection_of(con, name, collection)
+    source, extra = base_source(con, name, collection)
     sql = db.render("base_relation.sql", source=source, P=_engine_inputs())
-    return sql, {"qrels": name, "runs": list(run_ids), **extra}
+    return sql, {"qrels": name, "collection": collection, "runs": list(run_ids), **extra}
 
 
 RESULT_COLUMNS = ("run_id", "topic", "measure", "value")
@@ -370,26 +396,30 @@ RESULT_COLUMNS = ("run_id", "topic", "measure", "value")
 
 def evaluate(con, qrels: str, measures: list[Measure], run_ids: list[str], topics: str = "qrels",
              max_docs: int | None = None, rel_level: int | None = None,
-             store: bool = True) -> pd.DataFrame:
-    """Per-topic scores (run_id, topic, measure, value); stored in ``scores`` if ``store``
-    and the connection may write."""
+             store: bool = True, collection: str | None = None) -> pd.DataFrame:
+    """Per-topic scores (run_id, topic, measure, value) of the runs ``run_ids`` of
+    ``collection`` (default: the qrels's collection); stored in ``scores`` if ``store`` and
+    the connection may write."""
     return _evaluate(con, qrels, measures, run_ids, topics, max_docs, rel_level, store,
-                     lambda result: result.df())
+                     collection, lambda result: result.df())
 
 
 def evaluate_rows(con, qrels: str, measures: list[Measure], run_ids: list[str],
                   topics: str = "qrels", max_docs: int | None = None,
-                  rel_level: int | None = None, store: bool = True) -> list[tuple]:
+                  rel_level: int | None = None, store: bool = True,
+                  collection: str | None = None) -> list[tuple]:
     """:func:`evaluate` as (run_id, topic, measure, value) tuples, without pandas."""
     return _evaluate(con, qrels, measures, run_ids, topics, max_docs, rel_level, store,
-                     lambda result: result.fetchall())
+                     collection, lambda result: result.fetchall())
 
 
-def _evaluate(con, qrels, measures, run_ids, topics, max_docs, rel_level, store, fetch):
+def _evaluate(con, qrels, measures, run_ids, topics, max_docs, rel_level, store, collection, fetch):
     name, topic_qrels = qrels_info(con, qrels)
+    collection = collection_of(con, name, collection)
     store = store and not con_is_read_only(con)
-    params = {"qrels": name, "topic_qrels": topic_qrels, "runs": list(run_ids)}
-    source, extra = base_source(con, name)
+    params = {"qrels": name, "topic_qrels": topic_qrels, "collection": collection,
+              "runs": list(run_ids)}
+    source, extra = base_source(con, name, collection)
     params.update(extra)
     sql = render_sql(measures, topics=topics, max_docs=max_docs, rel_level=rel_level,
                      base_source=source)
@@ -398,15 +428,17 @@ def _evaluate(con, qrels, measures, run_ids, topics, max_docs, rel_level, store,
         if store:
             labels = [str(m) for m in measures]
             with db.transaction(con):
-                con.execute("DELETE FROM scores WHERE qrels = $qrels AND list_contains($runs, run_id) "
-                            "AND list_contains($labels, measure)",
-                            {"qrels": name, "runs": list(run_ids), "labels": labels})
-                con.execute("INSERT INTO scores SELECT ?, run_id, topic, measure, value "
-                            "FROM irw_eval_result", [name])
+                con.execute("DELETE FROM scores WHERE qrels = $qrels AND collection = $collection "
+                            "AND list_contains($runs, run_id) AND list_contains($labels, measure)",
+                            {"qrels": name, "collection": collection, "runs": list(run_ids),
+                             "labels": labels})
+                con.execute("INSERT INTO scores SELECT ?, ?, run_id, topic, measure, value "
+                            "FROM irw_eval_result", [name, collection])
                 con.executemany(
-                    "INSERT INTO evaluations (evaluated_at, qrels, measure, n_runs, topics, "
-                    "max_docs, rel_level) VALUES (current_timestamp, ?, ?, ?, ?, ?, ?)",
-                    [(name, label, len(run_ids), topics, max_docs, rel_level) for label in labels])
+                    "INSERT INTO evaluations (evaluated_at, qrels, collection, measure, n_runs, "
+                    "topics, max_docs, rel_level) VALUES (current_timestamp, ?, ?, ?, ?, ?, ?, ?)",
+                    [(name, collection, label, len(run_ids), topics, max_docs, rel_level)
+                     for label in labels])
         return fetch(con.execute("SELECT * FROM irw_eval_result ORDER BY run_id, topic, measure"))
     finally:
         con.execute("DROP TABLE IF EXISTS irw_eval_result")

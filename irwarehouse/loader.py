@@ -28,7 +28,9 @@ from typing import Iterable
 
 import duckdb
 
+from . import collection as collections
 from . import db, state
+from .db import DEFAULT_COLLECTION
 from .errors import IrwError
 
 # Ranking policies (SPEC section 1), defined in sql/_ranking.sql.
@@ -417,39 +419,58 @@ def _locate_run_problem(files: list[str], extra_ok: bool, encoding: str = "utf-8
 
 def load_runs(con, patterns: Iterable[str], policy: str = "trec_eval", replace: bool = False,
               meta: str | None = None, extra_fields: bool = False, final=None,
-              encoding: str = "utf-8") -> dict:
-    """Load run files; returns a summary {runs, lines, files, replaced, refreshed}.
+              encoding: str = "utf-8", collection: str = DEFAULT_COLLECTION,
+              implicit: bool = False) -> dict:
+    """Load run files into ``collection``; returns a summary {collection, runs, lines, files,
+    replaced, refreshed[, meta]}. ``implicit``: the collection was not named but chosen as the
+    warehouse's only one (collection.for_load), which the final transaction checks again.
 
     The files are read, checked and ranked in temporary tables of ``con``, and moved into
     the warehouse in one final transaction. ``con`` is the warehouse's connection -- or,
     with ``final``, a staging connection and ``final()`` a context manager that attaches the
     warehouse to it (db.Staging.attach): the warehouse is then locked only for the final
     transaction, and readers can use it while the files are read."""
-    if policy not in POLICIES:
-        raise IrwError(f"unknown ranking policy {policy!r}; valid: {', '.join(POLICIES)}")
     files = expand_paths(patterns)
-    con.execute("CREATE OR REPLACE TEMP TABLE irw_staged (filename VARCHAR, nf INTEGER, "
-                "topic VARCHAR, docno VARCHAR, run_id VARCHAR, given_rank BIGINT, score DOUBLE)")
     try:
         with _progress_bar(files, "reading runs", phases=3) as bar:
-            _stage(con, "irw_staged", files, 6, RUN_COLUMNS, bar.update if bar else None,
-                   encoding)
-            _phase(bar, "checking", advance=False)
-            _check_runs(con, files, extra_fields, encoding)
-            _phase(bar, "ranking")
-            db.run_script(con, "rank_runs.sql", policy=policy)
-            db.run_script(con, "run_parts_staged.sql", {"policy": policy, "ids": _staged_run_ids(con)})
+            _stage_runs(con, files, policy, extra_fields, encoding, collection, bar)
             _phase(bar, "writing to the warehouse")
             with final() if final else contextlib.nullcontext():
                 with db.transaction(con):
-                    summary = _insert_runs(con, files, policy, replace)
+                    if implicit:
+                        collections.check_still_only(con, collection)
+                    summary = _insert_runs(con, files, policy, replace, collection)
                     if meta:
-                        summary["meta"] = _load_meta(con, meta)
+                        summary["meta"] = _load_meta(con, meta, collection)
             _phase(bar, "done")
     finally:
-        for table in ("irw_staged", "irw_staged_topics", "irw_ranked", "irw_staged_parts"):
-            con.execute(f"DROP TABLE IF EXISTS temp.{table}")
+        _drop_staged(con)
     return summary
+
+
+_STAGED = ("irw_staged", "irw_staged_topics", "irw_ranked", "irw_staged_parts", "irw_staged_qrels")
+
+
+def _drop_staged(con) -> None:
+    for table in _STAGED:
+        con.execute(f"DROP TABLE IF EXISTS temp.{table}")
+
+
+def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding: str,
+                collection: str, bar=None) -> None:
+    """Read, check and rank run files in temporary tables of ``con`` (irw_ranked,
+    irw_staged_topics, irw_staged_parts), ready for :func:`_insert_runs`."""
+    if policy not in POLICIES:
+        raise IrwError(f"unknown ranking policy {policy!r}; valid: {', '.join(POLICIES)}")
+    con.execute("CREATE OR REPLACE TEMP TABLE irw_staged (filename VARCHAR, nf INTEGER, "
+                "topic VARCHAR, docno VARCHAR, run_id VARCHAR, given_rank BIGINT, score DOUBLE)")
+    _stage(con, "irw_staged", files, 6, RUN_COLUMNS, bar.update if bar else None, encoding)
+    _phase(bar, "checking", advance=False)
+    _check_runs(con, files, extra_fields, encoding)
+    _phase(bar, "ranking")
+    db.run_script(con, "rank_runs.sql", policy=policy)
+    db.run_script(con, "run_parts_staged.sql", {"policy": policy, "ids": _staged_run_ids(con),
+                                                "collection": collection})
 
 
 def _check_runs(con, files: list[str], extra_fields: bool, encoding: str = "utf-8") -> None:
@@ -476,49 +497,51 @@ def _staged_run_ids(con) -> list[str]:
         "SELECT DISTINCT run_id FROM irw_staged_topics ORDER BY run_id").fetchall()]
 
 
-def _insert_runs(con, files: list[str], policy: str, replace: bool) -> dict:
+def _insert_runs(con, files: list[str], policy: str, replace: bool, collection: str) -> dict:
     run_ids = _staged_run_ids(con)
     existing = [r[0] for r in con.execute(
-        "SELECT run_id FROM run_loads WHERE list_contains($ids, run_id) ORDER BY run_id",
-        {"ids": run_ids}).fetchall()]
+        "SELECT run_id FROM run_loads WHERE collection = $c AND list_contains($ids, run_id) "
+        "ORDER BY run_id", {"ids": run_ids, "c": collection}).fetchall()]
     if existing and not replace:
-        raise IrwError(_already_loaded(con, existing))
-    _delete_runs(con, existing, scores=False)
-    db.run_script(con, "load_runs.sql", {"policy": policy})
-    db.update_bases(con, run_ids)
-    state.record_runs(con, run_ids, parts="irw_staged_parts")
+        raise IrwError(_already_loaded(con, existing, collection))
+    _delete_runs(con, collection, existing, scores=False)
+    db.run_script(con, "load_runs.sql", {"policy": policy, "collection": collection})
+    db.update_bases(con, collection, run_ids)
+    state.record_runs(con, collection, run_ids, parts="irw_staged_parts")
     # the scores stored for replaced runs are recomputed, not dropped: they stay current
-    refreshed = state.refresh_scores(con, run_ids=existing) if existing else 0
+    refreshed = state.refresh_scores(con, runs=(collection, existing)) if existing else 0
     lines = con.execute("SELECT count(*) FROM irw_staged").fetchone()[0]
-    return {"runs": run_ids, "lines": lines, "files": len(files), "replaced": existing,
-            "refreshed": refreshed}
+    return {"collection": collection, "runs": run_ids, "lines": lines, "files": len(files),
+            "replaced": existing, "refreshed": refreshed}
 
 
-def _already_loaded(con, run_ids: list[str], shown: int = 10) -> str:
+def _already_loaded(con, run_ids: list[str], collection: str, shown: int = 10) -> str:
     """The error for runs loaded before: each run id with the file(s) of this load it is in."""
     rows = con.execute("SELECT run_id, string_agg(DISTINCT filename, ', ' ORDER BY filename) "
                        "FROM irw_staged WHERE list_contains($ids, run_id) GROUP BY run_id "
                        "ORDER BY run_id", {"ids": run_ids}).fetchall()
     listed = "; ".join(f"{run_id} (in {files})" for run_id, files in rows[:shown])
     more = f"; and {len(rows) - shown} more" if len(rows) > shown else ""
-    return f"run(s) already loaded: {listed}{more}; use --replace to replace them"
+    where = "" if collections.single(con) else f" in collection {collection}"
+    return f"run(s) already loaded{where}: {listed}{more}; use --replace to replace them"
 
 
-def _delete_runs(con, run_ids: list[str], scores: bool = True) -> None:
+def _delete_runs(con, collection: str, run_ids: list[str], scores: bool = True) -> None:
     """Remove runs' rankings, loading records and (with ``scores``) scores; their metadata
     stays."""
     if run_ids:
         for table in ("runs", "run_topics", "run_loads") + (("scores",) if scores else ()):
-            con.execute(f"DELETE FROM {table} WHERE list_contains($ids, run_id)", {"ids": run_ids})
+            con.execute(f"DELETE FROM {table} WHERE collection = $c AND list_contains($ids, run_id)",
+                        {"ids": run_ids, "c": collection})
 
 
-def drop_runs(con, run_ids: list[str]) -> None:
-    """Remove runs with their scores and their rows of the materialized bases. Their metadata
-    (run_meta) stays, for a later load of the same run ids."""
+def drop_runs(con, run_ids: list[str], collection: str) -> None:
+    """Remove runs of ``collection`` with their scores and their rows of the materialized
+    bases. Their metadata (run_meta) stays, for a later load of the same run ids."""
     with db.transaction(con):
-        _delete_runs(con, list(run_ids))
-        db.update_bases(con, list(run_ids))
-        state.record_runs(con, list(run_ids))
+        _delete_runs(con, collection, list(run_ids))
+        db.update_bases(con, collection, list(run_ids))
+        state.record_runs(con, collection, list(run_ids))
 
 
 # ---------------------------------------------------------------------------- qrels
@@ -538,46 +561,125 @@ def _locate_qrels_problem(files: list[str], encoding: str = "utf-8") -> str:
 
 
 def load_qrels(con, patterns: Iterable[str], name: str, replace: bool = False,
-               description: str | None = None, final=None, encoding: str = "utf-8") -> dict:
-    """Load qrels files under ``name``; ``con`` and ``final`` as for :func:`load_runs`."""
+               description: str | None = None, final=None, encoding: str = "utf-8",
+               collection: str = DEFAULT_COLLECTION, implicit: bool = False) -> dict:
+    """Load qrels files under ``name`` into ``collection``; ``con``, ``final`` and
+    ``implicit`` as for :func:`load_runs`."""
     files = expand_paths(patterns)
+    try:
+        _stage_qrels(con, files, name, encoding)
+        with final() if final else contextlib.nullcontext():
+            with db.transaction(con):
+                if implicit:
+                    collections.check_still_only(con, collection)
+                _insert_qrels(con, files, name, replace, description, collection)
+            return _qrels_summary(con, name, collection)
+    finally:
+        _drop_staged(con)
+
+
+def _qrels_summary(con, name: str, collection: str) -> dict:
+    stats = con.execute("SELECT count(DISTINCT topic), count(*), count(*) FILTER (WHERE rel >= 1) "
+                        "FROM qrels WHERE qrels = ?", [name]).fetchone()
+    return {"qrels": name, "collection": collection, "topics": stats[0], "judgments": stats[1],
+            "relevant": stats[2]}
+
+
+def _stage_qrels(con, files: list[str], name: str, encoding: str) -> None:
+    """Read and check qrels files into the temporary table irw_staged_qrels of ``con``."""
     if not name or not name.strip():
         raise IrwError("a qrels needs a name (--name)")
     con.execute("CREATE OR REPLACE TEMP TABLE irw_staged_qrels (filename VARCHAR, nf INTEGER, "
                 "topic VARCHAR, docno VARCHAR, rel INTEGER)")
+    _stage(con, "irw_staged_qrels", files, 4, QRELS_COLUMNS, None, encoding)
+    bad = con.execute("SELECT filename FROM irw_staged_qrels WHERE nf <> 4 OR rel IS NULL "
+                      "LIMIT 1").fetchone()
+    if bad is None:
+        bad = con.execute("SELECT any_value(filename) FROM irw_staged_qrels "
+                          "GROUP BY topic, docno HAVING count(*) > 1 LIMIT 1").fetchone()
+    if bad is not None:
+        raise IrwError(_locate_qrels_problem(files, encoding_name(encoding))
+                       or f"{bad[0]}: malformed qrels")
+    if con.execute("SELECT count(*) FROM irw_staged_qrels").fetchone()[0] == 0:
+        raise IrwError(f"{', '.join(files)}: no qrels lines found")
+
+
+def collection_layout(directory: str, qrels: str | None = None, runs: str | None = None,
+                      meta: str | None = None) -> dict:
+    """The files of a collection directory in the common layout: one qrels file (its name
+    starts with 'qrels'), a directory 'runs' of run files, and optionally one metadata TSV
+    (a file ending in .tsv). ``qrels``, ``runs`` and ``meta`` name them instead."""
+    root = Path(directory)
+    if not root.is_dir():
+        raise IrwError(f"{directory}: no such directory")
+    entries = sorted(p for p in root.iterdir() if not p.name.startswith("."))
+    if qrels is None:
+        found = [p for p in entries if p.is_file() and p.name.lower().startswith("qrels")]
+        if len(found) != 1:
+            raise IrwError(f"{directory}: expected one qrels file (a file whose name starts with "
+                           f"'qrels'), found {len(found)}"
+                           f"{': ' + ', '.join(p.name for p in found) if found else ''}; "
+                           "name it with --qrels-file")
+        qrels = str(found[0])
+    if runs is None:
+        if not (root / "runs").is_dir():
+            raise IrwError(f"{directory}: expected a directory 'runs' holding the run files; "
+                           "name it with --runs-dir")
+        runs = str(root / "runs")
+    if meta is None:
+        found = [p for p in entries if p.is_file() and p.name.lower().endswith(".tsv")]
+        if len(found) > 1:
+            raise IrwError(f"{directory}: several metadata files "
+                           f"({', '.join(p.name for p in found)}); name one with --meta")
+        meta = str(found[0]) if found else None
+    return {"qrels": qrels, "runs": runs, "meta": meta}
+
+
+def load_collection(con, name: str, qrels_file: str, runs: Iterable[str], meta: str | None = None,
+                    qrels_name: str | None = None, policy: str = "trec_eval", replace: bool = False,
+                    extra_fields: bool = False, final=None, encoding: str = "utf-8",
+                    description: str | None = None) -> dict:
+    """Load a test collection -- its qrels, runs and run metadata -- as collection ``name``, in
+    one final transaction (all or nothing). The qrels is named ``qrels_name`` (default:
+    ``name``). ``con`` and ``final`` as for :func:`load_runs`."""
+    collections.check_name(name)
+    qrels_name = qrels_name or name
+    qrels_files = expand_paths([qrels_file])
+    run_files = expand_paths(runs)
     try:
-        _stage(con, "irw_staged_qrels", files, 4, QRELS_COLUMNS, None, encoding)
-        bad = con.execute("SELECT filename FROM irw_staged_qrels WHERE nf <> 4 OR rel IS NULL "
-                          "LIMIT 1").fetchone()
-        if bad is None:
-            bad = con.execute("SELECT any_value(filename) FROM irw_staged_qrels "
-                              "GROUP BY topic, docno HAVING count(*) > 1 LIMIT 1").fetchone()
-        if bad is not None:
-            raise IrwError(_locate_qrels_problem(files, encoding_name(encoding))
-                           or f"{bad[0]}: malformed qrels")
-        if con.execute("SELECT count(*) FROM irw_staged_qrels").fetchone()[0] == 0:
-            raise IrwError(f"{', '.join(files)}: no qrels lines found")
-        with final() if final else contextlib.nullcontext():
-            with db.transaction(con):
-                _insert_qrels(con, files, name, replace, description)
-            stats = con.execute("SELECT count(DISTINCT topic), count(*), count(*) FILTER (WHERE rel >= 1) "
-                                "FROM qrels WHERE qrels = ?", [name]).fetchone()
+        _stage_qrels(con, qrels_files, qrels_name, encoding)
+        with _progress_bar(run_files, "reading runs", phases=3) as bar:
+            _stage_runs(con, run_files, policy, extra_fields, encoding, name, bar)
+            _phase(bar, "writing to the warehouse")
+            with final() if final else contextlib.nullcontext():
+                with db.transaction(con):
+                    _insert_qrels(con, qrels_files, qrels_name, replace, description, name)
+                    summary = _insert_runs(con, run_files, policy, replace, name)
+                    summary["meta"] = _load_meta(con, meta, name) if meta else 0
+                summary["qrels"] = _qrels_summary(con, qrels_name, name)
+            _phase(bar, "done")
     finally:
-        con.execute("DROP TABLE IF EXISTS temp.irw_staged_qrels")
-    return {"qrels": name, "topics": stats[0], "judgments": stats[1], "relevant": stats[2]}
+        _drop_staged(con)
+    return summary
 
 
-def _insert_qrels(con, files: list[str], name: str, replace: bool, description: str | None) -> None:
-    info = con.execute("SELECT kind FROM qrels_info WHERE qrels = ?", [name]).fetchone()
+def _insert_qrels(con, files: list[str], name: str, replace: bool, description: str | None,
+                  collection: str) -> None:
+    info = con.execute("SELECT kind, collection FROM qrels_info WHERE qrels = ?", [name]).fetchone()
     if info and not replace:
-        raise IrwError(f"qrels {name!r} already exists; use --replace to replace it")
+        where = "" if info[1] == collection else f" (in collection {info[1]}; qrels names are unique in a warehouse)"
+        raise IrwError(f"qrels {name!r} already exists{where}; use --replace to replace it")
+    if info and info[1] != collection:
+        raise IrwError(f"qrels {name!r} is in collection {info[1]}, not {collection}: a replaced "
+                       "qrels stays in its collection (drop it first to move it: irw qrels drop NAME)")
     if info:  # replaced: the judgments go, the scores stored with them are recomputed
         _check_no_dependents(con, name)
         for table in ("qrels", "qrels_info"):
             con.execute(f"DELETE FROM {table} WHERE qrels = ?", [name])
         db.invalidate_bases(con, name)
     con.execute("INSERT INTO qrels SELECT ?, topic, docno, rel FROM irw_staged_qrels", [name])
-    register_qrels(con, name, source=" ".join(files), kind="file", description=description)
+    register_qrels(con, name, source=" ".join(files), kind="file", description=description,
+                   collection=collection)
     state.record_qrels(con, name)
     if info:
         state.refresh_scores(con, qrels=name)
@@ -585,18 +687,24 @@ def _insert_qrels(con, files: list[str], name: str, replace: bool, description: 
 
 def register_qrels(con, name: str, source: str | None, kind: str, parent: str | None = None,
                    params: str | None = None, description: str | None = None,
-                   own_topics: bool = False) -> None:
-    """Add a qrels to the catalogue. A derived qrels takes its topic set from its parent's
-    (so that scores with parent and child are comparable) unless ``own_topics`` (a topic
-    subset -- a collection -- defines its own)."""
+                   own_topics: bool = False, collection: str | None = None) -> None:
+    """Add a qrels to the catalogue. A derived qrels belongs to its parent's collection and
+    takes its topic set from its parent's (so that scores with parent and child are
+    comparable) unless ``own_topics`` (a topic split defines its own). A loaded qrels belongs
+    to ``collection`` (default: the warehouse's only collection)."""
     topic_qrels = name
-    if parent is not None and not own_topics:
-        row = con.execute("SELECT topic_qrels FROM qrels_info WHERE qrels = ?", [parent]).fetchone()
+    if parent is not None:
+        row = con.execute("SELECT topic_qrels, collection FROM qrels_info WHERE qrels = ?", [parent]).fetchone()
         if row is None:
             raise IrwError(f"qrels {parent!r} does not exist")
-        topic_qrels = row[0]
-    con.execute("INSERT INTO qrels_info VALUES (?, ?, ?, ?, ?, ?, ?, current_timestamp)",
-                [name, source, parent, kind, params, description, topic_qrels])
+        if not own_topics:
+            topic_qrels = row[0]
+        collection = row[1]
+    elif collection is None:
+        collection = collections.only(con)
+    con.execute("INSERT INTO qrels_info (qrels, collection, source, parent, kind, params, description, "
+                "topic_qrels, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, current_timestamp)",
+                [name, collection, source, parent, kind, params, description, topic_qrels])
 
 
 def _check_no_dependents(con, name: str) -> None:
@@ -642,16 +750,17 @@ _TRUE = {"true", "t", "yes", "y", "1"}
 _FALSE = {"false", "f", "no", "n", "0", ""}
 
 
-def _load_meta(con, path: str) -> int:
-    """Read a TSV with a header naming run_id and any of team, kind, pooled (UTF-8)."""
+def _load_meta(con, path: str, collection: str) -> int:
+    """Read a TSV with a header naming run_id and any of team, kind, pooled (UTF-8), describing
+    runs of ``collection``."""
     try:
-        return _read_meta(con, path)
+        return _read_meta(con, path, collection)
     except UnicodeDecodeError as exc:
         raise IrwError(f"{path}: byte 0x{exc.object[exc.start]:02x} is not valid UTF-8 "
                        "(a metadata file is UTF-8 text)") from None
 
 
-def _read_meta(con, path: str) -> int:
+def _read_meta(con, path: str, collection: str) -> int:
     if not os.path.isfile(path):
         raise IrwError(f"{path}: no such file")
     rows = []
@@ -688,12 +797,15 @@ def _read_meta(con, path: str) -> int:
                     pooled = False if value else None
                 else:
                     raise IrwError(f"{path}, line {number}: pooled must be true or false, got {row['pooled']!r}")
-            rows.append((row["run_id"], row.get("team") or None, row.get("kind") or None, pooled))
+            rows.append((collection, row["run_id"], row.get("team") or None, row.get("kind") or None,
+                         pooled))
     if rows:
-        con.executemany("INSERT OR REPLACE INTO run_meta VALUES (?, ?, ?, ?)", rows)
+        con.executemany("INSERT OR REPLACE INTO run_meta (collection, run_id, team, kind, pooled) "
+                        "VALUES (?, ?, ?, ?, ?)", rows)
     return len(rows)
 
 
-def load_meta(con, path: str) -> int:
+def load_meta(con, path: str, collection: str | None = None) -> int:
+    """Load run metadata for the runs of ``collection`` (default: the warehouse's only one)."""
     with db.transaction(con):
-        return _load_meta(con, path)
+        return _load_meta(con, path, collections.only(con, collection, new_ok=True))

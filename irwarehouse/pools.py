@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from . import db, loader, runsets, state
+from . import db, evaluate, loader, runsets, state
 from .errors import IrwError  # noqa: F401  (re-exported for the CLI)
 
 if TYPE_CHECKING:
@@ -45,18 +45,20 @@ def _check_parent(con, parent: str) -> None:
         raise IrwError(f"qrels {parent!r} does not exist; known: {', '.join(known) or 'none'}")
 
 
-def teams_of(con, run_ids: list[str]) -> dict[str, list[str]]:
-    """team -> its runs among ``run_ids`` (a run without a team is its own team)."""
+def teams_of(con, run_ids: list[str], collection: str) -> dict[str, list[str]]:
+    """team -> its runs among ``run_ids`` of ``collection`` (a run without a team is its own
+    team)."""
     rows = con.execute("SELECT coalesce(team, run_id), run_id FROM run_info "
-                       "WHERE list_contains($ids, run_id) ORDER BY 1, 2", {"ids": run_ids}).fetchall()
+                       "WHERE collection = $c AND list_contains($ids, run_id) ORDER BY 1, 2",
+                       {"ids": run_ids, "c": collection}).fetchall()
     teams: dict[str, list[str]] = {}
     for team, run_id in rows:
         teams.setdefault(team, []).append(run_id)
     return teams
 
 
-def _check_teams(con, teams: list[str], run_ids: list[str]) -> None:
-    known = teams_of(con, run_ids)
+def _check_teams(con, teams: list[str], run_ids: list[str], collection: str) -> None:
+    known = teams_of(con, run_ids, collection)
     unknown = [t for t in teams if t not in known]
     if unknown:
         raise IrwError(f"unknown team(s) {', '.join(unknown)} in the run set; teams: {', '.join(known)}")
@@ -83,7 +85,7 @@ def build_many(con, kind: str, parent: str, targets: list[tuple[str, list[str]]]
         if not name or not name.strip():
             raise IrwError("a derived qrels needs a name (--name)")
         if kind in ("leave-out", "take"):
-            _check_teams(con, teams, run_ids)
+            _check_teams(con, teams, run_ids, evaluate.collection_of(con, parent))
     names = [n for n, _ in targets]
     if len(set(names)) != len(names):
         raise IrwError("the derived qrels names are not distinct")
@@ -129,7 +131,7 @@ def stats(con, what: str, qrels: str, runs: str = "all", depth: int = 100) -> pd
         return con.execute("SELECT * FROM qrels_stats WHERE qrels = ?", [qrels]).df()
     _check_depth(depth)
     if what == "judged":  # per run and topic: the measures FirstUnjudged and Judged@depth
-        from . import evaluate, measures
+        from . import measures
 
         wanted = measures.parse_all(["FirstUnjudged", f"Judged@{depth}"])
         per = evaluate.evaluate(con, qrels, wanted, runsets.resolve(con, runs, qrels=qrels),

@@ -1,8 +1,10 @@
 """Run specifications: which runs a command works on.
 
-A spec is a comma-separated list of items, their union in order of appearance:
+A spec names runs of one collection: the collection of the command's qrels, unless the
+command names another (``--collection``). It is a comma-separated list of items, their union
+in order of appearance:
 
-    all              every loaded run (the default)
+    all              every loaded run of the collection (the default)
     pooled           runs whose metadata says they contributed to the pool
     team:NAME        the runs of a team
     @FILE            run ids listed in a file (whitespace separated)
@@ -36,25 +38,45 @@ def read_id_file(path: str, known, what: str) -> list[str]:
     return ids
 
 
-def loaded_runs(con) -> list[str]:
-    return [r[0] for r in con.execute("SELECT run_id FROM run_loads ORDER BY run_id").fetchall()]
+def loaded_runs(con, collection: str) -> list[str]:
+    return [r[0] for r in con.execute("SELECT run_id FROM run_loads WHERE collection = ? ORDER BY run_id",
+                                      [collection]).fetchall()]
 
 
 DEEPLY_JUDGED_DEPTH = 50
 
 
-def default_pool_runs(con) -> str:
+def default_pool_runs(con, collection: str) -> str:
     """The runs that formed the judgment pool: ``pooled`` when the metadata says, else ``all``."""
-    pooled = con.execute("SELECT count(*) FROM run_info WHERE pooled").fetchall()[0][0]
+    pooled = con.execute("SELECT count(*) FROM run_info WHERE pooled AND collection = ?",
+                         [collection]).fetchall()[0][0]
     return "pooled" if pooled else "all"
 
 
-def resolve(con, spec: str | None, qrels: str | None = None) -> list[str]:
-    """The run ids of a spec, validated against what is loaded."""
+def collection_for(con, qrels: str | None = None, collection: str | None = None) -> str:
+    """The collection whose runs a command uses: ``collection`` when named, else the qrels's,
+    else the warehouse's only collection."""
+    from . import collection as collections
+    from . import evaluate
+
+    if qrels is not None:
+        return evaluate.collection_of(con, qrels, collection)
+    return collections.only(con, collection)
+
+
+def resolve(con, spec: str | None, qrels: str | None = None,
+            collection: str | None = None) -> list[str]:
+    """The run ids of a spec among the runs of ``collection`` (default: the qrels's
+    collection; see :func:`collection_for`), validated against what is loaded."""
     spec = (spec or "all").strip()
-    loaded = loaded_runs(con)
+    collection = collection_for(con, qrels, collection)
+    loaded = loaded_runs(con, collection)
     if not loaded:
-        raise IrwError("no runs are loaded: use `irw load runs FILES` first")
+        from . import collection as collections
+
+        where = "" if collections.single(con) else f" in collection {collection!r}"
+        raise IrwError(f"no runs are loaded{where}: use `irw load runs FILES"
+                       + ("" if not where else f" --collection {collection}") + "` first")
     known = set(loaded)
     out: list[str] = []
 
@@ -70,17 +92,20 @@ def resolve(con, spec: str | None, qrels: str | None = None) -> list[str]:
             add(loaded)
         elif item == "pooled":
             pooled = [r[0] for r in con.execute(
-                "SELECT run_id FROM run_info WHERE pooled ORDER BY run_id").fetchall()]
+                "SELECT run_id FROM run_info WHERE pooled AND collection = ? ORDER BY run_id",
+                [collection]).fetchall()]
             if not pooled:
                 raise IrwError("no run is marked as pooled: load metadata with `irw load meta TSV`")
             add(pooled)
         elif item.startswith("team:"):
             team = item[5:]
             ids = [r[0] for r in con.execute(
-                "SELECT run_id FROM run_info WHERE team = ? ORDER BY run_id", [team]).fetchall()]
+                "SELECT run_id FROM run_info WHERE team = ? AND collection = ? ORDER BY run_id",
+                [team, collection]).fetchall()]
             if not ids:
                 teams = [r[0] for r in con.execute(
-                    "SELECT DISTINCT team FROM run_info WHERE team IS NOT NULL ORDER BY team").fetchall()]
+                    "SELECT DISTINCT team FROM run_info WHERE team IS NOT NULL AND collection = ? "
+                    "ORDER BY team", [collection]).fetchall()]
                 raise IrwError(f"unknown team {team!r}; teams: {_list(teams)}")
             add(ids)
         elif item == "deeply-judged" or item.startswith("deeply-judged:"):
@@ -95,7 +120,8 @@ def resolve(con, spec: str | None, qrels: str | None = None) -> list[str]:
             if qrels is None:
                 raise IrwError("the deeply-judged run set needs a qrels (--qrels)")
             ids = [r[0] for r in con.execute(
-                "SELECT run_id FROM deeply_judged_runs(?, ?) ORDER BY run_id", [qrels, depth]).fetchall()]
+                "SELECT run_id FROM deeply_judged_runs(?, ?) WHERE ? = collection_of(?) ORDER BY run_id",
+                [qrels, depth, collection, qrels]).fetchall()]
             if not ids:
                 raise IrwError(f"no run is judged to depth {depth} on every topic of {qrels}")
             add(ids)
@@ -104,8 +130,14 @@ def resolve(con, spec: str | None, qrels: str | None = None) -> list[str]:
         elif item in known:
             add([item])
         else:
-            raise IrwError(f"unknown run {item!r}; loaded runs: {_list(loaded)} "
-                           "(or all, pooled, team:NAME, deeply-judged[:M], @FILE)")
+            elsewhere = [r[0] for r in con.execute(
+                "SELECT collection FROM run_loads WHERE run_id = ? ORDER BY collection", [item]).fetchall()]
+            if elsewhere:
+                raise IrwError(f"run {item!r} is not in collection {collection!r} (it is in "
+                               f"{', '.join(elsewhere)}): name its collection with --collection")
+            raise IrwError(f"unknown run {item!r}; loaded runs"
+                           + ("" if len(loaded) == 0 else f" of collection {collection!r}")
+                           + f": {_list(loaded)} (or all, pooled, team:NAME, deeply-judged[:M], @FILE)")
     if not out:
         raise IrwError(f"the run spec {spec!r} selects no run")
     return out

@@ -86,7 +86,8 @@ def ensure_scores(con, qrels: str, measures: list[ms.Measure], run_ids: list[str
     qrels's topic set exactly; return the run ids that were evaluated."""
     labels = [str(m) for m in measures]
     missing = con.execute(db.render("standardize_coverage.sql"),
-                          {"qrels": qrels, "measures": labels, "runs": list(run_ids)}).fetchall()
+                          {"qrels": qrels, "measures": labels, "runs": list(run_ids),
+                           "collection": evaluate.collection_of(con, qrels)}).fetchall()
     if not missing:
         return []
     runs = sorted({r for r, _ in missing})
@@ -279,15 +280,16 @@ def standardized_scores(con, factors: str, measures=None, run_ids: list[str] | N
     if missing:
         raise IrwError(f"factor set {factors} has no factors for measure(s) {_names(missing)}; "
                        f"it has: {_names(set_labels)}")
-    run_ids = run_ids or runsets.loaded_runs(con)
     if info["qrels"] not in loader.qrels_names(con):
         raise IrwError(f"factor set {factors} standardizes qrels {info['qrels']!r}, "
                        "which is not loaded in this warehouse")
+    run_ids = run_ids or runsets.loaded_runs(con, evaluate.collection_of(con, info["qrels"]))
     ensure_scores(con, info["qrels"], ms.parse_all(labels), run_ids)
     params = {"f": factors, "q": info["qrels"], "labels": labels, "runs": list(run_ids)}
     rows = con.execute("""
         SELECT run_id, measure, topic, value, mu, sigma, z, phi, in_reference FROM std_scores
-        WHERE factors = $f AND measure IN (SELECT unnest($labels::VARCHAR[]))
+        WHERE factors = $f AND collection = collection_of($q)
+          AND measure IN (SELECT unnest($labels::VARCHAR[]))
           AND run_id IN (SELECT unnest($runs::VARCHAR[]))
           AND topic IN (SELECT topic FROM topic_sets WHERE qrels = $q)
         ORDER BY run_id, measure, topic""", params).df()
@@ -683,6 +685,19 @@ def _comparison_setup(con, qrels: str, measure, run_spec: str, raw, reference: s
     return run_ids, forms, matrices
 
 
+def check_same_runs(con, c: str, d: str, run_ids: list[str]) -> None:
+    """Comparing qrels C and D of two test collections compares the runs of C's collection
+    with the runs of the same ids in D's collection: each must be loaded there."""
+    cc, cd = evaluate.collection_of(con, c), evaluate.collection_of(con, d)
+    if cc == cd:
+        return
+    there = set(runsets.loaded_runs(con, cd))
+    lacking = [r for r in run_ids if r not in there]
+    if lacking:
+        raise IrwError(f"{c} (collection {cc}) and {d} (collection {cd}) are compared on the same run "
+                       f"ids, but collection {cd} lacks {_names(lacking)}; choose the runs with --runs")
+
+
 def compare_collections(con, c: str, d: str, measure, run_spec: str = "all", raw=None,
                         reference: str | None = None, factors: str | None = None,
                         alpha: float = 0.05) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -694,6 +709,7 @@ def compare_collections(con, c: str, d: str, measure, run_spec: str = "all", raw
     run_ids, forms, matrices = _comparison_setup(
         con, c, measure, run_spec, raw, reference, factors,
         "comparing collections needs at least two runs (dRMSE divides by the spread of the run means)")
+    check_same_runs(con, c, d, run_ids)
     mats_c, topics_c = matrices(c)
     mats_d, topics_d = matrices(d)
     if len(topics_c) < 2 or len(topics_d) < 2:

@@ -63,17 +63,22 @@ def runs_current(con) -> bool:
 
 # --------------------------------------------------------------------------- recording
 
-def record_runs(con, run_ids: list[str] | None = None, parts: str | None = None) -> None:
-    """After irw wrote runs (``run_ids``; None: all): record what it wrote of them (from runs
-    and run_topics, or from ``parts``, a table a load computed them in beforehand:
-    sql/run_parts_staged.sql), and that every materialized base -- kept in line by irw --
-    stands for the tables as they now are."""
-    if run_ids is None:
-        run_ids = [r[0] for r in con.execute("SELECT run_id FROM run_loads").fetchall()]
+def record_runs(con, collection: str | None = None, run_ids: list[str] | None = None,
+                parts: str | None = None) -> None:
+    """After irw wrote runs (``run_ids`` of ``collection``; None: all runs): record what it
+    wrote of them (from runs and run_topics, or from ``parts``, a table a load computed them
+    in beforehand: sql/run_parts_staged.sql), and that every materialized base -- kept in
+    line by irw -- stands for the tables as they now are."""
+    if collection is None:
         con.execute("DELETE FROM irw_run_state")
-    con.execute("DELETE FROM irw_run_state WHERE run_id NOT IN (SELECT run_id FROM run_loads)")
-    if run_ids:
-        db.run_script(con, "record_runs.sql", {"ids": list(run_ids)}, parts=parts)
+        groups = con.execute("SELECT collection, list(run_id) FROM run_loads GROUP BY collection").fetchall()
+    else:
+        groups = [(collection, list(run_ids or []))]
+    con.execute("DELETE FROM irw_run_state WHERE NOT EXISTS (SELECT 1 FROM run_loads l "
+                "WHERE l.collection = irw_run_state.collection AND l.run_id = irw_run_state.run_id)")
+    for c, ids in groups:
+        if ids:
+            db.run_script(con, "record_runs.sql", {"ids": list(ids), "collection": c}, parts=parts)
     fp = recorded_runs_fp(con)
     con.execute("UPDATE irw_base_built SET runs_fp = ?", [fp])
     _set_session(con, fp)
@@ -99,10 +104,10 @@ def root_qrels(con, qrels: str) -> str:
     return _one(con, "SELECT irw_root_qrels(?)", [qrels])[0]
 
 
-def source(con, qrels: str) -> str:
-    """Where the engine takes the base rows of ``qrels`` from (sql/state.sql,
-    irw_base_source: the decision the measure macros take too)."""
-    return _one(con, "SELECT irw_base_source(?, ?)", [qrels, session_runs_fp(con)])[0]
+def source(con, qrels: str, collection: str) -> str:
+    """Where the engine takes the base rows of ``qrels`` for the runs of ``collection`` from
+    (sql/state.sql, irw_base_source: the decision the measure macros take too)."""
+    return _one(con, "SELECT irw_base_source(?, ?, ?)", [qrels, collection, session_runs_fp(con)])[0]
 
 
 def changed(con) -> list[str]:
@@ -161,63 +166,92 @@ def _unregistered_qrels(con) -> list[str]:
 
 
 def _reconcile_runs(con) -> list[str]:
-    recorded = {r[0]: r[1:] for r in con.execute("SELECT run_id, n_rows, rows_sum FROM irw_run_state").fetchall()}
-    current = {r[0]: r[1:] for r in con.execute("SELECT run_id, n_rows, rows_sum FROM irw_run_rows()").fetchall()}
-    loaded = {r[0] for r in con.execute("SELECT run_id FROM run_loads").fetchall()}
-    lengths = {r[0] for r in con.execute("""
-        SELECT coalesce(c.run_id, t.run_id) FROM
-            (SELECT run_id, topic, count(*) AS n FROM runs GROUP BY run_id, topic) AS c
-        FULL OUTER JOIN run_topics t ON t.run_id = c.run_id AND t.topic = c.topic
-        WHERE c.n IS DISTINCT FROM t.n_docs""").fetchall()}
+    key = "SELECT collection, run_id, n_rows, rows_sum FROM "
+    recorded = {(r[0], r[1]): r[2:] for r in con.execute(key + "irw_run_state").fetchall()}
+    current = {(r[0], r[1]): r[2:] for r in con.execute(key + "irw_run_rows()").fetchall()}
+    loaded = set(con.execute("SELECT collection, run_id FROM run_loads").fetchall())
+    lengths = set(con.execute("""
+        SELECT coalesce(c.collection, t.collection), coalesce(c.run_id, t.run_id) FROM
+            (SELECT collection, run_id, topic, count(*) AS n FROM runs GROUP BY ALL) AS c
+        FULL OUTER JOIN run_topics t
+          ON t.collection = c.collection AND t.run_id = c.run_id AND t.topic = c.topic
+        WHERE c.n IS DISTINCT FROM t.n_docs""").fetchall())
     changed_runs = sorted({r for r in set(current) | set(recorded) | loaded
                            if current.get(r) != recorded.get(r) or (r in current) != (r in loaded)}
                           | lengths)
     present = [r for r in changed_runs if r in current]
     gone = [r for r in changed_runs if r not in current]
-    ids = {"ids": present}
-    dup = _one(con, "SELECT run_id, topic, docno FROM runs WHERE list_contains($ids, run_id) "
-                      "GROUP BY run_id, topic, docno HAVING count(*) > 1 LIMIT 1", ids)
+    by_collection: dict[str, dict[str, list[str]]] = {}
+    for kind, runs in (("present", present), ("gone", gone)):
+        for c, run_id in runs:
+            by_collection.setdefault(c, {"present": [], "gone": []})[kind].append(run_id)
+    n = 0
+    for c, ids_of in sorted(by_collection.items()):
+        n += _reconcile_collection(con, c, ids_of["present"], ids_of["gone"])
+    show = _run_names(con)
+    done = []
+    if present:
+        done.append(f"runs changed outside irw: ranked again {show(present)}"
+                    + (f"; {n} stored evaluation(s) recomputed" if n else ""))
+    if gone:
+        done.append(f"runs removed outside irw: {show(gone)} (their scores are removed too)")
+    return done
+
+
+def _run_names(con):
+    """Runs (collection, run id) in words: the run ids, with their collection when the
+    warehouse holds several."""
+    from .collection import single
+
+    plain = single(con)
+    return lambda runs: ", ".join(r if plain else f"{r} ({c})" for c, r in runs)
+
+
+def _reconcile_collection(con, collection: str, present: list[str], gone: list[str]) -> int:
+    """Rank again the runs ``present`` of ``collection`` changed outside irw, forget those
+    ``gone``; returns the number of stored evaluations recomputed."""
+    ids = {"ids": present, "collection": collection}
+    dup = _one(con, "SELECT run_id, topic, docno FROM runs WHERE collection = $collection "
+                    "AND list_contains($ids, run_id) GROUP BY run_id, topic, docno HAVING count(*) > 1 "
+                    "LIMIT 1", ids)
     if dup:
         raise IrwError(f"the table runs was changed outside irw and run {dup[0]} now holds document "
                        f"{dup[2]} twice for topic {dup[1]}; correct it (irw sql --write) or reload "
                        "the run (irw load runs FILE --replace)")
-    con.execute("CREATE OR REPLACE TEMP TABLE irw_reranked AS SELECT run_id, topic, docno, rank, score, "
-                "given_rank FROM " + db.render("rerank.sql").strip(), ids)
+    con.execute("CREATE OR REPLACE TEMP TABLE irw_reranked AS SELECT collection, run_id, topic, docno, "
+                "rank, score, given_rank FROM " + db.render("rerank.sql").strip(), ids)
+    where = "collection = $collection AND list_contains($ids, run_id)"
     for table in ("runs", "run_topics"):
-        con.execute(f"DELETE FROM {table} WHERE list_contains($ids, run_id)", ids)
-    con.execute("INSERT INTO runs SELECT run_id, topic, docno, rank, score, given_rank FROM irw_reranked")
-    con.execute("INSERT INTO run_topics SELECT run_id, topic, count(*)::INTEGER FROM irw_reranked "
-                "GROUP BY run_id, topic")
+        con.execute(f"DELETE FROM {table} WHERE {where}", ids)
+    con.execute("INSERT INTO runs SELECT collection, run_id, topic, docno, rank, score, given_rank "
+                "FROM irw_reranked")
+    con.execute("INSERT INTO run_topics SELECT collection, run_id, topic, count(*)::INTEGER "
+                "FROM irw_reranked GROUP BY collection, run_id, topic")
     con.execute("DROP TABLE irw_reranked")
-    con.execute("""
+    con.execute(f"""
         INSERT INTO run_loads
-        SELECT run_id, '(inserted with SQL)', 'trec_eval', 0, 0, current_timestamp
-        FROM (SELECT DISTINCT run_id FROM run_topics WHERE list_contains($ids, run_id)) AS n
-        WHERE run_id NOT IN (SELECT run_id FROM run_loads)""", ids)
-    con.execute("""
+        SELECT $collection, run_id, '(inserted with SQL)', 'trec_eval', 0, 0, current_timestamp
+        FROM (SELECT DISTINCT run_id FROM run_topics WHERE {where}) AS n
+        WHERE run_id NOT IN (SELECT run_id FROM run_loads WHERE collection = $collection)""", ids)
+    con.execute(f"""
         UPDATE run_loads SET n_topics = t.n_topics, n_docs = t.n_docs
         FROM (SELECT run_id, count(*)::INTEGER AS n_topics, sum(n_docs) AS n_docs FROM run_topics
-              WHERE list_contains($ids, run_id) GROUP BY run_id) AS t
-        WHERE run_loads.run_id = t.run_id""", ids)
+              WHERE {where} GROUP BY run_id) AS t
+        WHERE run_loads.collection = $collection AND run_loads.run_id = t.run_id""", ids)
     if gone:
         for table in ("run_topics", "run_loads", "scores"):
-            con.execute(f"DELETE FROM {table} WHERE list_contains($ids, run_id)", {"ids": gone})
-    db.update_bases(con, changed_runs)
-    record_runs(con, changed_runs)
-    n = refresh_scores(con, run_ids=present) if present else 0
-    done = []
-    if present:
-        done.append(f"runs changed outside irw: ranked again {', '.join(present)}"
-                    + (f"; {n} stored evaluation(s) recomputed" if n else ""))
-    if gone:
-        done.append(f"runs removed outside irw: {', '.join(gone)} (their scores are removed too)")
-    return done
+            con.execute(f"DELETE FROM {table} WHERE {where}", {"ids": gone, "collection": collection})
+    db.update_bases(con, collection, present + gone)
+    record_runs(con, collection, present + gone)
+    return refresh_scores(con, runs=(collection, present)) if present else 0
 
 
-def refresh_scores(con, qrels: str | None = None, run_ids: list[str] | None = None) -> int:
-    """Recompute the stored scores of ``qrels`` and/or ``run_ids`` as they were last computed
-    (measures, topic policy, -M and -l from the evaluations log), so that the stored scores
-    stay current. Returns the number of (qrels, run set, settings) evaluations made."""
+def refresh_scores(con, qrels: str | None = None,
+                   runs: tuple[str, list[str]] | None = None) -> int:
+    """Recompute the stored scores of ``qrels`` and/or ``runs`` (a collection and run ids) as
+    they were last computed (measures, topic policy, -M and -l from the evaluations log), so
+    that the stored scores stay current. Returns the number of (qrels, collection, run set,
+    settings) evaluations made."""
     from . import evaluate
     from .measures import parse
 
@@ -225,23 +259,25 @@ def refresh_scores(con, qrels: str | None = None, run_ids: list[str] | None = No
     if qrels is not None:
         where.append("s.qrels = $q")
         params["q"] = qrels
-    if run_ids is not None:
-        where.append("list_contains($ids, s.run_id)")
-        params["ids"] = list(run_ids)
+    if runs is not None:
+        where.append("s.collection = $c AND list_contains($ids, s.run_id)")
+        params["c"], params["ids"] = runs[0], list(runs[1])
     rows = con.execute(f"""
-        SELECT s.qrels, s.measure, list(DISTINCT s.run_id ORDER BY s.run_id) AS runs,
+        SELECT s.qrels, s.collection, s.measure, list(DISTINCT s.run_id ORDER BY s.run_id) AS runs,
                any_value(e.topics), any_value(e.max_docs), any_value(e.rel_level)
         FROM scores s
         LEFT JOIN (SELECT * FROM evaluations
-                   QUALIFY row_number() OVER (PARTITION BY qrels, measure ORDER BY evaluated_at DESC) = 1) e
-          ON e.qrels = s.qrels AND e.measure = s.measure
+                   QUALIFY row_number() OVER (PARTITION BY qrels, collection, measure
+                                              ORDER BY evaluated_at DESC) = 1) e
+          ON e.qrels = s.qrels AND e.collection = s.collection AND e.measure = s.measure
         WHERE {' AND '.join(where)} AND s.qrels IN (SELECT qrels FROM qrels_info)
-        GROUP BY s.qrels, s.measure ORDER BY s.qrels, s.measure""", params).fetchall()
+        GROUP BY s.qrels, s.collection, s.measure ORDER BY s.qrels, s.collection, s.measure""",
+                       params).fetchall()
     groups: dict[tuple, list] = {}
-    for q, label, runs, topics, max_docs, rel_level in rows:
-        key = (q, tuple(runs), topics or "qrels", max_docs, rel_level)
+    for q, c, label, run_ids, topics, max_docs, rel_level in rows:
+        key = (q, c, tuple(run_ids), topics or "qrels", max_docs, rel_level)
         groups.setdefault(key, []).append(parse(label))
-    for (q, runs, topics, max_docs, rel_level), measures in groups.items():
-        evaluate.evaluate(con, q, measures, list(runs), topics=topics, max_docs=max_docs,
-                          rel_level=rel_level, store=True)
+    for (q, c, run_ids, topics, max_docs, rel_level), measures in groups.items():
+        evaluate.evaluate(con, q, measures, list(run_ids), topics=topics, max_docs=max_docs,
+                          rel_level=rel_level, store=True, collection=c)
     return len(groups)

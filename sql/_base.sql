@@ -21,48 +21,55 @@ SELECT run_id, topic, rank, {{ key }}, grade,
 FROM ({{ rows }}) AS judged_rows
 {%- endmacro %}
 
-{# Judged retrieved documents of every run under qrels `q` (an SQL expression). `ranked`:
-   the rankings to use -- `runs` itself, or a query re-ranking it (reranked_runs). #}
-{% macro judged_rows(q, ranked='runs', where='TRUE') -%}
+{# Judged retrieved documents of every run of collection `c` under qrels `q` (SQL
+   expressions). `ranked`: the rankings to use -- `runs` itself, or a query re-ranking it
+   (reranked_runs). #}
+{% macro judged_rows(q, c, ranked='runs', where='TRUE') -%}
 SELECT r.run_id, r.topic, r.rank, r.docno, j.rel AS grade
 FROM {{ ranked }} r
 JOIN (SELECT qj.topic, qj.docno, qj.rel FROM qrels AS qj WHERE qj.qrels = {{ q }} AND qj.rel >= 0) AS j
   ON j.topic = r.topic AND j.docno = r.docno
-WHERE {{ where }}
+WHERE r.collection = {{ c }} AND {{ where }}
 {%- endmacro %}
 
-{# The same, the document identified by its judgment id (see irw_judgment_ids). #}
+{# The same for the runs of q's collection, the document identified by its judgment id (see
+   irw_judgment_ids). #}
 {% macro judged_ids(q) -%}
 SELECT r.run_id, r.topic, r.rank, j.jid, j.rel AS grade
 FROM runs r
 JOIN irw_judgment_ids({{ q }}) AS j ON j.topic = r.topic AND j.docno = r.docno
+WHERE r.collection = collection_of({{ q }})
 {%- endmacro %}
 
 {# Every run ranked afresh under its own ranking policy (run_loads; trec_eval for rows of a
    run irw did not load), from the score, given rank and docno columns: what loading the runs
    as they now stand would store. Used when `runs` was changed outside irw. #}
 {% macro reranked_runs(where='TRUE') -%}
-(SELECT run_id, topic, docno, score, given_rank,
-        row_number() OVER (PARTITION BY run_id, topic
+(SELECT rp.collection, rp.run_id, rp.topic, rp.docno, rp.score, rp.given_rank,
+        row_number() OVER (PARTITION BY rp.collection, rp.run_id, rp.topic
                            ORDER BY {{ rk.order_by(None, 'policy') | indent(27) }})::INTEGER AS rank
- FROM (SELECT r.run_id, r.topic, r.docno, r.score, r.given_rank,
+ FROM (SELECT r.collection, r.run_id, r.topic, r.docno, r.score, r.given_rank,
               coalesce(l.ranking_policy, 'trec_eval') AS policy
-       FROM runs r LEFT JOIN run_loads l ON l.run_id = r.run_id
+       FROM runs r LEFT JOIN run_loads l ON l.collection = r.collection AND l.run_id = r.run_id
        WHERE {{ where }}) AS rp)
 {%- endmacro %}
 
-{# Ranking lengths per (run, topic): run_topics, or counted from `runs` when `counted`. #}
-{% macro ranking_lengths(counted=False, where='TRUE') -%}
+{# Ranking lengths per (run, topic) of the runs of collection `c`: run_topics, or counted
+   from `runs` when `counted`. #}
+{% macro ranking_lengths(c, counted=False, where='TRUE') -%}
 {% if counted %}
-SELECT run_id, topic, count(*)::INTEGER AS n_docs FROM runs WHERE {{ where }} GROUP BY run_id, topic
+SELECT rl.run_id, rl.topic, count(*)::INTEGER AS n_docs FROM runs AS rl
+WHERE rl.collection = {{ c }} AND {{ where }} GROUP BY rl.run_id, rl.topic
 {%- else %}
-SELECT run_id, topic, n_docs FROM run_topics WHERE {{ where }}
+SELECT rl.run_id, rl.topic, rl.n_docs FROM run_topics AS rl WHERE rl.collection = {{ c }} AND {{ where }}
 {%- endif %}
 {%- endmacro %}
 
 {#
   base_rows(source, P, sel): the base rows (run_id, topic, rank, crank, grade, c_rel, cg) of
-  qrels P.qrels for the runs of the relation `sel` (a CTE with a run_id column).
+  qrels P.qrels for the runs of collection P.collection in the relation `sel` (a CTE with a
+  run_id column). The cache and subset sources hold the runs of the root qrels's collection
+  (irw_base_source chooses them only for that collection).
     cache   the qrels's materialized base (irw_base)
     subset  a derived qrels: the base of its root P.base_qrels restricted to its judgments
             (by judgment id), running sums recomputed
@@ -88,10 +95,10 @@ FROM ({{ running_sums("SELECT c.run_id, c.topic, c.rank, c.jid, c.grade
                         ON j.topic = r.topic AND j.docno = r.docno)", key='jid') }}) AS derived
 {% elif source == 'fresh' %}
 SELECT run_id, topic, rank, crank, grade, c_rel, cg
-FROM ({{ running_sums(judged_rows(P.qrels, where='r.run_id IN (SELECT run_id FROM ' ~ sel ~ ') AND ' ~ guard)) }}) AS fresh
+FROM ({{ running_sums(judged_rows(P.qrels, P.collection, where='r.run_id IN (SELECT run_id FROM ' ~ sel ~ ') AND ' ~ guard)) }}) AS fresh
 {% elif source == 'rerank' %}
 SELECT run_id, topic, rank, crank, grade, c_rel, cg
-FROM ({{ running_sums(judged_rows(P.qrels, ranked=reranked_runs('r.run_id IN (SELECT run_id FROM ' ~ sel ~ ') AND ' ~ guard))) }}) AS reranked
+FROM ({{ running_sums(judged_rows(P.qrels, P.collection, ranked=reranked_runs('r.collection = ' ~ P.collection ~ ' AND r.run_id IN (SELECT run_id FROM ' ~ sel ~ ') AND ' ~ guard))) }}) AS reranked
 {% endif %}
 {% if not loop.last %}
 UNION ALL

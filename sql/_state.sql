@@ -6,19 +6,22 @@
   run_topics and the stored ranks are current). -#}
 {% import '_dialect.sql' as d %}
 {# The hashes the fingerprints of runs, run_topics and run_loads sum (state.sql). #}
-{% macro row_hash() %}hash(run_id, topic, docno, rank, score, given_rank)::HUGEINT{% endmacro %}
-{% macro topic_hash() %}hash(run_id, topic, n_docs)::HUGEINT{% endmacro %}
-{% macro load_hash() %}hash(run_id, ranking_policy){% endmacro %}
+{% macro row_hash() %}hash(collection, run_id, topic, docno, rank, score, given_rank)::HUGEINT{% endmacro %}
+{% macro topic_hash() %}hash(collection, run_id, topic, n_docs)::HUGEINT{% endmacro %}
+{% macro load_hash() %}hash(collection, run_id, ranking_policy){% endmacro %}
 
-{# Per run: (run_id, n_rows, rows_sum, n_topics, topics_sum, load_hash) of the runs $ids in
-   the tables `rows` (like runs), `topics` (like run_topics) and `loads` (like run_loads). #}
+{# Per run: (collection, run_id, n_rows, rows_sum, n_topics, topics_sum, load_hash) of the
+   runs $ids of collection $collection in the tables `rows` (like runs), `topics` (like
+   run_topics) and `loads` (like run_loads). #}
 {% macro run_parts(rows='runs', topics='run_topics', loads='run_loads') -%}
-SELECT r.run_id, r.n_rows, r.rows_sum, t.n_topics, t.topics_sum, {{ load_hash() }} AS load_hash
-FROM (SELECT run_id, count(*) AS n_rows, sum({{ row_hash() }}) AS rows_sum
-      FROM {{ rows }} WHERE list_contains($ids, run_id) GROUP BY run_id) AS r
-JOIN (SELECT run_id, count(*) AS n_topics, sum({{ topic_hash() }}) AS topics_sum
-      FROM {{ topics }} WHERE list_contains($ids, run_id) GROUP BY run_id) AS t USING (run_id)
-JOIN {{ loads }} AS l USING (run_id)
+SELECT r.collection, r.run_id, r.n_rows, r.rows_sum, t.n_topics, t.topics_sum, {{ load_hash() }} AS load_hash
+FROM (SELECT collection, run_id, count(*) AS n_rows, sum({{ row_hash() }}) AS rows_sum
+      FROM {{ rows }} WHERE collection = $collection AND list_contains($ids, run_id)
+      GROUP BY collection, run_id) AS r
+JOIN (SELECT collection, run_id, count(*) AS n_topics, sum({{ topic_hash() }}) AS topics_sum
+      FROM {{ topics }} WHERE collection = $collection AND list_contains($ids, run_id)
+      GROUP BY collection, run_id) AS t USING (collection, run_id)
+JOIN {{ loads }} AS l USING (collection, run_id)
 {%- endmacro %}
 
 {% macro guard_ctes(P, checks) -%}
@@ -27,7 +30,7 @@ irw_st AS {{ d.materialized() }} (
            {% if checks %}CASE {% for cond, message in checks %}WHEN {{ cond }} THEN error({{ message | literal }}) {% endfor %}ELSE true END{% else %}true{% endif %} AS ok
 ),
 irw_flags AS {{ d.materialized() }} (
-    SELECT irw_base_source({{ P.qrels }}, st.runs_fp) AS src, st.root
+    SELECT irw_base_source({{ P.qrels }}, {{ P.collection }}, st.runs_fp) AS src, st.root
     FROM irw_st st WHERE st.ok
 )
 {%- endmacro %}

@@ -9,7 +9,9 @@
     P.qrels        the qrels name
     P.topic_qrels  the qrels defining the topic set
     P.base_qrels   the root qrels whose materialized base a derived qrels is a subset of
-    P.runs         a list of run ids; P.all_runs: true when every loaded run is selected
+    P.collection   the collection whose runs are evaluated
+    P.runs         a list of run ids; P.all_runs: true when every run of the collection is
+                   selected
   Context (built by irwarehouse/evaluate.py from validated values only):
     measures     one entry per measure: id, label (canonical name), module (template file)
                  and the SQL fragments its file uses (pos, within, rel, c_rel, R, gain, ...)
@@ -49,11 +51,11 @@ WITH
 {% endif %}
 rt AS (
 {% if auto %}
-    {{ b.ranking_lengths(False, st.guards.ranked) | indent(4) }}
+    {{ b.ranking_lengths(P.collection, False, st.guards.ranked) | indent(4) }}
     UNION ALL
-    {{ b.ranking_lengths(True, st.guards.rerank) | indent(4) }}
+    {{ b.ranking_lengths(P.collection, True, st.guards.rerank) | indent(4) }}
 {% else %}
-    {{ b.ranking_lengths('rerank' in sources) | indent(4) }}
+    {{ b.ranking_lengths(P.collection, 'rerank' in sources) | indent(4) }}
 {% endif %}
 ),
 sel AS (

@@ -1,21 +1,22 @@
 {% import '_dialect.sql' as d %}
 -- Pools, team contributions and unique contributions (SPEC section 3) as table macros.
--- Arguments: q a qrels name, run_list a list of run ids (e.g. ['a', 'b'], or
--- (SELECT list(run_id) FROM run_info WHERE pooled)), depth the pool depth d.
--- A run's team is run_info.team, or the run itself when it has no team.
+-- Arguments: q a qrels name, run_list a list of run ids of q's collection (e.g. ['a', 'b'],
+-- or (SELECT list(run_id) FROM run_info WHERE pooled AND collection = collection_of(q))),
+-- depth the pool depth d. A run's team is run_info.team, or the run itself when it has no team.
 
--- pool_of(run_list, depth): pool(S, d) -- the documents at ranks 1..d of the runs in S.
-{{ d.table_function('pool_of', ['run_list', 'depth']) }}
-SELECT DISTINCT topic, docno
-FROM runs
-WHERE list_contains(run_list, run_id) AND rank <= depth;
+-- pool_of(collection, run_list, depth): pool(S, d) -- the documents at ranks 1..d of the runs
+-- in S of the collection.
+{{ d.table_function('pool_of', ['collection', 'run_list', 'depth']) }}
+SELECT DISTINCT r.topic, r.docno
+FROM runs AS r
+WHERE r.collection = collection AND list_contains(run_list, r.run_id) AND r.rank <= depth;
 
 -- pooled_qrels(q, run_list, depth): J ∩ pool(S, d) -- the judgments of q whose document is
 -- in the pool (everything else becomes unjudged).
 {{ d.table_function('pooled_qrels', ['q', 'run_list', 'depth']) }}
 SELECT j.topic, j.docno, j.rel
 FROM qrels j
-JOIN pool_of(run_list, depth) AS p ON p.topic = j.topic AND p.docno = j.docno
+JOIN pool_of(collection_of(q), run_list, depth) AS p ON p.topic = j.topic AND p.docno = j.docno
 WHERE j.qrels = q;
 
 -- pool_multiplicity(q, run_list, depth): every pooled document with the number of runs in S
@@ -24,7 +25,7 @@ WHERE j.qrels = q;
 SELECT p.topic, p.docno, p.multiplicity, j.rel
 FROM (SELECT topic, docno, count(DISTINCT run_id) AS multiplicity
       FROM runs
-      WHERE list_contains(run_list, run_id) AND rank <= depth
+      WHERE collection = collection_of(q) AND list_contains(run_list, run_id) AND rank <= depth
       GROUP BY topic, docno) AS p
 LEFT JOIN (SELECT topic, docno, rel FROM qrels WHERE qrels = q) AS j
        ON j.topic = p.topic AND j.docno = p.docno;
@@ -53,8 +54,8 @@ GROUP BY band;
 {{ d.table_function('team_contributions', ['q', 'run_list', 'depth']) }}
 SELECT t.team, t.topic, t.docno, j.rel
 FROM (SELECT DISTINCT coalesce(m.team, r.run_id) AS team, r.topic, r.docno
-      FROM runs r LEFT JOIN run_meta m ON m.run_id = r.run_id
-      WHERE list_contains(run_list, r.run_id) AND r.rank <= depth) AS t
+      FROM runs r LEFT JOIN run_meta m ON m.collection = r.collection AND m.run_id = r.run_id
+      WHERE r.collection = collection_of(q) AND list_contains(run_list, r.run_id) AND r.rank <= depth) AS t
 LEFT JOIN (SELECT topic, docno, rel FROM qrels WHERE qrels = q) AS j
        ON j.topic = t.topic AND j.docno = t.docno;
 
@@ -85,14 +86,14 @@ SELECT c.team,
        coalesce(max(u.n), 0) / n.topics AS mean_unique,
        coalesce(max(u.n_rel), 0) / n.topics AS mean_unique_relevant
 FROM team_contributions(q, run_list, depth) AS c
-CROSS JOIN (SELECT count(DISTINCT topic) AS topics FROM pool_of(run_list, depth)) AS n
+CROSS JOIN (SELECT count(DISTINCT topic) AS topics FROM pool_of(collection_of(q), run_list, depth)) AS n
 LEFT JOIN (SELECT team, count(*) AS n, count(*) FILTER (WHERE rel >= 1) AS n_rel
            FROM unique_contributions(q, run_list, depth) GROUP BY team) AS u
        ON u.team = c.team
 GROUP BY c.team, n.topics;
 
--- deeply_judged_runs(q, m): runs with at least m documents for every topic of q, all of
--- their top m judged in q (Moffat, Scholer and Yang 2018).
+-- deeply_judged_runs(q, m): runs of q's collection with at least m documents for every topic
+-- of q, all of their top m judged in q (Moffat, Scholer and Yang 2018).
 {{ d.table_function('deeply_judged_runs', ['q', 'm']) }}
 SELECT r.run_id
 FROM (SELECT run_id, topic, count(*) FILTER (WHERE rank <= m AND grade IS NOT NULL) AS judged_top

@@ -6,9 +6,14 @@ CREATE TABLE IF NOT EXISTS irw_meta (
     value VARCHAR
 );
 
+-- A run belongs to a test collection and is identified by (collection, run_id): the same
+-- run id may exist in several collections. A warehouse loaded without --collection has one
+-- collection, 'default'. Every table naming runs carries the collection before run_id.
+
 -- One row per retrieved document. rank is the 1-based position under the run's ranking
 -- policy (run_info.ranking_policy), computed when the run is loaded.
 CREATE TABLE IF NOT EXISTS runs (
+    collection VARCHAR NOT NULL,
     run_id     VARCHAR NOT NULL,
     topic      VARCHAR NOT NULL,
     docno      VARCHAR NOT NULL,
@@ -19,26 +24,31 @@ CREATE TABLE IF NOT EXISTS runs (
 
 -- Ranking length per run and topic (filled at load; a topic a run did not answer has no row).
 CREATE TABLE IF NOT EXISTS run_topics (
+    collection VARCHAR NOT NULL,
     run_id VARCHAR NOT NULL,
     topic  VARCHAR NOT NULL,
     n_docs INTEGER NOT NULL
 );
 
 CREATE TABLE IF NOT EXISTS run_loads (
-    run_id         VARCHAR PRIMARY KEY,
+    collection     VARCHAR NOT NULL,
+    run_id         VARCHAR NOT NULL,
     source         VARCHAR NOT NULL,
     ranking_policy VARCHAR NOT NULL,
     n_topics       INTEGER NOT NULL,
     n_docs         BIGINT  NOT NULL,
-    loaded_at      TIMESTAMP NOT NULL
+    loaded_at      TIMESTAMP NOT NULL,
+    PRIMARY KEY (collection, run_id)
 );
 
 -- Optional run metadata; may be loaded before or after the runs it describes.
 CREATE TABLE IF NOT EXISTS run_meta (
-    run_id VARCHAR PRIMARY KEY,
+    collection VARCHAR NOT NULL,
+    run_id VARCHAR NOT NULL,
     team   VARCHAR,
     kind   VARCHAR,
-    pooled BOOLEAN
+    pooled BOOLEAN,
+    PRIMARY KEY (collection, run_id)
 );
 
 -- Judgments of every qrels, side by side. rel < 0: in the pool but not assessed (unjudged).
@@ -50,9 +60,12 @@ CREATE TABLE IF NOT EXISTS qrels (
 );
 
 -- The qrels catalogue. topic_qrels names the qrels whose topics define the topic set:
--- the qrels itself when loaded from a file, its root ancestor when derived.
+-- the qrels itself when loaded from a file, its root ancestor when derived. Qrels names are
+-- unique in the warehouse; a qrels belongs to a collection (a derived one to its parent's),
+-- whose runs the commands over it use by default.
 CREATE TABLE IF NOT EXISTS qrels_info (
     qrels       VARCHAR PRIMARY KEY,
+    collection  VARCHAR NOT NULL,
     source      VARCHAR,
     parent      VARCHAR,
     kind        VARCHAR NOT NULL,
@@ -63,8 +76,10 @@ CREATE TABLE IF NOT EXISTS qrels_info (
 );
 
 -- Per-topic scores computed by `irw eval` (the latest evaluation of a qrels, run and measure).
+-- collection is the run's (usually the qrels's own).
 CREATE TABLE IF NOT EXISTS scores (
     qrels   VARCHAR NOT NULL,
+    collection VARCHAR NOT NULL,
     run_id  VARCHAR NOT NULL,
     topic   VARCHAR NOT NULL,
     measure VARCHAR NOT NULL,
@@ -72,16 +87,18 @@ CREATE TABLE IF NOT EXISTS scores (
 );
 
 -- What each `irw eval` computed, and how.
+-- (collection: the runs'; rel_level: the relevance threshold of the topic set, eval
+-- --rel-level, NULL meaning 1)
 CREATE TABLE IF NOT EXISTS evaluations (
     evaluated_at TIMESTAMP NOT NULL,
     qrels        VARCHAR NOT NULL,
+    collection   VARCHAR NOT NULL,
     measure      VARCHAR NOT NULL,
     n_runs       INTEGER NOT NULL,
     topics       VARCHAR NOT NULL,
-    max_docs     INTEGER
+    max_docs     INTEGER,
+    rel_level    INTEGER
 );
--- the relevance threshold of the topic set (eval --rel-level); NULL: 1
-ALTER TABLE evaluations ADD COLUMN IF NOT EXISTS rel_level INTEGER;
 
 -- The measure catalogue (refreshed from the package on every write connection).
 CREATE TABLE IF NOT EXISTS measures (
@@ -92,7 +109,8 @@ CREATE TABLE IF NOT EXISTS measures (
     trec_eval   VARCHAR
 );
 
--- Cache: the base relation (judged retrieved documents with running sums) per qrels. The
+-- Cache: the base relation (judged retrieved documents with running sums) per loaded qrels,
+-- over the runs of the qrels's collection. The
 -- document is identified by its judgment id (irw_judgment_ids), an integer; judged
 -- non-relevant documents so far are crank - c_rel.
 CREATE TABLE IF NOT EXISTS irw_base (
@@ -122,6 +140,7 @@ CREATE TABLE IF NOT EXISTS discpower_results (
     created_at                  TIMESTAMP NOT NULL,
     params                      VARCHAR,
     qrels                       VARCHAR,
+    collection                  VARCHAR,
     measure                     VARCHAR,
     test                        VARCHAR,
     correction                  VARCHAR,
@@ -152,6 +171,7 @@ CREATE TABLE IF NOT EXISTS pair_tests (
     created_at TIMESTAMP NOT NULL,
     params     VARCHAR,
     qrels      VARCHAR,
+    collection VARCHAR,
     measure    VARCHAR,
     test       VARCHAR,
     run_a      VARCHAR,

@@ -2,7 +2,8 @@
   Which (run, measure) pairs lack complete stored scores for the topic set of a qrels:
   a pair is complete when its stored topics are exactly the qrels's topic set.
 
-  Bound parameters: $qrels, $measures (canonical names), $runs (run ids).
+  Bound parameters: $qrels, $measures (canonical names), $runs (run ids of collection
+  $collection).
 -#}
 WITH want AS (
     SELECT topic FROM topic_sets WHERE qrels = $qrels
@@ -17,7 +18,7 @@ have AS (
            count(*) AS n_all,
            count(*) FILTER (WHERE s.topic IN (SELECT topic FROM want)) AS n_in
     FROM scores s
-    WHERE s.qrels = $qrels
+    WHERE s.qrels = $qrels AND s.collection = $collection
       AND s.run_id IN (SELECT run_id FROM pairs)
       AND s.measure IN (SELECT measure FROM pairs)
     GROUP BY s.run_id, s.measure

@@ -1,7 +1,7 @@
 {#-
   Standardization factors (SPEC section 4) from the stored per-topic scores: for every
   measure and topic, mu = the mean and sigma = the sample standard deviation (n - 1) of the
-  reference runs' scores, and n_ref = how many reference scores there were.
+  reference runs' scores (runs of the qrels's collection), and n_ref = how many reference scores there were.
 
   Bound parameters: $qrels (qrels name), $measures (canonical measure names),
   $runs (the reference run ids). Only topics of the qrels's topic set count.
@@ -11,7 +11,7 @@ SELECT s.measure, s.topic,
        stddev_samp(s.value) AS sigma,
        count(*)::INTEGER AS n_ref
 FROM scores s
-WHERE s.qrels = $qrels
+WHERE s.qrels = $qrels AND s.collection = collection_of($qrels)
   AND s.measure IN (SELECT unnest($measures::VARCHAR[]))
   AND s.run_id IN (SELECT unnest($runs::VARCHAR[]))
   AND s.topic IN (SELECT topic FROM topic_sets WHERE qrels = $qrels)

@@ -65,7 +65,8 @@ CREATE TABLE IF NOT EXISTS std_factors (
     n_ref   INTEGER NOT NULL
 );
 
--- The reference runs of the sets computed in this warehouse (imported sets have none).
+-- The reference runs of the sets computed in this warehouse (imported sets have none): runs
+-- of the collection of the set's qrels.
 CREATE TABLE IF NOT EXISTS std_reference_runs (
     factors VARCHAR NOT NULL,
     run_id  VARCHAR NOT NULL
@@ -103,10 +104,10 @@ CREATE TABLE IF NOT EXISTS std_reference_runs (
 -- factors for keeps its row with mu, sigma, z and phi NULL. in_reference: was the run one of
 -- the set's reference runs (NULL for an imported set, whose reference runs are not known).
 CREATE OR REPLACE VIEW std_scores AS
-SELECT factors, qrels, measure, run_id, topic, value, mu, sigma, n_ref, z,
+SELECT factors, qrels, measure, collection, run_id, topic, value, mu, sigma, n_ref, z,
        std_normal_cdf(z) AS phi, in_reference
 FROM (
-    SELECT c.factors, s.qrels, s.measure, s.run_id, s.topic, s.value,
+    SELECT c.factors, s.qrels, s.measure, s.collection, s.run_id, s.topic, s.value,
            f.mu, f.sigma, f.n_ref,
            std_z(s.value, f.mu, f.sigma) AS z,
            CASE WHEN k.factors IS NULL THEN NULL ELSE r.run_id IS NOT NULL END AS in_reference
@@ -116,14 +117,15 @@ FROM (
     LEFT JOIN std_factors f
       ON f.factors = c.factors AND f.qrels = s.qrels AND f.measure = s.measure AND f.topic = s.topic
     LEFT JOIN (SELECT DISTINCT factors FROM std_reference_runs) k ON k.factors = c.factors
-    LEFT JOIN std_reference_runs r ON r.factors = c.factors AND r.run_id = s.run_id
+    LEFT JOIN std_reference_runs r
+      ON r.factors = c.factors AND r.run_id = s.run_id AND s.collection = collection_of(s.qrels)
 ) AS standardized;
 
 -- Per run: the means over topics of phi, z and the raw value (over the topics that have
 -- factors: n_topics), and n_missing = stored topics without factors (the means are then
 -- not comparable with other runs').
 CREATE OR REPLACE VIEW std_score_means AS
-SELECT factors, qrels, measure, run_id,
+SELECT factors, qrels, measure, collection, run_id,
        avg(phi) AS mean_phi,
        avg(z) AS mean_z,
        avg(value) FILTER (WHERE phi IS NOT NULL) AS mean_value,
@@ -131,4 +133,4 @@ SELECT factors, qrels, measure, run_id,
        (count(*) - count(phi))::INTEGER AS n_missing,
        bool_or(in_reference) AS in_reference
 FROM std_scores
-GROUP BY factors, qrels, measure, run_id;
+GROUP BY factors, qrels, measure, collection, run_id;

@@ -12,12 +12,14 @@ CREATE TABLE IF NOT EXISTS irw_state (
 -- run_topics (likewise) and its run_loads entry (a hash). Their totals are the recorded
 -- fingerprint of the three tables, so a load records its runs without reading the others.
 CREATE TABLE IF NOT EXISTS irw_run_state (
-    run_id     VARCHAR PRIMARY KEY,
+    collection VARCHAR NOT NULL,
+    run_id     VARCHAR NOT NULL,
     n_rows     BIGINT NOT NULL,
     rows_sum   HUGEINT NOT NULL,
     n_topics   BIGINT NOT NULL,
     topics_sum HUGEINT NOT NULL,
-    load_hash  UBIGINT NOT NULL
+    load_hash  UBIGINT NOT NULL,
+    PRIMARY KEY (collection, run_id)
 );
 
 -- The fingerprint of runs, run_topics and run_loads as they are now ...
@@ -35,11 +37,15 @@ CREATE OR REPLACE MACRO irw_recorded_runs_fp() AS (
 
 -- Each run's rows now (to find the runs changed outside irw).
 CREATE OR REPLACE MACRO irw_run_rows() AS TABLE
-SELECT run_id, count(*) AS n_rows, sum({{ st.row_hash() }}) AS rows_sum FROM runs GROUP BY run_id;
+SELECT collection, run_id, count(*) AS n_rows, sum({{ st.row_hash() }}) AS rows_sum
+FROM runs GROUP BY collection, run_id;
 
 CREATE OR REPLACE MACRO irw_qrels_fp(q) AS (
     SELECT hash(count(*), coalesce(sum(hash(qj.topic, qj.docno, qj.rel)::HUGEINT), 0))
     FROM qrels AS qj WHERE qj.qrels = q);
+
+-- The collection of qrels q (whose runs the commands over q use by default).
+CREATE OR REPLACE MACRO collection_of(q) AS (SELECT qi.collection FROM qrels_info AS qi WHERE qi.qrels = q);
 
 -- The loaded qrels a derived qrels descends from (itself for a loaded one).
 CREATE OR REPLACE MACRO irw_root_qrels(q) AS coalesce((
@@ -65,16 +71,19 @@ CREATE OR REPLACE MACRO irw_base_current(q, rfp) AS coalesce(
     AND (SELECT bb.runs_fp = rfp AND bb.qrels_fp = irw_qrels_fp(q)
          FROM irw_base_built AS bb WHERE bb.qrels = q), false);
 
--- Where the base rows of qrels q come from (see base_rows in _base.sql): 'rerank' when the
--- runs tables are not as irw last wrote them, 'cache' when q's own base is current,
--- 'subset' when q is derived, its root's base current and its judgments a subset of the
--- root's, 'fresh' otherwise. The one decision, for the engine and the measure macros.
-CREATE OR REPLACE MACRO irw_base_source(q, rfp) AS (
+-- Where the base rows of qrels q for the runs of collection c come from (see base_rows in
+-- _base.sql): 'rerank' when the runs tables are not as irw last wrote them, 'cache' when q's
+-- own base is current, 'subset' when q is derived, its root's base current and its
+-- judgments a subset of the root's, 'fresh' otherwise (and for another collection's runs: a
+-- base holds the runs of its qrels's collection). The one decision, for the engine and the
+-- measure macros.
+CREATE OR REPLACE MACRO irw_base_source(q, c, rfp) AS (
     SELECT CASE WHEN NOT runs_ok THEN 'rerank'
                 WHEN base_ok AND root = q THEN 'cache'
                 WHEN base_ok AND irw_subset_ok(q, root) THEN 'subset'
                 ELSE 'fresh' END
-    FROM (SELECT root, runs_ok, runs_ok AND irw_base_current(root, rfp) AS base_ok
+    FROM (SELECT root, runs_ok,
+                 runs_ok AND irw_base_current(root, rfp) AND c IS NOT DISTINCT FROM collection_of(root) AS base_ok
           FROM (SELECT irw_root_qrels(q) AS root,
                        coalesce(rfp = irw_recorded_runs_fp(), false) AS runs_ok) AS r) AS s);
 

@@ -534,23 +534,23 @@ def test_cli_errors_are_clean(loaded, tmp_path):
 
 
 def test_cli_collections(loaded):
-    loaded("collections", "split", "fixture", "--name", "A", "--topics", "101-103", "--rest", "B")
-    listed = json.loads(loaded("collections", "list", "--format", "json").stdout)
+    loaded("splits", "make", "fixture", "--name", "A", "--topics", "101-103", "--rest", "B")
+    listed = json.loads(loaded("splits", "list", "--format", "json").stdout)
     assert [(r["qrels"], r["parent"], r["topics"]) for r in listed] == [("A", "fixture", 3), ("B", "fixture", 2)]
-    summary = json.loads(loaded("collections", "compare", "A", "B", "-m", "AP", "--format", "json").stdout)
+    summary = json.loads(loaded("splits", "compare", "A", "B", "-m", "AP", "--format", "json").stdout)
     assert [r["form"] for r in summary] == ["raw", "normalized", "standardized"]
     assert set(summary[0]) == {"form", "measure", "runs", "topics_c", "topics_d", "rmse", "drmse",
                                "false_positives", "fp_rate"}
     per_run = json.loads(loaded("collections", "compare", "A", "B", "-m", "AP", "--per-run", "--format", "json").stdout)
     assert len(per_run) == 3 * 8 and sum(r["significant"] for r in per_run) == sum(r["false_positives"] for r in summary)
-    splits = json.loads(loaded("collections", "random-splits", "fixture", "-m", "nDCG@10", "--splits", "50",
+    splits = json.loads(loaded("splits", "random", "fixture", "-m", "nDCG@10", "--splits", "50",
                                "--seed", "1", "--format", "json").stdout)
     assert [(r["form"], r["measure"], r["splits"], r["size"]) for r in splits] == \
         [("raw", "DCG@10", 50, 2), ("normalized", "nDCG@10", 50, 2), ("standardized", "nDCG@10", 50, 2)]
     sizes = json.loads(loaded("standardize", "reference-size", "-m", "AP", "--sizes", "2,4", "--samples", "20",
                               "--format", "json").stdout)
     assert [r["n"] for r in sizes] == [2, 4] and all(-1 <= r["tau_99"] <= r["tau_95"] <= r["tau_median"] <= 1 for r in sizes)
-    csv_out = loaded("collections", "compare", "A", "B", "-m", "AP", "--format", "csv").stdout
+    csv_out = loaded("splits", "compare", "A", "B", "-m", "AP", "--format", "csv").stdout
     assert csv_out.splitlines()[0] == "form,measure,runs,topics_c,topics_d,rmse,drmse,false_positives,fp_rate"
 
 

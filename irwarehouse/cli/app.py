@@ -74,13 +74,22 @@ app = _Irw(
 load_app = typer.Typer(help="Load runs, qrels and run metadata.", no_args_is_help=True)
 runs_app = typer.Typer(help="Inspect the loaded runs.", no_args_is_help=True)
 qrels_app = typer.Typer(help="Inspect and manage qrels.", no_args_is_help=True)
+collections_app = typer.Typer(help="The test collections of the warehouse.", no_args_is_help=True)
 app.add_typer(load_app, name="load")
 app.add_typer(runs_app, name="runs")
 app.add_typer(qrels_app, name="qrels")
+app.add_typer(collections_app, name="collections")
 
 FormatOpt = typer.Option("table", "--format", "-f", help="table | csv | json")
 QrelsOpt = typer.Option(None, "--qrels", "-q", help="Qrels name (default: the only one loaded from a file).")
 RunsOpt = typer.Option("all", "--runs", "-r", help="Run spec: all, pooled, team:NAME, deeply-judged[:M], @FILE or run ids, comma-separated.")
+# --collection: a load's target collection; for a command over a qrels, whose runs it uses.
+LoadCollectionOpt = typer.Option(
+    None, "--collection", metavar="NAME",
+    help="The test collection they belong to (default: the warehouse's only collection, or 'default' in a new one).")
+CollectionOpt = typer.Option(
+    None, "--collection", metavar="NAME",
+    help="Use the runs of this collection (default: the qrels's collection).")
 TopicsOpt = typer.Option("qrels", "--topics", help="Topic set: qrels (topics with a relevant document) | run (trec_eval default) | all (trec_eval -c).")
 
 
@@ -96,9 +105,10 @@ def fail(message: str, status: int = 1) -> None:
     raise typer.Exit(status)
 
 
-def command(group: typer.Typer, name: str | None = None):
+def command(group: typer.Typer, name: str | None = None, aliases: tuple = ()):
     """Register a command. Every failure ends it with one line ``error: ...`` on stderr and
-    exit status 1 (130 when interrupted): never a traceback."""
+    exit status 1 (130 when interrupted): never a traceback. ``aliases``: (group, name) pairs
+    under which the command is also reachable, hidden from help (former names)."""
     def wrap(fn):
         @functools.wraps(fn)
         def inner(*args, **kwargs):
@@ -117,6 +127,8 @@ def command(group: typer.Typer, name: str | None = None):
                     raise  # exit, abort and usage errors: the command line handles them
                 fail(f"unexpected {type(exc).__name__}: {exc} (this is a bug in irwarehouse; "
                      "please report it with the command that caused it)")
+        for other, old in aliases:
+            other.command(old, cls=IrwCommand, hidden=True)(inner)
         return group.command(name, cls=IrwCommand)(inner)
     return wrap
 

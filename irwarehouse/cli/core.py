@@ -8,12 +8,14 @@ from typing import List, Optional
 import duckdb
 import typer
 
+from .. import collection as collections
 from .. import loader, output, runsets, state
 from .. import evaluate as ev
 from .. import measures as ms
 from ..errors import IrwError
-from .app import (FormatOpt, QrelsOpt, RunsOpt, TopicsOpt, app, check_format, command,
-                  load_app, open_warehouse, qrels_app, runs_app, say, staging)
+from .app import (CollectionOpt, FormatOpt, LoadCollectionOpt, QrelsOpt, RunsOpt, TopicsOpt, app,
+                  check_format, collections_app, command, load_app, open_warehouse, qrels_app,
+                  runs_app, say, staging)
 
 # ------------------------------------------------------------------------------- load
 
@@ -29,16 +31,30 @@ def load_runs(
     replace: bool = typer.Option(False, "--replace", help="Replace runs that are already loaded (a flag: it takes no value)."),
     ignore_extra_fields: bool = typer.Option(False, "--ignore-extra-fields", help="Accept text after the 6th field (trec_eval ignores it)."),
     encoding: str = EncodingOpt,
+    collection: Optional[str] = LoadCollectionOpt,
 ):
     """Load TREC run files (topic Q0 docno rank score run_id)."""
     with staging(ctx) as stage:
+        target, implicit = collections.for_load(stage, collection)
         summary = loader.load_runs(stage.con, paths, policy=order, replace=replace, meta=meta,
-                                   extra_fields=ignore_extra_fields, final=stage.attach, encoding=encoding)
-        n = len(summary["runs"])
-        say(f"loaded {n} run{'s' if n != 1 else ''} ({summary['lines']:,} lines from "
-             f"{summary['files']} file{'s' if summary['files'] != 1 else ''}, order {order})"
-             + (f", replacing {len(summary['replaced'])}" if summary["replaced"] else "")
-             + (f"; metadata for {summary['meta']} runs" if "meta" in summary else ""))
+                                   extra_fields=ignore_extra_fields, final=stage.attach, encoding=encoding,
+                                   collection=target, implicit=implicit)
+        say(_runs_loaded(summary, order, None if implicit else target))
+
+
+def _runs_loaded(summary: dict, order: str, collection: str | None) -> str:
+    n = len(summary["runs"])
+    return (f"loaded {n} run{'s' if n != 1 else ''}"
+            + (f" into collection {collection}" if collection else "")
+            + f" ({summary['lines']:,} lines from "
+            f"{summary['files']} file{'s' if summary['files'] != 1 else ''}, order {order})"
+            + (f", replacing {len(summary['replaced'])}" if summary["replaced"] else "")
+            + (f"; metadata for {summary['meta']} runs" if summary.get("meta") else ""))
+
+
+def _qrels_loaded(s: dict, collection: str | None) -> str:
+    return (f"loaded qrels {s['qrels']}" + (f" into collection {collection}" if collection else "")
+            + f": {s['judgments']:,} judgments, {s['relevant']:,} relevant, {s['topics']} topics")
 
 
 @command(load_app, "qrels")
@@ -49,24 +65,54 @@ def load_qrels(
     replace: bool = typer.Option(False, "--replace", help="Replace a qrels of that name (a flag: it takes no value)."),
     description: Optional[str] = typer.Option(None, "--description", help="Free text for the catalogue."),
     encoding: str = EncodingOpt,
+    collection: Optional[str] = LoadCollectionOpt,
 ):
     """Load relevance judgments under a name."""
     with staging(ctx) as stage:
+        target, implicit = collections.for_load(stage, collection)
         s = loader.load_qrels(stage.con, paths, name, replace=replace, description=description,
-                              final=stage.attach, encoding=encoding)
-        say(f"loaded qrels {s['qrels']}: {s['judgments']:,} judgments, {s['relevant']:,} relevant, "
-             f"{s['topics']} topics")
+                              final=stage.attach, encoding=encoding, collection=target,
+                              implicit=implicit)
+        say(_qrels_loaded(s, None if implicit else target))
 
 
 @command(load_app, "meta")
 def load_meta(
     ctx: typer.Context,
     path: str = typer.Argument(..., help="TSV with a header: run_id and any of team, kind, pooled."),
+    collection: Optional[str] = LoadCollectionOpt,
 ):
     """Load run metadata (team, kind, pooled)."""
     with open_warehouse(ctx, create=True) as con:
-        n = loader.load_meta(con, path)
+        n = loader.load_meta(con, path, collection)
         say(f"metadata for {n} runs")
+
+
+@command(load_app, "collection")
+def load_collection(
+    ctx: typer.Context,
+    directory: str = typer.Argument(..., help="The collection's directory: a qrels file (qrels*), a directory runs/ and optionally a metadata TSV (*.tsv)."),
+    name: str = typer.Option(..., "--name", "-n", help="Name of the collection."),
+    qrels_name: Optional[str] = typer.Option(None, "--qrels-name", help="Name of its qrels (default: the collection's name)."),
+    qrels_file: Optional[str] = typer.Option(None, "--qrels-file", metavar="FILE", help="The qrels file, if not the directory's qrels* file."),
+    runs_dir: Optional[str] = typer.Option(None, "--runs-dir", metavar="DIR", help="The run files' directory, if not DIRECTORY/runs."),
+    meta: Optional[str] = typer.Option(None, "--meta", metavar="TSV", help="The run metadata, if not the directory's *.tsv file."),
+    order: str = typer.Option("trec_eval", "--order", help="Ranking policy: trec_eval | given | score_then_rank."),
+    replace: bool = typer.Option(False, "--replace", help="Replace the qrels and runs of those names in the collection (a flag)."),
+    ignore_extra_fields: bool = typer.Option(False, "--ignore-extra-fields", help="Accept text after the 6th field of run lines."),
+    encoding: str = EncodingOpt,
+    description: Optional[str] = typer.Option(None, "--description", help="Free text for the qrels catalogue."),
+):
+    """Load a test collection -- qrels, runs and run metadata -- in one go (all or nothing)."""
+    files = loader.collection_layout(directory, qrels_file, runs_dir, meta)
+    with staging(ctx) as stage:
+        summary = loader.load_collection(stage.con, name, files["qrels"], [files["runs"]],
+                                         meta=files["meta"], qrels_name=qrels_name, policy=order,
+                                         replace=replace, extra_fields=ignore_extra_fields,
+                                         final=stage.attach, encoding=encoding,
+                                         description=description)
+        say(f"collection {name}: " + _qrels_loaded(summary["qrels"], None) + "; "
+            + _runs_loaded(summary, order, None))
 
 
 # ------------------------------------------------------------------------------- eval
@@ -85,16 +131,17 @@ def eval_cmd(
     fmt: str = typer.Option("table", "--format", "-f", help="table | csv | json | trec"),
     store: bool = typer.Option(True, "--store/--no-store", help="Keep the per-topic scores in the scores table."),
     standardize: Optional[str] = typer.Option(None, "--standardize", help="Report Phi(z) under this factor set (irw standardize) instead of raw values."),
+    collection: Optional[str] = CollectionOpt,
 ):
     """Evaluate runs: per-topic scores are computed in SQL and kept in the `scores` table."""
     check_format(fmt, output.FORMATS)
     parsed = ms.parse_all(measure, rel_level=rel_level)
     with open_warehouse(ctx, read_only=not store) as con:
         qrels_name = qrels or ev.default_qrels(con)
-        run_ids = runsets.resolve(con, runs, qrels=qrels_name)
+        run_ids = runsets.resolve(con, runs, qrels=qrels_name, collection=collection)
         # plain rows, not a DataFrame: printing them needs no pandas
         per = ev.evaluate_rows(con, qrels_name, parsed, run_ids, topics=topics, max_docs=max_docs,
-                               rel_level=rel_level, store=store)
+                               rel_level=rel_level, store=store, collection=collection)
         if not per:
             say(ev.no_rows_reason(con, qrels_name, run_ids, topics, rel_level))
         if standardize:  # per-topic values become Phi(z); the stored scores stay raw
@@ -189,22 +236,29 @@ def measures_cmd(fmt: str = FormatOpt):
 
 
 @command(runs_app, "list")
-def runs_list(ctx: typer.Context, fmt: str = FormatOpt):
+def runs_list(ctx: typer.Context, fmt: str = FormatOpt,
+              collection: Optional[str] = typer.Option(None, "--collection", metavar="NAME", help="Only the runs of this collection (default: all; the column collection is shown when the warehouse has several).")):
     """The loaded runs with their metadata."""
     check_format(fmt)
     with open_warehouse(ctx, read_only=True) as con:
-        frame = con.execute("SELECT run_id, team, kind, pooled, ranking_policy, n_topics, n_docs, source "
-                            "FROM run_info ORDER BY run_id").df()
+        if collection is not None:
+            collections.only(con, collection)
+        shown = "" if collections.single(con) and collection is None else "collection, "
+        frame = con.execute(f"SELECT {shown}run_id, team, kind, pooled, ranking_policy, n_topics, n_docs, "
+                            "source FROM run_info WHERE ? IS NULL OR collection = ? "
+                            "ORDER BY collection, run_id", [collection, collection]).df()
         output.emit(frame, fmt)
 
 
 @command(runs_app, "drop")
 def runs_drop(ctx: typer.Context, spec: str = typer.Argument(
-        ..., help="The runs to remove: run ids (comma-separated), team:NAME, pooled, deeply-judged[:M], @FILE or all.")):
+        ..., help="The runs to remove: run ids (comma-separated), team:NAME, pooled, deeply-judged[:M], @FILE or all."),
+        collection: Optional[str] = typer.Option(None, "--collection", metavar="NAME", help="Their collection (default: the warehouse's only one).")):
     """Remove runs with their scores; their metadata stays."""
     with open_warehouse(ctx) as con:
-        run_ids = runsets.resolve(con, spec)
-        loader.drop_runs(con, run_ids)
+        target = collections.only(con, collection)
+        run_ids = runsets.resolve(con, spec, collection=target)
+        loader.drop_runs(con, run_ids, target)
         say(f"dropped {len(run_ids)} run(s): {', '.join(run_ids)}")
 
 
@@ -214,12 +268,12 @@ def qrels_list(ctx: typer.Context, fmt: str = FormatOpt):
     check_format(fmt)
     with open_warehouse(ctx, read_only=True) as con:
         frame = con.execute("""
-            SELECT i.qrels, i.kind, i.parent, i.topic_qrels, i.params,
+            SELECT i.qrels, i.collection, i.kind, i.parent, i.topic_qrels, i.params,
                    count(DISTINCT q.topic) AS topics, count(q.rel) FILTER (WHERE q.rel >= 0) AS judged,
                    count(q.rel) FILTER (WHERE q.rel >= 1) AS relevant, i.source, i.description
             FROM qrels_info i LEFT JOIN qrels q USING (qrels)
-            GROUP BY i.qrels, i.kind, i.parent, i.topic_qrels, i.params, i.source, i.description,
-                     i.created_at
+            GROUP BY i.qrels, i.collection, i.kind, i.parent, i.topic_qrels, i.params, i.source,
+                     i.description, i.created_at
             ORDER BY i.created_at""").df()
         output.emit(frame, fmt)
 
@@ -231,3 +285,14 @@ def qrels_drop(ctx: typer.Context, name: str = typer.Argument(..., help="The qre
         loader.drop_qrels(con, name)
         say(f"dropped qrels {name}")
 
+
+
+@command(collections_app, "list")
+def collections_list(ctx: typer.Context, fmt: str = FormatOpt):
+    """The test collections with their loaded qrels, runs, topics and judgments (view
+    collections)."""
+    check_format(fmt)
+    with open_warehouse(ctx, read_only=True) as con:
+        frame = collections.catalogue(con)
+        frame["qrels"] = frame["qrels"].map(lambda names: ", ".join(names) if names is not None else "")
+        output.emit(frame, fmt)

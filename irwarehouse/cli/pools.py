@@ -60,7 +60,8 @@ def pool_leave_out(ctx: typer.Context,
         teams = list(team)
         if all_teams:
             from .. import runsets
-            teams = list(pools.teams_of(con, runsets.resolve(con, runs, qrels=parent)))
+            teams = list(pools.teams_of(con, runsets.resolve(con, runs, qrels=parent),
+                                        ev.collection_of(con, parent)))
         if not teams:
             raise pools.IrwError("name a team with --team, or use --all-teams")
         if name and len(teams) > 1:

@@ -1,5 +1,7 @@
-"""Commands for score standardization and collections: ``irw standardize ...`` and
-``irw collections ...`` (Webber, Moffat & Zobel, SIGIR 2008; SPEC section 4)."""
+"""Commands for score standardization and topic splits: ``irw standardize ...`` and
+``irw splits ...`` (Webber, Moffat & Zobel, SIGIR 2008; SPEC section 4). A topic split is a
+qrels of kind 'topics' -- a subset of a parent qrels's topics with its own topic set, called
+a "collection" in the paper; the test collections of the warehouse are ``irw collections``."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from .. import output, runsets
 from .. import evaluate as ev
 from .. import measures as ms
 from ..errors import IrwError
-from .app import (FormatOpt, QrelsOpt, app, check_format, command,
+from .app import (FormatOpt, QrelsOpt, app, check_format, collections_app, command,
                   open_warehouse, progress_callback, say)
 
 if TYPE_CHECKING:
@@ -21,11 +23,12 @@ standardize_app = typer.Typer(
     help="Score standardization: factor sets (per-topic mean and sd of reference runs), "
          "standardized scores Phi(z), export/import, and the reference-size experiment.",
     no_args_is_help=True)
-collections_app = typer.Typer(
-    help="Collections (named topic subsets of a qrels) and cross-collection comparison of runs.",
+splits_app = typer.Typer(
+    help="Topic splits (named topic subsets of a qrels, the paper's 'collections') and the "
+         "comparison of runs across two qrels.",
     no_args_is_help=True)
 app.add_typer(standardize_app, name="standardize")
-app.add_typer(collections_app, name="collections")
+app.add_typer(splits_app, name="splits")
 
 RunsOpt = typer.Option("all", "--runs", "-r", help="Run spec of the evaluated runs: all, pooled, team:NAME, @FILE or run ids.")
 ReferenceOpt = typer.Option(None, "--reference", help="Run spec of the reference (standardizing) runs (default: the evaluated runs).")
@@ -200,33 +203,34 @@ def reference_size_cmd(
         output.emit(frame, fmt)
 
 
-# ----------------------------------------------------------------------------- collections
+# ----------------------------------------------------------------------------- topic splits
+# (formerly `irw collections split|compare|random-splits`: still accepted, hidden)
 
-@command(collections_app, "split")
+@command(splits_app, "make", aliases=((collections_app, "split"),))
 def split_cmd(
     ctx: typer.Context,
     qrels: str = typer.Argument(..., help="The parent qrels."),
-    name: str = typer.Option(..., "--name", "-n", help="Name of the new collection."),
+    name: str = typer.Option(..., "--name", "-n", help="Name of the new topic split."),
     topics: Optional[str] = typer.Option(None, "--topics", help="Its topics: ids and ranges, e.g. 401-425,430, or @FILE."),
     half: Optional[int] = typer.Option(None, "--half", help="Instead: a random half of the parent's topic set, with this seed."),
     rest: Optional[str] = typer.Option(None, "--rest", help="Also create the complement (the parent's other topics) under this name."),
     description: Optional[str] = typer.Option(None, "--description", help="Free text for the catalogue."),
-    replace: bool = typer.Option(False, "--replace", help="Replace collections of those names."),
+    replace: bool = typer.Option(False, "--replace", help="Replace topic splits of those names."),
 ):
-    """Create a collection: the parent's judgments for chosen topics, with its own topic set."""
+    """Create a topic split: the parent's judgments for chosen topics, with its own topic set."""
     from .. import standardize as st
 
     with open_warehouse(ctx) as con:
         made = st.split_collection(con, qrels, name, topics=topics, half_seed=half, rest=rest,
                                    description=description, replace=replace)
         for row in made:
-            say(f"created collection {row['qrels']} of {row['parent']}: {row['topics']} topics "
+            say(f"created topic split {row['qrels']} of {row['parent']}: {row['topics']} topics "
                 f"({row['topic_set']} with a relevant document)")
 
 
-@command(collections_app, "list")
-def collections_list_cmd(ctx: typer.Context, fmt: str = FormatOpt):
-    """The collections (qrels of kind 'topics') with their topic counts."""
+@command(splits_app, "list")
+def splits_list_cmd(ctx: typer.Context, fmt: str = FormatOpt):
+    """The topic splits (qrels of kind 'topics') with their topic counts."""
     from .. import standardize as st
 
     check_format(fmt)
@@ -239,11 +243,11 @@ def collections_list_cmd(ctx: typer.Context, fmt: str = FormatOpt):
         output.emit(frame, fmt)
 
 
-@command(collections_app, "compare")
+@command(splits_app, "compare", aliases=((collections_app, "compare"),))
 def compare_cmd(
     ctx: typer.Context,
-    c: str = typer.Argument(..., help="Collection C (a qrels)."),
-    d: str = typer.Argument(..., help="Collection D (a qrels)."),
+    c: str = typer.Argument(..., help="Qrels C (a topic split, or any qrels)."),
+    d: str = typer.Argument(..., help="Qrels D (a topic split, or a qrels of another test collection)."),
     measure: str = typer.Option(..., "--measure", "-m", help="The measure, e.g. AP or nDCG@10 (its raw form is compared too)."),
     raw: Optional[str] = RawOpt,
     runs: str = RunsOpt,
@@ -253,11 +257,12 @@ def compare_cmd(
     per_run: bool = typer.Option(False, "--per-run", help="One row per run and form: means on C and D, t, p."),
     fmt: str = FormatOpt,
 ):
-    """Compare the same runs on two collections: RMSE, dRMSE, t-test false positives.
+    """Compare the same runs on two qrels: RMSE, dRMSE, t-test false positives.
 
     For the raw, R-normalized and standardized forms of the measure; a false positive is a
     run whose per-topic scores on C and D differ significantly (Student's two-sample t-test,
-    equal variances, two-tailed).
+    equal variances, two-tailed). The runs are those of C's test collection (--runs); when D
+    belongs to another test collection, its runs of the same ids are compared.
     """
     from .. import standardize as st
 
@@ -265,12 +270,16 @@ def compare_cmd(
     if reference and factors:
         raise IrwError("give --reference (self-standardization) or --factors, not both")
     with open_warehouse(ctx) as con:
+        cc, cd = ev.collection_of(con, c), ev.collection_of(con, d)
+        if cc != cd:
+            say(f"note: comparing the runs of collection {cc} on {c} with the runs of the same ids "
+                f"in collection {cd} on {d}")
         summary, rows = st.compare_collections(con, c, d, measure, runs, raw=raw, reference=reference,
                                                factors=factors, alpha=alpha)
         output.emit(rows if per_run else summary, fmt)
 
 
-@command(collections_app, "random-splits")
+@command(splits_app, "random", aliases=((collections_app, "random-splits"),))
 def random_splits_cmd(
     ctx: typer.Context,
     qrels: Optional[str] = typer.Argument(None, help="The qrels whose topic set is split (default: the only one loaded)."),
@@ -288,7 +297,7 @@ def random_splits_cmd(
     """Random topic-set splits: mean and upper percentiles of dRMSE and false positives.
 
     Each split draws two disjoint halves of the topic set (--size topics each) and compares
-    the runs on them as `collections compare` does, per form of the measure.
+    the runs on them as `splits compare` does, per form of the measure.
     """
     from .. import standardize as st
 

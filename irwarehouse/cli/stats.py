@@ -45,8 +45,9 @@ def compare_cmd(
     check_format(fmt)
     parsed = ms.parse_all(measure)
     with open_warehouse(ctx, read_only=True) as con:
-        runsets.resolve(con, f"{run_a},{run_b}")
-        frame = significance.compare(con, qrels or ev.default_qrels(con), run_a, run_b, parsed,
+        q = qrels or ev.default_qrels(con)
+        runsets.resolve(con, f"{run_a},{run_b}", qrels=q)
+        frame = significance.compare(con, q, run_a, run_b, parsed,
                                      list(test), alpha, samples, seed, topics, rbp_p, judged_k)
     output.emit(frame, fmt)
 

@@ -158,7 +158,7 @@ def real_vectors(con, qrels: str, run_ids: list[str], n: int) -> pd.DataFrame:
         WITH answered AS (
             SELECT rt.run_id, rt.topic FROM run_topics rt
             JOIN topic_sets ts ON ts.qrels = $q AND ts.topic = rt.topic
-            WHERE list_contains($runs, rt.run_id)
+            WHERE rt.collection = collection_of($q) AND list_contains($runs, rt.run_id)
         ), rel AS (
             SELECT run_id, topic, string_agg(rank::VARCHAR, ',' ORDER BY rank) AS relevant_ranks
             FROM ranking($q)

@@ -42,12 +42,12 @@ FULL = "full"
 
 # --------------------------------------------------------------------------- selection
 
-def select_runs(con, run_ids: list[str], seed: int) -> pd.DataFrame:
-    """One run per team, at random: teams in name order, each draws one of its runs (in
-    name order) uniformly with ``numpy.random.default_rng(seed)``."""
+def select_runs(con, run_ids: list[str], seed: int, collection: str) -> pd.DataFrame:
+    """One run per team among ``run_ids`` of ``collection``, at random: teams in name order,
+    each draws one of its runs (in name order) uniformly with ``numpy.random.default_rng(seed)``."""
     rng = np.random.default_rng(seed)
     rows = []
-    for team, runs in sorted(pools.teams_of(con, run_ids).items()):
+    for team, runs in sorted(pools.teams_of(con, run_ids, collection).items()):
         runs = sorted(runs)
         rows.append({"team": team, "run_id": runs[int(rng.integers(len(runs)))],
                      "team_runs": len(runs)})
@@ -138,7 +138,7 @@ def run(ectx: ExperimentContext, qrels: str, run_ids: list[str], pool_runs: str,
     labels = [str(m) for m in parsed]
     pool_ids = runsets.resolve(con, pool_runs, qrels=qrels)
 
-    selected = select_runs(con, run_ids, seed)
+    selected = select_runs(con, run_ids, seed, evaluate.collection_of(con, qrels))
     require(len(selected) >= 2, f"the run set has {len(selected)} team(s): the bias experiment "
             "needs at least two (one run per team)")
     sel_ids = list(selected["run_id"])
@@ -461,7 +461,7 @@ def register(experiment_app: typer.Typer) -> None:
         def body(ectx: ExperimentContext) -> str:
             con = ectx.con
             q = qrels or evaluate.default_qrels(con)
-            pr = pool_runs or runsets.default_pool_runs(con)
+            pr = pool_runs or runsets.default_pool_runs(con, evaluate.collection_of(con, q))
             run_ids = runsets.resolve(con, runs, qrels=q)
             # after the cell key is fixed: --parts does not change what a cell holds
             ectx.experiment.params.update(qrels=q, pool_runs=pr, parts=",".join(chosen))

@@ -180,7 +180,7 @@ def register(experiment_app: typer.Typer) -> None:
         def body(ectx: ExperimentContext) -> str:
             con = ectx.con
             q = qrels or evaluate.default_qrels(con)
-            pr = pool_runs or runsets.default_pool_runs(con)
+            pr = pool_runs or runsets.default_pool_runs(con, evaluate.collection_of(con, q))
             run_ids = runsets.resolve(con, runs, qrels=q)
             require(len(run_ids) >= 2, "the depth grid needs at least two runs")
             ectx.experiment.params.update(qrels=q, pool_runs=pr)
