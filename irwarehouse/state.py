@@ -137,10 +137,14 @@ def reconcile(con) -> list[str]:
         if not runs_ok:
             done += _reconcile_runs(con)
         for name in _unregistered_qrels(con):
+            from .collection import names
             from .loader import register_qrels  # loader imports state
 
-            register_qrels(con, name, source="(inserted with SQL)", kind="file")
-            done.append(f"registered qrels {name}, inserted with SQL")
+            known = names(con)
+            target = known[0] if len(known) == 1 else db.DEFAULT_COLLECTION
+            register_qrels(con, name, source="(inserted with SQL)", kind="file", collection=target)
+            done.append(f"registered qrels {name}, inserted with SQL"
+                        + ("" if len(known) == 1 else f", in collection {target}"))
         for name, rec in con.execute(
                 "SELECT qrels, recorded FROM irw_qrels_changes() ORDER BY qrels").fetchall():
             if rec is None:

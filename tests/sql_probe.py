@@ -27,7 +27,7 @@ POOLED = "(SELECT list(run_id ORDER BY run_id) FROM run_info WHERE pooled)"
 MACRO_CALLS = {
     "ranking": f"SELECT * FROM ranking('{QRELS}')",
     "judged_ranking": f"SELECT * FROM judged_ranking('{QRELS}')",
-    "pool_of": f"SELECT * FROM pool_of({POOLED}, 10)",
+    "pool_of": f"SELECT * FROM pool_of(collection_of('{QRELS}'), {POOLED}, 10)",
     "pooled_qrels": f"SELECT * FROM pooled_qrels('{QRELS}', {POOLED}, 10)",
     "pool_multiplicity": f"SELECT * FROM pool_multiplicity('{QRELS}', {POOLED}, 10)",
     "multiplicity_bands": f"SELECT * FROM multiplicity_bands('{QRELS}', {POOLED}, 10)",
@@ -38,6 +38,7 @@ MACRO_CALLS = {
     "deeply_judged_runs": f"SELECT * FROM deeply_judged_runs('{QRELS}', 2)",
     "std_normal_cdf": "SELECT x, std_normal_cdf(x) FROM (SELECT range / 4 - 10.0 AS x FROM range(81))",
     "std_z": "SELECT std_z(0.7, 0.5, 0.2), std_z(0.7, 0.5, 0)",
+    "collection_of": f"SELECT collection_of('{QRELS}')",
 }
 MACRO_SCHEMA_CALLS = {"measure": "SELECT * FROM measure.{name}('" + QRELS + "')"}
 

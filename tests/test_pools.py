@@ -45,7 +45,7 @@ def docs(con, name):
 
 
 def test_pool_and_reduced_qrels(hand):
-    pooled = hand.execute("SELECT topic || ':' || docno FROM pool_of(['x1', 'x2', 'y1'], 2)").fetchall()
+    pooled = hand.execute("SELECT topic || ':' || docno FROM pool_of('default', ['x1', 'x2', 'y1'], 2)").fetchall()
     assert {r[0] for r in pooled} == {"T1:a", "T1:b", "T1:d", "T1:f", "T2:p", "T2:q"}
     info = pools.build(hand, "depth", "J", "J-d2", runs="pooled", depth=2)
     assert info["judged"] == 5 and info["relevant"] == 4

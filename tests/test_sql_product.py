@@ -178,7 +178,8 @@ EDITS = {
     "delete run lines": ("DELETE FROM runs WHERE run_id = 'r1' AND docno IN ('a', 'x')",
                          {"r1": ["1 Q0 b 2 8 r1", "1 Q0 c 3 7 r1", "1 Q0 d 4 6 r1", "2 Q0 y 2 4 r1"],
                           "r2": RUN_LINES["r2"]}, None),
-    "insert run rows": ("INSERT INTO runs VALUES ('r2', '1', 'b', 0, 8.5, 9), ('r2', '2', 'x', 0, 9.5, 3)",
+    "insert run rows": ("INSERT INTO runs VALUES ('default', 'r2', '1', 'b', 0, 8.5, 9), "
+                        "('default', 'r2', '2', 'x', 0, 9.5, 3)",
                         {"r1": RUN_LINES["r1"], "r2": RUN_LINES["r2"] + ["1 Q0 b 9 8.5 r2", "2 Q0 x 3 9.5 r2"]},
                         None),
     "change a score": ("UPDATE runs SET score = 10 WHERE run_id = 'r1' AND docno = 'd'",
@@ -226,7 +227,7 @@ def test_a_duplicate_inserted_with_sql_is_refused_with_a_way_out(tmp_path):
     path = str(tmp_path / "w.duckdb")
     build(path, RUN_LINES, QRELS_LINES, tmp_path / "a").close()
     plain = duckdb.connect(path)
-    plain.execute("INSERT INTO runs VALUES ('r1', '1', 'a', 9, 1.0, 9)")
+    plain.execute("INSERT INTO runs VALUES ('default', 'r1', '1', 'a', 9, 1.0, 9)")
     plain.close()
     with pytest.raises(IrwError, match="run r1 now holds document a twice for topic 1.*--replace"):
         db.connect(path)
