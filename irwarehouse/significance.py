@@ -258,6 +258,10 @@ def save(con, table: str, name: str, frame: pd.DataFrame, params: dict) -> None:
         "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
         [table]).fetchall()]
     out = pd.DataFrame({c: frame[c] if c in frame.columns else None for c in columns})
+    if "collection" not in frame.columns and "qrels" in frame.columns:  # the runs' collection
+        from .evaluate import collection_of
+
+        out["collection"] = [collection_of(con, q) for q in frame["qrels"]]
     out["name"] = name
     out["params"] = json.dumps(params, default=str)
     out["created_at"] = pd.Timestamp.now()

@@ -112,13 +112,14 @@ FROM (
            std_z(s.value, f.mu, f.sigma) AS z,
            CASE WHEN k.factors IS NULL THEN NULL ELSE r.run_id IS NOT NULL END AS in_reference
     FROM scores s
+    JOIN qrels_info qi ON qi.qrels = s.qrels
     JOIN (SELECT DISTINCT factors, qrels, measure FROM std_factors) c
       ON c.qrels = s.qrels AND c.measure = s.measure
     LEFT JOIN std_factors f
       ON f.factors = c.factors AND f.qrels = s.qrels AND f.measure = s.measure AND f.topic = s.topic
     LEFT JOIN (SELECT DISTINCT factors FROM std_reference_runs) k ON k.factors = c.factors
     LEFT JOIN std_reference_runs r
-      ON r.factors = c.factors AND r.run_id = s.run_id AND s.collection = collection_of(s.qrels)
+      ON r.factors = c.factors AND r.run_id = s.run_id AND s.collection = qi.collection
 ) AS standardized;
 
 -- Per run: the means over topics of phi, z and the raw value (over the topics that have

@@ -117,6 +117,12 @@ class ExperimentContext:
 
     def _store(self, stem: str, frame: pd.DataFrame) -> None:
         table = f"exp_{stem}"
+        qrels = self.experiment.params.get("qrels")
+        if "run_id" in frame.columns and "collection" not in frame.columns and isinstance(qrels, str):
+            from ..evaluate import collection_of  # a stored table naming runs carries their collection
+
+            frame = frame.copy()
+            frame.insert(list(frame.columns).index("run_id"), "collection", collection_of(self.con, qrels))
         with db.transaction(self.con):
             self.con.register("irw_exp_frame", frame)
             try:
