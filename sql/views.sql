@@ -10,7 +10,8 @@ SELECT l.collection, l.run_id, m.team, m.kind, m.pooled, l.source, l.ranking_pol
 FROM run_loads l LEFT JOIN run_meta m USING (collection, run_id);
 
 -- The test collections: their loaded qrels (and how many qrels are derived from them),
--- runs, and the topics and judgments of their loaded qrels.
+-- runs, and the topics, judged documents (rel >= 0) and relevant ones (rel >= 1) of their
+-- loaded qrels.
 CREATE OR REPLACE VIEW collections AS
 SELECT n.collection,
        (SELECT list(i.qrels ORDER BY i.qrels) FROM qrels_info i
@@ -21,7 +22,7 @@ SELECT n.collection,
        (SELECT count(DISTINCT j.topic) FROM qrels j JOIN qrels_info i ON i.qrels = j.qrels
         WHERE i.collection = n.collection AND i.parent IS NULL)::INTEGER AS topics,
        (SELECT count(*) FILTER (WHERE j.rel >= 0) FROM qrels j JOIN qrels_info i ON i.qrels = j.qrels
-        WHERE i.collection = n.collection AND i.parent IS NULL)::BIGINT AS judgments,
+        WHERE i.collection = n.collection AND i.parent IS NULL)::BIGINT AS judged,
        (SELECT count(*) FILTER (WHERE j.rel >= 1) FROM qrels j JOIN qrels_info i ON i.qrels = j.qrels
         WHERE i.collection = n.collection AND i.parent IS NULL)::BIGINT AS relevant
 FROM (SELECT collection FROM qrels_info UNION SELECT collection FROM run_loads) AS n;
