@@ -416,6 +416,7 @@ def evaluate_rows(con, qrels: str, measures: list[Measure], run_ids: list[str],
 def _evaluate(con, qrels, measures, run_ids, topics, max_docs, rel_level, store, collection, fetch):
     name, topic_qrels = qrels_info(con, qrels)
     collection = collection_of(con, name, collection)
+    _check_runs_in(con, collection, run_ids)
     store = store and not con_is_read_only(con)
     params = {"qrels": name, "topic_qrels": topic_qrels, "collection": collection,
               "runs": list(run_ids)}
@@ -442,6 +443,17 @@ def _evaluate(con, qrels, measures, run_ids, topics, max_docs, rel_level, store,
         return fetch(con.execute("SELECT * FROM irw_eval_result ORDER BY run_id, topic, measure"))
     finally:
         con.execute("DROP TABLE IF EXISTS irw_eval_result")
+
+
+def _check_runs_in(con, collection: str, run_ids: list[str]) -> None:
+    """Every run evaluated is a run of ``collection`` (a run id of another collection, e.g.
+    a comparison across collections, would otherwise score 0 everywhere)."""
+    lacking = con.execute("SELECT list(r ORDER BY r) FROM (SELECT DISTINCT unnest($ids::VARCHAR[]) AS r) "
+                          "WHERE r NOT IN (SELECT run_id FROM run_loads WHERE collection = $c)",
+                          {"ids": list(run_ids), "c": collection}).fetchone()[0]
+    if lacking:
+        shown = ", ".join(lacking[:10]) + (f", ... ({len(lacking) - 10} more)" if len(lacking) > 10 else "")
+        raise IrwError(f"run(s) {shown} are not loaded in collection {collection}")
 
 
 def no_rows_reason(con, qrels: str, run_ids: list[str], topics: str = "qrels",
