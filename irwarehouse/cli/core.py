@@ -12,6 +12,7 @@ from .. import collection as collections
 from .. import loader, output, runsets, state
 from .. import evaluate as ev
 from .. import measures as ms
+from ..api import Warehouse
 from ..errors import IrwError
 from .app import (CollectionOpt, FormatOpt, LoadCollectionOpt, QrelsOpt, RunsOpt, TopicsOpt, app,
                   check_format, collections_app, command, load_app, open_warehouse, qrels_app,
@@ -135,13 +136,12 @@ def eval_cmd(
 ):
     """Evaluate runs: per-topic scores are computed in SQL and kept in the `scores` table."""
     check_format(fmt, output.FORMATS)
-    parsed = ms.parse_all(measure, rel_level=rel_level)
+    ms.parse_all(measure, rel_level=rel_level)  # a bad measure is reported before the warehouse is opened
     with open_warehouse(ctx, read_only=not store) as con:
-        qrels_name = qrels or ev.default_qrels(con)
-        run_ids = runsets.resolve(con, runs, qrels=qrels_name, collection=collection)
         # plain rows, not a DataFrame: printing them needs no pandas
-        per = ev.evaluate_rows(con, qrels_name, parsed, run_ids, topics=topics, max_docs=max_docs,
-                               rel_level=rel_level, store=store, collection=collection)
+        qrels_name, run_ids, parsed, per = Warehouse.attach(con).eval_rows(
+            measure, qrels, runs, collection=collection, topics=topics, max_docs=max_docs,
+            rel_level=rel_level, store=store)
         if not per:
             say(ev.no_rows_reason(con, qrels_name, run_ids, topics, rel_level))
         if standardize:  # per-topic values become Phi(z); the stored scores stay raw

@@ -6,9 +6,9 @@ from typing import List, Optional
 
 import typer
 
-from .. import evaluate as ev
 from .. import measures as ms
-from .. import output, runsets
+from .. import output
+from ..api import Warehouse
 from ..errors import IrwError
 from .app import (FormatOpt, QrelsOpt, RunsOpt, TopicsOpt, app, check_format, command,
                   open_warehouse, progress_callback, say)
@@ -40,15 +40,11 @@ def compare_cmd(
     fmt: str = FormatOpt,
 ):
     """Two runs per measure: means, difference with 95% CI, p-values, RBP residual and Judged@k."""
-    from .. import significance
-
     check_format(fmt)
-    parsed = ms.parse_all(measure)
     with open_warehouse(ctx, read_only=True) as con:
-        q = qrels or ev.default_qrels(con)
-        runsets.resolve(con, f"{run_a},{run_b}", qrels=q)
-        frame = significance.compare(con, q, run_a, run_b, parsed,
-                                     list(test), alpha, samples, seed, topics, rbp_p, judged_k)
+        frame = Warehouse.attach(con).compare(run_a, run_b, measure, qrels, tests=list(test), alpha=alpha,
+                                              B=samples, seed=seed, topics=topics, rbp_p=rbp_p,
+                                              judged_k=judged_k)
     output.emit(frame, fmt)
 
 
@@ -66,19 +62,15 @@ def discpower_cmd(
     fmt: str = FormatOpt,
 ):
     """Discriminative power: the fraction of run pairs a test separates, per measure."""
-    from .. import significance
-
     check_format(fmt)
-    parsed = ms.parse_all(measure)
-    ref_m = _one([reference_measure], "--reference-measure") if reference_measure else None
+    ms.parse_all(measure)  # a bad measure is reported before the warehouse is opened
     with open_warehouse(ctx, read_only=save is None) as con:
-        q = qrels or ev.default_qrels(con)
-        run_ids = runsets.resolve(con, runs, qrels=q)
         with progress_callback(f"{test} test") as progress:
-            frame = significance.discpower(con, q, parsed, run_ids, test, correction, alpha, samples,
-                                           seed, topics, reference_qrels, ref_m, progress)
+            frame = Warehouse.attach(con).discpower(
+                measure, qrels, runs, test=test, correction=correction, alpha=alpha, B=samples,
+                seed=seed, topics=topics, reference_qrels=reference_qrels,
+                reference_measure=reference_measure, save=save, progress=progress)
         if save:
-            significance.save(con, "discpower_results", save, frame, {"runs": runs, "topics": topics, "seed": seed})
             say(f"saved {len(frame)} rows in discpower_results as {save!r}")
     output.emit(frame, fmt)
 
@@ -95,20 +87,14 @@ def pvalues_cmd(
     fmt: str = FormatOpt,
 ):
     """Every run pair with its mean difference and p-value (and adjusted p-value)."""
-    from .. import significance
-
     check_format(fmt)
-    m = _one([measure], "pvalues")
+    _one([measure], "pvalues")
     with open_warehouse(ctx, read_only=save is None) as con:
-        q = qrels or ev.default_qrels(con)
-        run_ids = runsets.resolve(con, runs, qrels=q)
         with progress_callback(f"{test} test") as progress:
-            frame = significance.pvalues(con, q, m, run_ids, test, correction, alpha, samples, seed,
-                                         topics, progress)
+            frame = Warehouse.attach(con).pvalues(measure, qrels, runs, test=test, correction=correction,
+                                                  alpha=alpha, B=samples, seed=seed, topics=topics,
+                                                  save=save, progress=progress)
         if save:
-            significance.save(con, "pair_tests", save, frame,
-                              {"runs": runs, "topics": topics, "correction": correction,
-                               "alpha": alpha, "B": samples, "seed": seed})
             say(f"saved {len(frame)} pairs in pair_tests as {save!r}")
     output.emit(frame, fmt)
 
@@ -124,20 +110,14 @@ def correlate_cmd(
     fmt: str = FormatOpt,
 ):
     """Rank correlation of the run orderings by A on X and by B on Y: tau-b, tau-a, tau_AP, RBO, Pearson."""
-    import pandas as pd
-
-    from .. import significance
-
     check_format(fmt)
     parsed = ms.parse_all(measure)
     if len(parsed) > 2:
         raise IrwError("correlate takes one or two measures")
-    a, b = parsed[0], parsed[-1]
     with open_warehouse(ctx, read_only=True) as con:
-        q = qrels or ev.default_qrels(con)
-        run_ids = runsets.resolve(con, runs, qrels=q)
-        row = significance.correlate(con, a, q, b, qrels_b or q, run_ids, topics, rbo_p)
-    output.emit(pd.DataFrame([row]), fmt)
+        frame = Warehouse.attach(con).correlate(measure[0], measure[-1], qrels, qrels_b, runs,
+                                                topics=topics, rbo_p=rbo_p)
+    output.emit(frame, fmt)
 
 
 @command(app, "ci")
@@ -149,11 +129,8 @@ def ci_cmd(
     fmt: str = FormatOpt,
 ):
     """Each run's mean with its t-distribution confidence interval."""
-    from .. import significance
-
     check_format(fmt)
-    m = _one([measure], "ci")
+    _one([measure], "ci")
     with open_warehouse(ctx, read_only=True) as con:
-        q = qrels or ev.default_qrels(con)
-        frame = significance.mean_intervals(con, q, m, runsets.resolve(con, runs, qrels=q), topics, level)
+        frame = Warehouse.attach(con).ci(measure, qrels, runs, topics=topics, level=level)
     output.emit(frame, fmt)

@@ -1,0 +1,133 @@
+"""The Python API (irwarehouse.Warehouse): the README's notebook session runs as written;
+DataFrames load in PyTerrier, ir_measures and trec_eval conventions; the numbers equal the
+command line's."""
+
+from __future__ import annotations
+
+import doctest
+import json
+import re
+
+import pandas as pd
+import pytest
+
+from conftest import FIXTURES, ROOT, cli_for
+from irwarehouse import Warehouse
+from irwarehouse.errors import IrwError
+
+
+def test_readme_notebook_example_runs(monkeypatch):
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"<!-- notebook-example -->\n```python\n(.*?)```", text, re.S).group(1)
+    monkeypatch.chdir(ROOT)
+    pd.set_option("display.width", 80)
+    parser = doctest.DocTestParser()
+    test = parser.get_doctest(block, {}, "README notebook example", "README.md", 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    result = runner.summarize(verbose=False)
+    assert result.attempted > 10 and result.failed == 0
+
+
+@pytest.fixture()
+def w():
+    with Warehouse() as wh:
+        wh.load_qrels(str(FIXTURES / "qrels.txt"), name="fixture")
+        wh.load_runs(str(FIXTURES / "runs"), meta=str(FIXTURES / "runs.tsv"))
+        yield wh
+
+
+def _alpha1(w, **renames):
+    frame = w.sql("SELECT topic, docno, score, rank FROM runs WHERE run_id = 'alpha1'")
+    return frame.rename(columns=renames)
+
+
+@pytest.mark.parametrize("convention", ["pyterrier", "ir_measures", "trec_eval"])
+def test_dataframes_in_each_convention_load_as_the_file(w, convention):
+    if convention == "pyterrier":
+        run = _alpha1(w, topic="qid")
+        run["rank"] = run["rank"] - 1  # PyTerrier ranks from 0
+        qrels = w.sql("SELECT topic AS qid, docno, rel AS label FROM qrels WHERE qrels = 'fixture'")
+        w.load_runs(run, run_id="copy")
+    elif convention == "ir_measures":
+        run = _alpha1(w, topic="query_id", docno="doc_id").drop(columns="rank")
+        qrels = w.sql("SELECT topic AS query_id, docno AS doc_id, rel AS relevance FROM qrels "
+                      "WHERE qrels = 'fixture'")
+        w.load_runs(run, run_id="copy")
+    else:
+        run = _alpha1(w)
+        run["run_id"] = "copy"
+        qrels = w.sql("SELECT topic, docno, rel FROM qrels WHERE qrels = 'fixture'")
+        w.load_runs(run)
+    w.load_qrels(qrels, name="copy-qrels")
+    assert w.sql("SELECT count(*) AS n FROM qrels WHERE qrels = 'copy-qrels'")["n"][0] == 194
+    a = w.eval(["AP", "nDCG@10", "P@5"], qrels="fixture", runs="alpha1,copy", per_topic=True)
+    wide = a.pivot(index=["topic", "measure"], columns="run_id", values="value")
+    assert (wide["alpha1"] == wide["copy"]).all()
+    b = w.eval(["AP", "nDCG@10"], qrels="copy-qrels", runs="alpha1", per_topic=False, store=False)
+    c = w.eval(["AP", "nDCG@10"], qrels="fixture", runs="alpha1", per_topic=False, store=False)
+    assert b["value"].tolist() == c["value"].tolist()
+
+
+def test_bad_dataframes_are_errors_naming_the_row(w):
+    run = _alpha1(w, topic="qid")
+    run.loc[3, "score"] = float("nan")
+    with pytest.raises(IrwError, match=r"row 3: the score is missing"):
+        w.load_runs(run, run_id="bad")
+    with pytest.raises(IrwError, match="name the run with run_id="):
+        w.load_runs(_alpha1(w))
+    with pytest.raises(IrwError, match="no docno column"):
+        w.load_runs(_alpha1(w).drop(columns="docno"), run_id="x")
+    twice = pd.concat([_alpha1(w), _alpha1(w).head(1)], ignore_index=True)
+    with pytest.raises(IrwError, match=r"the DataFrame, row \d+: .*twice"):
+        w.load_runs(twice, run_id="twice")
+    assert w.sql("SELECT count(*) AS n FROM run_loads")["n"][0] == 8  # nothing loaded
+
+
+def test_ir_measures_objects(w):
+    """ir_measures measure objects are read by their names (a stand-in when it is absent)."""
+    try:
+        import ir_measures
+        measures = [ir_measures.AP, ir_measures.nDCG @ 10, ir_measures.P(rel=2) @ 5, ir_measures.Rprec]
+    except ImportError:
+        class _M:
+            __module__ = "ir_measures.measures.base"
+
+            def __init__(self, text):
+                self.text = text
+
+            def __str__(self):
+                return self.text
+        measures = [_M("AP"), _M("nDCG@10"), _M("P(rel=2)@5"), _M("Rprec")]
+    got = w.eval(measures, per_topic=False, store=False)
+    want = w.eval(["AP", "nDCG@10", "P(rel=2)@5", "RPrec"], per_topic=False, store=False)
+    assert got.equals(want)
+    with pytest.raises(IrwError, match="not a measure"):
+        w.eval([object()])
+
+
+def test_api_and_command_line_agree(tmp_path):
+    path = str(tmp_path / "w.duckdb")
+    cli = cli_for(path)
+    cli("load", "qrels", FIXTURES / "qrels.txt", "--name", "fixture")
+    cli("load", "runs", FIXTURES / "runs", "--meta", FIXTURES / "runs.tsv")
+    cli_dp = json.loads(cli("discpower", "-m", "AP", "-m", "P@10", "--format", "json").stdout)
+    cli_ci = json.loads(cli("ci", "-m", "AP", "--format", "json").stdout)
+    cli_cor = json.loads(cli("correlate", "-m", "AP", "-m", "P@10", "--format", "json").stdout)
+    with Warehouse(path, read_only=True) as w:
+        for frame, records in ((w.discpower(["AP", "P@10"]), cli_dp), (w.ci("AP"), cli_ci),
+                               (w.correlate("AP", "P@10"), cli_cor)):
+            pd.testing.assert_frame_equal(frame.reset_index(drop=True), pd.DataFrame(records),
+                                          check_dtype=False, rtol=1e-15)
+        with pytest.raises(Exception):
+            w.sql("DELETE FROM runs")  # read-only
+    with Warehouse(path) as w:
+        made = w.pool("leave-out", "lo-", teams=["alpha", "beta"], depth=10)
+        assert made["qrels"].tolist() == ["lo-alpha", "lo-beta"]
+        assert w.qrels()["qrels"].tolist() == ["fixture", "lo-alpha", "lo-beta"]
+        # a change made with SQL is reconciled right after: the stored scores follow it
+        w.eval("AP", runs="alpha1")
+        w.sql("DELETE FROM runs WHERE run_id = 'alpha1' AND topic = '101'")
+        assert w.notes and "ranked again alpha1" in w.notes[-1]
+        stored = w.sql("SELECT value FROM scores WHERE run_id = 'alpha1' AND topic = '101'")
+        assert stored["value"].tolist() == [0.0]
