@@ -388,7 +388,8 @@ def base_query(con, qrels: str, run_ids: list[str], collection: str | None = Non
     collection = collection_of(con, name, collection)
     source, extra = base_source(con, name, collection)
     sql = db.render("base_relation.sql", source=source, P=_engine_inputs())
-    return sql, {"qrels": name, "collection": collection, "runs": list(run_ids), **extra}
+    params = {"qrels": name, "collection": collection, "runs": list(run_ids), **extra}
+    return sql, {k: v for k, v in params.items() if f"${k}" in sql}
 
 
 RESULT_COLUMNS = ("run_id", "topic", "measure", "value")
