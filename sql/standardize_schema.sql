@@ -112,7 +112,7 @@ FROM (
            std_z(s.value, f.mu, f.sigma) AS z,
            CASE WHEN k.factors IS NULL THEN NULL ELSE r.run_id IS NOT NULL END AS in_reference
     FROM scores s
-    JOIN qrels_info qi ON qi.qrels = s.qrels
+    LEFT JOIN qrels_info qi ON qi.qrels = s.qrels
     JOIN (SELECT DISTINCT factors, qrels, measure FROM std_factors) c
       ON c.qrels = s.qrels AND c.measure = s.measure
     LEFT JOIN std_factors f
