@@ -15,8 +15,8 @@
 {% import '_ranking.sql' as rk %}
 {% macro running_sums(rows, key='docno') -%}
 SELECT run_id, topic, rank, {{ key }}, grade,
-       row_number() OVER (PARTITION BY run_id, topic ORDER BY rank)::INTEGER AS crank,
-       ({{ d.running_count('grade >= 1') }})::INTEGER AS c_rel,
+       {{ d.cast('row_number() OVER (PARTITION BY run_id, topic ORDER BY rank)', 'INTEGER') }} AS crank,
+       {{ d.cast(d.running_count('grade >= 1'), 'INTEGER') }} AS c_rel,
        {{ d.running_sum('CASE WHEN grade >= 1 THEN grade ELSE 0 END') }} AS cg
 FROM ({{ rows }}) AS judged_rows
 {%- endmacro %}
@@ -43,8 +43,8 @@ JOIN irw_judgment_ids({{ q }}) AS j ON j.topic = r.topic AND j.docno = r.docno
    as they now stand would store. Used when `runs` was changed outside irw. #}
 {% macro reranked_runs(where='TRUE') -%}
 (SELECT run_id, topic, docno, score, given_rank,
-        row_number() OVER (PARTITION BY run_id, topic
-                           ORDER BY {{ rk.order_by(None, 'policy') | indent(27) }})::INTEGER AS rank
+        {{ d.cast('row_number() OVER (PARTITION BY run_id, topic
+                           ORDER BY ' ~ rk.order_by(None, 'policy') | indent(27) ~ ')', 'INTEGER') }} AS rank
  FROM (SELECT r.run_id, r.topic, r.docno, r.score, r.given_rank,
               coalesce(l.ranking_policy, 'trec_eval') AS policy
        FROM runs r LEFT JOIN run_loads l ON l.run_id = r.run_id
@@ -54,7 +54,7 @@ JOIN irw_judgment_ids({{ q }}) AS j ON j.topic = r.topic AND j.docno = r.docno
 {# Ranking lengths per (run, topic): run_topics, or counted from `runs` when `counted`. #}
 {% macro ranking_lengths(counted=False, where='TRUE') -%}
 {% if counted %}
-SELECT run_id, topic, count(*)::INTEGER AS n_docs FROM runs WHERE {{ where }} GROUP BY run_id, topic
+SELECT run_id, topic, {{ d.cast('count(*)', 'INTEGER') }} AS n_docs FROM runs WHERE {{ where }} GROUP BY run_id, topic
 {%- else %}
 SELECT run_id, topic, n_docs FROM run_topics WHERE {{ where }}
 {%- endif %}
