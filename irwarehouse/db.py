@@ -39,8 +39,12 @@ def quote_ident(name: str) -> str:
     return '"' + str(name).replace('"', '""') + '"'
 
 
-def quote_literal(value: str) -> str:
-    """Quote an SQL string literal (for the rare places a bound parameter cannot go)."""
+def quote_literal(value: str, dialect: str = "duckdb") -> str:
+    """Quote an SQL string literal (for the rare places a bound parameter cannot go). Spark SQL
+    reads a backslash as an escape and two quotes as two adjacent literals, so there both are
+    escaped with a backslash."""
+    if dialect == "spark":
+        return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
     return "'" + str(value).replace("'", "''") + "'"
 
 
@@ -51,13 +55,20 @@ def sql_number(value) -> str:
     if isinstance(value, float):
         if not math.isfinite(value):
             raise ValueError(f"not a finite number: {value!r}")
-        return repr(float(value)) + "::DOUBLE"
+        return f"CAST({float(value)!r} AS DOUBLE)"
     return str(int(value))
 
 
-@lru_cache(maxsize=1)
-def _env() -> "jinja2.Environment":
+# The SQL engines the templates render for (the `dialect` of sql/_dialect.sql).
+DIALECTS = ("duckdb", "spark")
+
+
+@lru_cache(maxsize=len(DIALECTS))
+def _env(dialect: str = "duckdb") -> "jinja2.Environment":
     import jinja2
+
+    if dialect not in DIALECTS:
+        raise ValueError(f"unknown SQL dialect {dialect!r}; valid: {', '.join(DIALECTS)}")
 
     try:  # compiled templates are kept between processes (jinja's per-user temporary cache)
         cache = jinja2.FileSystemBytecodeCache()
@@ -72,19 +83,25 @@ def _env() -> "jinja2.Environment":
         bytecode_cache=cache,
     )
     env.filters["ident"] = quote_ident
-    env.filters["literal"] = quote_literal
+    env.filters["literal"] = lambda value: quote_literal(value, dialect)
     env.filters["num"] = sql_number
+    env.globals["dialect"] = dialect
     return env
 
 
-def module(template: str):
-    """A template as a module of macros (used for the measure files)."""
-    return _env().get_template(template).module
+def module(template: str, dialect: str = "duckdb"):
+    """A template as a module of macros (used for the measure files), rendered for ``dialect``."""
+    return _env(dialect).get_template(template).module
 
 
-def render(template: str, **context) -> str:
-    """Render ``sql/<template>`` with ``context``."""
-    return _env().get_template(template).render(**context)
+def render(template: str, dialect: str = "duckdb", **context) -> str:
+    """Render ``sql/<template>`` with ``context`` for the SQL engine ``dialect`` (DIALECTS)."""
+    return _env(dialect).get_template(template).render(**context)
+
+
+def param(name: str, dialect: str = "duckdb") -> str:
+    """The SQL text of the bound parameter ``name`` in ``dialect`` (sql/_dialect.sql)."""
+    return str(module("_dialect.sql", dialect).param(name))
 
 
 def split_statements(sql: str) -> list[str]:

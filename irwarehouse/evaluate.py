@@ -74,11 +74,12 @@ class _MeasureContext:
     renders them from a parsed measure's values; a measure macro (:class:`_MacroContext`)
     from the macro's parameters."""
 
-    def __init__(self, index: int, measure: Measure, threshold: _Threshold, gainset: _GainSet | None):
+    def __init__(self, index: int, measure: Measure, threshold: _Threshold, gainset: _GainSet | None,
+                 dialect: str = "duckdb"):
         self.id = f"m{index}"
         self.label = str(measure)
         self.name = measure.name
-        self.module = db.module(f"measures/{measure.name}.sql")
+        self.module = db.module(f"measures/{measure.name}.sql", dialect)
         self.judged_only = measure.judged_only
         self.pos = "crank" if self.judged_only else "rank"
         self.n = "n_judged" if self.judged_only else "n"
@@ -146,16 +147,19 @@ DEFAULT_GAIN = "CASE WHEN grade >= 1 THEN grade ELSE 0 END"
 BASE_SOURCES = ("cache", "subset", "fresh", "rerank")
 
 
-def _engine_inputs() -> dict:
+def _engine_inputs(dialect: str = "duckdb") -> dict:
     """The inputs of evaluate.sql as bound parameters (the engine)."""
-    return {"qrels": "$qrels", "topic_qrels": "$topic_qrels", "base_qrels": "$base_qrels",
-            "collection": "$collection", "runs": "$runs", "all_runs": False}
+    return {**{name: db.param(name, dialect)
+               for name in ("qrels", "topic_qrels", "base_qrels", "collection", "runs")},
+            "all_runs": False}
 
 
 def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | None = None,
-               rel_level: int | None = None, base_source: str = "cache") -> str:
-    """The SQL that computes ``measures`` (bind $qrels, $topic_qrels, $collection, $runs, and
-    $base_qrels when ``base_source`` is 'subset')."""
+               rel_level: int | None = None, base_source: str = "cache",
+               dialect: str = "duckdb") -> str:
+    """The SQL that computes ``measures`` (bind qrels, topic_qrels, collection, runs, and
+    base_qrels when ``base_source`` is 'subset') in the SQL engine ``dialect`` (db.DIALECTS;
+    other engines than DuckDB compute the base 'fresh' from their tables)."""
     if topics not in TOPIC_POLICIES:
         raise IrwError(f"unknown topic policy {topics!r}; valid: {', '.join(TOPIC_POLICIES)}")
     if max_docs is not None and max_docs < 1:
@@ -175,11 +179,11 @@ def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | N
             gainset = gainsets.setdefault(candidate.key, candidate)
             if measure.name == "Q" and gainset.key != "g":
                 gainset.window = True
-        contexts.append(_MeasureContext(index, measure, threshold, gainset))
-    return db.render("evaluate.sql", measures=contexts, thresholds=list(thresholds.values()),
+        contexts.append(_MeasureContext(index, measure, threshold, gainset, dialect))
+    return db.render("evaluate.sql", dialect, measures=contexts, thresholds=list(thresholds.values()),
                      gainsets=list(gainsets.values()), topics=topics, max_docs=max_docs,
                      topic_threshold=rel_level if rel_level is not None else 1,
-                     sources=[base_source], P=_engine_inputs(), checks=[], window_guard=None)
+                     sources=[base_source], P=_engine_inputs(dialect), checks=[], window_guard=None)
 
 
 class _MacroContext(_MeasureContext):

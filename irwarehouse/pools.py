@@ -16,22 +16,15 @@ from .errors import IrwError  # noqa: F401  (re-exported for the CLI)
 if TYPE_CHECKING:
     import pandas as pd
 
-# The kinds of derived qrels and how their judgments are chosen (SQL over $parent, $runs,
-# $depth, $teams; every result is a subset of the parent's judgments).
-_SELECT = {
-    "depth": "SELECT topic, docno, rel FROM pooled_qrels($parent, $runs, $depth)",
-    "leave-out": """
-        SELECT j.topic, j.docno, j.rel FROM qrels j
-        WHERE j.qrels = $parent AND NOT EXISTS (
-            SELECT 1 FROM irw_unique u
-            WHERE list_contains($teams, u.team) AND u.topic = j.topic AND u.docno = j.docno)""",
-    "take": """
-        SELECT j.topic, j.docno, j.rel FROM qrels j
-        JOIN (SELECT DISTINCT topic, docno FROM team_contributions($parent, $runs, $depth)
-              WHERE list_contains($teams, team)) AS c
-          ON c.topic = j.topic AND c.docno = j.docno
-        WHERE j.qrels = $parent""",
-}
+KINDS = ("depth", "shallow", "leave-out", "take")
+INPUTS = ("parent", "runs", "depth", "teams")  # the bound inputs of sql/derived_qrels.sql
+
+
+def select_sql(kind: str, dialect: str = "duckdb") -> str:
+    """The SQL choosing the judgments of a derived qrels of ``kind`` (sql/derived_qrels.sql),
+    over the bound parameters INPUTS (in the dialect's form)."""
+    P = {name: db.param(name, dialect) for name in INPUTS}
+    return str(db.module("derived_qrels.sql", dialect).select(kind, P))
 
 
 def _check_depth(depth: int) -> None:
@@ -48,12 +41,13 @@ def _check_parent(con, parent: str) -> None:
 def teams_of(con, run_ids: list[str], collection: str) -> dict[str, list[str]]:
     """team -> its runs among ``run_ids`` of ``collection`` (a run without a team is its own
     team)."""
-    rows = con.execute("SELECT coalesce(team, run_id), run_id FROM run_info "
-                       "WHERE collection = $c AND list_contains($ids, run_id) ORDER BY 1, 2",
-                       {"ids": run_ids, "c": collection}).fetchall()
+    wanted = set(run_ids)
+    rows = con.execute("SELECT coalesce(team, run_id), run_id FROM run_info WHERE collection = ? "
+                       "ORDER BY 1, 2", [collection]).fetchall()
     teams: dict[str, list[str]] = {}
     for team, run_id in rows:
-        teams.setdefault(team, []).append(run_id)
+        if run_id in wanted:
+            teams.setdefault(team, []).append(run_id)
     return teams
 
 
@@ -66,6 +60,30 @@ def _check_teams(con, teams: list[str], run_ids: list[str], collection: str) -> 
         raise IrwError("no team given")
 
 
+def check_targets(con, kind: str, parent: str, targets: list[tuple[str, list[str]]],
+                  run_ids: list[str], replace: bool | None = None) -> list[str]:
+    """The derived qrels ``targets`` = [(name, teams)] of ``parent`` can be built: named,
+    distinctly, not after their parent, their teams are teams of the run set, and (unless
+    ``replace`` is None) no qrels has their name, or ``replace``. Returns the names that
+    exist."""
+    for name, teams in targets:
+        if not name or not name.strip():
+            raise IrwError("a derived qrels needs a name (--name)")
+        if kind in ("leave-out", "take"):
+            _check_teams(con, teams, run_ids, evaluate.collection_of(con, parent))
+    names = [n for n, _ in targets]
+    if len(set(names)) != len(names):
+        raise IrwError("the derived qrels names are not distinct")
+    existing = []
+    if replace is not None:
+        existing = [n for n in names if con.execute("SELECT 1 FROM qrels_info WHERE qrels = ?", [n]).fetchone()]
+        if existing and not replace:
+            raise IrwError(f"qrels {', '.join(existing)} already exist(s); use --replace to replace")
+    if parent in names:
+        raise IrwError(f"a derived qrels cannot replace its parent {parent!r}")
+    return existing
+
+
 def build(con, kind: str, parent: str, name: str, runs: str = "all", depth: int = 100,
           teams: list[str] | None = None, replace: bool = False,
           description: str | None = None) -> dict:
@@ -76,25 +94,13 @@ def build(con, kind: str, parent: str, name: str, runs: str = "all", depth: int 
 def build_many(con, kind: str, parent: str, targets: list[tuple[str, list[str]]], runs: str = "all",
                depth: int = 100, replace: bool = False, description: str | None = None) -> list[dict]:
     """Create several derived qrels of one kind at once: ``targets`` = [(name, teams)]."""
-    if kind not in ("depth", "shallow", "leave-out", "take"):
+    if kind not in KINDS:
         raise IrwError(f"unknown kind of derived qrels {kind!r}")
     _check_depth(depth)
     _check_parent(con, parent)
     run_ids = runsets.resolve(con, runs, qrels=parent)
-    for name, teams in targets:
-        if not name or not name.strip():
-            raise IrwError("a derived qrels needs a name (--name)")
-        if kind in ("leave-out", "take"):
-            _check_teams(con, teams, run_ids, evaluate.collection_of(con, parent))
-    names = [n for n, _ in targets]
-    if len(set(names)) != len(names):
-        raise IrwError("the derived qrels names are not distinct")
-    existing = [n for n in names if con.execute("SELECT 1 FROM qrels_info WHERE qrels = ?", [n]).fetchone()]
-    if existing and not replace:
-        raise IrwError(f"qrels {', '.join(existing)} already exist(s); use --replace to replace")
-    if parent in names:
-        raise IrwError(f"a derived qrels cannot replace its parent {parent!r}")
-    select = _SELECT["depth" if kind == "shallow" else kind]
+    existing = check_targets(con, kind, parent, targets, run_ids, replace)
+    select = select_sql(kind)
     out = []
     with db.transaction(con):
         for n in existing:
@@ -131,7 +137,7 @@ def stats(con, what: str, qrels: str, runs: str = "all", depth: int = 100) -> pd
         return con.execute("SELECT * FROM qrels_stats WHERE qrels = ?", [qrels]).df()
     _check_depth(depth)
     if what == "judged":  # per run and topic: the measures FirstUnjudged and Judged@depth
-        from . import measures
+        from . import evaluate, measures
 
         wanted = measures.parse_all(["FirstUnjudged", f"Judged@{depth}"])
         per = evaluate.evaluate(con, qrels, wanted, runsets.resolve(con, runs, qrels=qrels),
@@ -140,17 +146,28 @@ def stats(con, what: str, qrels: str, runs: str = "all", depth: int = 100) -> pd
         return wide.rename(columns={str(wanted[0]): "first_unjudged", str(wanted[1]): "judged_at_depth"})[
             ["run_id", "topic", "first_unjudged", "judged_at_depth"]]
     bind = {"q": qrels, "runs": runsets.resolve(con, runs, qrels=qrels), "depth": depth}
+    return con.execute(stats_sql(what), bind).df()
+
+
+STATS = ("topics", "multiplicity", "teams", "unique", "judged", "collection")
+
+
+def stats_sql(what: str, dialect: str = "duckdb") -> str:
+    """The query of the pool statistics ``what`` (all but judged and collection), over the
+    bound parameters q, runs and depth."""
+    q, runs, depth = (db.param(name, dialect) for name in ("q", "runs", "depth"))
+    args = f"{q}, {runs}, {depth}"
     queries = {
-        "topics": "SELECT * FROM pool_topic_stats($q, $runs, $depth) ORDER BY topic",
+        "topics": f"SELECT * FROM pool_topic_stats({args}) ORDER BY topic",
         "multiplicity": "SELECT band, documents, judged, relevant, fraction_relevant "
-                        "FROM multiplicity_bands($q, $runs, $depth) ORDER BY band_order",
-        "teams": "SELECT * FROM team_unique_stats($q, $runs, $depth) ORDER BY team",
-        "unique": "SELECT team, topic, docno, rel FROM unique_contributions($q, $runs, $depth) "
+                        f"FROM multiplicity_bands({args}) ORDER BY band_order",
+        "teams": f"SELECT * FROM team_unique_stats({args}) ORDER BY team",
+        "unique": f"SELECT team, topic, docno, rel FROM unique_contributions({args}) "
                   "ORDER BY team, topic, docno",
     }
     if what not in queries:
-        raise IrwError(f"unknown statistics {what!r}; valid: {', '.join([*queries, 'judged', 'collection'])}")
-    return con.execute(queries[what], bind).df()
+        raise IrwError(f"unknown statistics {what!r}; valid: {', '.join(STATS)}")
+    return queries[what]
 
 
 def deeply_judged(con, qrels: str, depth: int = 50) -> list[str]:

@@ -15,8 +15,8 @@
 {% import '_ranking.sql' as rk %}
 {% macro running_sums(rows, key='docno') -%}
 SELECT run_id, topic, rank, {{ key }}, grade,
-       row_number() OVER (PARTITION BY run_id, topic ORDER BY rank)::INTEGER AS crank,
-       ({{ d.running_count('grade >= 1') }})::INTEGER AS c_rel,
+       {{ d.cast('row_number() OVER (PARTITION BY run_id, topic ORDER BY rank)', 'INTEGER') }} AS crank,
+       {{ d.cast(d.running_count('grade >= 1'), 'INTEGER') }} AS c_rel,
        {{ d.running_sum('CASE WHEN grade >= 1 THEN grade ELSE 0 END') }} AS cg
 FROM ({{ rows }}) AS judged_rows
 {%- endmacro %}
@@ -46,8 +46,8 @@ WHERE r.collection = collection_of({{ q }})
    as they now stand would store. Used when `runs` was changed outside irw. #}
 {% macro reranked_runs(where='TRUE') -%}
 (SELECT rp.collection, rp.run_id, rp.topic, rp.docno, rp.score, rp.given_rank,
-        row_number() OVER (PARTITION BY rp.collection, rp.run_id, rp.topic
-                           ORDER BY {{ rk.order_by(None, 'policy') | indent(27) }})::INTEGER AS rank
+        {{ d.cast('row_number() OVER (PARTITION BY rp.collection, rp.run_id, rp.topic
+                           ORDER BY ' ~ rk.order_by(None, 'policy') | indent(27) ~ ')', 'INTEGER') }} AS rank
  FROM (SELECT r.collection, r.run_id, r.topic, r.docno, r.score, r.given_rank,
               coalesce(l.ranking_policy, 'trec_eval') AS policy
        FROM runs r LEFT JOIN run_loads l ON l.collection = r.collection AND l.run_id = r.run_id
@@ -58,7 +58,7 @@ WHERE r.collection = collection_of({{ q }})
    from `runs` when `counted`. #}
 {% macro ranking_lengths(c, counted=False, where='TRUE') -%}
 {% if counted %}
-SELECT rl.run_id, rl.topic, count(*)::INTEGER AS n_docs FROM runs AS rl
+SELECT rl.run_id, rl.topic, {{ d.cast('count(*)', 'INTEGER') }} AS n_docs FROM runs AS rl
 WHERE rl.collection = {{ c }} AND {{ where }} GROUP BY rl.run_id, rl.topic
 {%- else %}
 SELECT rl.run_id, rl.topic, rl.n_docs FROM run_topics AS rl WHERE rl.collection = {{ c }} AND {{ where }}

@@ -1,9 +1,42 @@
-{#- DuckDB-specific constructs, kept in one place so that another SQL engine is a set of
-    overrides of these macros rather than a rewrite of the templates. -#}
+{#- Engine-specific constructs, kept in one place so that the templates (measures, the
+    engine, the base relation, pools, views) are the same files for every SQL engine.
 
-{# A parameterised relation: a DuckDB table macro. #}
-{% macro table_function(name, args) -%}
-CREATE OR REPLACE MACRO {{ name }}({{ args | join(', ') }}) AS TABLE
+    `dialect` (a global of the rendering environment, irwarehouse.db.DIALECTS) chooses:
+      duckdb  the warehouse (default)
+      spark   Spark SQL 4 (irwarehouse.spark): the same templates over Parquet copies of
+              the tables, as temporary views and functions of a SparkSession
+    A third engine adds its branch to each macro below. String literals are quoted for the
+    dialect by the `literal` filter (irwarehouse.db.quote_literal). -#}
+
+{# An SQL type, written in DuckDB's names: VARCHAR, VARCHAR[], INTEGER, BIGINT, DOUBLE, REAL,
+   BOOLEAN. #}
+{% macro sql_type(t) -%}
+{% if dialect == 'spark' %}{{ {'VARCHAR': 'STRING', 'VARCHAR[]': 'ARRAY<STRING>'}.get(t, t) }}{% else %}{{ t }}{% endif %}
+{%- endmacro %}
+
+{# A cast of the SQL expression `expr` to the type `t` (see sql_type). #}
+{% macro cast(expr, t) -%}
+{% if dialect == 'spark' %}CAST({{ expr }} AS {{ sql_type(t) }}){% else %}({{ expr }})::{{ t }}{% endif %}
+{%- endmacro %}
+
+{# a / b as a DOUBLE, whatever the operands' types: DuckDB divides integers into a DOUBLE;
+   Spark divides a DECIMAL (a literal such as 1.0) into a DECIMAL of limited scale, and
+   engines such as Postgres and Trino truncate an integer division. #}
+{% macro div(a, b) -%}
+{% if dialect == 'spark' %}CAST({{ a }} AS DOUBLE) / ({{ b }}){% else %}({{ a }}) / ({{ b }}){% endif %}
+{%- endmacro %}
+
+{# A parameterised relation. `args`: the parameters, each a [name, type] pair (see sql_type);
+   `returns`: the columns, [name, type] pairs. DuckDB: a table macro (untyped; an argument
+   may also be written as DuckDB text, e.g. 'k := NULL'); Spark: a temporary SQL table
+   function of the session. #}
+{% macro table_function(name, args, returns=[]) -%}
+{% if dialect == 'spark' -%}
+CREATE OR REPLACE TEMPORARY FUNCTION {{ name }}({% for a, t in args %}{{ a }} {{ sql_type(t) }}{{ ', ' if not loop.last }}{% endfor %})
+RETURNS TABLE ({% for c, t in returns %}{{ c }} {{ sql_type(t) }}{{ ', ' if not loop.last }}{% endfor %}) RETURN
+{%- else -%}
+CREATE OR REPLACE MACRO {{ name }}({% for a in args %}{{ a if a is string else a[0] }}{{ ', ' if not loop.last }}{% endfor %}) AS TABLE
+{%- endif %}
 {%- endmacro %}
 
 {# A scalar function written in SQL: a DuckDB scalar macro. #}
@@ -11,9 +44,19 @@ CREATE OR REPLACE MACRO {{ name }}({{ args | join(', ') }}) AS TABLE
 CREATE OR REPLACE MACRO {{ name }}({{ args | join(', ') }}) AS
 {%- endmacro %}
 
-{# Running total over a (run, topic) ranking, counting only rows where `cond` holds. #}
+{# A view (Spark: a temporary view of the session, as the tables are). #}
+{% macro create_view(name) -%}
+CREATE OR REPLACE {% if dialect == 'spark' %}TEMPORARY {% endif %}VIEW {{ name }} AS
+{%- endmacro %}
+
+{# Running total over a (run, topic) ranking, counting only rows where `cond` holds (Spark
+   has no FILTER clause in window aggregates). #}
 {% macro running_count(cond, order='rank') -%}
+{% if dialect == 'spark' -%}
+sum(CASE WHEN {{ cond }} THEN 1 ELSE 0 END) OVER (PARTITION BY run_id, topic ORDER BY {{ order }} ROWS UNBOUNDED PRECEDING)
+{%- else -%}
 count(*) FILTER (WHERE {{ cond }}) OVER (PARTITION BY run_id, topic ORDER BY {{ order }} ROWS UNBOUNDED PRECEDING)
+{%- endif %}
 {%- endmacro %}
 
 {% macro running_sum(expr, order='rank') -%}
@@ -22,20 +65,21 @@ sum({{ expr }}) OVER (PARTITION BY run_id, topic ORDER BY {{ order }} ROWS UNBOU
 
 {# A bound query parameter. #}
 {% macro param(name) -%}
-${{ name }}
+{% if dialect == 'spark' %}:{{ name }}{% else %}${{ name }}{% endif %}
 {%- endmacro %}
 
 {# Is `value` an element of the list `list`? #}
 {% macro list_contains(list, value) -%}
-list_contains({{ list }}, {{ value }})
+{% if dialect == 'spark' %}array_contains({{ list }}, {{ value }}){% else %}list_contains({{ list }}, {{ value }}){% endif %}
 {%- endmacro %}
 
 {# The elements of a bound list of strings, one row each. #}
 {% macro unnest_list(list) -%}
-unnest({{ list }}::VARCHAR[])
+{% if dialect == 'spark' %}explode({{ list }}){% else %}unnest({{ list }}::VARCHAR[]){% endif %}
 {%- endmacro %}
 
-{# A common table expression computed once however often it is referenced. #}
+{# A common table expression computed once however often it is referenced (Spark: the
+   optimizer decides). #}
 {% macro materialized() -%}
-MATERIALIZED
+{% if dialect != 'spark' %}MATERIALIZED{% endif %}
 {%- endmacro %}

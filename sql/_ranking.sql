@@ -8,16 +8,17 @@
   trec_eval keeps scores as 32-bit floats, so scores that differ only beyond float precision
   tie there (and are then ordered by docno); the trec_eval policy compares them the same way.
 -#}
+{% import '_dialect.sql' as d %}
 {% macro order_by(policy, column=None) -%}
 {% if policy == 'trec_eval' %}
-score::REAL DESC, docno DESC
+{{ d.cast('score', 'REAL') }} DESC, docno DESC
 {%- elif policy == 'given' %}
 given_rank ASC, score DESC, docno DESC
 {%- elif policy == 'score_then_rank' %}
 score DESC, given_rank ASC, docno ASC
 {%- else %}
 CASE WHEN {{ column }} = 'given' THEN given_rank END ASC,
-CASE WHEN {{ column }} = 'trec_eval' THEN score::REAL::DOUBLE ELSE score END DESC,
+CASE WHEN {{ column }} = 'trec_eval' THEN {{ d.cast(d.cast('score', 'REAL'), 'DOUBLE') }} ELSE score END DESC,
 CASE WHEN {{ column }} = 'score_then_rank' THEN given_rank END ASC,
 CASE WHEN {{ column }} = 'score_then_rank' THEN docno END ASC,
 CASE WHEN {{ column }} <> 'score_then_rank' THEN docno END DESC

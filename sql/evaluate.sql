@@ -201,7 +201,7 @@ ctx AS (
 wide AS (
     SELECT run_id, topic
 {% for m in measures %}
-         , ({{ m.module.value(m) }})::DOUBLE AS {{ m.id }}
+         , {{ d.cast(m.module.value(m), 'DOUBLE') }} AS {{ m.id }}
 {% endfor %}
     FROM ctx
 )

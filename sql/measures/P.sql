@@ -1,9 +1,10 @@
 {# P@k = (1/k) * sum_{i<=k} r_i; without k: relevant retrieved / number retrieved. #}
+{% import '_dialect.sql' as d %}
 {% macro aggs(m) -%}
 count(*) FILTER (WHERE {{ m.rel }} AND {{ m.within }}) AS {{ m.id }}_hits
 {%- endmacro %}
 {% macro value(m) -%}
-{% set at_k %}coalesce({{ m.id }}_hits, 0) / {{ m.k }}{% endset %}
-{% set whole %}CASE WHEN {{ m.n }} > 0 THEN coalesce({{ m.id }}_hits, 0) / {{ m.n }} ELSE 0 END{% endset %}
+{% set at_k %}{{ d.div('coalesce(' ~ m.id ~ '_hits, 0)', m.k) }}{% endset %}
+{% set whole %}CASE WHEN {{ m.n }} > 0 THEN {{ d.div('coalesce(' ~ m.id ~ '_hits, 0)', m.n) }} ELSE 0 END{% endset %}
 {{ m.by_cutoff(at_k, whole) }}
 {%- endmacro %}

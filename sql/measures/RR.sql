@@ -1,7 +1,8 @@
 {# RR@k = 1 / rank of the first relevant document within k, 0 if none. #}
+{% import '_dialect.sql' as d %}
 {% macro aggs(m) -%}
 min({{ m.pos }}) FILTER (WHERE {{ m.rel }} AND {{ m.within }}) AS {{ m.id }}_first
 {%- endmacro %}
 {% macro value(m) -%}
-coalesce(1.0 / {{ m.id }}_first, 0)
+coalesce({{ d.div('1', m.id ~ '_first') }}, 0)
 {%- endmacro %}

@@ -1,4 +1,5 @@
 {# enDCG@k = DCG@k / DCG of the whole ideal ranking (expanded normalization). #}
+{% import '_dialect.sql' as d %}
 {% macro aggs(m) -%}
 sum(({{ m.gain }}) * {{ m.disc(m.pos) }}) FILTER (WHERE {{ m.within }}) AS {{ m.id }}_dcg
 {%- endmacro %}
@@ -6,5 +7,5 @@ sum(({{ m.gain }}) * {{ m.disc(m.pos) }}) FILTER (WHERE {{ m.within }}) AS {{ m.
 sum(gain * {{ m.disc('irank') }}) AS {{ m.id }}_idcg
 {%- endmacro %}
 {% macro value(m) -%}
-CASE WHEN coalesce({{ m.id }}_idcg, 0) > 0 THEN coalesce({{ m.id }}_dcg, 0) / {{ m.id }}_idcg ELSE 0 END
+CASE WHEN coalesce({{ m.id }}_idcg, 0) > 0 THEN {{ d.div('coalesce(' ~ m.id ~ '_dcg, 0)', m.id ~ '_idcg') }} ELSE 0 END
 {%- endmacro %}

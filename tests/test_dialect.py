@@ -1,0 +1,124 @@
+"""The SQL dialects: the measure, pool, base and view templates are the same files for every
+engine, and every engine-specific construct sits in the macros of ``sql/_dialect.sql``.
+
+Two checks, both able to fail: the templates' own text (outside ``_dialect.sql``) holds no
+DuckDB-only construct, and what they render for Spark holds none either (the Python-built
+fragments included). The numbers Spark gives are compared with DuckDB's in test_spark.py.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from irwarehouse import db, evaluate, measures, pools
+from test_sql_product import CASES
+
+# The templates both engines run: the measure engine and its base relation, the measures,
+# the ranking policies, pools and derived qrels, and the public views.
+PORTABLE = ["evaluate.sql", "_base.sql", "_ranking.sql", "base_relation.sql", "pools.sql",
+            "derived_qrels.sql", "views.sql", *[f"measures/{n}.sql" for n in measures.CATALOGUE]]
+
+# DuckDB-only constructs (pattern, what it is).
+DUCKDB_ONLY = [
+    (r"::", "a :: cast (d.cast)"),
+    (r"\$[A-Za-z_]", "a $name parameter (d.param)"),
+    (r"(?<![.\w])(list|map)_\w+\s*\(", "a list or map function (d.list_contains)"),
+    (r"\bunnest\s*\(", "unnest (d.unnest_list)"),
+    (r"\bMACRO\b", "a macro (d.table_function, d.scalar_function)"),
+    (r"\bMATERIALIZED\b", "MATERIALIZED (d.materialized)"),
+    (r"\bGROUP BY ALL\b|\bORDER BY ALL\b", "GROUP/ORDER BY ALL"),
+    (r"\bQUALIFY\b", "QUALIFY"),
+    (r"FILTER\s*\(WHERE[^()]*(\([^()]*\)[^()]*)*\)\s*OVER\b", "FILTER in a window (d.running_count)"),
+]
+
+
+# ... and in a template's own text, where a view is d.create_view (Spark's are temporary).
+SOURCE_ONLY = [(r"CREATE\s+(OR\s+REPLACE\s+)?(TEMP\w*\s+)?(VIEW|TABLE)", "a view or table (d.create_view)")]
+
+
+def _strip(text: str) -> str:
+    """A template's text without Jinja comments and statements ({% ... %}) and SQL line
+    comments (the SQL it writes, and the Jinja expressions that write SQL, are kept)."""
+    text = re.sub(r"\{#.*?#\}|\{%.*?%\}", " ", text, flags=re.S)
+    return re.sub(r"--[^\n]*", "", text)
+
+
+def findings(text: str, patterns=DUCKDB_ONLY) -> list[str]:
+    return [what for pattern, what in patterns if re.search(pattern, text, flags=re.I)]
+
+
+def raw_divisions(text: str) -> list[str]:
+    """Divisions written outside Jinja tags (a division is d.div: a DOUBLE in every engine)."""
+    outside = re.sub(r"\{\{.*?\}\}", " ", _strip(text), flags=re.S)
+    return [line.strip() for line in outside.splitlines() if "/" in line]
+
+
+def test_the_checks_find_what_they_look_for():
+    """Each pattern catches its construct (so the tests below can fail)."""
+    samples = ["x::INTEGER", "WHERE run_id = $qrels", "list_contains(l, x)", "unnest(l)",
+               "CREATE OR REPLACE MACRO f(a) AS TABLE", "a AS MATERIALIZED (", "GROUP BY ALL",
+               "QUALIFY rank = 1", "?::VARCHAR[]",
+               "count(*) FILTER (WHERE grade >= 1) OVER (PARTITION BY run_id)",
+               "count(*) FILTER (WHERE least(a, b) > 1) OVER (ORDER BY rank)"]
+    for sample in samples:
+        assert findings(sample), sample
+    assert findings("CREATE OR REPLACE VIEW v AS", SOURCE_ONLY)
+    assert not findings("count(*) FILTER (WHERE grade >= 1) AS hits, sum(x) OVER (ORDER BY rank)")
+    assert raw_divisions("{{ d.div('a', 'b') }} AS x, c / d AS y") == ["AS x, c / d AS y"]
+    assert raw_divisions("{# a / b #} -- c / d\n{{ d.div('a', 'b') }}") == []
+
+
+@pytest.mark.parametrize("template", PORTABLE)
+def test_portable_templates_hold_no_duckdb_only_construct(template):
+    text = _strip((db.sql_dir() / template).read_text())
+    assert findings(text, DUCKDB_ONLY + SOURCE_ONLY) == [], f"{template}: use the macros of _dialect.sql"
+    assert raw_divisions((db.sql_dir() / template).read_text()) == [], \
+        f"{template}: divide with d.div (a DOUBLE in every engine)"
+
+
+def _spark_sql_problems(sql: str) -> list[str]:
+    sql = re.sub(r"--[^\n]*", "", sql)
+    problems = findings(sql)
+    if re.search(r"'[^']*''[^']*'", sql):  # Spark reads 'a''b' as two literals: 'ab'
+        problems.append("a '' escape in a string literal")
+    return problems
+
+
+@pytest.mark.parametrize("name", [name for name, _, _ in CASES])
+def test_rendered_spark_sql_is_spark_sql(name):
+    """Every catalogue measure at every parameter setting of test_sql_product, rendered for
+    Spark with every topic policy and -M, holds no DuckDB-only construct."""
+    parsed = measures.parse_all([name])
+    for topics in evaluate.TOPIC_POLICIES:
+        sql = evaluate.render_sql(parsed, topics=topics, max_docs=100, rel_level=2,
+                                  base_source="fresh", dialect="spark")
+        assert _spark_sql_problems(sql) == [], (name, topics)
+        assert ":qrels" in sql and ":runs" in sql
+
+
+def test_rendered_spark_schema_and_pools_are_spark_sql():
+    for template in ("views.sql", "pools.sql"):
+        for statement in db.split_statements(db.render(template, "spark")):
+            assert _spark_sql_problems(statement) == [], statement
+    for kind in pools.KINDS:
+        assert _spark_sql_problems(pools.select_sql(kind, "spark")) == [], kind
+    for what in ("topics", "multiplicity", "teams", "unique"):
+        assert _spark_sql_problems(pools.stats_sql(what, "spark")) == [], what
+
+
+def test_spark_string_literals():
+    """A label with a quote (condensed measures: AP') is one Spark literal; the DuckDB
+    rendering keeps the standard escape."""
+    sql = evaluate.render_sql(measures.parse_all(["AP'@10"]), base_source="fresh", dialect="spark")
+    assert "'AP\\'@10' AS measure" in sql
+    assert db.quote_literal("a'b\\c", "spark") == "'a\\'b\\\\c'"
+    assert db.quote_literal("a'b\\c") == "'a''b\\c'"
+    duck = evaluate.render_sql(measures.parse_all(["AP'@10"]), base_source="fresh")
+    assert "'AP''@10' AS measure" in duck and "$qrels" in duck
+
+
+def test_unknown_dialect():
+    with pytest.raises(ValueError, match="unknown SQL dialect 'trino'"):
+        db.render("evaluate.sql", "trino")
