@@ -39,7 +39,7 @@ SECTIONS = {
 _TEST_NAMES = {"t": "paired t-test", "bootstrap": "paired bootstrap test",
                "randomization": "paired randomization test", "wilcoxon": "Wilcoxon signed-rank test",
                "tukey": "randomized Tukey HSD test"}
-_CORRECTION_NAMES = {"none": "no correction", "bonferroni": "Bonferroni correction",
+_CORRECTION_NAMES = {"none": "no correction for multiple comparisons", "bonferroni": "Bonferroni correction",
                      "holm": "Holm correction", "bh": "Benjamini-Hochberg correction"}
 _RBO_P = 0.9  # the persistence of the RBO in the correlation section (irw correlate's default)
 # the significance heat map: worse, not significant, better
@@ -127,8 +127,9 @@ class Report:
         measures = ", ".join(self.measures)
         return (f"Mean {measures} of {len(self.run_ids)} runs over {self._topics_text()} "
                 f"(qrels {self.qrels}, topic set {self.topic_set}). A superscript lists, by "
-                f"{mark}, the runs a run is significantly better than: {test}, {correction} over "
-                f"the {self.n_pairs:,} run pairs of each measure, {alpha}. Best mean per measure in bold.")
+                f"{mark}, the runs a run is significantly better than: {test} on the "
+                f"{self.n_pairs:,} run pairs of each measure, {correction}, {alpha}. Best mean per "
+                f"measure in bold.")
 
     def _marked_cells(self, mark) -> tuple[list[list[str]], list[str]]:
         """The paper table's cells: per run (leaderboard order) the mean of each measure,
@@ -270,9 +271,8 @@ def build_report(con, measures, qrels: str | None = None, runs="all", topics: st
     coverage = cov.reindex(index=run_ids, columns=cov_labels).reset_index()
     coverage.columns.name = None
 
-    first = leaderboard[leaderboard["measure"] == labels[0]]
-    order = sorted(zip(first["run_id"], first["mean"]), key=lambda rm: (-rm[1], rm[0]))
-    ordered = [r for r, _ in order]
+    means = dict(zip(mats[labels[0]].run_ids, mats[labels[0]].means))
+    ordered = sorted(run_ids, key=lambda r: (-means[r], r))  # as Report.order
     coverage = coverage.set_index("run_id").loc[ordered].reset_index()
     return Report(qrels=qrels, measures=labels, run_ids=ordered, topic_set=topics, test=test,
                   correction=correction, alpha=alpha, B=B, seed=seed, level=level, matrices=mats,
@@ -371,8 +371,8 @@ def _sections(r: Report) -> dict[str, str]:
         rows.append(row)
     header = ["#", "run"] + [h for m in r.measures for h in (escape(m), f"{escape(m)} better / worse")]
     out["significance"] = (
-        f"<p>Every pair of runs, per measure: {escape(test)}, {escape(correction)} over the "
-        f"{r.n_pairs:,} pairs, α = {r.alpha:g} (as <code>irw pvalues</code>).</p>\n"
+        f"<p>Every pair of runs, per measure: {escape(test)} on the {r.n_pairs:,} pairs, "
+        f"{escape(correction)}, α = {r.alpha:g} (as <code>irw pvalues</code>).</p>\n"
         f'<div class="figs">{figs}</div>\n'
         + _table(header, rows, [False, False] + [True] * (2 * len(r.measures)), "significance")
         + f"\n<p class=\"caption\">{escape(r.caption())} “better / worse”: how many runs a run is "

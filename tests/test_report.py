@@ -328,7 +328,8 @@ def test_paper_table_by_hand():
     latex = report.to_latex()
     assert "a & x & \\textbf{0.5000}\\textsuperscript{d} \\\\" in latex
     assert "c & w\\textbar{}1 & 0.3000 \\\\" in latex
-    assert "paired t-test, no correction over the 6 run pairs of each measure, $\\alpha = 0.05$" in latex
+    assert ("paired t-test on the 6 run pairs of each measure, no correction for multiple "
+            "comparisons, $\\alpha = 0.05$") in latex
 
 
 def test_mark_lists():
