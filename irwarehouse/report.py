@@ -293,6 +293,7 @@ table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.9em; }
 th, td { padding: 0.2em 0.6em; border-bottom: 1px solid #e4e4e4; text-align: left; }
 th { border-bottom: 2px solid #999; background: #f7f7f7; position: sticky; top: 0; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.marked { font-variant-numeric: tabular-nums; min-width: 8em; max-width: 22em; }
 sup { font-size: 0.7em; color: #2f6fae; }
 .figs { display: flex; flex-wrap: wrap; gap: 1.5em; align-items: flex-start; }
 figure { margin: 0.8em 0; display: table; }
@@ -311,14 +312,16 @@ def _num(value: float) -> str:
     return "–" if value is None or np.isnan(value) else f"{value:.4f}"
 
 
-def _table(header: list[str], rows: list[list[str]], numeric: list[bool], cls: str) -> str:
-    """An HTML table; cells are HTML already (escape text before)."""
-    def cell(tag, text, num):
-        attr = ' class="num"' if num else ""
-        return f"<{tag}{attr}>{text}</{tag}>"
+def _table(header: list[str], rows: list[list[str]], kinds: str, cls: str) -> str:
+    """An HTML table; cells are HTML already (escape text before). ``kinds`` has a letter
+    per column: ``t`` text, ``n`` a number, ``m`` a mean with its significance marks."""
+    names = {"t": "", "n": ' class="num"', "m": ' class="marked"'}
 
-    head = "".join(cell("th", h, n) for h, n in zip(header, numeric))
-    body = "\n".join("<tr>" + "".join(cell("td", c, n) for c, n in zip(row, numeric)) + "</tr>"
+    def cell(tag, text, kind):
+        return f"<{tag}{names[kind]}>{text}</{tag}>"
+
+    head = "".join(cell("th", h, k) for h, k in zip(header, kinds))
+    body = "\n".join("<tr>" + "".join(cell("td", c, k) for c, k in zip(row, kinds)) + "</tr>"
                      for row in rows)
     return (f'<div class="wide"><table class="{cls}">\n<thead><tr>{head}</tr></thead>\n'
             f"<tbody>\n{body}\n</tbody></table></div>")
@@ -349,7 +352,7 @@ def _sections(r: Report) -> dict[str, str]:
     out["leaderboard"] = (
         f"<p>The runs by their mean {escape(first)}, best first. Each measure's mean over the "
         f"topics with its {pct} confidence interval (t distribution, as <code>irw ci</code>).</p>\n"
-        + _table(header, rows, [False, False] + [True] * (2 * len(r.measures)), "leaderboard") + "\n"
+        + _table(header, rows, "tt" + "nn" * len(r.measures), "leaderboard") + "\n"
         + _figure(_forest_figure(r), "means with confidence intervals",
                   f"Means with {pct} confidence intervals, runs in leaderboard order."))
 
@@ -360,7 +363,7 @@ def _sections(r: Report) -> dict[str, str]:
                            f"best first.")
                    for m in r.measures)
     cells, _ = r._marked_cells(lambda text, bold, sup: (f"<b>{text}</b>" if bold else text)
-                               + (f"<sup>{escape(sup)}</sup>" if sup else ""))
+                               + (f"<sup>{escape(sup).replace(',', ',<wbr>')}</sup>" if sup else ""))
     beats = {m: r.beats(m) for m in r.measures}
     beaten = {m: {run: sum(run in b for b in beats[m].values()) for run in r.run_ids} for m in r.measures}
     rows = []
@@ -374,7 +377,7 @@ def _sections(r: Report) -> dict[str, str]:
         f"<p>Every pair of runs, per measure: {escape(test)} on the {r.n_pairs:,} pairs, "
         f"{escape(correction)}, α = {r.alpha:g} (as <code>irw pvalues</code>).</p>\n"
         f'<div class="figs">{figs}</div>\n'
-        + _table(header, rows, [False, False] + [True] * (2 * len(r.measures)), "significance")
+        + _table(header, rows, "tt" + "mn" * len(r.measures), "significance")
         + f"\n<p class=\"caption\">{escape(r.caption())} “better / worse”: how many runs a run is "
         f"significantly better / worse than.</p>")
 
@@ -395,12 +398,12 @@ def _sections(r: Report) -> dict[str, str]:
         rows = [[escape(a)] + [_num(tau[i, j]) for j in range(len(r.measures))]
                 for i, a in enumerate(r.measures)]
         square = _table(["τ-b"] + [escape(m) for m in r.measures], rows,
-                        [False] + [True] * len(r.measures), "correlation-matrix")
+                        "t" + "n" * len(r.measures), "correlation-matrix")
         cols = ["kendall_tau", "kendall_tau_a", "tau_ap", "rbo", "pearson"]
         rows = [[escape(c.measure_a), escape(c.measure_b)] + [_num(getattr(c, k)) for k in cols]
                 for c in r.correlations.itertuples()]
         pairs = _table(["measure A", "measure B", "τ-b", "τ-a", "τ_AP (A the reference)", f"RBO (p = {_RBO_P:g})",
-                        "Pearson"], rows, [False, False] + [True] * len(cols), "correlations")
+                        "Pearson"], rows, "tt" + "n" * len(cols), "correlations")
         out["correlation"] = (
             f"<p>How alike the measures order the runs: rank correlations of the runs' means "
             f"(as <code>irw correlate</code>).</p>\n{square}\n"
@@ -422,7 +425,7 @@ def _sections(r: Report) -> dict[str, str]:
         f"documents and beyond the ranking, so the run's {escape(base)} lies between the base "
         f"score and the base plus the residual.</p>\n"
         + _table(["#", "run", escape(judged), escape(base), escape(res), f"{escape(base)} range"],
-                 rows, [False, False, True, True, True, True], "coverage")
+                 rows, "ttnnnn", "coverage")
         + _figure(_coverage_figure(r), "judgment coverage",
                   f"{base} (dark) with its residual (light), and {judged}; runs in leaderboard order."))
     return out
@@ -549,7 +552,7 @@ def _significance_figure(r: Report, measure: str) -> str:
         sign = float(np.sign(diff)) if sig else 0.0
         M[i, j], M[j, i] = sign, -sign
         P[i, j] = P[j, i] = p
-    side = min(5.6, max(2.4, (0.34 if n <= 12 else 0.2 if n <= 40 else 0.045) * n))
+    side = min(4.6, max(2.4, (0.34 if n <= 12 else 0.2 if n <= 40 else 0.045) * n))
     fig, (ax,) = _figure_of(side, side, top=0.6)
     ax.imshow(M, cmap=ListedColormap([_WORSE, _NOT, _BETTER]), vmin=-1.5, vmax=1.5,
               interpolation="nearest", aspect="auto")

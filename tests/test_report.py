@@ -26,7 +26,7 @@ from irwarehouse.measures import parse_all
 from irwarehouse.report import SECTIONS, Report, _mark_list, build_report
 
 MEASURES = ["AP", "P@10", "nDCG(discount=jk)@10"]
-VOID = {"meta", "img", "br", "hr", "link", "input"}
+VOID = {"meta", "img", "br", "hr", "link", "input", "wbr"}
 
 
 @pytest.fixture(scope="module")
