@@ -605,7 +605,7 @@ def _box_figure(r: Report, measure: str) -> str:
     ax.vlines(box["med"], y - 0.3, y + 0.3, color="#2f6fae", linewidth=1.2)
     if X.size <= 2000:  # the topics themselves, where there is room
         jitter = np.random.default_rng(0).uniform(-0.18, 0.18, X.shape)
-        ax.scatter(X.ravel(), (y[:, None] + jitter).ravel(), s=4, color="#555", alpha=0.5,
+        ax.scatter(X.ravel(), (y[:, None] + jitter).ravel(), s=7, color="#333", alpha=0.6,
                    linewidths=0, zorder=3)
     else:  # the outliers
         rows, cols = np.nonzero((X < box["whislo"][:, None]) | (X > box["whishi"][:, None]))
