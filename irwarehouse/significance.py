@@ -174,7 +174,14 @@ def pvalues(con, qrels: str, measure: Measure, run_ids: list[str], test: str = "
             correction: str = "none", alpha: float = 0.05, B: int | None = None, seed: int = 0,
             topics: str = "qrels", progress=None) -> pd.DataFrame:
     """Every run pair with its p-value (and adjusted p-value)."""
-    m = score_matrix(con, qrels, measure, run_ids, topics)
+    return pair_frame(score_matrix(con, qrels, measure, run_ids, topics), test, correction,
+                      alpha, B, seed, progress)
+
+
+def pair_frame(m: Matrix, test: str = "t", correction: str = "none", alpha: float = 0.05,
+               B: int | None = None, seed: int = 0, progress=None) -> pd.DataFrame:
+    """Every run pair of a score matrix with its p-value, adjusted p-value and whether it is
+    significant (``irw pvalues``)."""
     result = run_test(m.X, test, B, seed, alpha, progress)
     if correction not in CORRECTIONS:
         raise IrwError(f"unknown correction {correction!r}; valid: {', '.join(CORRECTIONS)}")
@@ -183,7 +190,7 @@ def pvalues(con, qrels: str, measure: Measure, run_ids: list[str], test: str = "
         frame["p_adjusted"] = frame["p_value"]
     frame["significant"] = frame["p_adjusted"] < alpha
     frame.insert(0, "measure", m.measure)
-    frame.insert(0, "qrels", qrels)
+    frame.insert(0, "qrels", m.qrels)
     frame.insert(2, "test", test)
     return frame
 
@@ -197,6 +204,12 @@ def correlate(con, measure_a: Measure, qrels_a: str, measure_b: Measure, qrels_b
     else:
         a = score_matrix(con, qrels_a, measure_a, run_ids, topics)
         b = score_matrix(con, qrels_b, measure_b, run_ids, topics)
+    return correlation(a, b, rbo_p)
+
+
+def correlation(a: Matrix, b: Matrix, rbo_p: float = 0.9) -> dict:
+    """Rank correlation of the run orderings by mean score of two score matrices, over their
+    common runs and topics (a is the reference; ``irw correlate``)."""
     xa, xb, _ = _align(a, b)
     try:
         out = stats.rank_correlations(xa.mean(axis=1), xb.mean(axis=1), rbo_p=rbo_p)
@@ -241,8 +254,16 @@ def compare(con, qrels: str, run_a: str, run_b: str, measures: list[Measure], te
 def mean_intervals(con, qrels: str, measure: Measure, run_ids: list[str], topics: str = "qrels",
                    level: float = 0.95) -> pd.DataFrame:
     """Each run's mean with its t-distribution confidence interval."""
-    m = score_matrix(con, qrels, measure, run_ids, topics)
-    mean, low, high = stats.mean_ci(m.X, level)
+    return interval_frame(score_matrix(con, qrels, measure, run_ids, topics), level)
+
+
+def interval_frame(m: Matrix, level: float = 0.95) -> pd.DataFrame:
+    """Each run's mean of a score matrix with its t-distribution confidence interval
+    (``irw ci``)."""
+    try:
+        mean, low, high = stats.mean_ci(m.X, level)
+    except ValueError as exc:
+        raise IrwError(str(exc)) from None
     return pd.DataFrame({"run_id": m.run_ids, "measure": m.measure, "mean": mean,
                          "ci_low": low, "ci_high": high, "topics": m.X.shape[1]})
 

@@ -1,0 +1,53 @@
+"""``irw report``: one self-contained HTML page about a set of runs, or the paper table."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from .. import evaluate as ev
+from ..errors import IrwError
+from .app import QrelsOpt, RunsOpt, TopicsOpt, app, check_format, command, open_warehouse, progress_callback, say
+from .stats import AlphaOpt, BOpt, CorrectionOpt, SeedOpt
+
+REPORT_FORMATS = ("html", "latex", "markdown")
+
+
+@command(app, "report")
+def report_cmd(
+    ctx: typer.Context,
+    measure: List[str] = typer.Option(..., "--measure", "-m", help="Measure (repeatable); the first orders the runs."),
+    qrels: Optional[str] = QrelsOpt, runs: str = RunsOpt, topics: str = TopicsOpt,
+    test: str = typer.Option("t", "--test", help="t | bootstrap | randomization | wilcoxon | tukey"),
+    correction: str = CorrectionOpt, alpha: float = AlphaOpt, samples: Optional[int] = BOpt,
+    seed: int = SeedOpt,
+    level: float = typer.Option(0.95, "--level", help="Confidence level of the leaderboard's intervals."),
+    rbp_p: float = typer.Option(0.8, "--rbp-p", help="Persistence of the RBP and RBP residual of the coverage section."),
+    judged_k: int = typer.Option(10, "--judged-k", help="Depth of the Judged@k of the coverage section."),
+    fmt: str = typer.Option("html", "--format", "-f", help="html (a page) | latex | markdown (the paper table)."),
+    out: Optional[str] = typer.Option(None, "--out", "-o", metavar="FILE", help="Write here (latex and markdown: stdout without it)."),
+):
+    """A report on the runs: leaderboard with confidence intervals, significance matrix,
+    per-topic distributions, correlation of the measures, judgment coverage; or, with
+    --format latex|markdown, the paper table with significance marks."""
+    from .. import report
+
+    check_format(fmt, REPORT_FORMATS)
+    if fmt == "html" and not out:
+        raise IrwError("the html report is a page: give a file with --out (latex and markdown print on stdout without it)")
+    with open_warehouse(ctx, read_only=True) as con:
+        q = qrels or ev.default_qrels(con)
+        with progress_callback(f"{test} test") as progress:
+            rep = report.build_report(con, measure, qrels=q, runs=runs, topics=topics, test=test,
+                                      correction=correction, alpha=alpha, B=samples, seed=seed,
+                                      level=level, judged_k=judged_k, rbp_p=rbp_p, progress=progress)
+    text = rep.render(fmt)
+    if out is None:
+        sys.stdout.write(text)
+        return
+    Path(out).write_text(text, encoding="utf-8")
+    say(f"wrote the {fmt} report on {len(rep.run_ids)} runs and {len(rep.measures)} measure"
+        f"{'s' if len(rep.measures) != 1 else ''} (qrels {rep.qrels}) to {out}")

@@ -1,0 +1,424 @@
+"""``irw report``: the HTML page parses and holds every section, its numbers are those of
+``irw eval``, ``irw ci``, ``irw pvalues``, ``irw correlate`` and ``irw compare``, the paper
+table's significance marks are ``irw pvalues``' significant pairs, nothing is fetched from a
+network, and a headless browser renders the page."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import FIXTURES, cli_for
+from irwarehouse import db, significance
+from irwarehouse.measures import parse_all
+from irwarehouse.report import SECTIONS, Report, _mark_list, build_report
+
+MEASURES = ["AP", "P@10", "nDCG(discount=jk)@10"]
+VOID = {"meta", "img", "br", "hr", "link", "input", "wbr"}
+
+
+@pytest.fixture(scope="module")
+def fx(tmp_path_factory):
+    """The fixtures loaded into a warehouse (read by the tests, never changed)."""
+    invoke = cli_for(str(tmp_path_factory.mktemp("report") / "fx.duckdb"))
+    invoke("load", "qrels", FIXTURES / "qrels.txt", "--name", "fixture")
+    invoke("load", "runs", FIXTURES / "runs", "--meta", FIXTURES / "runs.tsv")
+    return invoke
+
+
+@pytest.fixture(scope="module")
+def page(fx, tmp_path_factory):
+    out = tmp_path_factory.mktemp("page") / "report.html"
+    args = [a for m in MEASURES for a in ("-m", m)]
+    result = fx("report", *args, "--out", out)
+    assert "wrote the html report on 8 runs and 3 measures (qrels fixture)" in result.output
+    return out
+
+
+class Page(HTMLParser):
+    """The page's structure: sections, their tables (cell text, superscripts), images; and
+    every element closed in order."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack, self.sections, self.tables, self.images, self.refs = [], [], {}, {}, []
+        self.section = None
+        self.cell = None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        for name in ("src", "href"):
+            if name in attrs:
+                self.refs.append(attrs[name])
+        if tag not in VOID:
+            self.stack.append(tag)
+        if tag == "section":
+            self.section = attrs["id"]
+            self.sections.append(self.section)
+        elif tag == "table":
+            self.tables.setdefault(self.section, []).append([])
+        elif tag == "tr":
+            self.tables[self.section][-1].append([])
+        elif tag in ("td", "th"):
+            self.cell = {"text": "", "sup": ""}
+        elif tag == "img":
+            self.images.setdefault(self.section, []).append(attrs["src"])
+
+    def handle_endtag(self, tag):
+        assert self.stack and self.stack[-1] == tag, f"</{tag}> closes <{self.stack[-1:]}>"
+        self.stack.pop()
+        if tag in ("td", "th"):
+            self.tables[self.section][-1][-1].append(self.cell)
+            self.cell = None
+        elif tag == "section":
+            self.section = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell["text"] += data
+            if self.stack[-1] == "sup":
+                self.cell["sup"] += data
+
+
+def parse_page(text: str) -> Page:
+    parser = Page()
+    parser.feed(text)
+    parser.close()
+    assert parser.stack == [], f"unclosed elements: {parser.stack}"
+    return parser
+
+
+def rows_of(table) -> tuple[list[str], list[dict]]:
+    """Header texts and the body rows as {header: cell}."""
+    header = [c["text"] for c in table[0]]
+    return header, [dict(zip(header, row)) for row in table[1:]]
+
+
+def test_page_parses_with_every_section(page):
+    text = page.read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>")
+    doc = parse_page(text)
+    assert doc.sections == list(SECTIONS)
+    # figures: one leaderboard, a heat map and a box plot per measure, the measures' tau
+    # matrix, the coverage; each an SVG document inline
+    counts = {key: len(doc.images.get(key, [])) for key in SECTIONS}
+    assert counts == {"leaderboard": 1, "significance": 3, "distributions": 3, "correlation": 1,
+                      "coverage": 1}
+    for images in doc.images.values():
+        for src in images:
+            prefix = "data:image/svg+xml;base64,"
+            assert src.startswith(prefix)
+            root = ET.fromstring(base64.b64decode(src[len(prefix):]))
+            assert root.tag.endswith("svg") and len(list(root.iter())) > 50
+    assert set(doc.tables) == set(SECTIONS) - {"distributions"}  # the box plots are figures only
+
+
+def test_page_fetches_nothing(page):
+    text = page.read_text(encoding="utf-8")
+    for needle in ("http://", "https://", "<script", "<link", "@import", "url("):
+        assert needle not in text.lower(), needle
+    doc = parse_page(text)
+    assert doc.refs and all(r.startswith(("data:", "#")) for r in doc.refs)
+
+
+def test_leaderboard_is_eval_and_ci(fx, page):
+    doc = parse_page(page.read_text(encoding="utf-8"))
+    header, rows = rows_of(doc.tables["leaderboard"][0])
+    assert header == ["#", "run"] + [h for m in MEASURES for h in (m, f"{m} 95% CI")]
+    args = [a for m in MEASURES for a in ("-m", m)]
+    means = {(r["run_id"], r["measure"]): r["value"]
+             for r in json.loads(fx("eval", *args, "--no-store", "--format", "json").stdout)}
+    runs = [row["run"]["text"] for row in rows]
+    assert sorted(runs) == sorted({run for run, _ in means})
+    # the runs by the first measure's mean, best first, lettered
+    assert [means[(run, "AP")] for run in runs] == sorted((means[(run, "AP")] for run in runs), reverse=True)
+    assert [row["#"]["text"] for row in rows] == list("abcdefgh")
+    for m in MEASURES:
+        ci = {r["run_id"]: r for r in json.loads(fx("ci", "-m", m, "--format", "json").stdout)}
+        for row in rows:
+            run = row["run"]["text"]
+            assert row[m]["text"] == f"{means[(run, m)]:.4f}"
+            assert row[f"{m} 95% CI"]["text"] == f"[{ci[run]['ci_low']:.4f}, {ci[run]['ci_high']:.4f}]"
+
+
+def significant_wins(fx, measure, *options) -> set[tuple[str, str]]:
+    """(better, worse) for every significant pair of ``irw pvalues``."""
+    rows = json.loads(fx("pvalues", "-m", measure, *options, "--format", "json").stdout)
+    return {(r["run_a"], r["run_b"]) if r["diff"] > 0 else (r["run_b"], r["run_a"])
+            for r in rows if r["significant"]}
+
+
+def marks_of(label_of: dict, cells: dict[str, str], numbered=False) -> set[tuple[str, str]]:
+    """(run, run it beats) from each run's superscript."""
+    run_of = {label: run for run, label in label_of.items()}
+    out = set()
+    for run, sup in cells.items():
+        if numbered:
+            labels = []
+            for part in filter(None, sup.split(",")):
+                lo, _, hi = part.partition("–")
+                labels += [str(k) for k in range(int(lo), int(hi or lo) + 1)]
+        else:
+            labels = list(sup)
+        out |= {(run, run_of[label]) for label in labels}
+    return out
+
+
+def md_table(text: str) -> tuple[str, dict, dict]:
+    """Caption, label of each run, and {measure: {run: superscript}} of a markdown table."""
+    lines = text.strip().splitlines()
+    caption, header = lines[0], [c.strip() for c in lines[2].strip("|").split("|")]
+    labels, sups = {}, {m: {} for m in header[2:]}
+    for line in lines[4:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        labels[cells[1]] = cells[0]
+        for m, cell in zip(header[2:], cells[2:]):
+            found = re.fullmatch(r"(\*\*)?(\d\.\d{4})(\*\*)?(?:<sup>(.*)</sup>)?", cell)
+            assert found, cell
+            sups[m][cells[1]] = found.group(4) or ""
+    return caption, labels, sups
+
+
+def latex_table(text: str) -> tuple[str, dict, dict]:
+    caption = re.search(r"\\caption\{(.*)\}\n", text).group(1)
+    body = text.split("\\midrule\n")[1].split("\\bottomrule")[0]
+    header = [c.strip() for c in text.split("\\toprule\n")[1].split("\\\\")[0].split("&")]
+    labels, sups = {}, {m: {} for m in header[2:]}
+    for line in body.strip().splitlines():
+        cells = [c.strip() for c in line.rstrip("\\ ").split("&")]
+        labels[cells[1]] = cells[0]
+        for m, cell in zip(header[2:], cells[2:]):
+            found = re.fullmatch(r"(?:\\textbf\{)?(\d\.\d{4})\}?(?:\\textsuperscript\{(.*)\})?", cell)
+            assert found, cell
+            sups[m][cells[1]] = (found.group(2) or "").replace("--", "–")
+    return caption, labels, sups
+
+
+@pytest.mark.parametrize("options, names", [
+    ((), ("paired t-test", "no correction")),
+    (("--correction", "holm"), ("paired t-test", "Holm correction")),
+    (("--test", "bootstrap", "--correction", "bh", "--alpha", "0.1"),
+     ("paired bootstrap test (B = 1000, seed 0)", "Benjamini")),
+])
+def test_paper_table_marks_are_pvalues_significant_pairs(fx, options, names):
+    measures = ["AP", "P@10"]
+    args = [a for m in measures for a in ("-m", m)]
+    md = md_table(fx("report", *args, *options, "--format", "markdown").stdout)
+    tex = latex_table(fx("report", *args, *options, "--format", "latex").stdout)
+    for caption, labels, sups in (md, tex):
+        assert labels == dict(zip(labels, "abcdefgh"))
+        for name in names:
+            assert name in caption
+        assert "8 runs over 5 topics (qrels fixture, topic set qrels)" in caption
+        assert ("0.1" if "--alpha" in options else "0.05") in caption
+        for m in measures:
+            expected = significant_wins(fx, m, *options)
+            assert marks_of(labels, sups[m]) == expected
+    assert md[2] == tex[2] and md[1] == tex[1]
+    # some pairs are significant, some not: the comparison means something
+    assert 0 < sum(len(s) for s in md[2]["AP"].values()) < 28
+
+
+def test_html_significance_table_has_the_same_marks(fx, page):
+    doc = parse_page(page.read_text(encoding="utf-8"))
+    header, rows = rows_of(doc.tables["significance"][0])
+    labels = {row["run"]["text"]: row["#"]["text"] for row in rows}
+    for m in MEASURES:
+        cells = {row["run"]["text"]: row[m]["sup"] for row in rows}
+        wins = significant_wins(fx, m)
+        assert marks_of(labels, cells) == wins
+        for row in rows:  # better / worse counts
+            run = row["run"]["text"]
+            better = sum(1 for a, _ in wins if a == run)
+            worse = sum(1 for _, b in wins if b == run)
+            assert row[f"{m} better / worse"]["text"] == f"{better} / {worse}"
+
+
+def test_bold_is_the_best_mean(fx):
+    md = fx("report", "-m", "AP", "-m", "P@10", "--format", "markdown").stdout
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in md.splitlines()[4:]]
+    assert [run for _, run, ap, _ in rows if ap.startswith("**")] == ["alpha2"]  # AP 0.6999
+    assert [run for _, run, _, p10 in rows if p10.startswith("**")] == ["alpha1"]  # P@10 0.8000
+
+
+def test_correlation_and_coverage_are_correlate_and_compare(fx, page):
+    doc = parse_page(page.read_text(encoding="utf-8"))
+    square, pairs = doc.tables["correlation"]
+    _, rows = rows_of(pairs)
+    assert len(rows) == 3
+    for row in rows:
+        a, b = row["measure A"]["text"], row["measure B"]["text"]
+        expected = json.loads(fx("correlate", "-m", a, "-m", b, "--format", "json").stdout)[0]
+        for column, key in (("τ-b", "kendall_tau"), ("τ_AP (A the reference)", "tau_ap"),
+                            ("RBO (p = 0.9)", "rbo"), ("Pearson", "pearson")):
+            assert row[column]["text"] == f"{expected[key]:.4f}"
+    header, rows = rows_of(square)
+    assert [row["τ-b"]["text"] for row in rows] == MEASURES
+    assert all(row[m]["text"] == "1.0000" for row, m in zip(rows, MEASURES))
+    # coverage: irw compare's residual and Judged@10 (alpha1 against gamma2)
+    _, rows = rows_of(doc.tables["coverage"][0])
+    cov = {row["run"]["text"]: row for row in rows}
+    compare = json.loads(fx("compare", "alpha1", "gamma2", "-m", "AP", "--format", "json").stdout)[0]
+    for run, tag in (("alpha1", "a"), ("gamma2", "b")):
+        assert cov[run]["RBPres(p=0.8)"]["text"] == f"{compare[f'residual_{tag}']:.4f}"
+        assert cov[run]["Judged@10"]["text"] == f"{compare[f'judged_{tag}']:.4f}"
+    assert cov["gamma2"]["Judged@10"]["text"] == "0.5000"  # half its top 10 unjudged
+    low, high = cov["gamma2"]["RBP(p=0.8) range"]["text"].strip("[]").split(", ")
+    assert low == cov["gamma2"]["RBP(p=0.8)"]["text"]
+    assert float(high) - float(low) == pytest.approx(compare["residual_b"], abs=1.5e-4)
+
+
+def test_report_api_without_the_command_line(fx):
+    con = db.connect(fx.db_path, read_only=True)
+    try:
+        report = build_report(con, ["P@10", "AP", "P_10"], runs="team:alpha,team:beta,gamma2",
+                              test="t", correction="holm")
+        ap = significance.mean_intervals(con, "fixture", parse_all(["AP"])[0], report.run_ids)
+    finally:
+        con.close()
+    assert report.measures == ["P@10", "AP"]  # P_10 is P@10
+    assert report.run_ids == ["alpha1", "alpha2", "beta1", "beta2", "gamma2"]  # by P@10
+    assert report.labels == dict(zip(report.run_ids, "abcde"))
+    mine = report.leaderboard[report.leaderboard["measure"] == "AP"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(mine.set_index("run_id").loc[report.run_ids].reset_index(),
+                                  ap.set_index("run_id").loc[report.run_ids].reset_index())
+    assert len(report.pairs) == 2 * 10 and set(report.pairs["measure"]) == {"P@10", "AP"}
+    for fmt in ("html", "latex", "markdown"):
+        assert report.render(fmt)
+
+
+def hand_report(means: dict, significant: list[tuple[str, str]]) -> Report:
+    """A report over one measure with the given means and significant pairs (winner first)."""
+    runs = sorted(means, key=lambda r: -means[r])
+    pairs = [{"measure": "AP", "run_a": a, "run_b": b, "diff": means[a] - means[b],
+              "significant": (a, b) in significant or (b, a) in significant}
+             for i, a in enumerate(runs) for b in runs[i + 1:]]
+    leaderboard = pd.DataFrame({"run_id": runs, "measure": "AP", "mean": [means[r] for r in runs]})
+    matrix = significance.Matrix("q", "AP", runs, ["1", "2", "3"], np.zeros((len(runs), 3)))
+    return Report(qrels="q", measures=["AP"], run_ids=runs, topic_set="qrels", test="t",
+                  correction="none", alpha=0.05, B=None, seed=0, level=0.95, matrices={"AP": matrix},
+                  leaderboard=leaderboard, pairs=pd.DataFrame(pairs), correlations=pd.DataFrame(),
+                  coverage=pd.DataFrame())
+
+
+def test_paper_table_by_hand():
+    # x and y tie at 4 decimals (both bold); x beats z, y beats w and z; w beats nothing
+    report = hand_report({"x": 0.50004, "y": 0.49996, "z": 0.2, "w|1": 0.3},
+                         [("x", "z"), ("y", "z"), ("y", "w|1")])
+    assert report.to_markdown().splitlines()[2:] == [
+        "|  | run | AP |",
+        "| --- | --- | ---: |",
+        "| a | x | **0.5000**<sup>d</sup> |",
+        "| b | y | **0.5000**<sup>cd</sup> |",
+        "| c | w\\|1 | 0.3000 |",
+        "| d | z | 0.2000 |",
+    ]
+    latex = report.to_latex()
+    assert "a & x & \\textbf{0.5000}\\textsuperscript{d} \\\\" in latex
+    assert "c & w\\textbar{}1 & 0.3000 \\\\" in latex
+    assert ("paired t-test on the 6 run pairs of each measure, no correction for multiple "
+            "comparisons, $\\alpha = 0.05$") in latex
+
+
+def test_mark_lists():
+    assert _mark_list(["b", "d", "e"], numbered=False) == "bde"
+    assert _mark_list(["1", "2", "3", "5", "7", "8", "10", "11", "12", "13"], numbered=True) == "1–3,5,7,8,10–13"
+    assert _mark_list([], numbered=True) == ""
+
+
+def test_many_runs_are_numbered():
+    report = hand_report({f"r{k:02d}": 1 - k / 100 for k in range(30)},
+                         [("r00", f"r{k:02d}") for k in (3, 4, 5, 6, 9)])
+    assert report.labels["r29"] == "30"
+    row = next(line for line in report.to_markdown().splitlines() if "| r00 |" in line)
+    assert row == "| 1 | r00 | **1.0000**<sup>4–7,10</sup> |"
+    assert "\\textsuperscript{4--7,10}" in report.to_latex()
+
+
+def test_errors(fx, tmp_path):
+    def error(*args):
+        result = fx("report", *args, ok=False)
+        assert result.exit_code == 1
+        return result.output.strip()
+
+    assert error("-m", "AP") == ("error: the html report is a page: give a file with --out "
+                                 "(latex and markdown print on stdout without it)")
+    assert error("-m", "AP", "--format", "pdf").startswith("error: unknown format 'pdf'; valid: html, latex, markdown")
+    assert error("-m", "AP", "--format", "latex", "--test", "z").startswith("error: unknown test 'z'")
+    assert error("-m", "AP", "--format", "latex", "--correction", "x").startswith("error: unknown correction 'x'")
+    assert error("-m", "AP", "--format", "latex", "--runs", "alpha1") == "error: need at least two runs, got 1"
+    assert error("-m", "AP", "--format", "latex", "--rbp-p", "1.5").startswith("error: parameter p of 'RBP(p=1.5)'")
+    assert error("-m", "AP", "--format", "latex", "--level", "95").startswith("error: the confidence level")
+    missing = tmp_path / "no" / "such" / "dir" / "r.html"
+    assert error("-m", "AP", "--out", missing).startswith(f"error: {missing}")
+    assert not missing.parent.exists()
+
+
+def browser() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if shutil.which(name):
+            return shutil.which(name)
+    path = Path("/usr/lib/chromium/chromium")
+    return str(path) if path.exists() else None
+
+
+def test_page_renders_in_a_browser(page, tmp_path):
+    exe = browser()
+    if exe is None:
+        pytest.skip("no headless browser (chromium, chromium-browser or google-chrome on PATH, "
+                    "or /usr/lib/chromium): install one (Debian: apt-get install chromium) to "
+                    "render the report")
+    import matplotlib.image
+
+    png = tmp_path / "report.png"
+    width, height = 1280, 3000
+    subprocess.run([exe, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                    f"--user-data-dir={tmp_path / 'profile'}", f"--window-size={width},{height}",
+                    f"--screenshot={png}", page.as_uri()],
+                   check=True, capture_output=True, timeout=120)
+    image = matplotlib.image.imread(str(png))
+    assert image.shape[:2] == (height, width)
+    pixels = image[..., :3].reshape(-1, 3)
+    rgb = (pixels * 255).round().astype(np.uint32)
+    colours = np.unique((rgb[:, 0] << 16) | (rgb[:, 1] << 8) | rgb[:, 2])
+    assert len(colours) > 200  # text, tables, the figures' colours and their antialiasing
+    assert (pixels < 0.9).any(axis=1).mean() > 0.05  # far from a blank page
+
+
+def test_trec8_report(trec8_db):
+    """All 129 TREC-8 runs: the whole page in reasonable time, and the paper table's marks
+    (numbered: more than 26 runs) are irw pvalues' significant pairs."""
+    con = db.connect(trec8_db, read_only=True)
+    try:
+        start = time.perf_counter()
+        report = build_report(con, ["AP", "P@10", "nDCG@10"], correction="holm")
+        text = report.to_html()
+        elapsed = time.perf_counter() - start
+        pairs = significance.pvalues(con, "trec8", parse_all(["P@10"])[0], report.run_ids,
+                                     correction="holm")
+    finally:
+        con.close()
+    print(f"TREC-8 report: {elapsed:.1f} s, {len(text) / 1e6:.1f} MB")
+    assert elapsed < 60, f"the TREC-8 report took {elapsed:.1f} s"
+    doc = parse_page(text)
+    assert doc.sections == list(SECTIONS)
+    _, rows = rows_of(doc.tables["leaderboard"][0])
+    assert len(rows) == 129 and rows[-1]["#"]["text"] == "129"
+    caption, labels, sups = md_table(report.to_markdown())
+    assert "129 runs over 50 topics" in caption and "by number" in caption
+    expected = {(r.run_a, r.run_b) if r.diff > 0 else (r.run_b, r.run_a)
+                for r in pairs.itertuples() if r.significant}
+    assert marks_of(labels, sups["P@10"], numbered=True) == expected
+    assert len(expected) > 1000
