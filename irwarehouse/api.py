@@ -399,6 +399,22 @@ class Warehouse:
         return st.standardized_scores(self.con, factors, measure_names(measures) if measures else None,
                                       self.run_ids(runs, qrels=info["qrels"]), per_topic=per_topic)
 
+    # ------------------------------------------------------------------ report
+
+    def report(self, measures, qrels: str | None = None, runs="all", *, topics: str = "qrels",
+               test: str = "t", correction: str = "none", alpha: float = 0.05, B: int | None = None,
+               seed: int = 0, level: float = 0.95, judged_k: int = 10, rbp_p: float = 0.8,
+               progress=None):
+        """The report of ``irw report`` (irwarehouse.report.Report): its frames
+        (``leaderboard``, ``pairs``, ``correlations``, ``coverage``) and ``to_html()``,
+        ``to_latex()``, ``to_markdown()``."""
+        from . import report
+
+        return report.build_report(self.con, measure_names(measures), qrels=self.qrels_name(qrels),
+                                   runs=runs, topics=topics, test=test, correction=correction,
+                                   alpha=alpha, B=B, seed=seed, level=level, judged_k=judged_k,
+                                   rbp_p=rbp_p, progress=progress)
+
     # ------------------------------------------------------------------ helpers
 
     @staticmethod

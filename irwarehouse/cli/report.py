@@ -8,7 +8,7 @@ from typing import List, Optional
 
 import typer
 
-from .. import evaluate as ev
+from ..api import Warehouse
 from ..errors import IrwError
 from .app import QrelsOpt, RunsOpt, TopicsOpt, app, check_format, command, open_warehouse, progress_callback, say
 from .stats import AlphaOpt, BOpt, CorrectionOpt, SeedOpt
@@ -33,17 +33,15 @@ def report_cmd(
     """A report on the runs: leaderboard with confidence intervals, significance matrix,
     per-topic distributions, correlation of the measures, judgment coverage; or, with
     --format latex|markdown, the paper table with significance marks."""
-    from .. import report
-
     check_format(fmt, REPORT_FORMATS)
     if fmt == "html" and not out:
         raise IrwError("the html report is a page: give a file with --out (latex and markdown print on stdout without it)")
     with open_warehouse(ctx, read_only=True) as con:
-        q = qrels or ev.default_qrels(con)
         with progress_callback(f"{test} test") as progress:
-            rep = report.build_report(con, measure, qrels=q, runs=runs, topics=topics, test=test,
-                                      correction=correction, alpha=alpha, B=samples, seed=seed,
-                                      level=level, judged_k=judged_k, rbp_p=rbp_p, progress=progress)
+            rep = Warehouse.attach(con).report(measure, qrels, runs, topics=topics, test=test,
+                                               correction=correction, alpha=alpha, B=samples, seed=seed,
+                                               level=level, judged_k=judged_k, rbp_p=rbp_p,
+                                               progress=progress)
     text = rep.render(fmt)
     if out is None:
         sys.stdout.write(text)
