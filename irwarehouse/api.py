@@ -119,6 +119,27 @@ class Warehouse:
         """``qrels``, or the only qrels loaded from a file."""
         return qrels or ev.default_qrels(self.con)
 
+    def qrels_names(self, qrels: str | Iterable[str] | None = None) -> list[str]:
+        """Several qrels: a list of names, or a string of comma-separated names and glob
+        patterns (``"trec8-lo-*"``), each of which must match; None: the only loaded qrels."""
+        import fnmatch
+
+        if qrels is None:
+            return [self.qrels_name()]
+        items = [i.strip() for i in qrels.split(",")] if isinstance(qrels, str) else list(qrels)
+        known = [r[0] for r in self.con.execute("SELECT qrels FROM qrels_info ORDER BY qrels").fetchall()]
+        out: list[str] = []
+        for item in items:
+            if not item:
+                continue
+            matched = fnmatch.filter(known, item) if any(c in item for c in "*?[") else [item]
+            if not matched:
+                raise IrwError(f"no qrels matches {item!r}; known: {', '.join(known) or 'none'}")
+            out += [m for m in matched if m not in out]
+        if not out:
+            raise IrwError(f"no qrels named in {qrels!r}")
+        return out
+
     def run_ids(self, runs: str | Iterable[str] | None = "all", qrels: str | None = None,
                 collection: str | None = None) -> list[str]:
         """The run ids of a run spec ('all', 'pooled', 'team:NAME', ids, comma-separated) or
@@ -251,15 +272,25 @@ class Warehouse:
              rel_level: int | None = None, aggregate: str = "mean", store: bool = True) -> "pd.DataFrame":
         """Evaluate: per topic a tidy frame (run_id, topic, measure, value), or with
         ``per_topic=False`` the means (run_id, measure, value, n_topics). The per-topic scores
-        are kept in the table ``scores`` unless ``store=False`` (or the warehouse is read-only)."""
+        are kept in the table ``scores`` unless ``store=False`` (or the warehouse is read-only).
+        ``qrels`` may name several qrels (a list, or names and glob patterns separated by
+        commas, as :meth:`qrels_names`): the frame then starts with a column ``qrels``."""
         import pandas as pd
 
-        _, _, _, rows = self.eval_rows(measures, qrels, runs, collection=collection, topics=topics,
-                                       max_docs=max_docs, rel_level=rel_level, store=store)
-        if per_topic:
-            return pd.DataFrame(rows, columns=list(ev.RESULT_COLUMNS))
-        return pd.DataFrame(ev.aggregate_rows(rows, aggregate),
-                            columns=["run_id", "measure", "value", "n_topics"])
+        several = qrels is not None and (not isinstance(qrels, str) or any(c in qrels for c in ",*?["))
+        frames = []
+        for q in self.qrels_names(qrels) if several else [qrels]:
+            _, _, _, rows = self.eval_rows(measures, q, runs, collection=collection, topics=topics,
+                                           max_docs=max_docs, rel_level=rel_level, store=store)
+            if per_topic:
+                frame = pd.DataFrame(rows, columns=list(ev.RESULT_COLUMNS))
+            else:
+                frame = pd.DataFrame(ev.aggregate_rows(rows, aggregate),
+                                     columns=["run_id", "measure", "value", "n_topics"])
+            if several:
+                frame.insert(0, "qrels", q)
+            frames.append(frame)
+        return frames[0] if len(frames) == 1 and not several else pd.concat(frames, ignore_index=True)
 
     # ------------------------------------------------------------------ pools
 

@@ -131,3 +131,27 @@ def test_api_and_command_line_agree(tmp_path):
         assert w.notes and "ranked again alpha1" in w.notes[-1]
         stored = w.sql("SELECT value FROM scores WHERE run_id = 'alpha1' AND topic = '101'")
         assert stored["value"].tolist() == [0.0]
+
+
+def test_several_qrels_in_one_call(tmp_path):
+    """eval --qrels with names and patterns (and Warehouse.eval with a list): each qrels's
+    rows are those of evaluating it alone."""
+    cli = cli_for(str(tmp_path / "w.duckdb"))
+    cli("load", "qrels", FIXTURES / "qrels.txt", "--name", "fixture")
+    cli("load", "runs", FIXTURES / "runs", "--meta", FIXTURES / "runs.tsv")
+    cli("pool", "leave-out", "--all-teams", "--depth", "10")
+    both = json.loads(cli("eval", "-m", "AP", "-m", "nDCG@10", "--qrels", "fixture,fixture-lo-*",
+                          "--per-topic", "--no-store", "--format", "json").stdout)
+    names = ["fixture", "fixture-lo-alpha", "fixture-lo-beta", "fixture-lo-delta", "fixture-lo-gamma"]
+    assert list(dict.fromkeys(r["qrels"] for r in both)) == names
+    for q in names:
+        alone = json.loads(cli("eval", "-m", "AP", "-m", "nDCG@10", "--qrels", q, "--per-topic",
+                               "--no-store", "--format", "json").stdout)
+        assert [{k: v for k, v in r.items() if k != "qrels"} for r in both if r["qrels"] == q] == alone
+    bad = cli("eval", "-m", "AP", "--qrels", "fixture-x*", ok=False)
+    assert "no qrels matches 'fixture-x*'" in bad.stderr
+    with Warehouse(cli.db_path, read_only=True) as w:
+        frame = w.eval("AP", qrels=["fixture-lo-alpha", "fixture"], per_topic=False)
+        assert frame["qrels"].unique().tolist() == ["fixture-lo-alpha", "fixture"]
+        one = w.eval("AP", qrels="fixture", per_topic=False)
+        assert frame[frame["qrels"] == "fixture"]["value"].tolist() == one["value"].tolist()

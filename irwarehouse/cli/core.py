@@ -137,36 +137,51 @@ def eval_cmd(
     """Evaluate runs: per-topic scores are computed in SQL and kept in the `scores` table."""
     check_format(fmt, output.FORMATS)
     ms.parse_all(measure, rel_level=rel_level)  # a bad measure is reported before the warehouse is opened
+    several = qrels is not None and any(c in qrels for c in ",*?[")
+    if several and fmt == "trec":
+        raise IrwError("--format trec shows one qrels; name one with --qrels")
+    flat_all: list[dict] = []
+    table_all: list[dict] = []
     with open_warehouse(ctx, read_only=not store) as con:
-        # plain rows, not a DataFrame: printing them needs no pandas
-        qrels_name, run_ids, parsed, per = Warehouse.attach(con).eval_rows(
-            measure, qrels, runs, collection=collection, topics=topics, max_docs=max_docs,
-            rel_level=rel_level, store=store)
-        if not per:
-            say(ev.no_rows_reason(con, qrels_name, run_ids, topics, rel_level))
-        if standardize:  # per-topic values become Phi(z); the stored scores stay raw
-            import pandas as pd
+        w = Warehouse.attach(con)
+        for q in w.qrels_names(qrels) if several else [qrels]:
+            # plain rows, not a DataFrame: printing them needs no pandas
+            qrels_name, run_ids, parsed, per = w.eval_rows(
+                measure, q, runs, collection=collection, topics=topics, max_docs=max_docs,
+                rel_level=rel_level, store=store)
+            if not per:
+                say(ev.no_rows_reason(con, qrels_name, run_ids, topics, rel_level))
+            if standardize:  # per-topic values become Phi(z); the stored scores stay raw
+                import pandas as pd
 
-            from ..standardize import apply_factors
-            frame = apply_factors(con, pd.DataFrame(per, columns=ev.RESULT_COLUMNS), standardize)
-            per = list(frame[list(ev.RESULT_COLUMNS)].itertuples(index=False, name=None))
-        labels = [str(m) for m in parsed]
-        means = ev.aggregate_rows(per, aggregate)
-        if fmt == "trec":
-            sys.stdout.write(output.trec_lines(per, means, labels, per_topic))
-            return
-        if per_topic:
-            flat = [dict(zip(ev.RESULT_COLUMNS, row)) for row in per]
-            output.emit(flat, fmt, table=output.pivot(per, ["run_id", "topic"], labels))
-        else:
-            flat = [dict(zip(("run_id", "measure", "value", "n_topics"), row)) for row in means]
-            wide = output.pivot([row[:3] for row in means], ["run_id"], labels)
-            n_topics: dict[str, int] = {}
-            for run_id, _measure, _value, n in means:
-                n_topics[run_id] = max(n, n_topics.get(run_id, 0))
-            wide = [{"run_id": row["run_id"], "n_topics": n_topics[row["run_id"]],
-                     **{k: v for k, v in row.items() if k != "run_id"}} for row in wide]
-            output.emit(flat, fmt, table=wide)
+                from ..standardize import apply_factors
+                frame = apply_factors(con, pd.DataFrame(per, columns=ev.RESULT_COLUMNS), standardize)
+                per = list(frame[list(ev.RESULT_COLUMNS)].itertuples(index=False, name=None))
+            labels = [str(m) for m in parsed]
+            means = ev.aggregate_rows(per, aggregate)
+            if fmt == "trec":
+                sys.stdout.write(output.trec_lines(per, means, labels, per_topic))
+                return
+            flat, table = _eval_tables(per, means, labels, per_topic)
+            if several:  # one table for all the qrels, a column saying which
+                flat = [{"qrels": qrels_name, **row} for row in flat]
+                table = [{"qrels": qrels_name, **row} for row in table]
+            flat_all += flat
+            table_all += table
+    output.emit(flat_all, fmt, table=table_all)
+
+
+def _eval_tables(per: list[tuple], means: list[tuple], labels: list[str], per_topic: bool):
+    """The rows of ``irw eval``'s output: (flat rows for csv/json, the table's rows)."""
+    if per_topic:
+        return [dict(zip(ev.RESULT_COLUMNS, row)) for row in per], output.pivot(per, ["run_id", "topic"], labels)
+    flat = [dict(zip(("run_id", "measure", "value", "n_topics"), row)) for row in means]
+    wide = output.pivot([row[:3] for row in means], ["run_id"], labels)
+    n_topics: dict[str, int] = {}
+    for run_id, _measure, _value, n in means:
+        n_topics[run_id] = max(n, n_topics.get(run_id, 0))
+    return flat, [{"run_id": row["run_id"], "n_topics": n_topics[row["run_id"]],
+                   **{k: v for k, v in row.items() if k != "run_id"}} for row in wide]
 
 
 # ------------------------------------------------------------------------------- sql
