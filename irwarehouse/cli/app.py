@@ -23,6 +23,12 @@ def _plain_metavar(param) -> None:
         param.metavar = param.name.upper() + ("..." if param.nargs != 1 else "")
         if hasattr(param, "display_type_rich"):  # the help's type column: nothing
             param.display_type_rich = lambda ctx: None
+        else:  # (typer before 0.29 asks the type for it)
+            import copy
+
+            quiet = copy.copy(param.type)
+            quiet.get_metavar = lambda *args, **kwargs: ""
+            param.type = quiet
     elif getattr(param, "is_flag", False) or getattr(param, "count", False):
         param.metavar = ""
     else:
