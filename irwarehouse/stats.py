@@ -69,6 +69,7 @@ Rank correlations
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -93,6 +94,7 @@ __all__ = [
     "rbo",
     "rbo_many",
     "pearson",
+    "row_means",
     "rank_correlations",
     "rank_correlation_matrix",
     "tau_ap_many",
@@ -1031,6 +1033,16 @@ def _pearson_many(x: np.ndarray, Y: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         r = np.clip(np.sum(dx[None, :] * dY, axis=1) / denom, -1.0, 1.0)
     return np.where(denom == 0, np.nan, r)
+
+
+def row_means(X) -> np.ndarray:
+    """The mean of each row of X (runs x topics) as ``irw eval`` computes a run's mean: the
+    exactly rounded sum (``math.fsum``) divided by n.  Runs whose scores have equal sums
+    therefore get equal means whatever the order of the values -- the ties of grid-valued
+    measures such as P@10 stay ties, where a floating-point sum in another order can split
+    them by one unit in the last place and so change Kendall's tau."""
+    X = np.atleast_2d(np.asarray(X, dtype=np.float64))
+    return np.array([math.fsum(row) / row.size for row in X])
 
 
 def rank_correlations(x, y, rbo_p=0.9) -> dict:

@@ -798,6 +798,16 @@ def test_rank_correlation_matrix_is_rank_correlations_of_each_cell(n_systems):
     assert np.isnan(out["kendall_tau"][2, 0]) and out["kendall_tau"][0, 5] == 1
 
 
+def test_row_means_keep_ties_of_equal_sums():
+    # two runs with the same P@10 values on 10 topics, in another order: equal sums
+    a = [0.6, 0.6, 0.7, 0.6, 0.8, 0.2, 0.8, 0.5, 0.8, 0.5]
+    X = np.array([a, [0.6, 0.6, 0.8, 0.2, 0.8, 0.8, 0.5, 0.5, 0.7, 0.6], [0.9] * 10])
+    assert X.mean(axis=1)[0] != X.mean(axis=1)[1]  # a floating-point sum splits the tie
+    means = S.row_means(X)
+    assert means[0] == means[1] == math.fsum(a) / 10 and means[2] == 0.9
+    assert S.kendall_tau(means, [1, 2, 3]) == 2 / math.sqrt(2 * 3)  # the tie counts as a tie
+
+
 def test_pvalue_tau_matrix():
     rng = np.random.default_rng(13)
     P = rng.random((4, 30))

@@ -112,28 +112,57 @@ def pvalues_cmd(
     output.emit(frame, fmt)
 
 
+MATRIX_STATISTICS = ["kendall_tau", "tau_ap", "rbo"]
+
+
 @command(app, "correlate")
 def correlate_cmd(
     ctx: typer.Context,
-    measure: List[str] = typer.Option(..., "--measure", "-m", help="Measure A, and optionally measure B (default: A)."),
-    qrels: Optional[str] = QrelsOpt,
+    measure: List[str] = typer.Option(..., "--measure", "-m", help="Measure A, and optionally measure B (default: A); with --matrix, every measure."),
+    qrels: List[str] = typer.Option([], "--qrels", "-q", help="Qrels of the first ordering (default: the only one loaded from a file); with --matrix, every qrels (repeatable)."),
     qrels_b: Optional[str] = typer.Option(None, "--qrels-b", help="Qrels of the second ordering (default: --qrels)."),
     runs: str = RunsOpt, topics: str = TopicsOpt,
     rbo_p: float = typer.Option(0.9, "--rbo-p", help="Persistence of RBO."),
+    matrix: bool = typer.Option(False, "--matrix", help="Every cell over the conditions measure x qrels, in one call."),
+    of: str = typer.Option("scores", "--of", help="With --matrix: scores (run orderings by mean score) | pvalues (orderings of the run pairs by paired t-test p-value)."),
+    statistic: List[str] = typer.Option([], "--statistic", "-s", help="With --matrix: kendall_tau, kendall_tau_a, tau_ap, rbo, pearson (repeatable; default kendall_tau, tau_ap, rbo; --of pvalues: kendall_tau)."),
+    save: Optional[str] = typer.Option(None, "--save", help="With --matrix: keep the cells in table correlation_matrices under this name."),
     fmt: str = FormatOpt,
 ):
-    """Rank correlation of the run orderings by A on X and by B on Y: tau-b, tau-a, tau_AP, RBO, Pearson."""
+    """Rank correlation of the run orderings by A on X and by B on Y: tau-b, tau-a, tau_AP, RBO, Pearson;
+    with --matrix, of every two conditions (measure, qrels)."""
     import pandas as pd
 
     from .. import significance
 
     check_format(fmt)
     parsed = ms.parse_all(measure)
+    if matrix:
+        if qrels_b:
+            raise IrwError("--qrels-b names the second qrels of one cell; with --matrix name every qrels with --qrels")
+        stats_wanted = list(statistic) or (MATRIX_STATISTICS if of == "scores" else ["kendall_tau"])
+        with open_warehouse(ctx, read_only=save is None) as con:
+            qs = list(qrels) or [ev.default_qrels(con)]
+            run_ids = runsets.resolve(con, runs, qrels=qs[0])
+            frame = significance.correlation_matrix(
+                con, parsed, qs, run_ids, topics, rbo_p, of, stats_wanted,
+                notify=lambda message: say(f"note: {message}"))
+            if save:
+                significance.save(con, "correlation_matrices", save, frame,
+                                  {"measures": [str(m) for m in parsed], "qrels": qs, "runs": runs,
+                                   "topics": topics, "rbo_p": rbo_p})
+                say(f"saved {len(frame)} cells in correlation_matrices as {save!r}")
+        output.emit(frame, fmt, table=significance.matrix_layout(frame))
+        return
+    if of != "scores" or statistic or save:
+        raise IrwError("--of, --statistic and --save go with --matrix")
     if len(parsed) > 2:
-        raise IrwError("correlate takes one or two measures")
+        raise IrwError("correlate takes one or two measures (more with --matrix)")
+    if len(qrels) > 1:
+        raise IrwError("correlate takes one --qrels and one --qrels-b (more with --matrix)")
     a, b = parsed[0], parsed[-1]
     with open_warehouse(ctx, read_only=True) as con:
-        q = qrels or ev.default_qrels(con)
+        q = qrels[0] if qrels else ev.default_qrels(con)
         run_ids = runsets.resolve(con, runs, qrels=q)
         row = significance.correlate(con, a, q, b, qrels_b or q, run_ids, topics, rbo_p)
     output.emit(pd.DataFrame([row]), fmt)
@@ -156,3 +185,4 @@ def ci_cmd(
         q = qrels or ev.default_qrels(con)
         frame = significance.mean_intervals(con, q, m, runsets.resolve(con, runs, qrels=q), topics, level)
     output.emit(frame, fmt)
+
