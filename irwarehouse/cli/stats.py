@@ -1,4 +1,4 @@
-"""Commands for significance and correlation: compare, discpower, pvalues, correlate, ci."""
+"""Commands for significance and correlation: compare, discpower, pvalues, correlate, ci, summary."""
 
 from __future__ import annotations
 
@@ -186,3 +186,25 @@ def ci_cmd(
         frame = significance.mean_intervals(con, q, m, runsets.resolve(con, runs, qrels=q), topics, level)
     output.emit(frame, fmt)
 
+
+@command(app, "summary")
+def summary_cmd(
+    ctx: typer.Context,
+    measure: List[str] = typer.Option(..., "--measure", "-m", help="Measure (repeatable)."),
+    qrels: Optional[str] = QrelsOpt, runs: str = RunsOpt, topics: str = TopicsOpt,
+    by: str = typer.Option("run", "--by", help="run (over its topics) | topic (over the runs)."),
+    fmt: str = FormatOpt,
+):
+    """Per run or per topic: n, mean, standard deviation, minimum and maximum of each measure."""
+    from .. import summary
+
+    check_format(fmt)
+    parsed = ms.parse_all(measure)
+    with open_warehouse(ctx, read_only=True) as con:
+        q = qrels or ev.default_qrels(con)
+        run_ids = runsets.resolve(con, runs, qrels=q)
+        rows = summary.summary(con, q, parsed, run_ids, topics, by)
+        if not rows:
+            say(ev.no_rows_reason(con, q, run_ids, topics))
+            return
+    output.emit(rows, fmt)
