@@ -123,10 +123,24 @@ def build_many(con, kind: str, parent: str, targets: list[tuple[str, list[str]]]
 
 
 def stats(con, what: str, qrels: str, runs: str = "all", depth: int = 100) -> pd.DataFrame:
-    """Pool statistics: topics | multiplicity | teams | unique | judged | collection."""
+    """Pool statistics: topics | multiplicity | teams | unique | judged | collection | qrels."""
     _check_parent(con, qrels)
     if what == "collection":
         return con.execute("SELECT * FROM qrels_stats WHERE qrels = ?", [qrels]).df()
+    if what == "qrels":  # qrels_stats with the mean FirstUnjudged over the runs and topics
+        import math
+
+        from . import evaluate, measures
+
+        run_ids = runsets.resolve(con, runs, qrels=qrels)
+        values = [row[3] for row in evaluate.evaluate_rows(
+            con, qrels, measures.parse_all(["FirstUnjudged"]), run_ids, store=False)]
+        frame = con.execute(
+            "SELECT qrels, topics, mean_judged, mean_relevant, judged::BIGINT AS judged, "
+            "relevant::BIGINT AS relevant FROM qrels_stats WHERE qrels = ?", [qrels]).df()
+        frame["runs"] = len(run_ids)
+        frame["mean_first_unjudged"] = math.fsum(values) / len(values) if values else math.nan
+        return frame
     _check_depth(depth)
     if what == "judged":  # per run and topic: the measures FirstUnjudged and Judged@depth
         from . import evaluate, measures
@@ -140,14 +154,17 @@ def stats(con, what: str, qrels: str, runs: str = "all", depth: int = 100) -> pd
     bind = {"q": qrels, "runs": runsets.resolve(con, runs, qrels=qrels), "depth": depth}
     queries = {
         "topics": "SELECT * FROM pool_topic_stats($q, $runs, $depth) ORDER BY topic",
-        "multiplicity": "SELECT band, documents, judged, relevant, fraction_relevant "
-                        "FROM multiplicity_bands($q, $runs, $depth) ORDER BY band_order",
+        "multiplicity": "SELECT CASE WHEN grouping(band) = 1 THEN 'total' ELSE band END AS band, "
+                        "sum(documents)::BIGINT AS documents, sum(judged)::BIGINT AS judged, "
+                        "sum(relevant)::BIGINT AS relevant, sum(relevant) / sum(documents) AS fraction_relevant "
+                        "FROM multiplicity_bands($q, $runs, $depth) "
+                        "GROUP BY GROUPING SETS ((band, band_order), ()) ORDER BY band_order NULLS LAST",
         "teams": "SELECT * FROM team_unique_stats($q, $runs, $depth) ORDER BY team",
         "unique": "SELECT team, topic, docno, rel FROM unique_contributions($q, $runs, $depth) "
                   "ORDER BY team, topic, docno",
     }
     if what not in queries:
-        raise IrwError(f"unknown statistics {what!r}; valid: {', '.join([*queries, 'judged', 'collection'])}")
+        raise IrwError(f"unknown statistics {what!r}; valid: {', '.join([*queries, 'judged', 'collection', 'qrels'])}")
     return con.execute(queries[what], bind).df()
 
 
