@@ -70,9 +70,13 @@ def test_per_run_and_per_topic_equal_eval_and_sql(loaded, topics):
     assert {r["n"] for r in per_topic if r["topic"] == "104"} == {8 if topics == "qrels" else 7}
 
 
-def test_read_only_and_bad_input(loaded):
+def test_read_only_and_bad_input(loaded, tmp_path):
     table = loaded("summary", "-m", "AP", "--by", "topic").stdout
     assert table.splitlines()[0].split() == ["topic", "measure", "n", "mean", "sd", "min", "max"]
     assert sql(loaded, "SELECT count(*) AS n FROM scores") == [{"n": 0}]  # nothing stored
     bad = loaded("summary", "-m", "AP", "--by", "team", ok=False)
     assert bad.exit_code == 1 and "unknown --by 'team'; valid: run, topic" in bad.stderr
+    (tmp_path / "q0").write_text("101 0 d1 0\n")
+    loaded("load", "qrels", tmp_path / "q0", "--name", "q0")
+    empty = loaded("summary", "-m", "AP", "-q", "q0")
+    assert empty.stdout == "(no rows)\n" and "no rows: qrels q0 has no relevant document" in empty.stderr

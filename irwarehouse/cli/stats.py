@@ -206,5 +206,4 @@ def summary_cmd(
         rows = summary.summary(con, q, parsed, run_ids, topics, by)
         if not rows:
             say(ev.no_rows_reason(con, q, run_ids, topics))
-            return
     output.emit(rows, fmt)
