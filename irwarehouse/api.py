@@ -399,6 +399,47 @@ class Warehouse:
                                      topics, rbo_p)
         return pd.DataFrame([row])
 
+    def correlation_matrix(self, measures, qrels=None, runs="all", *, topics: str = "qrels",
+                           rbo_p: float = 0.9, of: str = "scores", statistics=None,
+                           save: str | None = None, notify=None) -> "pd.DataFrame":
+        """``irw correlate --matrix``: every cell over the conditions measure x qrels (``qrels``
+        a list; default the only loaded qrels), one row per cell and statistic; ``of`` scores
+        (run orderings) or pvalues (orderings of the run pairs by paired t-test p-value);
+        ``save`` keeps the cells in table correlation_matrices."""
+        from . import significance
+
+        parsed = ms.parse_all(measure_names(measures))
+        qs = self.qrels_names(qrels)
+        run_ids = self.run_ids(runs, qrels=qs[0])
+        wanted = list(statistics) if statistics else (
+            ["kendall_tau", "tau_ap", "rbo"] if of == "scores" else ["kendall_tau"])
+        frame = significance.correlation_matrix(self.con, parsed, qs, run_ids, topics, rbo_p, of, wanted,
+                                                notify=notify or self.notes.append)
+        if save:
+            significance.save(self.con, "correlation_matrices", save, frame,
+                              {"measures": [str(m) for m in parsed], "qrels": qs,
+                               "runs": runs if isinstance(runs, str) else list(runs),
+                               "topics": topics, "rbo_p": rbo_p})
+        return frame
+
+    def summary_rows(self, measures, qrels: str | None = None, runs="all", *, topics: str = "qrels",
+                     by: str = "run") -> tuple[list[dict], str | None]:
+        """:meth:`summary` as rows, and why there are none (None when there are)."""
+        from . import summary
+
+        q = self.qrels_name(qrels)
+        run_ids = self.run_ids(runs, qrels=q)
+        rows = summary.summary(self.con, q, ms.parse_all(measure_names(measures)), run_ids, topics, by)
+        return rows, None if rows else ev.no_rows_reason(self.con, q, run_ids, topics)
+
+    def summary(self, measures, qrels: str | None = None, runs="all", *, topics: str = "qrels",
+                by: str = "run") -> "pd.DataFrame":
+        """Per run (over its topics) or per topic (over the runs): n, mean, sd, min and max of
+        each measure (``irw summary``)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.summary_rows(measures, qrels, runs, topics=topics, by=by)[0])
+
     def ci(self, measure, qrels: str | None = None, runs="all", *, topics: str = "qrels",
            level: float = 0.95) -> "pd.DataFrame":
         """Each run's mean with its t-distribution confidence interval."""

@@ -131,13 +131,27 @@ def build_many(con, kind: str, parent: str, targets: list[tuple[str, list[str]]]
 
 
 def stats(con, what: str, qrels: str, runs: str = "all", depth: int = 100) -> pd.DataFrame:
-    """Pool statistics: topics | multiplicity | teams | unique | judged | collection."""
+    """Pool statistics: topics | multiplicity | teams | unique | judged | collection | qrels."""
     _check_parent(con, qrels)
     if what == "collection":
         return con.execute("SELECT * FROM qrels_stats WHERE qrels = ?", [qrels]).df()
+    if what == "qrels":  # qrels_stats with the mean FirstUnjudged over the runs and topics
+        import math
+
+        from . import measures
+
+        run_ids = runsets.resolve(con, runs, qrels=qrels)
+        values = [row[3] for row in evaluate.evaluate_rows(
+            con, qrels, measures.parse_all(["FirstUnjudged"]), run_ids, store=False)]
+        frame = con.execute(
+            "SELECT qrels, topics, mean_judged, mean_relevant, judged::BIGINT AS judged, "
+            "relevant::BIGINT AS relevant FROM qrels_stats WHERE qrels = ?", [qrels]).df()
+        frame["runs"] = len(run_ids)
+        frame["mean_first_unjudged"] = math.fsum(values) / len(values) if values else math.nan
+        return frame
     _check_depth(depth)
     if what == "judged":  # per run and topic: the measures FirstUnjudged and Judged@depth
-        from . import evaluate, measures
+        from . import measures
 
         wanted = measures.parse_all(["FirstUnjudged", f"Judged@{depth}"])
         per = evaluate.evaluate(con, qrels, wanted, runsets.resolve(con, runs, qrels=qrels),
@@ -149,7 +163,7 @@ def stats(con, what: str, qrels: str, runs: str = "all", depth: int = 100) -> pd
     return con.execute(stats_sql(what), bind).df()
 
 
-STATS = ("topics", "multiplicity", "teams", "unique", "judged", "collection")
+STATS = ("topics", "multiplicity", "teams", "unique", "judged", "collection", "qrels")
 
 
 def stats_sql(what: str, dialect: str = "duckdb") -> str:
@@ -159,8 +173,11 @@ def stats_sql(what: str, dialect: str = "duckdb") -> str:
     args = f"{q}, {runs}, {depth}"
     queries = {
         "topics": f"SELECT * FROM pool_topic_stats({args}) ORDER BY topic",
-        "multiplicity": "SELECT band, documents, judged, relevant, fraction_relevant "
-                        f"FROM multiplicity_bands({args}) ORDER BY band_order",
+        "multiplicity": "SELECT CASE WHEN grouping(band) = 1 THEN 'total' ELSE band END AS band, "
+                        "CAST(sum(documents) AS BIGINT) AS documents, CAST(sum(judged) AS BIGINT) AS judged, "
+                        "CAST(sum(relevant) AS BIGINT) AS relevant, sum(relevant) / sum(documents) AS fraction_relevant "
+                        f"FROM multiplicity_bands({args}) "
+                        "GROUP BY GROUPING SETS ((band, band_order), ()) ORDER BY band_order NULLS LAST",
         "teams": f"SELECT * FROM team_unique_stats({args}) ORDER BY team",
         "unique": f"SELECT team, topic, docno, rel FROM unique_contributions({args}) "
                   "ORDER BY team, topic, docno",

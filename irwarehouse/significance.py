@@ -197,7 +197,8 @@ def pair_frame(m: Matrix, test: str = "t", correction: str = "none", alpha: floa
 
 def correlate(con, measure_a: Measure, qrels_a: str, measure_b: Measure, qrels_b: str,
               run_ids: list[str], topics: str = "qrels", rbo_p: float = 0.9) -> dict:
-    """Rank correlation of the run orderings by mean score (A on X is the reference)."""
+    """Rank correlation of the run orderings by mean score (A on X is the reference; means
+    as :func:`stats.row_means`, equal to ``irw eval``'s)."""
     if qrels_a == qrels_b:  # one evaluation pass for both measures
         mats = score_matrices(con, qrels_a, list(dict.fromkeys([measure_a, measure_b])), run_ids, topics)
         a, b = mats[str(measure_a)], mats[str(measure_b)]
@@ -212,11 +213,87 @@ def correlation(a: Matrix, b: Matrix, rbo_p: float = 0.9) -> dict:
     common runs and topics (a is the reference; ``irw correlate``)."""
     xa, xb, _ = _align(a, b)
     try:
-        out = stats.rank_correlations(xa.mean(axis=1), xb.mean(axis=1), rbo_p=rbo_p)
+        out = stats.rank_correlations(stats.row_means(xa), stats.row_means(xb), rbo_p=rbo_p)
     except ValueError as exc:
         raise IrwError(str(exc)) from None
     return {"measure_a": a.measure, "qrels_a": a.qrels, "measure_b": b.measure, "qrels_b": b.qrels,
             "topics": xa.shape[1], **out}
+
+
+STATISTICS = ("kendall_tau", "kendall_tau_a", "tau_ap", "rbo", "pearson")
+MATRIX_OF = ("scores", "pvalues")
+
+
+def correlation_matrix(con, measures: list[Measure], qrels: list[str], run_ids: list[str],
+                       topics: str = "qrels", rbo_p: float = 0.9, of: str = "scores",
+                       statistics: list[str] | None = None, store: bool = True,
+                       notify=None) -> pd.DataFrame:
+    """Every cell of the correlation matrix over the conditions (measure, qrels), measures
+    outer, qrels inner, in the order given: one row per statistic, row condition a (the
+    reference of tau_AP) and column condition b.
+
+    ``of="scores"``: the rank correlations of the run orderings by mean score, as
+    :func:`correlate` gives for (a, b).  ``of="pvalues"``: Kendall's tau-b between the
+    orderings of all run pairs by their paired t-test p-values under a and under b
+    (:func:`stats.pvalue_order_tau`: pairs undefined under either are left out).  Each qrels
+    is evaluated once for all measures; every condition is taken over the topics that all
+    conditions share (``notify`` is told when that leaves some out)."""
+    if of not in MATRIX_OF:
+        raise IrwError(f"unknown --of {of!r}; valid: {', '.join(MATRIX_OF)}")
+    valid = STATISTICS if of == "scores" else ("kendall_tau",)
+    statistics = list(dict.fromkeys(statistics or valid))
+    unknown = [x for x in statistics if x not in valid]
+    if unknown:
+        raise IrwError(f"unknown statistic {unknown[0]!r} for --of {of}; valid: {', '.join(valid)}")
+    measures = list(dict.fromkeys(measures))
+    qrels = list(dict.fromkeys(qrels))
+    mats = {q: score_matrices(con, q, measures, run_ids, topics, store) for q in qrels}
+    conditions = [(str(m), q) for m in measures for q in qrels]
+    first = mats[qrels[0]][conditions[0][0]]
+    shared = set.intersection(*(set(mats[q][m].topics) for m, q in conditions))
+    common = [t for t in first.topics if t in shared]
+    if len(common) < 2:
+        raise IrwError(f"the conditions share {len(common)} topic(s): need at least two")
+    most = max(len(mats[q][m].topics) for m, q in conditions)
+    if most > len(common) and notify:
+        notify(f"the conditions differ in their topics: every cell uses the {len(common)} "
+               f"topics they all share (up to {most - len(common)} left out of a condition)")
+    X = [mats[q][m].X[:, [mats[q][m].topics.index(t) for t in common]] for m, q in conditions]
+    try:
+        if of == "scores":
+            values = stats.rank_correlation_matrix(np.vstack([stats.row_means(x) for x in X]), rbo_p)
+            items = np.full((len(X), len(X)), len(run_ids))
+        else:
+            tau, items = stats.pvalue_tau_matrix(np.vstack([stats.paired_t(x).p for x in X]))
+            values = {"kendall_tau": tau}
+    except ValueError as exc:
+        raise IrwError(str(exc)) from None
+    rows = [{"of": of, "measure_a": ma, "qrels_a": qa, "measure_b": mb, "qrels_b": qb,
+             "statistic": name, "value": float(values[name][a, b]), "topics": len(common),
+             "items": int(items[a, b])}
+            for name in statistics
+            for a, (ma, qa) in enumerate(conditions)
+            for b, (mb, qb) in enumerate(conditions)]
+    return pd.DataFrame(rows)
+
+
+def matrix_layout(frame: pd.DataFrame) -> pd.DataFrame:
+    """The cells of :func:`correlation_matrix` as matrices for people: a row per statistic
+    and row condition (numbered ``#`` and named), a column per column condition, headed by
+    its number.  A condition is named by its measure when there is one qrels, by its qrels
+    when there is one measure, else ``measure | qrels``."""
+    one_qrels = frame["qrels_a"].nunique() == 1
+    one_measure = frame["measure_a"].nunique() == 1
+    conditions = list(dict.fromkeys(zip(frame["measure_a"], frame["qrels_a"])))
+    number = {c: k for k, c in enumerate(conditions, 1)}
+    out = []
+    for statistic, cells in frame.groupby("statistic", sort=False):
+        for (ma, qa), row in cells.groupby(["measure_a", "qrels_a"], sort=False):
+            name = ma if one_qrels else qa if one_measure else f"{ma} | {qa}"
+            out.append({"statistic": statistic, "#": number[(ma, qa)], "condition": name,
+                        **{str(number[(mb, qb)]): v
+                           for mb, qb, v in row[["measure_b", "qrels_b", "value"]].itertuples(index=False)}})
+    return pd.DataFrame(out)
 
 
 def compare(con, qrels: str, run_a: str, run_b: str, measures: list[Measure], tests: list[str],
@@ -271,7 +348,7 @@ def interval_frame(m: Matrix, level: float = 0.95) -> pd.DataFrame:
 def save(con, table: str, name: str, frame: pd.DataFrame, params: dict) -> None:
     """Keep a result in the warehouse: rows of ``frame`` under ``name`` with the parameters
     that produced them (``table`` is one of the result tables of schema.sql)."""
-    if table not in ("discpower_results", "pair_tests"):
+    if table not in ("discpower_results", "pair_tests", "correlation_matrices"):
         raise AssertionError(table)
     if not name:
         raise IrwError("a saved result needs a name")

@@ -69,6 +69,7 @@ Rank correlations
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -93,8 +94,12 @@ __all__ = [
     "rbo",
     "rbo_many",
     "pearson",
+    "row_means",
     "rank_correlations",
+    "rank_correlation_matrix",
+    "tau_ap_many",
     "pvalue_order_tau",
+    "pvalue_tau_matrix",
     "kendall_tau_many",
     "mean_ci",
     "diff_ci",
@@ -838,16 +843,44 @@ def _tied_pairs(x: np.ndarray) -> int:
     return int(np.sum(counts * (counts - 1) // 2))
 
 
-def _concordance(x: np.ndarray, y: np.ndarray) -> int:
-    """S = (#concordant - #discordant) pairs, exactly, in row chunks of the pair matrix."""
-    n = x.size
+def _inversions(v: np.ndarray) -> int:
+    """The number of pairs i < j with v[i] > v[j] (v: integers >= 0), exactly, in
+    O(n log^2 n): a bottom-up merge sort, one vectorized step per level.  At width w the
+    array is sorted within blocks of w; each element of the right half of a 2w-block counts
+    the elements of the left half above it (one ``searchsorted`` over all blocks at once,
+    keys ``block * base + value``), then the 2w-blocks are sorted."""
+    n = v.size
+    if n < 2:
+        return 0
+    base = int(v.max()) + 1
+    a = v.astype(np.int64)
+    idx = np.arange(n, dtype=np.int64)
     total = 0
-    step = max(1, _CHUNK_ELEMENTS // max(1, n))
-    for s in range(0, n, step):
-        sx = _cmp_sign(x[s : s + step, None], x[None, :])
-        sy = _cmp_sign(y[s : s + step, None], y[None, :])
-        total += int(np.sum(sx * sy, dtype=np.int64))
-    return total // 2  # every unordered pair was seen twice (the diagonal contributes 0)
+    w = 1
+    while w < n:
+        block = idx // (2 * w)
+        right = (idx % (2 * w)) >= w
+        key = block * base + a
+        left_keys = key[~right]  # sorted: the left halves are sorted blocks, in block order
+        block_end = np.searchsorted(left_keys, (block[right] + 1) * base, side="left")
+        above = block_end - np.searchsorted(left_keys, key[right], side="right")
+        total += int(above.sum())
+        a = np.sort(key) - block * base  # the keys sorted stay grouped by block
+        w *= 2
+    return total
+
+
+def _concordance(x: np.ndarray, y: np.ndarray) -> int:
+    """S = (#concordant - #discordant) pairs, exactly, in O(n log^2 n) (Knight 1966): with
+    the items sorted by (x, y), the discordant pairs are the inversions of y, and
+    S = n0 - n1 - n2 + n3 - 2 #discordant (n1 / n2 pairs tied in x / y, n3 in both)."""
+    _, rx = np.unique(x, return_inverse=True)
+    _, ry = np.unique(y, return_inverse=True)
+    order = np.lexsort((ry, rx))
+    discordant = _inversions(ry[order])
+    n0 = x.size * (x.size - 1) // 2
+    both = _tied_pairs(rx.astype(np.int64) * (int(ry.max()) + 1) + ry)
+    return n0 - _tied_pairs(x) - _tied_pairs(y) + both - 2 * discordant
 
 
 def kendall_tau(x, y, variant="b") -> float:
@@ -883,24 +916,6 @@ def kendall_tau_many(A, b) -> np.ndarray:
         return (sa @ sb) / np.sqrt(np.abs(sa).sum(axis=1) * np.abs(sb).sum())
 
 
-def _tie_groups(v: np.ndarray):
-    """For scores v (higher = better): order by v descending; for each item the number of
-    items strictly above it (s) and the size of its tie group (g)."""
-    order = np.argsort(-v, kind="stable")
-    sv = v[order]
-    new = np.concatenate([[True], sv[1:] != sv[:-1]])
-    gid = np.cumsum(new) - 1  # tie-group id per sorted position
-    starts = np.flatnonzero(new)
-    sizes = np.diff(np.append(starts, v.size))
-    s_sorted = starts[gid]
-    g_sorted = sizes[gid]
-    s = np.empty(v.size, dtype=np.int64)
-    g = np.empty(v.size, dtype=np.int64)
-    s[order] = s_sorted
-    g[order] = g_sorted
-    return order, gid, s, g
-
-
 def tau_ap(x, y) -> float:
     """AP correlation tau_AP (Yilmaz, Aslam, Robertson 2008) of ranking y against the
     reference ranking x (both given as scores, higher = top).
@@ -916,23 +931,44 @@ def tau_ap(x, y) -> float:
     tau_AP,a; identical rankings with ties give less than 1.
     """
     x, y = _as_pair_of_vectors(x, y)
-    N = x.size
-    order, gid, s_y, _ = _tie_groups(y)
-    # a[u] = sum over v strictly above u in y of [x_v > x_u] + 1/2 [x_v == x_u]
-    a = np.empty(N)
-    step = max(1, _CHUNK_ELEMENTS // N)
-    for s in range(0, N, step):
-        above = y[None, :] > y[s : s + step, None]  # (chunk, N): v above u in y
-        better = _cmp_sign(x[None, :], x[s : s + step, None])  # +1 x_v > x_u, 0 tie
-        credit = np.where(better > 0, 1.0, np.where(better == 0, 0.5, 0.0))
-        a[s : s + step] = np.sum(above * credit, axis=1)
-    a_sorted = a[order]
-    group_mean = np.bincount(gid, weights=a_sorted) / np.bincount(gid)
+    return float(tau_ap_many(x, y[None, :])[0])
+
+
+def tau_ap_many(x, Y) -> np.ndarray:
+    """:func:`tau_ap` of each row of ``Y`` (rows x items) against the reference scores ``x``,
+    vectorized over the rows."""
+    x = np.asarray(x, dtype=np.float64).ravel()
+    Y = np.atleast_2d(np.asarray(Y, dtype=np.float64))
+    K, N = Y.shape
+    if N != x.size or N < 2:
+        raise ValueError(f"tau_AP needs rankings of the same {x.size} >= 2 items, got {N}")
+    if not (np.isfinite(x).all() and np.isfinite(Y).all()):
+        raise ValueError("scores must be finite (no NaN or infinity)")
+    # a[k, u] = sum over v strictly above u in Y[k] of [x_v > x_u] + 1/2 [x_v == x_u]
+    a = np.empty((K, N))
+    step_u = max(1, _CHUNK_ELEMENTS // N)
+    for s in range(0, N, step_u):
+        better = _cmp_sign(x[None, :], x[s : s + step_u, None])  # +1 x_v > x_u, 0 tie
+        credit = np.where(better > 0, 1.0, np.where(better == 0, 0.5, 0.0))  # (chunk, N)
+        step_k = max(1, _CHUNK_ELEMENTS // credit.size)
+        for r in range(0, K, step_k):
+            Yr = Y[r : r + step_k]
+            above = Yr[:, None, :] > Yr[:, s : s + step_u, None]  # (rows, chunk, N): v above u
+            a[r : r + step_k, s : s + step_u] = np.sum(above * credit[None], axis=2)
+    # each row's ranking, with its tie groups: group id and start (items strictly above)
+    order = np.argsort(-Y, axis=1, kind="stable")
+    sv = np.take_along_axis(Y, order, axis=1)
+    new = np.ones((K, N), dtype=bool)
+    new[:, 1:] = sv[:, 1:] != sv[:, :-1]
     pos = np.arange(N)  # 0-based position k; (k) items above it
-    s_sorted = s_y[order]
-    expected_c = group_mean[gid] + (pos - s_sorted) / 2.0
-    total = np.sum(expected_c[1:] / pos[1:])
-    return float(2.0 * total / (N - 1) - 1.0)
+    gid = np.cumsum(new, axis=1) - 1 + (np.arange(K) * N)[:, None]  # ids unique over rows
+    start = np.maximum.accumulate(np.where(new, pos, 0), axis=1)
+    a_sorted = np.take_along_axis(a, order, axis=1)
+    group_mean = (np.bincount(gid.ravel(), weights=a_sorted.ravel(), minlength=K * N)
+                  / np.maximum(np.bincount(gid.ravel(), minlength=K * N), 1))
+    expected_c = group_mean[gid] + (pos - start) / 2.0
+    total = np.sum(expected_c[:, 1:] / pos[1:], axis=1)
+    return 2.0 * total / (N - 1) - 1.0
 
 
 def _prefix_membership(V: np.ndarray) -> np.ndarray:
@@ -979,19 +1015,34 @@ def rbo_many(x, Y, p=0.9) -> np.ndarray:
     for s in range(0, Y.shape[0], step):
         overlap = np.einsum("ud,kud->kd", px, _prefix_membership(Y[s : s + step]))
         agreement = overlap / depths
-        out[s : s + step] = agreement[:, -1] * p**N + (1.0 - p) / p * (agreement @ weights)
+        out[s : s + step] = agreement[:, -1] * p**N + (1.0 - p) / p * np.sum(agreement * weights, axis=1)
     return out
 
 
 def pearson(x, y) -> float:
     """Pearson's r of two score vectors; NaN when either is constant."""
     x, y = _as_pair_of_vectors(x, y)
+    return float(_pearson_many(x, y[None, :])[0])
+
+
+def _pearson_many(x: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """Pearson's r of x and each row of Y; NaN where either is constant."""
     dx = x - x.mean()
-    dy = y - y.mean()
-    denom = np.sqrt(np.sum(dx * dx) * np.sum(dy * dy))
-    if denom == 0:
-        return float("nan")
-    return float(np.clip(np.sum(dx * dy) / denom, -1.0, 1.0))
+    dY = Y - Y.mean(axis=1, keepdims=True)
+    denom = np.sqrt(np.sum(dx * dx) * np.sum(dY * dY, axis=1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.clip(np.sum(dx[None, :] * dY, axis=1) / denom, -1.0, 1.0)
+    return np.where(denom == 0, np.nan, r)
+
+
+def row_means(X) -> np.ndarray:
+    """The mean of each row of X (runs x topics) as ``irw eval`` computes a run's mean: the
+    exactly rounded sum (``math.fsum``) divided by n.  Runs whose scores have equal sums
+    therefore get equal means whatever the order of the values -- the ties of grid-valued
+    measures such as P@10 stay ties, where a floating-point sum in another order can split
+    them by one unit in the last place and so change Kendall's tau."""
+    X = np.atleast_2d(np.asarray(X, dtype=np.float64))
+    return np.array([math.fsum(row) / row.size for row in X])
 
 
 def rank_correlations(x, y, rbo_p=0.9) -> dict:
@@ -1020,6 +1071,54 @@ def pvalue_order_tau(p_a, p_b) -> float:
     if keep.sum() < 2:
         return float("nan")
     return kendall_tau(p_a[keep], p_b[keep], "b")
+
+
+def rank_correlation_matrix(M, rbo_p=0.9) -> dict:
+    """:func:`rank_correlations` of every two rows of ``M`` (conditions x systems, mean
+    scores): ``out[statistic][a, b]`` is the statistic of row a (the reference for tau_AP)
+    against row b, for ``kendall_tau``, ``kendall_tau_a``, ``tau_ap``, ``rbo`` and
+    ``pearson`` -- the same numbers, to the last bit.  Kendall's tau takes one product of
+    the conditions' sign matrices over all system pairs; the others one call per
+    reference row, vectorized over the rows it is compared with."""
+    M = np.atleast_2d(np.asarray(M, dtype=np.float64))
+    C, N = M.shape
+    if N < 2:
+        raise ValueError(f"need at least 2 systems, got {N}")
+    if not np.isfinite(M).all():
+        raise ValueError("scores must be finite (no NaN or infinity)")
+    i, j = pair_indices(N)
+    S = np.zeros((C, C))
+    untied = np.zeros(C)
+    step = max(1, _CHUNK_ELEMENTS // C)
+    for s in range(0, i.size, step):  # sums of integers: exact in float64
+        G = _cmp_sign(M[:, i[s : s + step]], M[:, j[s : s + step]]).astype(np.float64)
+        S += G @ G.T
+        untied += np.abs(G).sum(axis=1)
+    denom = np.outer(untied, untied)  # (n0 - n1)(n0 - n2) of kendall_tau
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tau_b = np.where(denom == 0, np.nan, S / np.sqrt(denom))
+    out = {"kendall_tau": tau_b, "kendall_tau_a": S / i.size,
+           "tau_ap": np.empty((C, C)), "rbo": np.empty((C, C)), "pearson": np.empty((C, C))}
+    for a in range(C):
+        out["tau_ap"][a] = tau_ap_many(M[a], M)
+        out["rbo"][a] = rbo_many(M[a], M, rbo_p)
+        out["pearson"][a] = _pearson_many(M[a], M)
+    return out
+
+
+def pvalue_tau_matrix(P) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`pvalue_order_tau` of every two rows of ``P`` (conditions x run pairs,
+    p-values, NaN = undefined): the (symmetric) matrix of tau-b and the number of pairs
+    defined under both conditions."""
+    P = np.atleast_2d(np.asarray(P, dtype=np.float64))
+    C = P.shape[0]
+    defined = ~np.isnan(P)
+    tau = np.empty((C, C))
+    for a in range(C):
+        for b in range(a, C):
+            tau[a, b] = tau[b, a] = pvalue_order_tau(P[a], P[b])
+    n = defined.astype(np.int64) @ defined.T.astype(np.int64)
+    return tau, n
 
 
 # --------------------------------------------------------------------------------------

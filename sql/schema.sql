@@ -185,6 +185,23 @@ CREATE TABLE IF NOT EXISTS pair_tests (
     significant BOOLEAN
 );
 
+-- Saved results of `irw correlate --matrix --save NAME`: one row per cell (condition a =
+-- measure_a on qrels_a, the row and tau_AP's reference; condition b, the column) and statistic.
+CREATE TABLE IF NOT EXISTS correlation_matrices (
+    name       VARCHAR NOT NULL,
+    created_at TIMESTAMP NOT NULL,
+    params     VARCHAR,
+    "of"       VARCHAR,
+    measure_a  VARCHAR,
+    qrels_a    VARCHAR,
+    measure_b  VARCHAR,
+    qrels_b    VARCHAR,
+    statistic  VARCHAR,
+    value      DOUBLE,
+    topics     INTEGER,
+    items      INTEGER
+);
+
 -- Tables written by `irw experiment ...`: each is a table exp_<experiment>_<name>.
 CREATE TABLE IF NOT EXISTS experiment_tables (
     experiment VARCHAR NOT NULL,

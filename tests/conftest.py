@@ -97,6 +97,7 @@ def build_sql_warehouse(invoke) -> None:
     invoke("standardize", "factors", "-m", "AP", "--name", "self")
     invoke("discpower", "-m", "AP", "--test", "t", "--save", "fixture-t")
     invoke("pvalues", "-m", "AP", "--save", "fixture-ap")
+    invoke("correlate", "--matrix", "-m", "AP", "-m", "P@10", "--save", "fixture-matrix")
 
 
 @pytest.fixture(scope="session")

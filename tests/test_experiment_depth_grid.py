@@ -65,3 +65,25 @@ def test_outputs_and_resume(grid):
                            "--eval-depths", "5,10,100", "--format", "json").stdout)
     assert again == rows
     assert [p.stat().st_mtime_ns for p in sorted((out / "cells").rglob("*.parquet"))] == stamps
+
+
+def pool_matches(cli, name, run_filter):
+    """Whether qrels `name` is exactly J ∩ pool(runs, 5), the runs those of run_info WHERE run_filter."""
+    rows = json.loads(cli("sql", f"""
+        SELECT (SELECT count(*) FROM (SELECT topic, docno, rel FROM qrels WHERE qrels = '{name}'
+                 EXCEPT SELECT * FROM pooled_qrels('fx', (SELECT list(run_id) FROM run_info WHERE {run_filter}), 5)))
+             + (SELECT count(*) FROM (SELECT * FROM pooled_qrels('fx', (SELECT list(run_id) FROM run_info WHERE {run_filter}), 5)
+                 EXCEPT SELECT topic, docno, rel FROM qrels WHERE qrels = '{name}')) AS differences""",
+                          "--format", "json").stdout)
+    return rows[0]["differences"] == 0
+
+
+def test_pools_of_all_runs_by_default(grid, tmp_path):
+    """The paper pools over all runs; --pool-runs pooled pools over the pooled runs only (the
+    fixtures have a run that is not pooled, so the two depth-5 pools differ)."""
+    cli, out, rows = grid
+    assert pool_matches(cli, "fx-grid-d5", "true") and not pool_matches(cli, "fx-grid-d5", "pooled")
+    assert "a depth-d pool of the `all` runs" in (out / "report.md").read_text()
+    cli("experiment", "depth-grid", "--out", tmp_path / "pooled", "--pool-depths", "5", "--eval-depths", "5",
+        "--pool-runs", "pooled")
+    assert pool_matches(cli, "fx-grid-d5", "pooled") and not pool_matches(cli, "fx-grid-d5", "true")

@@ -86,7 +86,8 @@ def test_multiplicity_and_pool_statistics(hand):
     bands = pools.stats(hand, "multiplicity", "J", "pooled", 2)
     assert bands.to_dict("records") == [
         {"band": "1", "documents": 4, "judged": 3, "relevant": 3, "fraction_relevant": 0.75},
-        {"band": "2", "documents": 2, "judged": 2, "relevant": 1, "fraction_relevant": 0.5}]
+        {"band": "2", "documents": 2, "judged": 2, "relevant": 1, "fraction_relevant": 0.5},
+        {"band": "total", "documents": 6, "judged": 5, "relevant": 4, "fraction_relevant": 4 / 6}]
     topics = pools.stats(hand, "topics", "J", "pooled", 2)
     assert topics.to_dict("records") == [
         {"topic": "T1", "pool_size": 4, "judged": 4, "relevant": 3, "unjudged": 0},
@@ -96,6 +97,15 @@ def test_multiplicity_and_pool_statistics(hand):
     assert judged.loc[("z1", "T1")].tolist() == [3, 1.0]  # h, a judged; length 2
     coll = pools.stats(hand, "collection", "J")
     assert coll.loc[0, "mean_judged"] == 4.5 and coll.loc[0, "mean_relevant"] == 3.0  # (8+1)/2, (5+1)/2
+    # per qrels, the mean first unjudged rank over every run and topic of the topic set (T1,
+    # T2 have relevant documents): x1 T1 a b c judged -> 4, T2 p judged, q not -> 2; x2 T1
+    # b d e -> 4; y1 T1 a f g -> 4; z1 T1 h a -> 3; x2, y1, z1 lack T2 -> 1 (length 0 + 1)
+    row = pools.stats(hand, "qrels", "J").to_dict("records")
+    assert row == [{"qrels": "J", "topics": 2, "mean_judged": 4.5, "mean_relevant": 3.0, "judged": 9,
+                    "relevant": 6, "runs": 4, "mean_first_unjudged": (4 + 2 + 4 + 1 + 4 + 1 + 3 + 1) / 8}]
+    pools.build(hand, "depth", "J", "J2", "pooled", 1)  # T1 {a, b}, T2 {p}: x1 T1 -> 3, T2 -> 2
+    row = pools.stats(hand, "qrels", "J2", runs="x1").to_dict("records")[0]
+    assert (row["runs"], row["mean_first_unjudged"]) == (1, (3 + 2) / 2)
 
 
 def test_deeply_judged_runs(hand):
@@ -165,7 +175,15 @@ def test_cli(cli):
     cli("pool", "take", "-t", "alpha", "--name", "fx-t-alpha", "--depth", "10")
     bands = json.loads(cli("pool", "stats", "multiplicity", "--runs", "pooled", "--depth", "10", "--format", "json").stdout)
     topics = json.loads(cli("pool", "stats", "topics", "--runs", "pooled", "--depth", "10", "--format", "json").stdout)
-    assert sum(b["documents"] for b in bands) == sum(t["pool_size"] for t in topics) == 194
+    assert bands[-1]["band"] == "total" and bands[-1]["documents"] == 194
+    assert sum(b["documents"] for b in bands[:-1]) == sum(t["pool_size"] for t in topics) == 194
+    per_qrels = json.loads(cli("pool", "stats", "qrels", "-q", "fx", "-q", "fx-s1", "--format", "json").stdout)
+    assert [r["qrels"] for r in per_qrels] == ["fx", "fx-s1"]
+    judged = json.loads(cli("pool", "stats", "judged", "-q", "fx-s1", "--format", "json").stdout)
+    assert per_qrels[1]["mean_first_unjudged"] == pytest.approx(
+        sum(r["first_unjudged"] for r in judged) / len(judged))
+    bad = cli("pool", "stats", "topics", "-q", "fx", "-q", "fx-s1", ok=False)
+    assert bad.exit_code == 1 and "pool stats topics takes one --qrels" in bad.stderr
     ev = json.loads(cli("eval", "-m", "P@10", "--qrels", "fx-lo-alpha", "--runs", "team:alpha", "--format", "json").stdout)
     full = json.loads(cli("eval", "-m", "P@10", "--qrels", "fx", "--runs", "team:alpha", "--format", "json").stdout)
     for lo, f in zip(ev, full):

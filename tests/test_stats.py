@@ -750,6 +750,79 @@ def test_pvalue_order_tau():
     assert S.pvalue_order_tau(t, w) == pytest.approx(sps.kendalltau(t.p, w.p).statistic)
 
 
+def test_concordance_is_exact():
+    """S = concordant - discordant, counted pair by pair, for small vectors with and without
+    ties (in one, the other or both), and against scipy on a large one."""
+    rng = np.random.default_rng(11)
+    for trial in range(200):
+        n = int(rng.integers(2, 40))
+        x = rng.random(n) if trial % 4 == 0 else rng.integers(0, rng.integers(1, 6), n).astype(float)
+        y = rng.random(n) if trial % 4 == 1 else rng.integers(0, rng.integers(1, 6), n).astype(float)
+        pairwise = sum(int(np.sign(x[i] - x[j]) * np.sign(y[i] - y[j]))
+                       for i, j in itertools.combinations(range(n), 2))
+        assert S._concordance(x, y) == pairwise
+    x = rng.random(20_000)
+    y = np.round(x + rng.normal(0, 0.3, x.size), 2)  # many ties in y
+    assert S.kendall_tau(x, y) == pytest.approx(sps.kendalltau(x, y).statistic, abs=1e-12)
+
+
+def test_tau_ap_many_is_tau_ap_of_each_row():
+    rng = np.random.default_rng(12)
+    x = rng.integers(0, 4, 7).astype(float)
+    Y = np.vstack([rng.integers(0, 3, 7).astype(float), x, -x, rng.random(7)])
+    got = S.tau_ap_many(x, Y)
+    for row, value in zip(Y, got):
+        expected = np.mean([yilmaz_tau_ap(a, b) for a in strict_orders(x) for b in strict_orders(row)])
+        assert value == pytest.approx(expected, abs=1e-12)
+    big_x, big_Y = rng.random(1200), rng.random((3, 1200))  # several chunks of items and rows
+    ox = list(np.argsort(-big_x))
+    assert S.tau_ap_many(big_x, big_Y) == pytest.approx(
+        [yilmaz_tau_ap(ox, list(np.argsort(-y))) for y in big_Y], abs=1e-12)
+
+
+@pytest.mark.parametrize("n_systems", [2, 9, 60])
+def test_rank_correlation_matrix_is_rank_correlations_of_each_cell(n_systems):
+    """Every cell equals rank_correlations of its two rows, to the last bit: rows with ties,
+    a constant row (tau-b and Pearson undefined), a row twice and a reversed row."""
+    rng = np.random.default_rng(n_systems)
+    M = np.vstack([rng.random(n_systems), rng.integers(0, 3, n_systems), np.ones(n_systems),
+                   rng.integers(0, 4, n_systems), rng.random(n_systems)])
+    M = np.vstack([M, M[0], -M[3]])
+    out = S.rank_correlation_matrix(M, rbo_p=0.8)
+    assert set(out) == {"kendall_tau", "kendall_tau_a", "tau_ap", "rbo", "pearson"}
+    for a, b in itertools.product(range(len(M)), repeat=2):
+        single = S.rank_correlations(M[a], M[b], rbo_p=0.8)
+        for name, matrix in out.items():
+            assert matrix[a, b] == single[name] or (np.isnan(matrix[a, b]) and np.isnan(single[name])), \
+                (name, a, b)
+    assert np.isnan(out["kendall_tau"][2, 0]) and out["kendall_tau"][0, 5] == 1
+
+
+def test_row_means_keep_ties_of_equal_sums():
+    # two runs with the same P@10 values on 10 topics, in another order: equal sums
+    a = [0.6, 0.6, 0.7, 0.6, 0.8, 0.2, 0.8, 0.5, 0.8, 0.5]
+    X = np.array([a, [0.6, 0.6, 0.8, 0.2, 0.8, 0.8, 0.5, 0.5, 0.7, 0.6], [0.9] * 10])
+    assert X.mean(axis=1)[0] != X.mean(axis=1)[1]  # a floating-point sum splits the tie
+    means = S.row_means(X)
+    assert means[0] == means[1] == math.fsum(a) / 10 and means[2] == 0.9
+    assert S.kendall_tau(means, [1, 2, 3]) == 2 / math.sqrt(2 * 3)  # the tie counts as a tie
+
+
+def test_pvalue_tau_matrix():
+    rng = np.random.default_rng(13)
+    P = rng.random((4, 30))
+    P[1] = np.clip(P[0] + rng.normal(0, 0.2, 30), 0, 1)  # ties at 0 and 1
+    P[2, [3, 8]] = np.nan
+    P[3, 8] = np.nan
+    tau, n = S.pvalue_tau_matrix(P)
+    for a, b in itertools.product(range(4), repeat=2):
+        keep = ~(np.isnan(P[a]) | np.isnan(P[b]))
+        assert n[a, b] == keep.sum()
+        assert tau[a, b] == pytest.approx(sps.kendalltau(P[a][keep], P[b][keep]).statistic, abs=1e-12)
+        assert tau[a, b] == S.pvalue_order_tau(P[a], P[b])
+    assert np.all(np.diag(tau) == 1)
+
+
 # --------------------------------------------------------------------------------------
 # Confidence intervals
 # --------------------------------------------------------------------------------------

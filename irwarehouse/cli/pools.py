@@ -85,15 +85,20 @@ def pool_take(ctx: typer.Context,
 
 @command(pool_app, "stats")
 def pool_stats(ctx: typer.Context,
-               what: str = typer.Argument("topics", help="topics | multiplicity | teams | unique | judged | collection"),
-               qrels: Optional[str] = QrelsOpt, runs: str = RunsOpt, depth: int = DepthOpt,
-               fmt: str = FormatOpt):
-    """Pool statistics: per topic, multiplicity bands, per team unique contributions, per run and
-    topic the first unjudged rank and Judged@depth, or per collection."""
+               what: str = typer.Argument("topics", help="topics | multiplicity | teams | unique | judged | collection | qrels"),
+               qrels: List[str] = typer.Option([], "--qrels", "-q", help="The qrels (default: the only one loaded); `qrels` takes several (repeatable)."),
+               runs: str = RunsOpt, depth: int = DepthOpt, fmt: str = FormatOpt):
+    """Pool statistics: per topic, multiplicity bands (with a total), per team unique contributions,
+    per run and topic the first unjudged rank and Judged@depth, per collection, or per qrels
+    (with the mean first unjudged rank)."""
     check_format(fmt)
+    if len(qrels) > 1 and what != "qrels":
+        raise pools.IrwError(f"pool stats {what} takes one --qrels (several: pool stats qrels)")
+    import pandas as pd
+
     with open_warehouse(ctx, read_only=True) as con:
-        frame = pools.stats(con, what, qrels or ev.default_qrels(con), runs, depth)
-    output.emit(frame, fmt)
+        frames = [pools.stats(con, what, q, runs, depth) for q in (qrels or [ev.default_qrels(con)])]
+    output.emit(pd.concat(frames, ignore_index=True), fmt)
 
 
 @command(runs_app, "deeply-judged")

@@ -1,4 +1,4 @@
-"""Commands for significance and correlation: compare, discpower, pvalues, correlate, ci."""
+"""Commands for significance and correlation: compare, discpower, pvalues, correlate, ci, summary."""
 
 from __future__ import annotations
 
@@ -99,24 +99,50 @@ def pvalues_cmd(
     output.emit(frame, fmt)
 
 
+MATRIX_STATISTICS = ["kendall_tau", "tau_ap", "rbo"]
+
+
 @command(app, "correlate")
 def correlate_cmd(
     ctx: typer.Context,
-    measure: List[str] = typer.Option(..., "--measure", "-m", help="Measure A, and optionally measure B (default: A)."),
-    qrels: Optional[str] = QrelsOpt,
+    measure: List[str] = typer.Option(..., "--measure", "-m", help="Measure A, and optionally measure B (default: A); with --matrix, every measure."),
+    qrels: List[str] = typer.Option([], "--qrels", "-q", help="Qrels of the first ordering (default: the only one loaded from a file); with --matrix, every qrels (repeatable)."),
     qrels_b: Optional[str] = typer.Option(None, "--qrels-b", help="Qrels of the second ordering (default: --qrels)."),
     runs: str = RunsOpt, topics: str = TopicsOpt,
     rbo_p: float = typer.Option(0.9, "--rbo-p", help="Persistence of RBO."),
+    matrix: bool = typer.Option(False, "--matrix", help="Every cell over the conditions measure x qrels, in one call."),
+    of: str = typer.Option("scores", "--of", help="With --matrix: scores (run orderings by mean score) | pvalues (orderings of the run pairs by paired t-test p-value)."),
+    statistic: List[str] = typer.Option([], "--statistic", "-s", help="With --matrix: kendall_tau, kendall_tau_a, tau_ap, rbo, pearson (repeatable; default kendall_tau, tau_ap, rbo; --of pvalues: kendall_tau)."),
+    save: Optional[str] = typer.Option(None, "--save", help="With --matrix: keep the cells in table correlation_matrices under this name."),
     fmt: str = FormatOpt,
 ):
-    """Rank correlation of the run orderings by A on X and by B on Y: tau-b, tau-a, tau_AP, RBO, Pearson."""
+    """Rank correlation of the run orderings by A on X and by B on Y: tau-b, tau-a, tau_AP, RBO, Pearson;
+    with --matrix, of every two conditions (measure, qrels)."""
     check_format(fmt)
     parsed = ms.parse_all(measure)
+    if matrix:
+        if qrels_b:
+            raise IrwError("--qrels-b names the second qrels of one cell; with --matrix name every qrels with --qrels")
+        stats_wanted = list(statistic) or (MATRIX_STATISTICS if of == "scores" else ["kendall_tau"])
+        with open_warehouse(ctx, read_only=save is None) as con:
+            frame = Warehouse.attach(con).correlation_matrix(
+                measure, list(qrels) or None, runs, topics=topics, rbo_p=rbo_p, of=of,
+                statistics=stats_wanted, save=save, notify=lambda message: say(f"note: {message}"))
+            if save:
+                say(f"saved {len(frame)} cells in correlation_matrices as {save!r}")
+        from .. import significance
+
+        output.emit(frame, fmt, table=significance.matrix_layout(frame))
+        return
+    if of != "scores" or statistic or save:
+        raise IrwError("--of, --statistic and --save go with --matrix")
     if len(parsed) > 2:
-        raise IrwError("correlate takes one or two measures")
+        raise IrwError("correlate takes one or two measures (more with --matrix)")
+    if len(qrels) > 1:
+        raise IrwError("correlate takes one --qrels and one --qrels-b (more with --matrix)")
     with open_warehouse(ctx, read_only=True) as con:
-        frame = Warehouse.attach(con).correlate(measure[0], measure[-1], qrels, qrels_b, runs,
-                                                topics=topics, rbo_p=rbo_p)
+        frame = Warehouse.attach(con).correlate(measure[0], measure[-1], qrels[0] if qrels else None,
+                                                qrels_b, runs, topics=topics, rbo_p=rbo_p)
     output.emit(frame, fmt)
 
 
@@ -134,3 +160,21 @@ def ci_cmd(
     with open_warehouse(ctx, read_only=True) as con:
         frame = Warehouse.attach(con).ci(measure, qrels, runs, topics=topics, level=level)
     output.emit(frame, fmt)
+
+
+@command(app, "summary")
+def summary_cmd(
+    ctx: typer.Context,
+    measure: List[str] = typer.Option(..., "--measure", "-m", help="Measure (repeatable)."),
+    qrels: Optional[str] = QrelsOpt, runs: str = RunsOpt, topics: str = TopicsOpt,
+    by: str = typer.Option("run", "--by", help="run (over its topics) | topic (over the runs)."),
+    fmt: str = FormatOpt,
+):
+    """Per run or per topic: n, mean, standard deviation, minimum and maximum of each measure."""
+    check_format(fmt)
+    ms.parse_all(measure)
+    with open_warehouse(ctx, read_only=True) as con:
+        rows, reason = Warehouse.attach(con).summary_rows(measure, qrels, runs, topics=topics, by=by)
+        if not rows:
+            say(reason)
+    output.emit(rows, fmt)

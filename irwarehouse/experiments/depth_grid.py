@@ -1,10 +1,10 @@
 """Evaluation depth x pooling depth (Webber, Moffat and Zobel, EVIA 2010; SPEC §6).
 
-For every pool depth d (a depth-d pool of the pool runs, as a derived qrels; plus the full
-qrels) and evaluation depth k, the discriminative power (paired t-test) of each measure in
-three forms -- raw, R-normalized and standardized -- over all pairs of the evaluated runs;
-Kendall's tau between the system rankings of chosen cells, and between their p-value
-orderings of the run pairs.
+For every pool depth d (a depth-d pool of the pool runs -- all runs by default, the
+paper's setting -- as a derived qrels; plus the full qrels) and evaluation depth k, the
+discriminative power (paired t-test) of each measure in three forms -- raw, R-normalized
+and standardized -- over all pairs of the evaluated runs; Kendall's tau between the system
+rankings of chosen cells, and between their p-value orderings of the run pairs.
 """
 
 from __future__ import annotations
@@ -167,7 +167,7 @@ def register(experiment_app: typer.Typer) -> None:
         out: str = OutOpt,
         qrels: Optional[str] = typer.Option(None, "--qrels", "-q", help="The full qrels (default: the only one loaded)."),
         runs: str = typer.Option("all", "--runs", "-r", help="Evaluated runs."),
-        pool_runs: Optional[str] = typer.Option(None, "--pool-runs", help="Runs forming the pools (default: pooled if known, else all)."),
+        pool_runs: str = typer.Option("all", "--pool-runs", help="Runs forming the pools: all (the paper's setting), pooled, or any run spec."),
         pool_depths: str = typer.Option(",".join(map(str, POOL_DEPTHS)), "--pool-depths", help="Pool depths d."),
         eval_depths: str = typer.Option(",".join(map(str, EVAL_DEPTHS)), "--eval-depths", help="Evaluation depths k."),
         alpha: float = typer.Option(0.05, "--alpha", help="Significance level."),
@@ -180,11 +180,10 @@ def register(experiment_app: typer.Typer) -> None:
         def body(ectx: ExperimentContext) -> str:
             con = ectx.con
             q = qrels or evaluate.default_qrels(con)
-            pr = pool_runs or runsets.default_pool_runs(con, evaluate.collection_of(con, q))
             run_ids = runsets.resolve(con, runs, qrels=q)
             require(len(run_ids) >= 2, "the depth grid needs at least two runs")
-            ectx.experiment.params.update(qrels=q, pool_runs=pr)
-            return run(ectx, q, run_ids, pr, pds, eds, alpha)
+            ectx.experiment.params.update(qrels=q, pool_runs=pool_runs)
+            return run(ectx, q, run_ids, pool_runs, pds, eds, alpha)
 
         params = {"runs": runs, "pool_depths": pds, "eval_depths": eds, "alpha": alpha}
         run_experiment(ctx, Experiment("depth-grid", "Evaluation depth × pooling depth", params),

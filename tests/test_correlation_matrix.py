@@ -1,0 +1,204 @@
+"""`irw correlate --matrix`: every cell equals the single-cell `irw correlate` of its two
+conditions (fixtures and TREC-8), and `--of pvalues` equals an independent scipy computation."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from conftest import FIXTURES, cli_for
+from irwarehouse import db, evaluate, measures, runsets, significance
+
+STATISTICS = ["kendall_tau", "kendall_tau_a", "tau_ap", "rbo", "pearson"]
+MEASURES = ["AP", "P@10", "nDCG(discount=jk)@10"]
+
+
+@pytest.fixture()
+def pools(cli):
+    """The fixtures with two depth pools: depth 5 of all runs, depth 3 of the pooled runs."""
+    cli("load", "qrels", FIXTURES / "qrels.txt", "--name", "fx")
+    cli("load", "runs", FIXTURES / "runs", "--meta", FIXTURES / "runs.tsv")
+    cli("pool", "depth", "--name", "fx-d5", "--depth", "5")
+    cli("pool", "depth", "--name", "fx-d3", "--depth", "3", "--runs", "pooled")
+    return cli
+
+
+def matrix_cells(cli, *args) -> list[dict]:
+    return json.loads(cli("correlate", "--matrix", *args, "--format", "json").stdout)
+
+
+@pytest.fixture()
+def evaluated_once(monkeypatch):
+    """Let the single-cell `correlate` reuse each (qrels, measure)'s scores once computed:
+    the scores come from the engine, one measure at a time, exactly as a fresh call would
+    compute them; everything after the evaluation is the command's own code."""
+    original = significance.score_matrices
+    cache = {}
+
+    def score_matrices(con, qrels, wanted, run_ids, topics="qrels", store=True):
+        out = {}
+        for m in wanted:
+            key = (qrels, str(m), tuple(run_ids), topics)
+            if key not in cache:
+                cache[key] = original(con, qrels, [m], run_ids, topics, store=False)[str(m)]
+            out[str(m)] = cache[key]
+        return out
+
+    monkeypatch.setattr(significance, "score_matrices", score_matrices)
+
+
+def check_against_single_cells(db_path, cells, qrels, run_spec="all"):
+    con = db.connect(db_path)
+    try:
+        run_ids = runsets.resolve(con, run_spec)
+        by_cell = {}
+        for c in cells:
+            by_cell.setdefault((c["measure_a"], c["qrels_a"], c["measure_b"], c["qrels_b"]), {})[c["statistic"]] = c
+        conditions = [(str(measures.parse(m)), q) for m in MEASURES for q in qrels]
+        assert set(by_cell) == {(*a, *b) for a, b in itertools.product(conditions, repeat=2)}
+        for (ma, qa), (mb, qb) in itertools.product(conditions, repeat=2):
+            single = significance.correlate(con, measures.parse(ma), qa, measures.parse(mb), qb, run_ids)
+            for name, cell in by_cell[(ma, qa, mb, qb)].items():
+                assert cell["value"] == pytest.approx(single[name], abs=1e-12, nan_ok=True), (ma, qa, mb, qb, name)
+                assert (cell["topics"], cell["items"]) == (single["topics"], single["n_systems"])
+    finally:
+        con.close()
+
+
+def test_every_cell_equals_the_single_command(pools, evaluated_once):
+    """3 measures x 3 qrels: all 81 cells of every statistic."""
+    qrels = ["fx", "fx-d5", "fx-d3"]
+    args = [a for m in MEASURES for a in ("-m", m)] + [a for q in qrels for a in ("-q", q)]
+    cells = matrix_cells(pools, *args, *[a for s in STATISTICS for a in ("-s", s)])
+    assert len(cells) == 5 * 81
+    check_against_single_cells(pools.db_path, cells, qrels)
+
+
+def test_cells_equal_real_single_calls(pools):
+    """A few cells against the real `irw correlate` command: a diagonal cell, the same qrels,
+    the same measure and both different, in both directions (tau_AP is asymmetric)."""
+    cells = matrix_cells(pools, "-m", "AP", "-m", "P@10", "-q", "fx", "-q", "fx-d3",
+                         *[a for s in STATISTICS for a in ("-s", s)])
+    value = {(c["measure_a"], c["qrels_a"], c["measure_b"], c["qrels_b"], c["statistic"]): c["value"] for c in cells}
+    for ma, qa, mb, qb in [("AP", "fx", "AP", "fx"), ("AP", "fx", "P@10", "fx"), ("P@10", "fx-d3", "P@10", "fx"),
+                           ("P@10", "fx", "P@10", "fx-d3"), ("AP", "fx-d3", "P@10", "fx")]:
+        row = json.loads(pools("correlate", "-m", ma, "-m", mb, "--qrels", qa, "--qrels-b", qb,
+                               "--format", "json").stdout)[0]
+        for name in STATISTICS:
+            assert value[(ma, qa, mb, qb, name)] == pytest.approx(row[name], abs=1e-12), (ma, qa, mb, qb, name)
+    assert value[("AP", "fx", "P@10", "fx-d3", "tau_ap")] != value[("P@10", "fx-d3", "AP", "fx", "tau_ap")]
+
+
+def per_topic(db_path, measure, qrels):
+    con = db.connect(db_path, read_only=True)
+    runs = runsets.resolve(con, "all")
+    per = evaluate.evaluate(con, qrels, [measures.parse(measure)], runs, store=False)
+    con.close()
+    return per.pivot(index="run_id", columns="topic", values="value").reindex(runs).to_numpy()
+
+
+def test_pvalue_orderings_equal_scipy(pools):
+    """tau-b between the orderings of the 28 run pairs by paired t-test p-value; P@3 has
+    pairs whose differences have zero variance (undefined, left out) and ties."""
+    qrels, wanted = ["fx", "fx-d3"], ["AP", "P@10", "P@3"]
+    cells = matrix_cells(pools, *[a for m in wanted for a in ("-m", m)], *[a for q in qrels for a in ("-q", q)],
+                         "--of", "pvalues")
+    assert len(cells) == 36 and {c["statistic"] for c in cells} == {"kendall_tau"}
+    p = {}
+    for m, q in itertools.product(wanted, qrels):
+        X = per_topic(pools.db_path, m, q)
+        values = []
+        for i, j in itertools.combinations(range(len(X)), 2):
+            d = X[i] - X[j]
+            if d.std() <= 1e-10 * max(np.abs(X[i]).max(), np.abs(X[j]).max()):
+                values.append(np.nan)  # SPEC: zero variance, no p-value
+            else:
+                values.append(sps.ttest_rel(X[i], X[j]).pvalue)
+        p[(m, q)] = np.array(values)
+    assert np.isnan(p[("P@3", "fx")]).sum() == 3
+    for c in cells:
+        a, b = p[(c["measure_a"], c["qrels_a"])], p[(c["measure_b"], c["qrels_b"])]
+        keep = ~(np.isnan(a) | np.isnan(b))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = sps.kendalltau(a[keep], b[keep]).statistic
+        assert c["value"] == pytest.approx(expected, abs=1e-12), c
+        assert c["items"] == keep.sum() and c["topics"] == 5 and c["of"] == "pvalues"
+
+
+def test_save_and_read_only(pools):
+    def count(table):
+        return json.loads(pools("sql", f"SELECT count(*) AS n FROM {table}", "--format", "json").stdout)[0]["n"]
+
+    scores = count("scores")
+    table = pools("correlate", "--matrix", "-m", "AP", "-m", "P@10", "-q", "fx", "-q", "fx-d5").stdout
+    assert table.splitlines()[0].split() == ["statistic", "#", "condition", "1", "2", "3", "4"]
+    assert "AP | fx-d5" in table and count("correlation_matrices") == 0 and count("scores") == scores
+    saved = pools("correlate", "--matrix", "-m", "AP", "-m", "P@10", "-q", "fx", "-q", "fx-d5", "--save", "m1")
+    assert "saved 48 cells in correlation_matrices as 'm1'" in saved.stderr
+    rows = json.loads(pools("sql", "SELECT * FROM correlation_matrices ORDER BY statistic, measure_a, qrels_a, "
+                                   "measure_b, qrels_b", "--format", "json").stdout)
+    cells = matrix_cells(pools, "-m", "AP", "-m", "P@10", "-q", "fx", "-q", "fx-d5")
+    key = ("of", "measure_a", "qrels_a", "measure_b", "qrels_b", "statistic", "value", "topics", "items")
+    assert sorted([tuple(r[k] for k in key) for r in rows]) == sorted([tuple(c[k] for k in key) for c in cells])
+    assert rows[0]["name"] == "m1" and json.loads(rows[0]["params"])["qrels"] == ["fx", "fx-d5"]
+    pools("correlate", "--matrix", "-m", "AP", "--of", "pvalues", "--save", "m1")  # replaces m1
+    assert count("correlation_matrices") == 1
+
+
+def test_conditions_with_other_topics(pools, tmp_path):
+    """A qrels with fewer topics: every cell uses the topics all conditions share, and says so."""
+    lines = [line for line in (FIXTURES / "qrels.txt").read_text().splitlines() if line.split()[0] <= "103"]
+    (tmp_path / "q3").write_text("\n".join(lines) + "\n")
+    pools("load", "qrels", tmp_path / "q3", "--name", "three")
+    result = pools("correlate", "--matrix", "-m", "AP", "-q", "fx", "-q", "three", "--format", "json")
+    assert "every cell uses the 3 topics they all share (up to 2 left out of a condition)" in result.stderr
+    cell = [c for c in json.loads(result.stdout) if c["qrels_a"] == "fx" and c["qrels_b"] == "three"
+            and c["statistic"] == "kendall_tau"][0]
+    # the same as the single command, whose pair shares those 3 topics
+    single = json.loads(pools("correlate", "-m", "AP", "-q", "fx", "--qrels-b", "three", "--format", "json").stdout)[0]
+    assert cell["topics"] == single["topics"] == 3 and cell["value"] == pytest.approx(single["kendall_tau"])
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--matrix", "-m", "AP", "--qrels-b", "fx"), "--qrels-b names the second qrels of one cell"),
+    (("--matrix", "-m", "AP", "--of", "ranks"), "unknown --of 'ranks'; valid: scores, pvalues"),
+    (("--matrix", "-m", "AP", "--of", "pvalues", "-s", "rbo"), "unknown statistic 'rbo' for --of pvalues"),
+    (("--matrix", "-m", "AP", "-s", "spearman"), "unknown statistic 'spearman' for --of scores"),
+    (("--matrix", "-m", "AP", "-q", "nope"), "unknown qrels 'nope'"),
+    (("-m", "AP", "--of", "pvalues"), "--of, --statistic and --save go with --matrix"),
+    (("-m", "AP", "-m", "P@10", "-m", "RR"), "one or two measures (more with --matrix)"),
+    (("-m", "AP", "-q", "fx", "-q", "fx-d5"), "one --qrels and one --qrels-b (more with --matrix)"),
+])
+def test_bad_input(pools, args, message):
+    result = pools("correlate", *args, ok=False)
+    assert result.exit_code == 1 and message in result.stderr, result.stderr
+
+
+def test_trec8_every_cell_equals_the_single_command(trec8_db, evaluated_once):
+    """3 measures x 2 depth pools of all runs and the full qrels: 81 cells, 5 statistics;
+    p-value orderings that must agree."""
+    cli = cli_for(trec8_db)
+    for depth in (10, 20):
+        cli("pool", "depth", "--name", f"trec8-cm-d{depth}", "--depth", depth, "--replace")
+    cli("refresh")
+    qrels = ["trec8", "trec8-cm-d10", "trec8-cm-d20"]
+    args = [a for m in MEASURES for a in ("-m", m)] + [a for q in qrels for a in ("-q", q)]
+    cells = matrix_cells(cli, *args, *[a for s in STATISTICS for a in ("-s", s)])
+    assert len(cells) == 5 * 81 and {c["items"] for c in cells} == {129} and {c["topics"] for c in cells} == {50}
+    check_against_single_cells(trec8_db, cells, qrels)
+    # p-value orderings: a depth-10 pool of all runs judges every run's top 10, so P@10 and
+    # its p-values are those of the full qrels (tau 1); AP's change
+    pvalues = {(c["measure_a"], c["qrels_a"], c["measure_b"], c["qrels_b"]): c for c in
+               matrix_cells(cli, "-m", "P@10", "-m", "AP", "-q", "trec8", "-q", "trec8-cm-d10", "--of", "pvalues")}
+    assert len(pvalues) == 16 and all(c["items"] <= 129 * 128 // 2 for c in pvalues.values())
+    # Mer8Adtd1/Mer8Adtd2 and isa25t/isa50t score alike on every topic: no p-value, left out
+    assert pvalues[("AP", "trec8", "AP", "trec8-cm-d10")]["items"] == 129 * 128 // 2 - 2
+    assert pvalues[("P@10", "trec8", "P@10", "trec8-cm-d10")]["value"] == 1
+    assert pvalues[("AP", "trec8", "AP", "trec8")]["value"] == 1
+    assert 0.5 < pvalues[("AP", "trec8", "AP", "trec8-cm-d10")]["value"] < 1
