@@ -63,6 +63,23 @@ count(*) FILTER (WHERE {{ cond }}) OVER (PARTITION BY run_id, topic ORDER BY {{ 
 sum({{ expr }}) OVER (PARTITION BY run_id, topic ORDER BY {{ order }} ROWS UNBOUNDED PRECEDING)
 {%- endmacro %}
 
+{# One row per (row of `relation`, column): the `keys` columns, `measure` (the label) and
+   `value`, for `columns` = [label, column] pairs. Spark inlines a common table expression
+   at each reference, so one query per column (DuckDB's form) would repeat the whole plan
+   per column there; stack() reads the relation once. #}
+{% macro unpivot(relation, keys, columns) -%}
+{% if dialect == 'spark' -%}
+SELECT {{ keys | join(', ') }}, stack({{ columns | length }}{% for label, column in columns %}, {{ label | literal }}, {{ column }}{% endfor %}) AS (measure, value)
+FROM {{ relation }}
+{%- else -%}
+{% for label, column in columns %}
+SELECT {{ keys | join(', ') }}, {{ label | literal }} AS measure, {{ column }} AS value FROM {{ relation }}
+{% if not loop.last %}UNION ALL
+{% endif %}
+{% endfor %}
+{%- endif %}
+{%- endmacro %}
+
 {# A bound query parameter. #}
 {% macro param(name) -%}
 {% if dialect == 'spark' %}:{{ name }}{% else %}${{ name }}{% endif %}
