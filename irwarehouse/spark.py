@@ -56,14 +56,17 @@ def session(master: str | None = None, conf: dict[str, str] | None = None,
     """A SparkSession (the active one if there is one). ``master``: local[N], spark://HOST:PORT,
     yarn, ...; None keeps what spark-submit or the environment set (else local[*]). A local
     master gets a few shuffle partitions (8) instead of Spark's 200, fitting one machine;
-    ``conf`` sets any Spark property."""
+    ``conf`` sets any Spark property. A JVM that irw starts logs errors only."""
     SparkSession = _pyspark()
+    import warnings  # pyspark 4 warns about pandas 3, which irw does not hand to Spark
+
+    warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
     builder = SparkSession.builder.appName(app_name)
-    settings = {"spark.ui.showConsoleProgress": "false", "spark.sql.session.timeZone": "UTC"}
+    log = Path(__file__).with_name("spark_log4j2.properties")
+    settings = {"spark.ui.showConsoleProgress": "false", "spark.sql.session.timeZone": "UTC",
+                "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={log.as_uri()}"}
     if master:
         builder = builder.master(master)
-    if master is None or master.startswith("local"):
-        settings["spark.sql.shuffle.partitions"] = "8"
     settings.update(conf or {})
     for key, value in settings.items():
         builder = builder.config(key, value)
@@ -73,6 +76,8 @@ def session(master: str | None = None, conf: dict[str, str] | None = None,
         raise IrwError(f"cannot start Spark{f' (master {master})' if master else ''}: "
                        f"{_first_line(exc)}; Spark needs Java 17 or later (java on the PATH, "
                        "or JAVA_HOME)") from None
+    if spark.sparkContext.master.startswith("local") and "spark.sql.shuffle.partitions" not in (conf or {}):
+        spark.conf.set("spark.sql.shuffle.partitions", "8")
     spark.sparkContext.setLogLevel("OFF")
     import logging  # PySpark logs every failed query with its stack: irw reports it in one line
 

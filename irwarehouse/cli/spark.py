@@ -113,9 +113,10 @@ def _pool(kind: str, data: str, out: str, master, conf, replace: bool, qrels: Op
         parent, run_ids, chosen, counts, path = s.irs.spark_errors(run)
     for name, _ in chosen:
         judged, relevant = counts.get(name, (0, 0))
-        say(f"wrote qrels {name} ({kind} of {parent}, depth {depth}, {len(run_ids)} runs): "
+        say(f"qrels {name} ({kind} of {parent}, depth {depth}, {len(run_ids)} runs): "
             f"{judged:,} judged, {relevant:,} relevant")
-    say(f"to {path}; store them in the warehouse with: irw load results {out}")
+    say(f"wrote {len(chosen)} derived qrels to {path}; store them in the warehouse with: "
+        f"irw load results {out}")
 
 
 @command(spark_pool_app, "depth")
