@@ -8,14 +8,14 @@ from typing import List, Optional
 
 import typer
 
-from .app import FormatOpt, TopicsOpt, app, check_format, command, load_app, open_warehouse, say
+from .app import FormatOpt, IrwGroup, TopicsOpt, app, check_format, command, load_app, open_warehouse, say
 
 spark_app = typer.Typer(
     help="Evaluate and pool on Apache Spark, over the Parquet files `irw export` writes "
          "(pip install 'irwarehouse\\[spark]').", no_args_is_help=True)
 app.add_typer(spark_app, name="spark")
 spark_pool_app = typer.Typer(help="Derived qrels and pool statistics on Spark.", no_args_is_help=True)
-spark_app.add_typer(spark_pool_app, name="pool")
+spark_app.add_typer(spark_pool_app, name="pool", cls=IrwGroup)
 
 DataOpt = typer.Option(..., "--data", help="The warehouse's tables: a directory `irw export DIR` wrote (local, hdfs://, s3a://, ...).")
 OutOpt = typer.Option(..., "--out", "-o", help="Where the results go (OUT/TABLE.parquet); store them with `irw load results OUT`.")
