@@ -22,7 +22,7 @@ from .errors import IrwError
 DEFAULT_DB = "irw.duckdb"
 SCHEMA_VERSION = "5"
 # Templates run (in order) whenever a warehouse is opened for writing: tables, then views.
-SCHEMA_TEMPLATES = ["schema.sql", "state.sql", "views.sql", "pools.sql", "standardize_schema.sql"]
+SCHEMA_TEMPLATES = ["schema.sql", "views.sql", "state.sql", "pools.sql", "standardize_schema.sql"]
 
 
 def sql_dir() -> Path:

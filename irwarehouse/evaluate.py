@@ -82,7 +82,7 @@ class _MeasureContext:
         self.module = db.module(f"measures/{measure.name}.sql", dialect)
         self.judged_only = measure.judged_only
         self.pos = "crank" if self.judged_only else "rank"
-        self.n = "n_judged" if self.judged_only else "n"
+        self.n = "coalesce(n_judged, 0)" if self.judged_only else "n"
         k = measure.cutoff
         self.k = db.sql_number(k) if k is not None else None
         self.within = f"{self.pos} <= {self.k}" if k is not None else "TRUE"
@@ -198,7 +198,7 @@ class _MacroContext(_MeasureContext):
         self.name = definition.name
         self.module = db.module(f"measures/{definition.name}.sql")
         self.pos = "(CASE WHEN judged_only THEN crank ELSE rank END)" if has("judged_only") else "rank"
-        self.n = "(CASE WHEN judged_only THEN n_judged ELSE n END)" if has("judged_only") else "n"
+        self.n = "(CASE WHEN judged_only THEN coalesce(n_judged, 0) ELSE n END)" if has("judged_only") else "n"
         if definition.cutoff:
             self.k = "k"
             self.within = f"(k IS NULL OR {self.pos} <= k)"

@@ -39,9 +39,20 @@ CREATE OR REPLACE MACRO {{ name }}({% for a in args %}{{ a if a is string else a
 {%- endif %}
 {%- endmacro %}
 
-{# A scalar function written in SQL: a DuckDB scalar macro. #}
-{% macro scalar_function(name, args) -%}
-CREATE OR REPLACE MACRO {{ name }}({{ args | join(', ') }}) AS
+{# The values of `expr` in a group as a sorted list (an aggregate). #}
+{% macro sorted_list(expr) -%}
+{% if dialect == 'spark' %}sort_array(collect_list({{ expr }})){% else %}list({{ expr }} ORDER BY {{ expr }}){% endif %}
+{%- endmacro %}
+
+{# A scalar function written in SQL: a DuckDB scalar macro; Spark: a temporary SQL function
+   of the session (`args` then [name, type] pairs, `returns` its type). #}
+{% macro scalar_function(name, args, returns=None) -%}
+{% if dialect == 'spark' -%}
+CREATE OR REPLACE TEMPORARY FUNCTION {{ name }}({% for a, t in args %}{{ a }} {{ sql_type(t) }}{{ ', ' if not loop.last }}{% endfor %})
+RETURNS {{ sql_type(returns) }} RETURN
+{%- else -%}
+CREATE OR REPLACE MACRO {{ name }}({% for a in args %}{{ a if a is string else a[0] }}{{ ', ' if not loop.last }}{% endfor %}) AS
+{%- endif %}
 {%- endmacro %}
 
 {# A view (Spark: a temporary view of the session, as the tables are). #}
@@ -61,6 +72,23 @@ count(*) FILTER (WHERE {{ cond }}) OVER (PARTITION BY run_id, topic ORDER BY {{ 
 
 {% macro running_sum(expr, order='rank') -%}
 sum({{ expr }}) OVER (PARTITION BY run_id, topic ORDER BY {{ order }} ROWS UNBOUNDED PRECEDING)
+{%- endmacro %}
+
+{# One row per (row of `relation`, column): the `keys` columns, `measure` (the label) and
+   `value`, for `columns` = [label, column] pairs. Spark inlines a common table expression
+   at each reference, so one query per column (DuckDB's form) would repeat the whole plan
+   per column there; stack() reads the relation once. #}
+{% macro unpivot(relation, keys, columns) -%}
+{% if dialect == 'spark' -%}
+SELECT {{ keys | join(', ') }}, stack({{ columns | length }}{% for label, column in columns %}, {{ label | literal }}, {{ column }}{% endfor %}) AS (measure, value)
+FROM {{ relation }}
+{%- else -%}
+{% for label, column in columns %}
+SELECT {{ keys | join(', ') }}, {{ label | literal }} AS measure, {{ column }} AS value FROM {{ relation }}
+{% if not loop.last %}UNION ALL
+{% endif %}
+{% endfor %}
+{%- endif %}
 {%- endmacro %}
 
 {# A bound query parameter. #}

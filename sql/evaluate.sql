@@ -205,8 +205,6 @@ wide AS (
 {% endfor %}
     FROM ctx
 )
-{% for m in measures %}
-SELECT run_id, topic, {{ m.label | literal }} AS measure, {{ m.id }} AS value FROM wide
-{% if not loop.last %}UNION ALL
-{% endif %}
-{% endfor %}
+{% set columns = [] %}
+{% for m in measures %}{% set _ = columns.append([m.label, m.id]) %}{% endfor %}
+{{ d.unpivot('wide', ['run_id', 'topic'], columns) }}

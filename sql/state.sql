@@ -44,9 +44,6 @@ CREATE OR REPLACE MACRO irw_qrels_fp(q) AS (
     SELECT hash(count(*), coalesce(sum(hash(qj.topic, qj.docno, qj.rel)::HUGEINT), 0))
     FROM qrels AS qj WHERE qj.qrels = q);
 
--- The collection of qrels q (whose runs the commands over q use by default).
-CREATE OR REPLACE MACRO collection_of(q) AS (SELECT qi.collection FROM qrels_info AS qi WHERE qi.qrels = q);
-
 -- The loaded qrels a derived qrels descends from (itself for a loaded one).
 CREATE OR REPLACE MACRO irw_root_qrels(q) AS coalesce((
     WITH RECURSIVE chain(name, parent, depth) AS (

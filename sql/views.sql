@@ -3,6 +3,10 @@
 -- Public views and table macros. They use nothing but SQL, so they work from a plain
 -- DuckDB connection (DuckDB CLI, notebooks, BI tools) without this package.
 
+-- collection_of(q): the collection of qrels q, whose runs the commands over q use by default.
+{{ d.scalar_function('collection_of', [['q', 'VARCHAR']], 'VARCHAR') }}
+    (SELECT max(qi.collection) FROM qrels_info AS qi WHERE qi.qrels = q);
+
 -- One row per loaded run: where it came from, how it is ranked, and its metadata.
 {{ d.create_view('run_info') }}
 SELECT l.collection, l.run_id, m.team, m.kind, m.pooled, l.source, l.ranking_policy,
@@ -14,7 +18,7 @@ FROM run_loads l LEFT JOIN run_meta m USING (collection, run_id);
 -- loaded qrels.
 {{ d.create_view('collections') }}
 SELECT n.collection,
-       (SELECT list(i.qrels ORDER BY i.qrels) FROM qrels_info i
+       (SELECT {{ d.sorted_list('i.qrels') }} FROM qrels_info i
         WHERE i.collection = n.collection AND i.parent IS NULL) AS qrels,
        (SELECT count(*) FROM qrels_info i
         WHERE i.collection = n.collection AND i.parent IS NOT NULL) AS derived_qrels,

@@ -104,6 +104,15 @@ def test_missing_topic_counts_and_empty_values(hand):
     assert got[("Judged@5", "T2")] == 0
 
 
+def test_condensed_measures_of_a_topic_not_answered(hand):
+    """The condensed list of a topic the run did not answer is empty: length 0, first
+    unjudged rank 1 (not NULL, as every other measure has a value there)."""
+    got = scores(hand, ["FirstUnjudged'", "NumRet'", "NumRet'@5", "Judged'@5", "P'"])
+    assert got[("FirstUnjudged'", "T2")] == 1
+    assert got[("NumRet'", "T2")] == 0 and got[("NumRet'@5", "T2")] == 0
+    assert got[("Judged'@5", "T2")] == 0 and got[("P'", "T2")] == 0
+
+
 def test_topic_policies(hand):
     assert {t for (_, t) in scores(hand, ["AP"], topics="all")} == {"T1", "T2", "T3"}
     assert {t for (_, t) in scores(hand, ["AP"], topics="run")} == {"T1"}

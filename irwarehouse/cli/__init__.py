@@ -13,6 +13,7 @@ from . import experiments  # noqa: F401
 from . import standardize  # noqa: F401
 from . import export  # noqa: F401
 from . import report  # noqa: F401
+from . import spark  # noqa: F401
 from .app import app
 
 __all__ = ["app", "main"]
