@@ -140,13 +140,14 @@ def _qrels_rows(con, names: list[str]) -> pd.DataFrame:
 
 
 def test_trec8_pools_identical(trec8_wh, trec8_db, tmp_path):
-    """The depth-10 pool of the pooled runs and the leave-one-team-out qrels of every team
-    (depth 100), on Spark (one job) and by `irw pool`, are the same judgments."""
+    """The depth-10 pool of the pooled runs and the leave-one-team-out qrels of every fifth
+    team (depth 100; bench/bench_spark.py compares all 40), on Spark (one job) and by `irw
+    pool`, are the same judgments."""
     wh = trec8_wh
     pooled = wh.run_ids("pooled")
     teams = list(pools.teams_of(wh, pooled, "default"))
-    assert len(teams) > 30
-    targets = [(f"trec8-lo-{t}", [t]) for t in teams]
+    assert len(teams) == 40
+    targets = [(f"trec8-lo-{t}", [t]) for t in teams[::5]]
     depth_rows, _ = wh.derived_qrels("depth", "trec8", [("trec8-d10", [])], pooled, 10)
     lo_rows, _ = wh.derived_qrels("leave-out", "trec8", targets, pooled, 100)
     out = str(tmp_path / "out")
@@ -167,7 +168,7 @@ def test_trec8_pools_identical(trec8_wh, trec8_db, tmp_path):
                          "(SELECT count(*) FROM (SELECT * FROM expected EXCEPT ALL SELECT * FROM got))").fetchone()
     con.close()
     n_got, n_expected, n_qrels, only_spark, only_duckdb = counts
-    assert n_expected > 3_000_000 and n_qrels == len(names)
+    assert n_expected > 600_000 and n_qrels == len(names)
     assert (n_got, only_spark, only_duckdb) == (n_expected, 0, 0)
 
 
