@@ -44,8 +44,11 @@ def test_per_run_and_per_topic_equal_eval_and_sql(loaded, topics):
     measures = ["-m", "AP", "-m", "nDCG(discount=jk)@10"]
     runs = json.loads(loaded("summary", *measures, "--topics", topics, "--format", "json").stdout)
     means = json.loads(loaded("eval", *measures, "--topics", topics, "--format", "json").stdout)
-    assert [(r["run_id"], r["measure"], r["n"], r["mean"]) for r in runs] == \
-        [(e["run_id"], e["measure"], e["n_topics"], e["value"]) for e in means]  # the same numbers, bit for bit
+    # the same numbers (to the last bits: DuckDB's parallel sums of one evaluation and the next
+    # may add the per-topic terms in another order)
+    assert [(r["run_id"], r["measure"], r["n"]) for r in runs] == \
+        [(e["run_id"], e["measure"], e["n_topics"]) for e in means]
+    assert [r["mean"] for r in runs] == pytest.approx([e["value"] for e in means], rel=1e-12, abs=1e-15)
     # `irw eval` stored the per-topic scores: SQL's aggregates over them
     expected = sql(loaded, "SELECT run_id, measure, count(*) AS n, stddev_samp(value) AS sd, min(value) AS lo, "
                            "max(value) AS hi FROM scores GROUP BY ALL ORDER BY run_id, measure")
