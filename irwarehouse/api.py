@@ -267,6 +267,17 @@ class Warehouse:
                                 collection=collection)
         return q, run_ids, parsed, rows
 
+    @staticmethod
+    def several_qrels(qrels) -> bool:
+        """Does ``qrels`` name several qrels (a list, or names and patterns with commas)?"""
+        return qrels is not None and (not isinstance(qrels, str) or any(c in qrels for c in ",*?["))
+
+    def eval_each(self, measures, qrels=None, runs="all", **options):
+        """:meth:`eval_rows` for each qrels ``qrels`` names (one, or several: see
+        :meth:`qrels_names`), one result after the other."""
+        for q in self.qrels_names(qrels) if self.several_qrels(qrels) else [qrels]:
+            yield self.eval_rows(measures, q, runs, **options)
+
     def eval(self, measures, qrels: str | None = None, runs="all", *, collection: str | None = None,
              per_topic: bool = True, topics: str = "qrels", max_docs: int | None = None,
              rel_level: int | None = None, aggregate: str = "mean", store: bool = True) -> "pd.DataFrame":
@@ -277,11 +288,10 @@ class Warehouse:
         commas, as :meth:`qrels_names`): the frame then starts with a column ``qrels``."""
         import pandas as pd
 
-        several = qrels is not None and (not isinstance(qrels, str) or any(c in qrels for c in ",*?["))
+        several = self.several_qrels(qrels)
         frames = []
-        for q in self.qrels_names(qrels) if several else [qrels]:
-            _, _, _, rows = self.eval_rows(measures, q, runs, collection=collection, topics=topics,
-                                           max_docs=max_docs, rel_level=rel_level, store=store)
+        for q, _, _, rows in self.eval_each(measures, qrels, runs, collection=collection, topics=topics,
+                                            max_docs=max_docs, rel_level=rel_level, store=store):
             if per_topic:
                 frame = pd.DataFrame(rows, columns=list(ev.RESULT_COLUMNS))
             else:

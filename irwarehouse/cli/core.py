@@ -137,18 +137,16 @@ def eval_cmd(
     """Evaluate runs: per-topic scores are computed in SQL and kept in the `scores` table."""
     check_format(fmt, output.FORMATS)
     ms.parse_all(measure, rel_level=rel_level)  # a bad measure is reported before the warehouse is opened
-    several = qrels is not None and any(c in qrels for c in ",*?[")
+    several = Warehouse.several_qrels(qrels)
     if several and fmt == "trec":
         raise IrwError("--format trec shows one qrels; name one with --qrels")
     flat_all: list[dict] = []
     table_all: list[dict] = []
     with open_warehouse(ctx, read_only=not store) as con:
-        w = Warehouse.attach(con)
-        for q in w.qrels_names(qrels) if several else [qrels]:
-            # plain rows, not a DataFrame: printing them needs no pandas
-            qrels_name, run_ids, parsed, per = w.eval_rows(
-                measure, q, runs, collection=collection, topics=topics, max_docs=max_docs,
-                rel_level=rel_level, store=store)
+        # plain rows, not a DataFrame: printing them needs no pandas
+        for qrels_name, run_ids, parsed, per in Warehouse.attach(con).eval_each(
+                measure, qrels, runs, collection=collection, topics=topics, max_docs=max_docs,
+                rel_level=rel_level, store=store):
             if not per:
                 say(ev.no_rows_reason(con, qrels_name, run_ids, topics, rel_level))
             if standardize:  # per-topic values become Phi(z); the stored scores stay raw
