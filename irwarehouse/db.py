@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import re
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -152,6 +153,19 @@ def memory_limit(limit: str | None = None) -> str:
     except (ValueError, OSError, AttributeError):
         total = MEMORY_CAP
     return f"{min(int(total * MEMORY_SHARE), MEMORY_CAP) // 2**20}MiB"
+
+
+_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+          "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+
+
+def memory_bytes(con: duckdb.DuckDBPyConnection) -> int:
+    """The connection's memory limit in bytes (DuckDB shows it as e.g. '1.9 GiB')."""
+    text = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+    match = re.fullmatch(r"\s*([0-9.]+)\s*([A-Za-z]*)\s*", str(text))
+    if not match or match.group(2).lower() not in _UNITS:
+        return MEMORY_CAP
+    return int(float(match.group(1)) * _UNITS[match.group(2).lower()])
 
 
 def configure(con: duckdb.DuckDBPyConnection, limit: str | None = None) -> None:

@@ -37,6 +37,7 @@ from .errors import IrwError
 POLICIES = ("trec_eval", "given", "score_then_rank")
 
 BATCH = 16  # files per DuckDB read: large enough to parallelise, small enough for progress
+BATCH_SHARE = 1 / 8  # of the memory limit: the text of the run files staged at once
 
 # Number syntax (README, "Input files"): rank and grade are integers, the score a decimal
 # number, optionally in exponent notation. Nothing else: no spaces, no "_" separators, no hex,
@@ -448,7 +449,8 @@ def load_runs(con, patterns: Iterable[str], policy: str = "trec_eval", replace: 
     return summary
 
 
-_STAGED = ("irw_staged", "irw_staged_topics", "irw_ranked", "irw_staged_parts", "irw_staged_qrels")
+_STAGED = ("irw_staged", "irw_batch_topics", "irw_staged_topics", "irw_staged_files", "irw_ranked",
+           "irw_reranked", "irw_topics_across", "irw_staged_parts", "irw_staged_qrels")
 
 
 def _drop_staged(con) -> None:
@@ -459,37 +461,97 @@ def _drop_staged(con) -> None:
 def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding: str,
                 collection: str, bar=None) -> None:
     """Read, check and rank run files in temporary tables of ``con`` (irw_ranked,
-    irw_staged_topics, irw_staged_parts), ready for :func:`_insert_runs`."""
+    irw_staged_topics, irw_staged_files, irw_staged_parts), ready for :func:`_insert_runs`.
+
+    The files are taken in batches of about a memory budget's worth of text
+    (:func:`_batches`): each is read, checked and ranked on its own, and its ranked rows are
+    appended to irw_ranked, which DuckDB spills to disk beyond its memory limit. So the
+    memory a load needs is bounded by the batch, not the archive, and a batch's checking and
+    sorting do not spill. A run whose lines are in files of several batches is checked for
+    duplicates and ranked again over all its lines at the end."""
     if policy not in POLICIES:
         raise IrwError(f"unknown ranking policy {policy!r}; valid: {', '.join(POLICIES)}")
-    con.execute("CREATE OR REPLACE TEMP TABLE irw_staged (filename VARCHAR, nf INTEGER, "
-                "topic VARCHAR, docno VARCHAR, run_id VARCHAR, given_rank BIGINT, score DOUBLE)")
-    _stage(con, "irw_staged", files, 6, RUN_COLUMNS, bar.update if bar else None, encoding)
-    _phase(bar, "checking", advance=False)
-    _check_runs(con, files, extra_fields, encoding)
+    batches = _batches(con, files)
+    db.run_script(con, "stage_runs.sql")
+    for number, batch in enumerate(batches):
+        if bar is not None and number:
+            bar.label = "reading runs"
+        con.execute("CREATE OR REPLACE TEMP TABLE irw_staged (filename VARCHAR, nf INTEGER, "
+                    "topic VARCHAR, docno VARCHAR, run_id VARCHAR, given_rank BIGINT, score DOUBLE)")
+        _stage(con, "irw_staged", batch, 6, RUN_COLUMNS, bar.update if bar else None, encoding)
+        _phase(bar, "checking", advance=False)
+        _check_runs(con, files, extra_fields, encoding)
+        if bar is not None:
+            bar.label = "ranking"
+        db.run_script(con, "rank_runs.sql", {"batch": number}, policy=policy)
+    if con.execute("SELECT count(*) FROM irw_staged_files").fetchone()[0] == 0:
+        raise IrwError(f"{', '.join(files)}: no run lines found")
+    across = [r[0] for r in con.execute(
+        "SELECT run_id FROM irw_staged_files GROUP BY run_id HAVING count(DISTINCT batch) > 1 "
+        "ORDER BY run_id").fetchall()]
+    if across:
+        if con.execute("SELECT 1 FROM irw_ranked WHERE list_contains($ids, run_id) "
+                       "GROUP BY run_id, topic HAVING count(*) <> count(DISTINCT docno) LIMIT 1",
+                       {"ids": across}).fetchone():
+            _run_problem(files, extra_fields, encoding, "a docno twice in a run's topic")
+        db.run_script(con, "rank_runs_across.sql", {"ids": across}, policy=policy)
     _phase(bar, "ranking")
-    db.run_script(con, "rank_runs.sql", policy=policy)
     db.run_script(con, "run_parts_staged.sql", {"policy": policy, "ids": _staged_run_ids(con),
                                                 "collection": collection})
 
 
+def _batches(con, files: list[str]) -> list[list[str]]:
+    """``files`` in consecutive groups of about BATCH_SHARE of DuckDB's memory limit in text
+    (:func:`_text_size`); a file is never split, and all of them are one group when they
+    fit."""
+    budget = db.memory_bytes(con) * BATCH_SHARE
+    batches: list[list[str]] = [[]]
+    size = 0
+    for path in files:
+        text = _text_size(path)
+        if batches[-1] and size + text > budget:
+            batches.append([])
+            size = 0
+        batches[-1].append(path)
+        size += text
+    return batches
+
+
+def _text_size(path: str) -> int:
+    """About how many bytes of text a file holds: a gzip file's last four bytes give its size
+    uncompressed (modulo 4 GiB); bzip2 and xz files are taken as 6 times their size."""
+    size = os.path.getsize(path)
+    kind = compression(path)
+    if kind == "gzip" and size >= 18:
+        with open(path, "rb") as fh:
+            fh.seek(-4, os.SEEK_END)
+            return max(int.from_bytes(fh.read(4), "little"), size)
+    return size * (6 if kind else 1)
+
+
 def _check_runs(con, files: list[str], extra_fields: bool, encoding: str = "utf-8") -> None:
+    """Check a batch's staged lines (irw_staged): the fields, and a docno twice in a
+    (run, topic); leaves the batch's ranking lengths in irw_batch_topics."""
     bad_fields = "nf < 6" if extra_fields else "nf <> 6"
     bad = con.execute(
         f"SELECT filename FROM irw_staged WHERE {bad_fields} OR given_rank IS NULL "
         "OR score IS NULL OR isnan(score) OR isinf(score) LIMIT 1").fetchone()
     if bad is None:
         # ranking lengths, and duplicates: a docno twice in a (run, topic)
-        con.execute("CREATE TEMP TABLE irw_staged_topics AS SELECT run_id, topic, "
+        con.execute("CREATE OR REPLACE TEMP TABLE irw_batch_topics AS SELECT run_id, topic, "
                     "count(*)::INTEGER AS n_docs, count(DISTINCT docno)::INTEGER AS n_distinct, "
                     "any_value(filename) AS filename FROM irw_staged GROUP BY run_id, topic")
-        bad = con.execute("SELECT filename FROM irw_staged_topics WHERE n_docs <> n_distinct "
+        bad = con.execute("SELECT filename FROM irw_batch_topics WHERE n_docs <> n_distinct "
                           "LIMIT 1").fetchone()
     if bad is not None:
-        where = _locate_run_problem(files, extra_fields, encoding_name(encoding))
-        raise IrwError(where or f"{bad[0]}: malformed run data")
-    if con.execute("SELECT count(*) FROM irw_staged").fetchone()[0] == 0:
-        raise IrwError(f"{', '.join(files)}: no run lines found")
+        _run_problem(files, extra_fields, encoding, bad[0])
+
+
+def _run_problem(files: list[str], extra_fields: bool, encoding: str, where: str):
+    """Raise the error for what the checks found wrong (``where``: the file, or what): the
+    file, line and problem, found by reading the files again in Python."""
+    found = _locate_run_problem(files, extra_fields, encoding_name(encoding))
+    raise IrwError(found or f"{where}: malformed run data")
 
 
 def _staged_run_ids(con) -> list[str]:
@@ -510,7 +572,7 @@ def _insert_runs(con, files: list[str], policy: str, replace: bool, collection: 
     state.record_runs(con, collection, run_ids, parts="irw_staged_parts")
     # the scores stored for replaced runs are recomputed, not dropped: they stay current
     refreshed = state.refresh_scores(con, runs=(collection, existing)) if existing else 0
-    lines = con.execute("SELECT count(*) FROM irw_staged").fetchone()[0]
+    lines = con.execute("SELECT sum(lines) FROM irw_staged_files").fetchone()[0]
     return {"collection": collection, "runs": run_ids, "lines": lines, "files": len(files),
             "replaced": existing, "refreshed": refreshed}
 
@@ -518,7 +580,7 @@ def _insert_runs(con, files: list[str], policy: str, replace: bool, collection: 
 def _already_loaded(con, run_ids: list[str], collection: str, shown: int = 10) -> str:
     """The error for runs loaded before: each run id with the file(s) of this load it is in."""
     rows = con.execute("SELECT run_id, string_agg(DISTINCT filename, ', ' ORDER BY filename) "
-                       "FROM irw_staged WHERE list_contains($ids, run_id) GROUP BY run_id "
+                       "FROM irw_staged_files WHERE list_contains($ids, run_id) GROUP BY run_id "
                        "ORDER BY run_id", {"ids": run_ids}).fetchall()
     listed = "; ".join(f"{run_id} (in {files})" for run_id, files in rows[:shown])
     more = f"; and {len(rows) - shown} more" if len(rows) > shown else ""

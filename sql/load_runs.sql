@@ -11,6 +11,6 @@ SELECT $collection, run_id, topic, n_docs FROM irw_staged_topics;
 INSERT INTO run_loads
 SELECT $collection, f.run_id, f.source, $policy, t.n_topics, t.n_docs, current_timestamp
 FROM (SELECT run_id, string_agg(filename, ' ' ORDER BY filename) AS source
-      FROM (SELECT DISTINCT run_id, filename FROM irw_staged) AS d GROUP BY run_id) AS f
+      FROM irw_staged_files GROUP BY run_id) AS f
 JOIN (SELECT run_id, count(*)::INTEGER AS n_topics, sum(n_docs) AS n_docs
       FROM irw_staged_topics GROUP BY run_id) AS t USING (run_id);

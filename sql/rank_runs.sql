@@ -1,12 +1,21 @@
 {#-
-  Rank validated staged run lines (irw_staged) under the chosen policy, each (run, topic)
-  on its own: the rows the warehouse's `runs` table will hold. Runs in the staging
+  Rank a batch's checked staged run lines (irw_staged, with its ranking lengths in
+  irw_batch_topics) under the chosen policy, each (run, topic) on its own, and append them to
+  the load's tables (stage_runs.sql); then drop the batch's lines. Runs in the staging
   connection, before the warehouse is locked. Context: policy (a policy name, see
-  _ranking.sql).
+  _ranking.sql). Bound: $batch (the batch's number).
 -#}
 {% import '_ranking.sql' as rk %}
-CREATE OR REPLACE TEMP TABLE irw_ranked AS
+INSERT INTO irw_ranked
 SELECT run_id, topic, docno,
        row_number() OVER (PARTITION BY run_id, topic ORDER BY {{ rk.order_by(policy) }})::INTEGER AS rank,
        score, given_rank
 FROM irw_staged;
+
+INSERT INTO irw_staged_topics SELECT run_id, topic, n_docs, $batch FROM irw_batch_topics;
+
+INSERT INTO irw_staged_files
+SELECT run_id, filename, count(*), $batch FROM irw_staged GROUP BY run_id, filename;
+
+DROP TABLE irw_staged;
+DROP TABLE irw_batch_topics;

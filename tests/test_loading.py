@@ -533,3 +533,75 @@ def test_a_load_larger_than_the_memory_limit_spills_and_loads_alike(tmp_path):
         rankings.append(con.execute("SELECT * FROM runs ORDER BY ALL").fetchall())
         con.close()
     assert len(rankings[0]) == 400_000 and rankings[0] == rankings[1]
+
+
+# ---------------------------------------------------------------- loading in batches
+
+def _tables(con):
+    """What a load leaves in the warehouse, in a comparable order (load times left out)."""
+    return {
+        "runs": con.execute("SELECT * FROM runs ORDER BY collection, run_id, topic, rank").fetchall(),
+        "run_topics": con.execute("SELECT * FROM run_topics ORDER BY ALL").fetchall(),
+        "run_loads": con.execute("SELECT * EXCLUDE (loaded_at) FROM run_loads ORDER BY ALL").fetchall(),
+        "state": con.execute("SELECT * FROM irw_run_state ORDER BY ALL").fetchall(),
+    }
+
+
+def _split_run(tmp_path):
+    """The fixture runs, with the lines of alpha.txt (runs alpha1 and alpha2) dealt over two files that other files separate
+    (topic by topic alternately, and one topic's lines over both), so that a batch of one file
+    holds part of a (run, topic)."""
+    from conftest import FIXTURES
+
+    lines = (FIXTURES / "runs" / "alpha.txt").read_text().splitlines(keepends=True)
+    first, second = lines[0::2], lines[1::2]
+    paths = [write(tmp_path / "a1.txt", "".join(first))]
+    paths += sorted(str(p) for p in (FIXTURES / "runs").iterdir() if p.name != "alpha.txt")
+    paths += [write(tmp_path / "a2.txt", "".join(second))]
+    return paths
+
+
+@pytest.mark.parametrize("policy", ["trec_eval", "given", "score_then_rank"])
+def test_loading_in_batches_equals_loading_at_once(tmp_path, monkeypatch, policy):
+    from irwarehouse import db
+
+    paths = _split_run(tmp_path)
+    at_once = db.connect(":memory:")
+    loader.load_runs(at_once, paths, policy=policy)
+    monkeypatch.setattr(loader, "BATCH_SHARE", 1e-12)  # every file a batch of its own
+    assert len(loader._batches(at_once, paths)) == len(paths)
+    batched = db.connect(":memory:")
+    summary = loader.load_runs(batched, paths, policy=policy)
+    assert _tables(batched) == _tables(at_once)
+    # every topic of alpha1 and alpha2 had lines in two batches: ranked again over all of them
+    assert batched.execute("SELECT count(*), count(DISTINCT topic), max(rank) FROM runs "
+                           "WHERE run_id = 'alpha1'").fetchone() == (180, 6, 30)
+    assert summary["lines"] == 1290
+
+
+def test_a_duplicate_across_batches_is_found(tmp_path, monkeypatch, con):
+    a = write(tmp_path / "a.txt", "1 Q0 d1 1 2 r\n1 Q0 d2 2 1 r\n")
+    b = write(tmp_path / "b.txt", "1 Q0 d3 3 0.5 r\n1 Q0 d1 4 0.2 r\n")
+    monkeypatch.setattr(loader, "BATCH_SHARE", 1e-12)
+    with pytest.raises(IrwError, match=r"b.txt, line 2: document d1 appears twice for run r, topic 1 "
+                                       r"\(first at .*a.txt, line 1\)"):
+        loader.load_runs(con, [a, b])
+    assert counts(con)[:3] == (0, 0, 0)
+    # the same lines without the duplicate: one ranking over both files
+    write(tmp_path / "b.txt", "1 Q0 d3 3 0.5 r\n2 Q0 d1 4 0.2 r\n")
+    loader.load_runs(con, [a, b])
+    assert ranks(con) == ["d1", "d2", "d3"]
+    assert con.execute("SELECT n_docs FROM run_topics WHERE topic = '1'").fetchone()[0] == 3
+
+
+def test_batches_follow_the_memory_limit(tmp_path):
+    from irwarehouse import db
+
+    con = db.connect(":memory:", memory="64MB")  # a budget of 8 MB of text per batch
+    big = tmp_path / "big.gz"
+    with gzip.open(big, "wt") as fh:  # 6 MB of text in a file of a few kB
+        fh.write("1 Q0 d 1 1 r\n" * 500_000)
+    small = write(tmp_path / "small.txt", "1 Q0 d 1 1 s\n")
+    assert loader._text_size(str(big)) == 13 * 500_000
+    assert loader._batches(con, [str(big), str(big), small]) == [[str(big)], [str(big), small]]
+    assert loader._batches(con, [small, small]) == [[small, small]]

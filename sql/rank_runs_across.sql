@@ -1,0 +1,22 @@
+{#-
+  Runs whose lines came in files of several batches ($ids; checked for duplicates across
+  the batches): their rows ranked again over all their lines, each (run, topic) on its own,
+  and their ranking lengths summed over the batches. Context: policy (see _ranking.sql).
+-#}
+{% import '_ranking.sql' as rk %}
+CREATE OR REPLACE TEMP TABLE irw_reranked AS
+SELECT run_id, topic, docno,
+       row_number() OVER (PARTITION BY run_id, topic ORDER BY {{ rk.order_by(policy) }})::INTEGER AS rank,
+       score, given_rank
+FROM irw_ranked WHERE list_contains($ids, run_id);
+
+DELETE FROM irw_ranked WHERE list_contains($ids, run_id);
+INSERT INTO irw_ranked SELECT * FROM irw_reranked;
+DROP TABLE irw_reranked;
+
+CREATE OR REPLACE TEMP TABLE irw_topics_across AS
+SELECT run_id, topic, sum(n_docs)::INTEGER AS n_docs, min(batch) AS batch
+FROM irw_staged_topics WHERE list_contains($ids, run_id) GROUP BY run_id, topic;
+DELETE FROM irw_staged_topics WHERE list_contains($ids, run_id);
+INSERT INTO irw_staged_topics SELECT * FROM irw_topics_across;
+DROP TABLE irw_topics_across;
