@@ -3,9 +3,9 @@
 A fresh warehouse (in a temporary directory, or --dir) gets the archive's qrels, then
 `irw load runs DIR/runs --meta DIR/runs.tsv`, then `irw eval -m AP -m P@10` (which
 materializes the base relation): each an `irw` command in a subprocess of its own, whose
-wall time and peak resident set size (the kernel's ru_maxrss of that child) are reported,
-with the warehouse's size on disk. The archive is TREC-8 (the default) or one written by
-bench/make_synthetic.py, laid out the same way.
+wall time, peak resident set size (the kernel's ru_maxrss of that child) and the peak size
+of what DuckDB spilled to disk are reported, with the warehouse's size on disk. The archive
+is TREC-8 (the default) or one written by bench/make_synthetic.py, laid out the same way.
 
     python bench/bench_memory.py [--data DIR] [--memory-limit 2GB] [--dir TMPDIR]
 """
@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -24,19 +25,45 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import DEFAULT_DATA, machine  # noqa: E402
 
 
-def run(cmd: list[str], env: dict) -> tuple[float, float]:
-    """(wall seconds, peak RSS in GiB) of one command; its failure stops the benchmark."""
+def _spilled(pid: int) -> int:
+    """Bytes in the spill directories of process ``pid`` (db.configure names them
+    irw-spill-<pid>-*, under the system's temporary directory)."""
+    total = 0
+    for directory in Path(tempfile.gettempdir()).glob(f"irw-spill-{pid}-*"):
+        for root, _, files in os.walk(directory):
+            for name in files:
+                try:
+                    total += os.path.getsize(os.path.join(root, name))
+                except OSError:
+                    pass
+    return total
+
+
+def run(cmd: list[str], env: dict) -> tuple[float, float, float]:
+    """(wall seconds, peak RSS in GiB, peak spilled GiB) of one command; its failure stops
+    the benchmark."""
     start = time.perf_counter()
     with tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=err)
+        peak = [0]
+        done = threading.Event()
+
+        def watch() -> None:  # the spill directory's size, twice a second
+            while not done.wait(0.5):
+                peak[0] = max(peak[0], _spilled(proc.pid))
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
         _, status, usage = os.wait4(proc.pid, 0)
+        done.set()
+        watcher.join()
         proc.returncode = os.waitstatus_to_exitcode(status)
         wall = time.perf_counter() - start
         if proc.returncode != 0:
             err.seek(0)
             raise SystemExit(f"{' '.join(cmd)} failed (exit {proc.returncode}): "
                              f"{err.read().decode(errors='replace').strip()}")
-    return wall, usage.ru_maxrss / 2**20  # ru_maxrss is in KiB on Linux
+    return wall, usage.ru_maxrss / 2**20, peak[0] / 2**30  # ru_maxrss is in KiB on Linux
 
 
 def main() -> None:
@@ -66,10 +93,10 @@ def main() -> None:
             ("first eval (AP, P@10)", [irw, "eval", "-m", "AP", "-m", "P@10", "--qrels", "trec8"]),
             ("warm eval (AP, P@10)", [irw, "eval", "-m", "AP", "-m", "P@10", "--qrels", "trec8"]),
         ]
-        print(f"{'step':<24}{'wall s':>9}{'peak RSS GiB':>14}")
+        print(f"{'step':<24}{'wall s':>9}{'peak RSS GiB':>14}{'spilled GiB':>13}")
         for label, cmd in steps:
-            wall, rss = run(cmd, env)
-            print(f"{label:<24}{wall:>9.1f}{rss:>14.2f}", flush=True)
+            wall, rss, spilled = run(cmd, env)
+            print(f"{label:<24}{wall:>9.1f}{rss:>14.2f}{spilled:>13.2f}", flush=True)
         print(f"warehouse file: {path.stat().st_size / 2**30:.2f} GiB")
 
 

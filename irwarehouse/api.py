@@ -312,6 +312,13 @@ class Warehouse:
         'take' (J ∩ ∪ D_t). Returns one row per qrels created."""
         import pandas as pd
 
+        return pd.DataFrame(self.pool_rows(kind, name, qrels, runs, depth=depth, teams=teams,
+                                           replace=replace, description=description))
+
+    def pool_rows(self, kind: str, name: str | list[str], qrels: str | None = None, runs="all", *,
+                  depth: int = 100, teams: list[str] | None = None, replace: bool = False,
+                  description: str | None = None) -> list[dict]:
+        """:meth:`pool` without pandas: one dict per qrels created."""
         from . import pools
 
         parent = self.qrels_name(qrels)
@@ -319,14 +326,14 @@ class Warehouse:
         if kind == "leave-out":
             teams = list(teams or [])
             names = name if isinstance(name, list) else [f"{name}{t}" for t in teams]
+            if not teams:
+                raise IrwError("name a team with --team, or use --all-teams")
             if len(names) != len(teams):
                 raise IrwError("leave-out: give one name per team, or a prefix")
-            made = pools.build_many(self.con, kind, parent, [(n, [t]) for n, t in zip(names, teams)],
+            return pools.build_many(self.con, kind, parent, [(n, [t]) for n, t in zip(names, teams)],
                                     spec, depth, replace, description)
-        else:
-            made = [pools.build(self.con, kind, parent, name, "all" if kind == "shallow" else spec,
-                                depth, teams=teams, replace=replace, description=description)]
-        return pd.DataFrame(made)
+        return [pools.build(self.con, kind, parent, name, "all" if kind == "shallow" else spec,
+                            depth, teams=teams, replace=replace, description=description)]
 
     def teams(self, qrels: str | None = None, runs="all") -> dict[str, list[str]]:
         """team -> its runs among the runs (of the qrels's collection)."""
@@ -337,11 +344,18 @@ class Warehouse:
 
     def pool_stats(self, what: str = "topics", qrels: str | None = None, runs="all",
                    depth: int = 100) -> "pd.DataFrame":
-        """Pool statistics: topics | multiplicity | teams | unique | judged | collection."""
+        """Pool statistics: topics | multiplicity | teams | unique | judged | collection | qrels."""
         from . import pools
 
         spec = runs if isinstance(runs, str) else ",".join(runs)
         return pools.stats(self.con, what, self.qrels_name(qrels), spec, depth)
+
+    def deeply_judged(self, qrels: str | None = None, depth: int = 50) -> list[str]:
+        """Runs with at least ``depth`` documents for every topic, all of their top ``depth``
+        judged."""
+        from . import pools
+
+        return pools.deeply_judged(self.con, self.qrels_name(qrels), depth)
 
     # ------------------------------------------------------------------ significance
 

@@ -6,8 +6,9 @@ from typing import List, Optional
 
 import typer
 
-from .. import output, pools
-from .. import evaluate as ev
+from .. import output
+from ..api import Warehouse
+from ..errors import IrwError
 from .app import FormatOpt, app, check_format, command, open_warehouse, runs_app, say
 
 pool_app = typer.Typer(help="Pools, unique contributions and derived qrels.", no_args_is_help=True)
@@ -32,8 +33,8 @@ def pool_depth(ctx: typer.Context, name: str = typer.Option(..., "--name", "-n",
                replace: bool = ReplaceOpt, description: Optional[str] = DescriptionOpt):
     """Reduced qrels J ∩ pool(S, d): only judgments of documents in the depth-d pool of S."""
     with open_warehouse(ctx) as con:
-        _report([pools.build(con, "depth", qrels or ev.default_qrels(con), name, runs, depth,
-                             replace=replace, description=description)])
+        _report(Warehouse.attach(con).pool_rows("depth", name, qrels, runs, depth=depth, replace=replace,
+                                                description=description))
 
 
 @command(pool_app, "shallow")
@@ -42,8 +43,8 @@ def pool_shallow(ctx: typer.Context, name: str = typer.Option(..., "--name", "-n
                  replace: bool = ReplaceOpt, description: Optional[str] = DescriptionOpt):
     """Shallow-pool qrels J ∩ pool(all runs, pd) (Sakai uses pd = 50, 10, 1)."""
     with open_warehouse(ctx) as con:
-        _report([pools.build(con, "shallow", qrels or ev.default_qrels(con), name, "all", depth,
-                             replace=replace, description=description)])
+        _report(Warehouse.attach(con).pool_rows("shallow", name, qrels, depth=depth, replace=replace,
+                                                description=description))
 
 
 @command(pool_app, "leave-out")
@@ -56,19 +57,14 @@ def pool_leave_out(ctx: typer.Context,
                    replace: bool = ReplaceOpt, description: Optional[str] = DescriptionOpt):
     """Leave-one-team-out qrels J − U_t: the team's unique contributions become unjudged."""
     with open_warehouse(ctx) as con:
-        parent = qrels or ev.default_qrels(con)
-        teams = list(team)
-        if all_teams:
-            from .. import runsets
-            teams = list(pools.teams_of(con, runsets.resolve(con, runs, qrels=parent),
-                                        ev.collection_of(con, parent)))
-        if not teams:
-            raise pools.IrwError("name a team with --team, or use --all-teams")
+        w = Warehouse.attach(con)
+        parent = w.qrels_name(qrels)
+        teams = list(w.teams(parent, runs)) if all_teams else list(team)
         if name and len(teams) > 1:
-            raise pools.IrwError("--name names one qrels: use --prefix for several teams")
-        stem = prefix if prefix is not None else f"{parent}-lo-"
-        targets = [(name, [teams[0]])] if name else [(stem + t, [t]) for t in teams]
-        _report(pools.build_many(con, "leave-out", parent, targets, runs, depth, replace, description))
+            raise IrwError("--name names one qrels: use --prefix for several teams")
+        names = [name] if name else prefix if prefix is not None else f"{parent}-lo-"
+        _report(w.pool_rows("leave-out", names, parent, runs, depth=depth, teams=teams[:1] if name else teams,
+                            replace=replace, description=description))
 
 
 @command(pool_app, "take")
@@ -79,8 +75,8 @@ def pool_take(ctx: typer.Context,
               replace: bool = ReplaceOpt, description: Optional[str] = DescriptionOpt):
     """Take-one-team qrels J ∩ D_t (several --team: take-k-teams J ∩ ∪ D_t)."""
     with open_warehouse(ctx) as con:
-        _report([pools.build(con, "take", qrels or ev.default_qrels(con), name, runs, depth,
-                             teams=list(team), replace=replace, description=description)])
+        _report(Warehouse.attach(con).pool_rows("take", name, qrels, runs, depth=depth, teams=list(team),
+                                                replace=replace, description=description))
 
 
 @command(pool_app, "stats")
@@ -93,11 +89,12 @@ def pool_stats(ctx: typer.Context,
     (with the mean first unjudged rank)."""
     check_format(fmt)
     if len(qrels) > 1 and what != "qrels":
-        raise pools.IrwError(f"pool stats {what} takes one --qrels (several: pool stats qrels)")
+        raise IrwError(f"pool stats {what} takes one --qrels (several: pool stats qrels)")
     import pandas as pd
 
     with open_warehouse(ctx, read_only=True) as con:
-        frames = [pools.stats(con, what, q, runs, depth) for q in (qrels or [ev.default_qrels(con)])]
+        w = Warehouse.attach(con)
+        frames = [w.pool_stats(what, q, runs, depth) for q in (qrels or [None])]
     output.emit(pd.concat(frames, ignore_index=True), fmt)
 
 
@@ -110,5 +107,5 @@ def runs_deeply_judged(ctx: typer.Context, qrels: Optional[str] = QrelsOpt,
 
     check_format(fmt)
     with open_warehouse(ctx, read_only=True) as con:
-        ids = pools.deeply_judged(con, qrels or ev.default_qrels(con), depth)
+        ids = Warehouse.attach(con).deeply_judged(qrels, depth)
     output.emit(pd.DataFrame({"run_id": ids}), fmt)
