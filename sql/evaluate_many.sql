@@ -153,37 +153,45 @@ rem_rows AS {{ d.materialized() }} (
     FROM rbase AS rb JOIN removed AS r ON r.jid = rb.jid
 ),
 {% if rows_measures %}
--- rankings that lost a row of grade >= 1: aggregated afresh
-changed AS {{ d.materialized() }} (
-    SELECT DISTINCT qid, rid FROM rem_rows WHERE grade >= 1
+-- the root's rows of grade >= 1, with the running relevant counts of every threshold
+rsup AS {{ d.materialized() }} (
+    SELECT rb.rid, rb.rank, rb.grade, rb.c_rel
+{% for t in thresholds if t.window %}
+         , {{ d.running_count('grade >= ' ~ t.value, by='rid') }} AS {{ t.c_rel }}
+{% endfor %}
+    FROM rbase AS rb WHERE rb.grade >= 1
+),
+-- the rankings that lost a row of grade >= 1, cut into segments by the removed rows of
+-- grade >= 1; within a segment, a running count is the root's minus the removed rows above
+changed_seg AS {{ d.materialized() }} (
+    SELECT qid, rid, rank AS lo_rank,
+           coalesce(lead(rank) OVER (PARTITION BY qid, rid ORDER BY rank), {{ 2147483647 | num }}) AS hi_rank,
+           {{ d.running_count('grade >= 1', by=by) }} AS out_rel
+{% for t in thresholds if t.window %}
+         , {{ d.running_count('grade >= ' ~ t.value, by=by) }} AS out_{{ t.key }}
+{% endfor %}
+    FROM (SELECT qid, rid, 0 AS rank, 0 AS grade FROM (SELECT DISTINCT qid, rid FROM rem_rows WHERE grade >= 1) AS c
+          UNION ALL
+          SELECT qid, rid, rank, grade FROM rem_rows WHERE grade >= 1) AS cuts
 ),
 root_agg AS (
     SELECT rid
 {% for m in rows_measures %}
          , {{ m.module.aggs(m) }}
 {% endfor %}
-    FROM (SELECT rb.rid, rb.rank, rb.grade, rb.c_rel
-{% for t in thresholds if t.window %}
-               , {{ d.running_count('grade >= ' ~ t.value, by='rid') }} AS {{ t.c_rel }}
-{% endfor %}
-          FROM rbase AS rb WHERE rb.grade >= 1) AS root_rows
-    GROUP BY rid
+    FROM rsup GROUP BY rid
 ),
 changed_agg AS (
     SELECT qid, rid
 {% for m in rows_measures %}
          , {{ m.module.aggs(m) }}
 {% endfor %}
-    FROM (SELECT kept_rows.*, {{ d.running_count('grade >= 1', by=by) }} AS c_rel
+    FROM (SELECT s.qid, r.rid, r.rank, r.grade, r.c_rel - s.out_rel AS c_rel
 {% for t in thresholds if t.window %}
-               , {{ d.running_count('grade >= ' ~ t.value, by=by) }} AS {{ t.c_rel }}
+               , r.{{ t.c_rel }} - s.out_{{ t.key }} AS {{ t.c_rel }}
 {% endfor %}
-          FROM (SELECT c.qid, rb.rid, rb.rank, rb.grade
-                FROM rbase AS rb
-                JOIN changed AS c ON c.rid = rb.rid
-                WHERE rb.grade >= 1
-                  AND NOT EXISTS (SELECT 1 FROM removed AS r WHERE r.qid = c.qid AND r.jid = rb.jid)) AS kept_rows
-         ) AS changed_rows
+          FROM rsup AS r
+          JOIN changed_seg AS s ON s.rid = r.rid AND r.rank > s.lo_rank AND r.rank < s.hi_rank) AS changed_rows
     GROUP BY qid, rid
 ),
 agg AS (
@@ -191,7 +199,7 @@ agg AS (
     UNION ALL
     SELECT ql.qid, ra.*
     FROM root_agg AS ra CROSS JOIN ql
-    WHERE NOT EXISTS (SELECT 1 FROM changed AS c WHERE c.qid = ql.qid AND c.rid = ra.rid)
+    WHERE NOT EXISTS (SELECT 1 FROM changed_seg AS c WHERE c.qid = ql.qid AND c.rid = ra.rid)
 ),
 {% endif %}
 ctx0 AS (

@@ -39,15 +39,14 @@ bp_cut AS (
     -- rank 0 and the removed rows above the ranking's last relevant row within the cut-off
     -- start segments; j: the removed non-relevant rows up to the row, lo: the relevant rows
     -- up to it, hi: the relevant rows up to the next start
-    SELECT qid, rid, grade, n, j, lo, least(coalesce(lead(lo) OVER (PARTITION BY qid, rid ORDER BY rank), nrel), nrel) AS hi,
-           nrel, rq
-    FROM (SELECT qid, rid, rank, grade, n, lo, nrel, rq,
-                 {{ d.running_count('grade < 1', by='qid, rid') }} AS j
-          FROM (SELECT qid, rid, 0 AS rank, 1 AS grade, 0 AS n, 0 AS lo, nrel, rq FROM bp_q
-                UNION ALL
-                SELECT r.qid, r.rid, r.rank, r.grade, r.crank - r.c_rel AS n, r.c_rel AS lo, q.nrel, q.rq
-                FROM rem_rows AS r JOIN bp_q AS q ON q.qid = r.qid AND q.rid = r.rid
-                WHERE r.c_rel < q.nrel OR (r.grade >= 1 AND r.c_rel = q.nrel)) AS cuts) AS numbered
+    SELECT qid, rid, grade, n, lo, nrel, rq,
+           {{ d.running_count('grade < 1', by='qid, rid') }} AS j,
+           least(coalesce(lead(lo) OVER (PARTITION BY qid, rid ORDER BY rank), nrel), nrel) AS hi
+    FROM (SELECT qid, rid, 0 AS rank, 1 AS grade, 0 AS n, 0 AS lo, nrel, rq FROM bp_q
+          UNION ALL
+          SELECT r.qid, r.rid, r.rank, r.grade, r.crank - r.c_rel AS n, r.c_rel AS lo, q.nrel, q.rq
+          FROM rem_rows AS r JOIN bp_q AS q ON q.qid = r.qid AND q.rid = r.rid
+          WHERE r.c_rel < q.nrel OR (r.grade >= 1 AND r.c_rel = q.nrel)) AS cuts
 ),
 bp_seg AS (
     SELECT qid, rid, rq, j, lo, hi FROM bp_cut WHERE hi > lo
