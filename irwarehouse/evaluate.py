@@ -528,8 +528,17 @@ def evaluate_many(con, qrels_list: list[str], measures: list[Measure], run_ids,
     base current, the runs of the root's collection) are evaluated together, in one pass over
     the root's base for the measures that allow it (:func:`many_kind`); the rest per qrels.
     The scores are the same either way."""
+    import pandas as pd
+
+    def fetch(names, columns):
+        import numpy as np
+
+        *keys, value = columns
+        value = value.filled(np.nan) if np.ma.isMaskedArray(value) else np.asarray(value)
+        return pd.DataFrame(dict(zip(("qrels", *RESULT_COLUMNS), [*keys, value.astype(np.float64)])))
+
     return _evaluate_many(con, qrels_list, measures, run_ids, topics, max_docs, rel_level, store,
-                          collection, lambda names, result: result.df().drop(columns="qi"))
+                          collection, fetch)
 
 
 def evaluate_many_rows(con, qrels_list: list[str], measures: list[Measure], run_ids,
@@ -537,10 +546,14 @@ def evaluate_many_rows(con, qrels_list: list[str], measures: list[Measure], run_
                        rel_level: int | None = None, store: bool = True,
                        collection: str | None = None) -> dict[str, list[tuple]]:
     """:func:`evaluate_many` as {qrels: (run_id, topic, measure, value) tuples}, without pandas."""
-    def fetch(names, result):
+    def fetch(names, columns):
+        qrels, *rest = columns
+        rows = list(zip(*(column.tolist() for column in rest)))  # a masked (NULL) score: None
         out: dict[str, list[tuple]] = {q: [] for q in names}
-        for row in result.fetchall():
-            out[row[1]].append(row[2:])
+        start = 0
+        for q, n in zip(*_runs_of(qrels)):
+            out[q] = rows[start:start + n]
+            start += n
         return out
 
     return _evaluate_many(con, qrels_list, measures, run_ids, topics, max_docs, rel_level, store,
@@ -583,10 +596,45 @@ def _evaluate_many(con, qrels_list, measures, run_ids, topics, max_docs, rel_lev
             if store:
                 _store(con, q, collection_of(con, q, collection), measures, runs_of[q], topics,
                        max_docs, rel_level, "irw_many_result", "qi = $qi", {"qi": position[q]})
-        return fetch(names, con.execute("SELECT * FROM irw_many_result ORDER BY qi, run_id, topic, measure"))
+        return fetch(names, _sorted_columns(con, names))
     finally:
         for table in ("irw_many_result", "irw_many_judgments", "irw_many_removed"):
             con.execute(f"DROP TABLE IF EXISTS {table}")
+
+
+def _sorted_columns(con, names: list[str]) -> list:
+    """The columns qrels, run_id, topic, measure, value of irw_many_result ordered by qrels (in
+    the order of ``names``), run_id, topic and measure, as numpy arrays; the strings are
+    fetched once each (the rows carry their numbers: quicker than fetching the strings)."""
+    import numpy as np
+
+    codes = {}
+    for column in ("run_id", "topic", "measure"):
+        codes[column] = [r[0] for r in con.execute(
+            f"SELECT DISTINCT {column} FROM irw_many_result ORDER BY {column}").fetchall()]
+    coded = con.execute(
+        "SELECT r.qi, a.i AS ri, b.i AS ti, c.i AS mi, r.value FROM irw_many_result AS r "
+        "JOIN (SELECT unnest($a) AS s, generate_subscripts($a, 1) - 1 AS i) AS a ON a.s = r.run_id "
+        "JOIN (SELECT unnest($b) AS s, generate_subscripts($b, 1) - 1 AS i) AS b ON b.s = r.topic "
+        "JOIN (SELECT unnest($c) AS s, generate_subscripts($c, 1) - 1 AS i) AS c ON c.s = r.measure "
+        "ORDER BY r.qi, ri, ti, mi",
+        {"a": codes["run_id"], "b": codes["topic"], "c": codes["measure"]}).fetchnumpy()
+    strings = lambda values, index: np.array(values, dtype=object)[np.asarray(index, dtype=np.int64)]  # noqa: E731
+    return [strings(names, coded["qi"]), strings(codes["run_id"], coded["ri"]),
+            strings(codes["topic"], coded["ti"]), strings(codes["measure"], coded["mi"]),
+            coded["value"]]  # a masked array where a score is NULL
+
+
+def _runs_of(values) -> tuple[list, list]:
+    """The runs of equal consecutive values: (values, lengths)."""
+    out, lengths = [], []
+    for v in values:
+        if out and out[-1] == v:
+            lengths[-1] += 1
+        else:
+            out.append(v)
+            lengths.append(1)
+    return out, lengths
 
 
 def _used(params: dict, sql: str) -> dict:
