@@ -1,27 +1,33 @@
 {#-
   The measure engine over many derived qrels of one root in one pass (evaluate.evaluate_many).
 
-  Every qrels of P.qrels is derived from the loaded qrels P.root (its judgments are a subset
-  of the root's, with the same grades) and the root's materialized base is current, so a
-  qrels's base rows are the root's base rows minus those of its REMOVED judgments (the root's
-  judgments it lacks). The scores equal those of sql/evaluate.sql run once per qrels; the
-  per-topic context (R, N, ideal rankings, topic set) is computed per qrels from its
-  judgments, the per-ranking aggregates from the root's base and the removed rows:
+  Every qrels of P.qrels is derived from the loaded qrels P.root, whose materialized base is
+  current; a qrels whose judgments are a subset of the root's with the same grades has as
+  base rows the root's minus those of its REMOVED judgments (the root's judgments it lacks).
+  The scores equal those of sql/evaluate.sql run once per qrels; the per-topic context (R, N,
+  ideal rankings, topic set) is computed per qrels from its judgments, the per-ranking
+  aggregates from the root's base and the removed rows, as each measure file declares:
 
-    many = 'rows'   (declared in sql/measures/<Name>.sql) the measure's aggregates use only
-                    the rows of grade >= 1 (relevant or of positive gain), their rank, grade
-                    and running relevant count: a ranking that lost no such row keeps the
-                    root's aggregates; the others are aggregated afresh from their kept rows
-                    of grade >= 1, running sums recomputed (a few percent of the rankings).
-    many = 'delta'  the measure's file defines many_aggs(m): its aggregates per (qrels, run,
-                    topic), in closed form from the root's base, the removed rows and R, N.
+    many = 'rows'   the measure's aggregates use only the rows of grade >= 1 (relevant or of
+                    positive gain), their rank, grade and running relevant count: a ranking
+                    that lost no such row keeps the root's aggregates; the others are
+                    aggregated afresh (same aggs(m)) from the root's rows of grade >= 1, cut
+                    into segments by the removed ones (a running count is the root's minus
+                    the removed rows above).
+    many = 'delta'  the measure's file defines many_aggs(m): its aggregates per (qid, rid), in
+                    closed form from the root's base, the removed rows and R, N.
 
-  Python chooses which measures (and settings) take this route; the others are evaluated
-  per qrels. Context as for evaluate.sql (measures, thresholds, gainsets, topics,
-  topic_threshold, max_docs), P: root, qrels (a list), collection, runs.
+  Python (evaluate.many_kind) chooses which measures and settings take this route; the
+  others are evaluated per qrels. Three queries (`part`), run in turn:
+    judgments  every qrels's judgments with their id in the root (NULL: the qrels is not a
+               subset of the root; it is evaluated per qrels), into the table `judgments`
+    removed    (qid, jid): the root's judgments each qrels lacks, into the table `removed`
+    scores     qrels, run_id, topic, measure, value of the subset qrels
+  Context as for evaluate.sql (measures, thresholds, gainsets, topics, topic_threshold,
+  max_docs); P: root, qrels (a list), collection, runs.
 
-  Relations the measures' many_aggs macros may use:
-  keyed by integers: qid numbers the qrels, rid the rankings (run, topic) of the selected runs
+  Relations the measures' many_aggs macros may use, keyed by integers (qid numbers the
+  qrels, rid the rankings (run, topic) of the selected runs):
     rbase      the root's base rows of the selected runs (rid, topic, rank, jid, crank, grade,
                c_rel), rank <= max_docs
     rem_rows   the same rows of the removed judgments, per qrels (qid, rid, ...)
