@@ -272,11 +272,28 @@ class Warehouse:
         """Does ``qrels`` name several qrels (a list, or names and patterns with commas)?"""
         return qrels is not None and (not isinstance(qrels, str) or any(c in qrels for c in ",*?["))
 
-    def eval_each(self, measures, qrels=None, runs="all", **options):
+    def eval_each(self, measures, qrels=None, runs="all", *, collection: str | None = None,
+                  topics: str = "qrels", max_docs: int | None = None, rel_level: int | None = None,
+                  store: bool = True):
         """:meth:`eval_rows` for each qrels ``qrels`` names (one, or several: see
-        :meth:`qrels_names`), one result after the other."""
-        for q in self.qrels_names(qrels) if self.several_qrels(qrels) else [qrels]:
-            yield self.eval_rows(measures, q, runs, **options)
+        :meth:`qrels_names`), one result after the other. Several qrels are evaluated together
+        (evaluate.evaluate_many: derived qrels of one root in one pass)."""
+        if not self.several_qrels(qrels):
+            yield self.eval_rows(measures, qrels, runs, collection=collection, topics=topics,
+                                 max_docs=max_docs, rel_level=rel_level, store=store)
+            return
+        parsed, names, run_ids = self._many(measures, qrels, runs, collection, rel_level)
+        rows = ev.evaluate_many_rows(self.con, names, parsed, run_ids, topics=topics, max_docs=max_docs,
+                                     rel_level=rel_level, store=store and not self.read_only,
+                                     collection=collection)
+        for q in names:
+            yield q, run_ids[q], parsed, rows[q]
+
+    def _many(self, measures, qrels, runs, collection, rel_level):
+        """(parsed measures, qrels names, {qrels: run ids}) of an evaluation over several qrels."""
+        parsed = ms.parse_all(measure_names(measures), rel_level=rel_level)
+        names = self.qrels_names(qrels)
+        return parsed, names, {q: self.run_ids(runs, qrels=q, collection=collection) for q in names}
 
     def eval(self, measures, qrels: str | None = None, runs="all", *, collection: str | None = None,
              per_topic: bool = True, topics: str = "qrels", max_docs: int | None = None,
@@ -289,6 +306,11 @@ class Warehouse:
         import pandas as pd
 
         several = self.several_qrels(qrels)
+        if several and per_topic:
+            parsed, names, run_ids = self._many(measures, qrels, runs, collection, rel_level)
+            return ev.evaluate_many(self.con, names, parsed, run_ids, topics=topics, max_docs=max_docs,
+                                    rel_level=rel_level, store=store and not self.read_only,
+                                    collection=collection)
         frames = []
         for q, _, _, rows in self.eval_each(measures, qrels, runs, collection=collection, topics=topics,
                                             max_docs=max_docs, rel_level=rel_level, store=store):

@@ -166,6 +166,16 @@ def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | N
         raise IrwError("--max-docs must be at least 1")
     if base_source not in BASE_SOURCES:
         raise ValueError(base_source)
+    contexts, thresholds, gainsets = _contexts(measures, dialect)
+    return db.render("evaluate.sql", dialect, measures=contexts, thresholds=thresholds,
+                     gainsets=gainsets, topics=topics, max_docs=max_docs,
+                     topic_threshold=rel_level if rel_level is not None else 1,
+                     sources=[base_source], P=_engine_inputs(dialect), checks=[], window_guard=None)
+
+
+def _contexts(measures: list[Measure], dialect: str = "duckdb"):
+    """The measure contexts of ``measures`` (ids m0, m1, ... in order), with the relevance
+    thresholds and gain maps they use."""
     thresholds: dict[int, _Threshold] = {}
     gainsets: dict[str, _GainSet] = {}
     contexts = []
@@ -180,10 +190,7 @@ def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | N
             if measure.name == "Q" and gainset.key != "g":
                 gainset.window = True
         contexts.append(_MeasureContext(index, measure, threshold, gainset, dialect))
-    return db.render("evaluate.sql", dialect, measures=contexts, thresholds=list(thresholds.values()),
-                     gainsets=list(gainsets.values()), topics=topics, max_docs=max_docs,
-                     topic_threshold=rel_level if rel_level is not None else 1,
-                     sources=[base_source], P=_engine_inputs(dialect), checks=[], window_guard=None)
+    return contexts, list(thresholds.values()), list(gainsets.values())
 
 
 class _MacroContext(_MeasureContext):
@@ -419,10 +426,22 @@ def evaluate_rows(con, qrels: str, measures: list[Measure], run_ids: list[str],
 
 
 def _evaluate(con, qrels, measures, run_ids, topics, max_docs, rel_level, store, collection, fetch):
+    name, collection = _compute(con, qrels, measures, run_ids, topics, max_docs, rel_level, collection)
+    store = store and not con_is_read_only(con)
+    try:
+        if store:
+            _store(con, name, collection, measures, run_ids, topics, max_docs, rel_level,
+                   "irw_eval_result")
+        return fetch(con.execute("SELECT * FROM irw_eval_result ORDER BY run_id, topic, measure"))
+    finally:
+        con.execute("DROP TABLE IF EXISTS irw_eval_result")
+
+
+def _compute(con, qrels, measures, run_ids, topics, max_docs, rel_level, collection) -> tuple[str, str]:
+    """The scores of one qrels into the temporary table irw_eval_result; (qrels, collection)."""
     name, topic_qrels = qrels_info(con, qrels)
     collection = collection_of(con, name, collection)
     _check_runs_in(con, collection, run_ids)
-    store = store and not con_is_read_only(con)
     params = {"qrels": name, "topic_qrels": topic_qrels, "collection": collection,
               "runs": list(run_ids)}
     source, extra = base_source(con, name, collection)
@@ -430,24 +449,220 @@ def _evaluate(con, qrels, measures, run_ids, topics, max_docs, rel_level, store,
     sql = render_sql(measures, topics=topics, max_docs=max_docs, rel_level=rel_level,
                      base_source=source)
     con.execute(f"CREATE OR REPLACE TEMP TABLE irw_eval_result AS SELECT * FROM ({sql})", params)
+    return name, collection
+
+
+def _store(con, name, collection, measures, run_ids, topics, max_docs, rel_level, table,
+           where: str = "TRUE", params: dict | None = None) -> None:
+    """Keep the scores (run_id, topic, measure, value) of the temporary table ``table`` (its
+    rows where ``where`` holds, binding ``params``) in ``scores`` for qrels ``name``, replacing
+    those of the same runs and measures, and record the evaluation."""
+    labels = [str(m) for m in measures]
+    with db.transaction(con):
+        con.execute("DELETE FROM scores WHERE qrels = $qrels AND collection = $collection "
+                    "AND list_contains($runs, run_id) AND list_contains($labels, measure)",
+                    {"qrels": name, "collection": collection, "runs": list(run_ids),
+                     "labels": labels})
+        con.execute(f"INSERT INTO scores SELECT $name, $collection, run_id, topic, measure, value "
+                    f"FROM {table} WHERE {where}", {"name": name, "collection": collection, **(params or {})})
+        con.executemany(
+            "INSERT INTO evaluations (evaluated_at, qrels, collection, measure, n_runs, "
+            "topics, max_docs, rel_level) VALUES (current_timestamp, ?, ?, ?, ?, ?, ?, ?)",
+            [(name, collection, label, len(run_ids), topics, max_docs, rel_level)
+             for label in labels])
+
+
+# --------------------------------------------------------------------------- many qrels
+
+def many_kind(measure: Measure) -> str | None:
+    """How :func:`evaluate_many` computes ``measure`` for many derived qrels of one root in one
+    pass (sql/evaluate_many.sql): 'rows' or 'delta' as its measure file declares (``many``),
+    when the setting allows it; None: evaluated per qrels (condensed forms, a relevance
+    threshold below 1 or other than 1 for a 'delta' measure, a gain map giving grades below 1
+    a positive gain, and the measures declaring nothing)."""
+    kind = getattr(db.module(f"measures/{measure.name}.sql"), "many", None)
+    if kind is None or measure.judged_only:
+        return None
+    threshold = measure.get("rel") if measure.definition.param("rel") else None
+    threshold = int(threshold) if threshold is not None else 1
+    if threshold < 1 or (kind == "delta" and threshold != 1):
+        return None
+    gains = measure.get("gains") if measure.definition.param("gains") else None
+    if gains and any(g < 1 and float(v) > 0 for g, v in gains):
+        return None
+    return kind
+
+
+def render_many_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | None = None,
+                    rel_level: int | None = None) -> dict[str, str]:
+    """The three queries computing ``measures`` (each with a :func:`many_kind`) for the qrels
+    $qrels (a list) derived from the loaded qrels $root whose base is current, for the runs
+    $runs of $collection (sql/evaluate_many.sql): 'judgments' (into the temporary table
+    irw_many_judgments: which of them are subsets of the root), 'removed' (into
+    irw_many_removed), 'scores' (columns qrels, run_id, topic, measure, value; the qrels
+    that are subsets of the root)."""
+    if topics not in TOPIC_POLICIES:
+        raise IrwError(f"unknown topic policy {topics!r}; valid: {', '.join(TOPIC_POLICIES)}")
+    contexts, thresholds, gainsets = _contexts(measures)
+    for context, measure in zip(contexts, measures):
+        context.many = many_kind(measure)
+        if context.many is None:
+            raise ValueError(f"{measure} is evaluated per qrels")
+    return {part: db.render("evaluate_many.sql", part=part, judgments="irw_many_judgments",
+                            removed="irw_many_removed", measures=contexts, thresholds=thresholds,
+                            gainsets=gainsets, topics=topics, max_docs=max_docs,
+                            topic_threshold=rel_level if rel_level is not None else 1,
+                            P={name: db.param(name) for name in ("root", "qrels", "collection", "runs")})
+            for part in MANY_PARTS}
+
+
+MANY_PARTS = ("judgments", "removed", "scores")
+
+
+def evaluate_many(con, qrels_list: list[str], measures: list[Measure], run_ids,
+                  topics: str = "qrels", max_docs: int | None = None, rel_level: int | None = None,
+                  store: bool = True, collection: str | None = None) -> pd.DataFrame:
+    """:func:`evaluate` for each qrels of ``qrels_list``, as one frame (qrels, run_id, topic,
+    measure, value) in the order of the list. ``run_ids``: a list, or {qrels: list}. Derived
+    qrels of one root (their judgments a subset of the root's with the same grades, the root's
+    base current, the runs of the root's collection) are evaluated together, in one pass over
+    the root's base for the measures that allow it (:func:`many_kind`); the rest per qrels.
+    The scores are the same either way."""
+    import pandas as pd
+
+    def fetch(names, columns):
+        import numpy as np
+
+        *keys, value = columns
+        value = value.filled(np.nan) if np.ma.isMaskedArray(value) else np.asarray(value)
+        return pd.DataFrame(dict(zip(("qrels", *RESULT_COLUMNS), [*keys, value.astype(np.float64)])))
+
+    return _evaluate_many(con, qrels_list, measures, run_ids, topics, max_docs, rel_level, store,
+                          collection, fetch)
+
+
+def evaluate_many_rows(con, qrels_list: list[str], measures: list[Measure], run_ids,
+                       topics: str = "qrels", max_docs: int | None = None,
+                       rel_level: int | None = None, store: bool = True,
+                       collection: str | None = None) -> dict[str, list[tuple]]:
+    """:func:`evaluate_many` as {qrels: (run_id, topic, measure, value) tuples}, without pandas."""
+    def fetch(names, columns):
+        qrels, *rest = columns
+        rows = list(zip(*(column.tolist() for column in rest)))  # a masked (NULL) score: None
+        out: dict[str, list[tuple]] = {q: [] for q in names}
+        start = 0
+        for q, n in zip(*_runs_of(qrels)):
+            out[q] = rows[start:start + n]
+            start += n
+        return out
+
+    return _evaluate_many(con, qrels_list, measures, run_ids, topics, max_docs, rel_level, store,
+                          collection, fetch)
+
+
+def _evaluate_many(con, qrels_list, measures, run_ids, topics, max_docs, rel_level, store,
+                   collection, fetch):
+    names = list(dict.fromkeys(qrels_info(con, q)[0] for q in qrels_list))
+    runs_of = {q: list(run_ids[q] if isinstance(run_ids, dict) else run_ids) for q in names}
+    together = [m for m in measures if many_kind(m) is not None]
+    sql = render_many_sql(together, topics, max_docs, rel_level) if together else None
+    if max_docs is not None and max_docs < 1:
+        raise IrwError("--max-docs must be at least 1")
+    store = store and not con_is_read_only(con)
+    con.execute("CREATE OR REPLACE TEMP TABLE irw_many_result (qi INTEGER, qrels VARCHAR, "
+                "run_id VARCHAR, topic VARCHAR, measure VARCHAR, value DOUBLE)")
+    position = {q: i for i, q in enumerate(names)}
     try:
-        if store:
-            labels = [str(m) for m in measures]
-            with db.transaction(con):
-                con.execute("DELETE FROM scores WHERE qrels = $qrels AND collection = $collection "
-                            "AND list_contains($runs, run_id) AND list_contains($labels, measure)",
-                            {"qrels": name, "collection": collection, "runs": list(run_ids),
-                             "labels": labels})
-                con.execute("INSERT INTO scores SELECT ?, ?, run_id, topic, measure, value "
-                            "FROM irw_eval_result", [name, collection])
-                con.executemany(
-                    "INSERT INTO evaluations (evaluated_at, qrels, collection, measure, n_runs, "
-                    "topics, max_docs, rel_level) VALUES (current_timestamp, ?, ?, ?, ?, ?, ?, ?)",
-                    [(name, collection, label, len(run_ids), topics, max_docs, rel_level)
-                     for label in labels])
-        return fetch(con.execute("SELECT * FROM irw_eval_result ORDER BY run_id, topic, measure"))
+        done: set[str] = set()
+        for (root, c, runs), group in (_many_groups(con, names, collection, runs_of) if sql else {}).items():
+            _check_runs_in(con, c, list(runs))
+            params = {"root": root, "qrels": group, "collection": c, "runs": list(runs)}
+            for part in ("judgments", "removed"):
+                con.execute(f"CREATE OR REPLACE TEMP TABLE irw_many_{part} AS {sql[part]}",
+                            _used(params, sql[part]))
+            con.execute(f"INSERT INTO irw_many_result SELECT list_position($names, qrels) - 1, * "
+                        f"FROM ({sql['scores']})", {**_used(params, sql["scores"]), "names": names})
+            done.update(r[0] for r in con.execute(
+                "SELECT DISTINCT qrels FROM irw_many_judgments AS k WHERE NOT EXISTS (SELECT 1 "
+                "FROM irw_many_judgments AS x WHERE x.qid = k.qid AND x.topic IS NOT NULL "
+                "AND x.jid IS NULL)").fetchall())
+        for q in names:
+            rest = [m for m in measures if m not in together] if q in done else list(measures)
+            if rest:
+                _compute(con, q, rest, runs_of[q], topics, max_docs, rel_level, collection)
+                con.execute("INSERT INTO irw_many_result SELECT ?, ?, * FROM irw_eval_result",
+                            [position[q], q])
+                con.execute("DROP TABLE irw_eval_result")
+            if store:
+                _store(con, q, collection_of(con, q, collection), measures, runs_of[q], topics,
+                       max_docs, rel_level, "irw_many_result", "qi = $qi", {"qi": position[q]})
+        return fetch(names, _sorted_columns(con, names))
     finally:
-        con.execute("DROP TABLE IF EXISTS irw_eval_result")
+        for table in ("irw_many_result", "irw_many_judgments", "irw_many_removed"):
+            con.execute(f"DROP TABLE IF EXISTS {table}")
+
+
+def _sorted_columns(con, names: list[str]) -> list:
+    """The columns qrels, run_id, topic, measure, value of irw_many_result ordered by qrels (in
+    the order of ``names``), run_id, topic and measure, as numpy arrays; the strings are
+    fetched once each (the rows carry their numbers: quicker than fetching the strings)."""
+    import numpy as np
+
+    codes = {}
+    for column in ("run_id", "topic", "measure"):
+        codes[column] = [r[0] for r in con.execute(
+            f"SELECT DISTINCT {column} FROM irw_many_result ORDER BY {column}").fetchall()]
+    coded = con.execute(
+        "SELECT r.qi, a.i AS ri, b.i AS ti, c.i AS mi, r.value FROM irw_many_result AS r "
+        "JOIN (SELECT unnest($a) AS s, generate_subscripts($a, 1) - 1 AS i) AS a ON a.s = r.run_id "
+        "JOIN (SELECT unnest($b) AS s, generate_subscripts($b, 1) - 1 AS i) AS b ON b.s = r.topic "
+        "JOIN (SELECT unnest($c) AS s, generate_subscripts($c, 1) - 1 AS i) AS c ON c.s = r.measure "
+        "ORDER BY r.qi, ri, ti, mi",
+        {"a": codes["run_id"], "b": codes["topic"], "c": codes["measure"]}).fetchnumpy()
+    strings = lambda values, index: np.array(values, dtype=object)[np.asarray(index, dtype=np.int64)]  # noqa: E731
+    return [strings(names, coded["qi"]), strings(codes["run_id"], coded["ri"]),
+            strings(codes["topic"], coded["ti"]), strings(codes["measure"], coded["mi"]),
+            coded["value"]]  # a masked array where a score is NULL
+
+
+def _runs_of(values) -> tuple[list, list]:
+    """The runs of equal consecutive values: (values, lengths)."""
+    out, lengths = [], []
+    for v in values:
+        if out and out[-1] == v:
+            lengths[-1] += 1
+        else:
+            out.append(v)
+            lengths.append(1)
+    return out, lengths
+
+
+def _used(params: dict, sql: str) -> dict:
+    return {k: v for k, v in params.items() if f"${k}" in sql}
+
+
+def _many_groups(con, names: list[str], collection: str | None, runs_of: dict) -> dict[tuple, list[str]]:
+    """The derived qrels of ``names`` that :func:`evaluate_many` may evaluate together, by
+    (root, collection, run ids): those whose base would be the root's restricted to their
+    judgments (state.source 'subset': the runs as irw recorded them, the root's base current,
+    the runs of the root's collection; whether the judgments are a subset of the root's with
+    the same grades is checked as they are evaluated). Only groups of two or more."""
+    if not state.runs_current(con):
+        return {}
+    groups: dict[tuple, list[str]] = {}
+    bases: dict[str, bool] = {}
+    for q in names:
+        root = state.root_qrels(con, q)
+        c = collection_of(con, q, collection)
+        if root == q or collection_of(con, root) != c:
+            continue
+        if root not in bases:
+            if not con_is_read_only(con):
+                ensure_base(con, root)
+            bases[root] = state.base_current(con, root)
+        if bases[root]:
+            groups.setdefault((root, c, tuple(runs_of[q])), []).append(q)
+    return {key: group for key, group in groups.items() if len(group) > 1}
 
 
 def _check_runs_in(con, collection: str, run_ids: list[str]) -> None:

@@ -60,18 +60,18 @@ CREATE OR REPLACE MACRO {{ name }}({% for a in args %}{{ a if a is string else a
 CREATE OR REPLACE {% if dialect == 'spark' %}TEMPORARY {% endif %}VIEW {{ name }} AS
 {%- endmacro %}
 
-{# Running total over a (run, topic) ranking, counting only rows where `cond` holds (Spark
-   has no FILTER clause in window aggregates). #}
-{% macro running_count(cond, order='rank') -%}
+{# Running total over a (run, topic) ranking (or the partition `by`), counting only rows where
+   `cond` holds (Spark has no FILTER clause in window aggregates). #}
+{% macro running_count(cond, order='rank', by='run_id, topic') -%}
 {% if dialect == 'spark' -%}
-sum(CASE WHEN {{ cond }} THEN 1 ELSE 0 END) OVER (PARTITION BY run_id, topic ORDER BY {{ order }} ROWS UNBOUNDED PRECEDING)
+sum(CASE WHEN {{ cond }} THEN 1 ELSE 0 END) OVER (PARTITION BY {{ by }} ORDER BY {{ order }} ROWS UNBOUNDED PRECEDING)
 {%- else -%}
-count(*) FILTER (WHERE {{ cond }}) OVER (PARTITION BY run_id, topic ORDER BY {{ order }} ROWS UNBOUNDED PRECEDING)
+count(*) FILTER (WHERE {{ cond }}) OVER (PARTITION BY {{ by }} ORDER BY {{ order }} ROWS UNBOUNDED PRECEDING)
 {%- endif %}
 {%- endmacro %}
 
-{% macro running_sum(expr, order='rank') -%}
-sum({{ expr }}) OVER (PARTITION BY run_id, topic ORDER BY {{ order }} ROWS UNBOUNDED PRECEDING)
+{% macro running_sum(expr, order='rank', by='run_id, topic') -%}
+sum({{ expr }}) OVER (PARTITION BY {{ by }} ORDER BY {{ order }} ROWS UNBOUNDED PRECEDING)
 {%- endmacro %}
 
 {# One row per (row of `relation`, column): the `keys` columns, `measure` (the label) and

@@ -64,10 +64,17 @@ class ExperimentContext:
         return hashlib.sha1(text.encode()).hexdigest()[:12]
 
     # ---------------------------------------------------------------- cells
+    def _cell_path(self, key: str):
+        safe = re.sub(r"[^A-Za-z0-9_.=-]+", "_", key)
+        return self.cells_dir / f"{self._params_key}-{safe}.parquet"
+
+    def has_cell(self, key: str) -> bool:
+        """Is the cell ``key`` already computed (for these parameters)?"""
+        return self._cell_path(key).exists()
+
     def cell(self, key: str, compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
         """Compute a cell once: its result is kept under DIR/cells/ for these parameters."""
-        safe = re.sub(r"[^A-Za-z0-9_.=-]+", "_", key)
-        path = self.cells_dir / f"{self._params_key}-{safe}.parquet"
+        path = self._cell_path(key)
         if path.exists():
             return self.con.execute("SELECT * FROM read_parquet(?)", [str(path)]).df()
         frame = compute()

@@ -5,3 +5,7 @@ sum(({{ m.gain }}) * {{ m.disc(m.pos) }}) FILTER (WHERE {{ m.within }}) AS {{ m.
 {% macro value(m) -%}
 coalesce({{ m.id }}_dcg, 0)
 {%- endmacro %}
+
+{#- Many derived qrels in one pass (sql/evaluate_many.sql): the aggregates use only the rows
+    of grade >= 1, their rank, grade and running relevant count. -#}
+{% set many = 'rows' %}

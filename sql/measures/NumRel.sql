@@ -5,3 +5,7 @@ count(*) AS {{ m.id }}_unused
 {% macro value(m) -%}
 {{ m.R }}
 {%- endmacro %}
+
+{#- Many derived qrels in one pass (sql/evaluate_many.sql): the aggregates use only the rows
+    of grade >= 1, their rank, grade and running relevant count. -#}
+{% set many = 'rows' %}

@@ -5,3 +5,7 @@ count(*) FILTER (WHERE {{ m.rel }} AND {{ m.within }}) AS {{ m.id }}_hits
 {% macro value(m) -%}
 coalesce({{ m.id }}_hits, 0)
 {%- endmacro %}
+
+{#- Many derived qrels in one pass (sql/evaluate_many.sql): the aggregates use only the rows
+    of grade >= 1, their rank, grade and running relevant count. -#}
+{% set many = 'rows' %}

@@ -8,3 +8,7 @@ count(*) FILTER (WHERE {{ m.rel }} AND {{ m.within }}) AS {{ m.id }}_hits
 {% set whole %}CASE WHEN {{ m.n }} > 0 THEN {{ d.div('coalesce(' ~ m.id ~ '_hits, 0)', m.n) }} ELSE 0 END{% endset %}
 {{ m.by_cutoff(at_k, whole) }}
 {%- endmacro %}
+
+{#- Many derived qrels in one pass (sql/evaluate_many.sql): the aggregates use only the rows
+    of grade >= 1, their rank, grade and running relevant count. -#}
+{% set many = 'rows' %}

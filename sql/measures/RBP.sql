@@ -6,3 +6,7 @@ sum(({{ m.gain }}) * pow({{ m.p }}, {{ m.pos }} - 1)) FILTER (WHERE {{ m.within 
 {% macro value(m) -%}
 CASE WHEN {{ m.gmax }} > 0 THEN {{ d.div('(1 - ' ~ m.p ~ ') * coalesce(' ~ m.id ~ '_s, 0)', m.gmax) }} ELSE 0 END
 {%- endmacro %}
+
+{#- Many derived qrels in one pass (sql/evaluate_many.sql): the aggregates use only the rows
+    of grade >= 1, their rank, grade and running relevant count. -#}
+{% set many = 'rows' %}

@@ -6,3 +6,30 @@ count(*) FILTER (WHERE {{ m.rel }} AND {{ m.pos }} <= {{ m.R }}) AS {{ m.id }}_h
 {% macro value(m) -%}
 CASE WHEN {{ m.R }} > 0 THEN {{ d.div('coalesce(' ~ m.id ~ '_hits, 0)', m.R) }} ELSE 0 END
 {%- endmacro %}
+
+{#- Many derived qrels in one pass (sql/evaluate_many.sql), binary threshold 1, full rankings:
+  the root's relevant rows ranked within R' (the qrels's R) minus the removed ones. -#}
+{% set many = 'delta' %}
+{% macro many_aggs(m) -%}
+WITH rp_at AS (
+    SELECT ts.qid, ts.rid, coalesce(t.{{ m.R }}, 0) AS x
+    FROM topicset AS ts LEFT JOIN tstats AS t ON t.qid = ts.qid AND t.topic = ts.topic
+    WHERE ts.rid IS NOT NULL
+),
+rp_hits AS (
+    SELECT p.rid, p.x, count(rb.rank) AS h
+    FROM (SELECT DISTINCT rid, x FROM rp_at) AS p
+    LEFT JOIN rbase AS rb ON rb.rid = p.rid AND rb.grade >= 1 AND rb.rank <= p.x
+    GROUP BY p.rid, p.x
+),
+rp_out AS (
+    SELECT a.qid, a.rid, count(*) AS k
+    FROM rp_at AS a
+    JOIN rem_rows AS r ON r.qid = a.qid AND r.rid = a.rid AND r.grade >= 1 AND r.rank <= a.x
+    GROUP BY a.qid, a.rid
+)
+SELECT a.qid, a.rid, h.h - coalesce(o.k, 0) AS {{ m.id }}_hits
+FROM rp_at AS a
+JOIN rp_hits AS h ON h.rid = a.rid AND h.x = a.x
+LEFT JOIN rp_out AS o ON o.qid = a.qid AND o.rid = a.rid
+{%- endmacro %}

@@ -6,3 +6,7 @@ min({{ m.pos }}) FILTER (WHERE {{ m.rel }} AND {{ m.within }}) AS {{ m.id }}_fir
 {% macro value(m) -%}
 coalesce({{ d.div('1', m.id ~ '_first') }}, 0)
 {%- endmacro %}
+
+{#- Many derived qrels in one pass (sql/evaluate_many.sql): the aggregates use only the rows
+    of grade >= 1, their rank, grade and running relevant count. -#}
+{% set many = 'rows' %}

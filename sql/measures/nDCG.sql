@@ -10,3 +10,7 @@ sum(gain * {{ m.disc('irank') }}) FILTER (WHERE {{ m.ideal_within }}) AS {{ m.id
 {% macro value(m) -%}
 CASE WHEN coalesce({{ m.id }}_idcg, 0) > 0 THEN {{ d.div('coalesce(' ~ m.id ~ '_dcg, 0)', m.id ~ '_idcg') }} ELSE 0 END
 {%- endmacro %}
+
+{#- Many derived qrels in one pass (sql/evaluate_many.sql): the aggregates use only the rows
+    of grade >= 1, their rank, grade and running relevant count. -#}
+{% set many = 'rows' %}

@@ -9,3 +9,7 @@ sum(gain * pow({{ m.p }}, irank - 1)) FILTER (WHERE {{ m.ideal_within }}) AS {{ 
 {% macro value(m) -%}
 CASE WHEN coalesce({{ m.id }}_is, 0) > 0 THEN {{ d.div('coalesce(' ~ m.id ~ '_s, 0)', m.id ~ '_is') }} ELSE 0 END
 {%- endmacro %}
+
+{#- Many derived qrels in one pass (sql/evaluate_many.sql): the aggregates use only the rows
+    of grade >= 1, their rank, grade and running relevant count. -#}
+{% set many = 'rows' %}
