@@ -105,3 +105,18 @@ UNION ALL
 {% endif %}
 {% endfor %}
 {%- endmacro %}
+
+{# The per-(run, topic) context both engines (evaluate.sql, evaluate_many.sql) give the
+   measures' value(m): `n`, the ranking length (at most max_docs), from the ranking lengths
+   `rt`; and the topic's normalizers (R and N of each threshold, gmax_g) from `tstats` and
+   `gstats`, 0 where a topic has none. #}
+{% macro ranking_length(max_docs) -%}
+{% if max_docs %}least(coalesce(rt.n_docs, 0), {{ max_docs | num }}){% else %}coalesce(rt.n_docs, 0){% endif %}
+{%- endmacro %}
+
+{% macro topic_normalizers(thresholds) -%}
+{% for t in thresholds %}
+         , coalesce(tstats.{{ t.R }}, 0) AS {{ t.R }}, coalesce(tstats.{{ t.N }}, 0) AS {{ t.N }}
+{% endfor %}
+         , coalesce(gstats.gmax_g, 0) AS gmax_g
+{%- endmacro %}

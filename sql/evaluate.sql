@@ -178,16 +178,13 @@ agg AS (
 ),
 ctx0 AS (
     SELECT ts.run_id, ts.topic,
-           {% if max_docs %}least(coalesce(rt.n_docs, 0), {{ max_docs | num }}){% else %}coalesce(rt.n_docs, 0){% endif %} AS n
+           {{ b.ranking_length(max_docs) }} AS n
     FROM topicset ts
     LEFT JOIN rt ON rt.run_id = ts.run_id AND rt.topic = ts.topic
 ),
 ctx AS (
     SELECT c.*
-{% for t in thresholds %}
-         , coalesce(tstats.{{ t.R }}, 0) AS {{ t.R }}, coalesce(tstats.{{ t.N }}, 0) AS {{ t.N }}
-{% endfor %}
-         , coalesce(gstats.gmax_g, 0) AS gmax_g
+{{ b.topic_normalizers(thresholds) }}
     FROM (
         SELECT * FROM ctx0
         LEFT JOIN agg USING (run_id, topic)
