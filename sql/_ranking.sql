@@ -24,3 +24,12 @@ CASE WHEN {{ column }} = 'score_then_rank' THEN docno END ASC,
 CASE WHEN {{ column }} <> 'score_then_rank' THEN docno END DESC
 {%- endif %}
 {%- endmacro %}
+
+{# The loader's ranked rows (run_id, topic, docno, rank, score, given_rank) of the staged
+   lines `rows` (a relation, with a condition `where`) under `policy`. #}
+{% macro ranked(rows, policy, where='TRUE') -%}
+SELECT run_id, topic, docno,
+       {{ d.cast('row_number() OVER (PARTITION BY run_id, topic ORDER BY ' ~ order_by(policy) ~ ')', 'INTEGER') }} AS rank,
+       score, given_rank
+FROM {{ rows }} WHERE {{ where }}
+{%- endmacro %}

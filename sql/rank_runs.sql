@@ -7,12 +7,9 @@
 -#}
 {% import '_ranking.sql' as rk %}
 INSERT INTO irw_ranked
-SELECT run_id, topic, docno,
-       row_number() OVER (PARTITION BY run_id, topic ORDER BY {{ rk.order_by(policy) }})::INTEGER AS rank,
-       score, given_rank
-FROM irw_staged;
+{{ rk.ranked('irw_staged', policy) }};
 
-INSERT INTO irw_staged_topics SELECT run_id, topic, n_docs, $batch FROM irw_batch_topics;
+INSERT INTO irw_staged_topics SELECT run_id, topic, n_docs FROM irw_batch_topics;
 
 INSERT INTO irw_staged_files
 SELECT run_id, filename, count(*), $batch FROM irw_staged GROUP BY run_id, filename;

@@ -5,17 +5,14 @@
 -#}
 {% import '_ranking.sql' as rk %}
 CREATE OR REPLACE TEMP TABLE irw_reranked AS
-SELECT run_id, topic, docno,
-       row_number() OVER (PARTITION BY run_id, topic ORDER BY {{ rk.order_by(policy) }})::INTEGER AS rank,
-       score, given_rank
-FROM irw_ranked WHERE list_contains($ids, run_id);
+{{ rk.ranked('irw_ranked', policy, 'list_contains($ids, run_id)') }};
 
 DELETE FROM irw_ranked WHERE list_contains($ids, run_id);
 INSERT INTO irw_ranked SELECT * FROM irw_reranked;
 DROP TABLE irw_reranked;
 
 CREATE OR REPLACE TEMP TABLE irw_topics_across AS
-SELECT run_id, topic, sum(n_docs)::INTEGER AS n_docs, min(batch) AS batch
+SELECT run_id, topic, sum(n_docs)::INTEGER AS n_docs
 FROM irw_staged_topics WHERE list_contains($ids, run_id) GROUP BY run_id, topic;
 DELETE FROM irw_staged_topics WHERE list_contains($ids, run_id);
 INSERT INTO irw_staged_topics SELECT * FROM irw_topics_across;

@@ -3,11 +3,11 @@
     irw_ranked         the ranked rows the warehouse's `runs` table will hold
     irw_staged_topics  ranking length per (run, topic)
     irw_staged_files   the files each run came from, with their line counts
-  `batch` numbers the batch a row came from.
+  `batch` numbers the batch a file was read in.
 -#}
 CREATE OR REPLACE TEMP TABLE irw_ranked (
     run_id VARCHAR, topic VARCHAR, docno VARCHAR, rank INTEGER, score DOUBLE, given_rank BIGINT);
 CREATE OR REPLACE TEMP TABLE irw_staged_topics (
-    run_id VARCHAR, topic VARCHAR, n_docs INTEGER, batch INTEGER);
+    run_id VARCHAR, topic VARCHAR, n_docs INTEGER);
 CREATE OR REPLACE TEMP TABLE irw_staged_files (
     run_id VARCHAR, filename VARCHAR, lines BIGINT, batch INTEGER);

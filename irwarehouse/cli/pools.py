@@ -63,7 +63,7 @@ def pool_leave_out(ctx: typer.Context,
         if name and len(teams) > 1:
             raise IrwError("--name names one qrels: use --prefix for several teams")
         names = [name] if name else prefix if prefix is not None else f"{parent}-lo-"
-        _report(w.pool_rows("leave-out", names, parent, runs, depth=depth, teams=teams[:1] if name else teams,
+        _report(w.pool_rows("leave-out", names, parent, runs, depth=depth, teams=teams,
                             replace=replace, description=description))
 
 

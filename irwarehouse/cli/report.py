@@ -11,7 +11,7 @@ import typer
 from ..api import Warehouse
 from ..errors import IrwError
 from .app import QrelsOpt, RunsOpt, TopicsOpt, app, check_format, command, open_warehouse, progress_callback, say
-from .stats import AlphaOpt, BOpt, CorrectionOpt, SeedOpt
+from .stats import AlphaOpt, BOpt, CorrectionOpt, SeedOpt, TestOpt
 
 REPORT_FORMATS = ("html", "latex", "markdown")
 
@@ -21,7 +21,7 @@ def report_cmd(
     ctx: typer.Context,
     measure: List[str] = typer.Option(..., "--measure", "-m", help="Measure (repeatable); the first orders the runs."),
     qrels: Optional[str] = QrelsOpt, runs: str = RunsOpt, topics: str = TopicsOpt,
-    test: str = typer.Option("t", "--test", help="t | bootstrap | randomization | wilcoxon | tukey"),
+    test: str = TestOpt,
     correction: str = CorrectionOpt, alpha: float = AlphaOpt, samples: Optional[int] = BOpt,
     seed: int = SeedOpt,
     level: float = typer.Option(0.95, "--level", help="Confidence level of the leaderboard's intervals."),

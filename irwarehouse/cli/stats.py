@@ -17,6 +17,8 @@ AlphaOpt = typer.Option(0.05, "--alpha", help="Significance level.")
 BOpt = typer.Option(None, "-B", "--samples", help="Bootstrap / randomization samples (default 1000 bootstrap, 10000 otherwise).")
 SeedOpt = typer.Option(0, "--seed", help="Random seed (Monte Carlo tests are deterministic given it).")
 CorrectionOpt = typer.Option("none", "--correction", help="Multiple comparisons: none | bonferroni | holm | bh (over all pairs).")
+MeasuresOpt = typer.Option(..., "--measure", "-m", help="Measure (repeatable).")
+TestOpt = typer.Option("t", "--test", help="t | bootstrap | randomization | wilcoxon | tukey")
 
 
 def _one(names: list[str], what: str) -> ms.Measure:
@@ -31,7 +33,7 @@ def compare_cmd(
     ctx: typer.Context,
     run_a: str = typer.Argument(..., help="First run."),
     run_b: str = typer.Argument(..., help="Second run."),
-    measure: List[str] = typer.Option(..., "--measure", "-m", help="Measure (repeatable)."),
+    measure: List[str] = MeasuresOpt,
     test: List[str] = typer.Option(["t"], "--test", help="t | bootstrap | randomization | wilcoxon | tukey (repeatable)."),
     qrels: Optional[str] = QrelsOpt, topics: str = TopicsOpt, alpha: float = AlphaOpt,
     samples: Optional[int] = BOpt, seed: int = SeedOpt,
@@ -51,9 +53,9 @@ def compare_cmd(
 @command(app, "discpower")
 def discpower_cmd(
     ctx: typer.Context,
-    measure: List[str] = typer.Option(..., "--measure", "-m", help="Measure (repeatable)."),
+    measure: List[str] = MeasuresOpt,
     qrels: Optional[str] = QrelsOpt, runs: str = RunsOpt, topics: str = TopicsOpt,
-    test: str = typer.Option("t", "--test", help="t | bootstrap | randomization | wilcoxon | tukey"),
+    test: str = TestOpt,
     correction: str = CorrectionOpt, alpha: float = AlphaOpt, samples: Optional[int] = BOpt,
     seed: int = SeedOpt,
     reference_qrels: Optional[str] = typer.Option(None, "--reference-qrels", help="Reference condition: the same test under another qrels."),
@@ -80,7 +82,7 @@ def pvalues_cmd(
     ctx: typer.Context,
     measure: str = typer.Option(..., "--measure", "-m", help="Measure."),
     qrels: Optional[str] = QrelsOpt, runs: str = RunsOpt, topics: str = TopicsOpt,
-    test: str = typer.Option("t", "--test", help="t | bootstrap | randomization | wilcoxon | tukey"),
+    test: str = TestOpt,
     correction: str = CorrectionOpt, alpha: float = AlphaOpt, samples: Optional[int] = BOpt,
     seed: int = SeedOpt,
     save: Optional[str] = typer.Option(None, "--save", help="Keep the pairs in table pair_tests under this name."),
@@ -165,7 +167,7 @@ def ci_cmd(
 @command(app, "summary")
 def summary_cmd(
     ctx: typer.Context,
-    measure: List[str] = typer.Option(..., "--measure", "-m", help="Measure (repeatable)."),
+    measure: List[str] = MeasuresOpt,
     qrels: Optional[str] = QrelsOpt, runs: str = RunsOpt, topics: str = TopicsOpt,
     by: str = typer.Option("run", "--by", help="run (over its topics) | topic (over the runs)."),
     fmt: str = FormatOpt,
