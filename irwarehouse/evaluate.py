@@ -626,15 +626,14 @@ def _sorted_columns(con, names: list[str]) -> list:
 
 
 def _runs_of(values) -> tuple[list, list]:
-    """The runs of equal consecutive values: (values, lengths)."""
-    out, lengths = [], []
-    for v in values:
-        if out and out[-1] == v:
-            lengths[-1] += 1
-        else:
-            out.append(v)
-            lengths.append(1)
-    return out, lengths
+    """The runs of equal consecutive values (a numpy array): (values, lengths)."""
+    import numpy as np
+
+    values = np.asarray(values)
+    if not len(values):
+        return [], []
+    starts = np.concatenate(([0], np.flatnonzero(values[1:] != values[:-1]) + 1))
+    return values[starts].tolist(), np.diff(np.append(starts, len(values))).tolist()
 
 
 def _used(params: dict, sql: str) -> dict:
