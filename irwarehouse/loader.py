@@ -108,6 +108,9 @@ MAX_LINE = 2_097_152  # bytes: DuckDB's max_line_size; a longer line is an error
 _SPACE = " \t\n\r\v\f"  # the field separators (ASCII whitespace); \r and \n also end lines
 _FIELDS = re.compile(f"[{_SPACE}]+")
 _LATIN1_CONTROLS = re.compile(rb"[\x80-\x9f]")
+# Whitespace that DuckDB's CSV reader, splitting on one delimiter, would leave inside a field
+# (the whitespace splitter of sql/stage_lines.sql splits on it).
+_INSIDE_FIELDS = {"\t": (b" ", b"\v", b"\f"), " ": (b"\t", b"\v", b"\f"), None: ()}
 
 
 def encoding_name(encoding: str) -> str:
@@ -155,17 +158,22 @@ def _open_binary(path: str, kind: str | None = None):
     return _OPENERS[kind](path, "rb") if kind else open(path, "rb")
 
 
-def _verify(path: str, kind: str, copy_to: str | None = None) -> None:
-    """Read a compressed file to its end, which checks its checksums and length (DuckDB does
-    not); ``copy_to``: write the decompressed content there. A damaged stream is an IrwError."""
+def _verify(path: str, kind: str | None, copy_to: str | None = None,
+            forbidden: tuple[bytes, ...] = ()) -> bool:
+    """Read a file to its end, which for a compressed one checks its checksums and length
+    (DuckDB does not); ``copy_to``: write the (decompressed) content there. Returns whether
+    the content holds any of the bytes ``forbidden``. A damaged stream is an IrwError."""
+    found = False
     try:
         with _open_binary(path, kind) as fh, (open(copy_to, "wb") if copy_to else
                                               contextlib.nullcontext()) as out:
             while chunk := fh.read(1 << 20):
                 if out:
                     out.write(chunk)
+                found = found or any(byte in chunk for byte in forbidden)
     except _READ_ERRORS as exc:
         raise IrwError(_damaged(path, kind, exc)) from None
+    return found
 
 
 def _open_text(path: str):
@@ -301,42 +309,45 @@ def _stage(con, target: str, files: list[str], nfields: int, columns, progress,
     step = BATCH if progress else max(len(files), 1)
     with tempfile.TemporaryDirectory(prefix="irw-") as tmp, ThreadPoolExecutor(1) as pool:
         sources = _sources(files, tmp)
-        gzipped = [f for f in files if sources[f][1] == "gzip"]
-        checked = pool.submit(lambda: [_verify(f, "gzip") for f in gzipped])
-
-        def read(template: str, group: list[str], params: dict, report: bool) -> None:
-            for kind in ("gzip", "none"):
-                paths = [sources[f][0] for f in group if sources[f][1] == kind]
-                _stage_batches(con, template, target, paths, nfields, columns, step, tick,
-                               {**params, "compression": kind, "encoding": encoding,
-                                "max_line": MAX_LINE}, report=report)
-
         by_delim: dict[str | None, list[str]] = {}
         for f in files:
             by_delim.setdefault(_delimiter(sources[f][0], nfields), []).append(f)
+        # Read in Python beside DuckDB: gzip files to check them, and files of the fast path
+        # for whitespace inside their fields, which the CSV reader would keep in the field.
+        scans = [(f, *sources[f], _INSIDE_FIELDS[delim]) for delim, group in by_delim.items()
+                 for f in group if delim or sources[f][1] == "gzip"]
+        scanned = pool.submit(lambda: {f for f, path, kind, inside in scans
+                                       if _verify(path, kind if kind == "gzip" else None,
+                                                  forbidden=inside)})
+
+        number = {f: i for i, f in enumerate(files)}
+
+        def read(template: str, group: list[str], params: dict, report: bool) -> None:
+            for kind in ("gzip", "none"):
+                chosen = [f for f in group if sources[f][1] == kind]
+                _stage_batches(con, template, target, [sources[f][0] for f in chosen],
+                               [number[f] for f in chosen], nfields, columns, step, tick,
+                               {**params, "compression": kind, "encoding": encoding,
+                                "max_line": MAX_LINE}, report=report)
+
         general = by_delim.pop(None, [])
         try:
             try:
                 for delim, group in by_delim.items():
-                    read("stage_delimited.sql", group,
-                         {"delim": delim, "other": " " if delim == "\t" else "\t"}, False)
+                    read("stage_delimited.sql", group, {"delim": delim}, False)
                 fast = con.execute(f"SELECT 1 FROM {target} WHERE nf < 0 LIMIT 1").fetchone() is None
             except duckdb.Error:
                 fast = False
-            if not fast:
+            if not fast or scanned.result():
                 con.execute(f"DELETE FROM {target}")
                 general = files
             read("stage_lines.sql", general, {}, True)
         except _ReadError as failure:
-            checked.result()  # a damaged stream explains the failure best
+            scanned.result()  # a damaged stream explains the failure best
             batch = [f for f in files if sources[f][0] in failure.paths]
             raise IrwError(_read_problem(batch, encoding) or f"cannot read {', '.join(batch)}: "
                            f"{str(failure.exc).strip().splitlines()[0]}") from None
-        checked.result()
-        for f, (path, _) in sources.items():
-            if path != f:
-                con.execute(f"UPDATE {target} SET filename = $f WHERE filename = $p",
-                            {"f": f, "p": path})
+        scanned.result()
 
 
 def _read_problem(files: list[str], encoding: str) -> str:
@@ -351,16 +362,19 @@ def _read_problem(files: list[str], encoding: str) -> str:
     return ""
 
 
-def _stage_batches(con, template: str, target: str, files: list[str], nfields: int, columns,
-                   step: int, tick, params: dict, report: bool = False) -> None:
-    """Run a staging template over ``files``, ``step`` files per statement (all of them in one
-    when no progress bar is shown: DuckDB reads the files in parallel). ``report``: a read
-    error becomes a _ReadError naming the files."""
+def _stage_batches(con, template: str, target: str, files: list[str], numbers: list[int],
+                   nfields: int, columns, step: int, tick, params: dict,
+                   report: bool = False) -> None:
+    """Run a staging template over ``files`` (``numbers``: their numbers, which the staged
+    rows' `file` column takes), ``step`` files per statement (all of them in one when no
+    progress bar is shown: DuckDB reads the files in parallel). ``report``: a read error
+    becomes a _ReadError naming the files."""
     for start in range(0, len(files), step):
         batch = files[start:start + step]
         try:
-            db.run_script(con, template, {"files": batch, **params}, target=target,
-                          nfields=nfields, columns=columns)
+            db.run_script(con, template, {"files": batch, "numbers": numbers[start:start + step],
+                                          **params}, target=target, nfields=nfields,
+                          columns=columns)
         except duckdb.Error as exc:
             if not report:
                 raise
@@ -476,14 +490,14 @@ def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding
     for number, batch in enumerate(batches):
         if bar is not None and number:
             bar.label = "reading runs"
-        con.execute("CREATE OR REPLACE TEMP TABLE irw_staged (filename VARCHAR, nf INTEGER, "
+        con.execute("CREATE OR REPLACE TEMP TABLE irw_staged (file INTEGER, nf INTEGER, "
                     "topic VARCHAR, docno VARCHAR, run_id VARCHAR, given_rank BIGINT, score DOUBLE)")
         _stage(con, "irw_staged", batch, 6, RUN_COLUMNS, bar.update if bar else None, encoding)
         _phase(bar, "checking", advance=False)
-        _check_runs(con, files, extra_fields, encoding)
+        _check_runs(con, batch, extra_fields, encoding)
         if bar is not None:
             bar.label = "ranking"
-        db.run_script(con, "rank_runs.sql", {"batch": number}, policy=policy)
+        db.run_script(con, "rank_runs.sql", {"batch": number, "files": batch}, policy=policy)
     if con.execute("SELECT count(*) FROM irw_staged_files").fetchone()[0] == 0:
         raise IrwError(f"{', '.join(files)}: no run lines found")
     across = [r[0] for r in con.execute(
@@ -530,21 +544,21 @@ def _text_size(path: str) -> int:
 
 
 def _check_runs(con, files: list[str], extra_fields: bool, encoding: str = "utf-8") -> None:
-    """Check a batch's staged lines (irw_staged): the fields, and a docno twice in a
-    (run, topic); leaves the batch's ranking lengths in irw_batch_topics."""
+    """Check a batch's staged lines (irw_staged, read from ``files``): the fields, and a
+    docno twice in a (run, topic); leaves the batch's ranking lengths in irw_batch_topics."""
     bad_fields = "nf < 6" if extra_fields else "nf <> 6"
     bad = con.execute(
-        f"SELECT filename FROM irw_staged WHERE {bad_fields} OR given_rank IS NULL "
+        f"SELECT file FROM irw_staged WHERE {bad_fields} OR given_rank IS NULL "
         "OR score IS NULL OR isnan(score) OR isinf(score) LIMIT 1").fetchone()
     if bad is None:
         # ranking lengths, and duplicates: a docno twice in a (run, topic)
         con.execute("CREATE OR REPLACE TEMP TABLE irw_batch_topics AS SELECT run_id, topic, "
                     "count(*)::INTEGER AS n_docs, count(DISTINCT docno)::INTEGER AS n_distinct, "
-                    "any_value(filename) AS filename FROM irw_staged GROUP BY run_id, topic")
-        bad = con.execute("SELECT filename FROM irw_batch_topics WHERE n_docs <> n_distinct "
+                    "any_value(file) AS file FROM irw_staged GROUP BY run_id, topic")
+        bad = con.execute("SELECT file FROM irw_batch_topics WHERE n_docs <> n_distinct "
                           "LIMIT 1").fetchone()
     if bad is not None:
-        _run_problem(files, extra_fields, encoding, bad[0])
+        _run_problem(files, extra_fields, encoding, files[bad[0]])
 
 
 def _run_problem(files: list[str], extra_fields: bool, encoding: str, where: str):
@@ -651,17 +665,17 @@ def _stage_qrels(con, files: list[str], name: str, encoding: str) -> None:
     """Read and check qrels files into the temporary table irw_staged_qrels of ``con``."""
     if not name or not name.strip():
         raise IrwError("a qrels needs a name (--name)")
-    con.execute("CREATE OR REPLACE TEMP TABLE irw_staged_qrels (filename VARCHAR, nf INTEGER, "
+    con.execute("CREATE OR REPLACE TEMP TABLE irw_staged_qrels (file INTEGER, nf INTEGER, "
                 "topic VARCHAR, docno VARCHAR, rel INTEGER)")
     _stage(con, "irw_staged_qrels", files, 4, QRELS_COLUMNS, None, encoding)
-    bad = con.execute("SELECT filename FROM irw_staged_qrels WHERE nf <> 4 OR rel IS NULL "
+    bad = con.execute("SELECT file FROM irw_staged_qrels WHERE nf <> 4 OR rel IS NULL "
                       "LIMIT 1").fetchone()
     if bad is None:
-        bad = con.execute("SELECT any_value(filename) FROM irw_staged_qrels "
+        bad = con.execute("SELECT any_value(file) FROM irw_staged_qrels "
                           "GROUP BY topic, docno HAVING count(*) > 1 LIMIT 1").fetchone()
     if bad is not None:
         raise IrwError(_locate_qrels_problem(files, encoding_name(encoding))
-                       or f"{bad[0]}: malformed qrels")
+                       or f"{files[bad[0]]}: malformed qrels")
     if con.execute("SELECT count(*) FROM irw_staged_qrels").fetchone()[0] == 0:
         raise IrwError(f"{', '.join(files)}: no qrels lines found")
 

@@ -3,7 +3,8 @@
   irw_batch_topics) under the chosen policy, each (run, topic) on its own, and append them to
   the load's tables (stage_runs.sql); then drop the batch's lines. Runs in the staging
   connection, before the warehouse is locked. Context: policy (a policy name, see
-  _ranking.sql). Bound: $batch (the batch's number).
+  _ranking.sql). Bound: $batch (the batch's number), $files (its files, which the staged
+  `file` numbers).
 -#}
 {% import '_ranking.sql' as rk %}
 INSERT INTO irw_ranked
@@ -12,7 +13,7 @@ INSERT INTO irw_ranked
 INSERT INTO irw_staged_topics SELECT run_id, topic, n_docs FROM irw_batch_topics;
 
 INSERT INTO irw_staged_files
-SELECT run_id, filename, count(*), $batch FROM irw_staged GROUP BY run_id, filename;
+SELECT run_id, list_extract($files, file + 1), count(*), $batch FROM irw_staged GROUP BY run_id, file;
 
 DROP TABLE irw_staged;
 DROP TABLE irw_batch_topics;

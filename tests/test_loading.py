@@ -378,6 +378,27 @@ def test_numbers_in_the_syntax_load_alike_on_both_paths(con, tmp_path, templates
         assert con.execute("SELECT given_rank, score FROM runs").fetchone() == stored, layout
 
 
+@pytest.mark.parametrize("gzipped", [False, True])
+@pytest.mark.parametrize("text, fast", [
+    ("1\tQ0\td1\t1\t1\tr\n1\tQ0\td2\t2\t0.5\tr\n", True),
+    ("1 Q0 d1 1 1 r\n1 Q0 d2 2 0.5 r\n", True),
+    ("1\tQ0\td1\t1\t1\tr\n1\tQ0\t d2\t2\t0.5\tr\n", False),  # a space inside a field
+    ("1\tQ0\td1\t1\t1\tr\n1\tQ0\td2\t2\t0.5\tr \n", False),  # a trailing space
+    ("1 Q0 d1 1 1 r\n1 Q0 d2\t 2 0.5 r\n", False),  # a tab inside a field
+    ("1 Q0 d1 1 1 r\n1 Q0 d2 2 0.5\x0b r\n", False),  # a vertical tab
+    ("1\tQ0\td1\t1\t1\tr\n1\tQ0\td2\x0c\t2\t0.5\tr\n", False),  # a form feed
+])
+def test_whitespace_inside_fields_leaves_the_fast_path(con, tmp_path, templates, text, fast, gzipped):
+    """The CSV reader would keep such whitespace inside a field; the file's bytes are looked
+    at beside the read, and the whitespace splitter reads the file instead: the same rows."""
+    path = tmp_path / ("r.gz" if gzipped else "r.txt")
+    path.write_bytes(gzip.compress(text.encode()) if gzipped else text.encode())
+    loader.load_runs(con, [str(path)])
+    assert ("stage_lines.sql" in templates) == (not fast)
+    assert con.execute("SELECT topic, docno, given_rank, score, run_id FROM runs "
+                       "ORDER BY docno").fetchall() == [("1", "d1", 1, 1.0, "r"), ("1", "d2", 2, 0.5, "r")]
+
+
 @pytest.mark.parametrize("grade, message", [
     ("1.5", "relevance '1.5' (field 4) is not an integer (trec_eval would read it as 1)"),
     ("2x", "relevance '2x' (field 4) is not an integer (trec_eval would read it as 2)"),
