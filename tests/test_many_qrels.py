@@ -107,8 +107,9 @@ def test_the_one_pass_route_is_taken_where_it_applies(fx, monkeypatch):
     parsed = measures.parse_all(ALL)
     rest = {str(m) for m in parsed if evaluate.many_kind(m) is None}
     together = {str(m) for m in parsed} - rest
-    assert {"AP", "P@10", "nDCG@10", "RBP(p=0.8)", "Bpref", "RPrec", "RR"} <= together
-    assert {"AP'", "Q", "RBPres(p=0.8)", "Judged@10", "Bpref(rel=2)", "RPrec(rel=2)"} <= rest
+    assert {"AP", "P@10", "nDCG@10", "RBP(p=0.8)", "Bpref", "RPrec", "RR", "Judged@10",
+            "FirstUnjudged"} <= together
+    assert {"AP'", "Q", "RBPres(p=0.8)", "Bpref(rel=2)", "RPrec(rel=2)"} <= rest
     route = Route(monkeypatch)
     evaluate.evaluate_many_rows(con, names, parsed, runs, store=False)
     for q in names:
@@ -123,6 +124,7 @@ def test_many_kind_follows_the_settings():
     kind = lambda name: evaluate.many_kind(measures.parse(name))  # noqa: E731
     assert kind("AP") == kind("nDCG(rel=2)@10") == kind("nDCG(gains={1:1,2:3})@5") == "rows"
     assert kind("Bpref") == kind("RPrec") == kind("Bpref@10") == "delta"
+    assert kind("Judged@10") == kind("FirstUnjudged") == "delta"
     assert kind("AP(rel=0)") is None  # non-relevant rows count: all judged rows matter
     assert kind("nDCG(gains={0:1,1:2})") is None  # a positive gain for grade 0
     assert kind("Bpref(rel=2)") is None and kind("AP'") is None and kind("Q") is None
@@ -168,20 +170,24 @@ EXPECTED = {  # (qrels, run) -> {measure: value}, computed by hand from the defi
     ("q-bf", "r1"): {"AP": (1 / 1 + 2 / 3 + 3 / 8) / 4, "P@5": 2 / 5, "RPrec": 2 / 4, "RR": 1.0,
                      "Bpref": (1 + 1 + (1 - 2 / 3)) / 4,  # R'=4, N'=3: h has d, g above
                      "nDCG@5": (D(1) + D(3)) / (2 * D(1) + D(2) + D(3) + D(4)),
-                     "Bpref@3": (1 + 1) / 4},
+                     "Bpref@3": (1 + 1) / 4, "Judged@5": 3 / 5, "FirstUnjudged": 2},
     ("q-bf", "r2"): {"AP": 1 / 4, "P@5": 1 / 5, "RPrec": 1 / 4, "RR": 1.0, "Bpref": 1 / 4,
-                     "nDCG@5": D(1) / (2 * D(1) + D(2) + D(3) + D(4)), "Bpref@3": 1 / 4},
+                     "nDCG@5": D(1) / (2 * D(1) + D(2) + D(3) + D(4)), "Bpref@3": 1 / 4,
+                     "Judged@5": 1.0, "FirstUnjudged": 3},  # both judged: length + 1
     ("q-norel", "r1"): {"AP": 0.0, "P@5": 0.0, "RPrec": 0.0, "RR": 0.0, "Bpref": 0.0, "nDCG@5": 0.0,
-                        "Bpref@3": 0.0},
+                        "Bpref@3": 0.0, "Judged@5": 2 / 5, "FirstUnjudged": 1},
+    ("q-norel", "r2"): {"Judged@5": 1 / 2, "FirstUnjudged": 1},
     ("q-dg", "r1"): {"AP": (1 + 2 / 3 + 3 / 6 + 4 / 8) / 5, "P@5": 2 / 5, "RPrec": 2 / 5, "RR": 1.0,
                      "Bpref": (1 + 0.5 + 0.5 + 0.5) / 5,  # N' = 2: c, f and h each have one above
                      "nDCG@5": (D(1) + D(3)) / (2 * D(1) + D(2) + D(3) + D(4) + D(5)),
-                     "Bpref@3": (1 + 0.5) / 5},
-    ("q-dg", "r2"): {"AP": 1 / 5, "RPrec": 1 / 5, "Bpref": 1 / 5},
+                     "Bpref@3": (1 + 0.5) / 5, "Judged@5": 3 / 5, "FirstUnjudged": 4},
+    ("q-dg", "r2"): {"AP": 1 / 5, "RPrec": 1 / 5, "Bpref": 1 / 5, "Judged@5": 1.0, "FirstUnjudged": 3},
     ("q-hy", "r1"): {"AP": (1 + 2 / 3 + 3 / 6) / 4, "P@5": 2 / 5, "RPrec": 2 / 4, "RR": 1.0,
                      "Bpref": (1 + (1 - 1 / 3) + (1 - 2 / 3)) / 4,  # N' = 3
-                     "nDCG@5": (D(1) + D(3)) / (D(1) + D(2) + D(3) + D(4)), "Bpref@3": (1 + 2 / 3) / 4},
-    ("q-hy", "r2"): {"AP": 1 / 4, "RPrec": 1 / 4, "Bpref": 1 / 4},  # y unjudged now
+                     "nDCG@5": (D(1) + D(3)) / (D(1) + D(2) + D(3) + D(4)), "Bpref@3": (1 + 2 / 3) / 4,
+                     "Judged@5": 4 / 5, "FirstUnjudged": 5},  # e, unjudged by the root, first
+    ("q-hy", "r2"): {"AP": 1 / 4, "RPrec": 1 / 4, "Bpref": 1 / 4,  # y unjudged now
+                     "Judged@5": 1 / 2, "FirstUnjudged": 2},
 }
 
 
@@ -236,7 +242,8 @@ def test_trec8_derived_qrels_equal_per_qrels_evaluation(trec8_many, monkeypatch)
     with Warehouse(path) as w:
         runs = w.run_ids("all", qrels="trec8")
         parsed = measures.parse_all(["AP", "P@10", "nDCG@10", "nDCG(discount=jk)@1000", "RBP(p=0.8)",
-                                     "Bpref", "RPrec", "RR", "Bpref@100", "R@50"])
+                                     "Bpref", "RPrec", "RR", "Bpref@100", "R@50", "Judged@10",
+                                     "FirstUnjudged"])
         evaluate.evaluate_many_rows(w.con, names, parsed, runs, store=False)
         assert route.calls == {}  # every one of them in the one pass
         assert compare(w.con, names, parsed, runs) == len(names) * len(runs) * 50 * len(parsed)
