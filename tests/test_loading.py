@@ -316,6 +316,10 @@ def test_progress_counts_every_file_once(con, tmp_path, monkeypatch, fall_back):
     assert labels[-4:] == ["checking", "ranking", "writing to the warehouse", "done"]
     assert len(summary["runs"]) == len(paths)
     assert con.execute("SELECT count(*) FROM runs").fetchone()[0] == len(paths) + fall_back
+    # every run is recorded with its own file, read BATCH files at a time
+    sources = dict(con.execute("SELECT run_id, source FROM run_loads").fetchall())
+    assert sources == {("last" if fall_back and i == len(paths) - 1 else f"r{i}"): str(p)
+                       for i, p in enumerate(paths)}
 
 
 # ---------------------------------------------------------------- number syntax, both paths
