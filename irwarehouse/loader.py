@@ -12,6 +12,7 @@ from __future__ import annotations
 import bz2
 import contextlib
 import csv
+import errno
 import glob
 import gzip
 import io
@@ -110,7 +111,8 @@ _FIELDS = re.compile(f"[{_SPACE}]+")
 _LATIN1_CONTROLS = re.compile(rb"[\x80-\x9f]")
 # Whitespace that DuckDB's CSV reader, splitting on one delimiter, would leave inside a field
 # (the whitespace splitter of sql/stage_lines.sql splits on it).
-_INSIDE_FIELDS = {"\t": (b" ", b"\v", b"\f"), " ": (b"\t", b"\v", b"\f"), None: ()}
+_INSIDE_FIELDS = {"\t": (b" ", b"\v", b"\f"), " ": (b"\t", b"\v", b"\f")}
+_WHITESPACE = (b" ", b"\t", b"\v", b"\f")
 
 
 def encoding_name(encoding: str) -> str:
@@ -159,18 +161,23 @@ def _open_binary(path: str, kind: str | None = None):
 
 
 def _verify(path: str, kind: str | None, copy_to: str | None = None,
-            forbidden: tuple[bytes, ...] = ()) -> bool:
-    """Read a file to its end, which for a compressed one checks its checksums and length
-    (DuckDB does not); ``copy_to``: write the (decompressed) content there. Returns whether
-    the content holds any of the bytes ``forbidden``. A damaged stream is an IrwError."""
-    found = False
+            look_for: tuple[bytes, ...] = ()) -> set[bytes]:
+    """Read a file to its end, which for a compressed one checks its checksums and length;
+    ``copy_to``: write the (decompressed) content there. Returns which of the single bytes
+    ``look_for`` the content holds. A damaged stream is an IrwError; so is a full disk."""
+    found: set[bytes] = set()
     try:
         with _open_binary(path, kind) as fh, (open(copy_to, "wb") if copy_to else
                                               contextlib.nullcontext()) as out:
             while chunk := fh.read(1 << 20):
                 if out:
                     out.write(chunk)
-                found = found or any(byte in chunk for byte in forbidden)
+                found.update(byte for byte in look_for if byte not in found and byte in chunk)
+    except OSError as exc:
+        if exc.errno == errno.ENOSPC:
+            raise IrwError(f"{path}: no space left in {os.path.dirname(copy_to or path)} to "
+                           "decompress the file (TMPDIR names another directory)") from None
+        raise IrwError(_damaged(path, kind, exc)) from None
     except _READ_ERRORS as exc:
         raise IrwError(_damaged(path, kind, exc)) from None
     return found
@@ -272,30 +279,31 @@ class _ReadError(Exception):
         self.paths, self.exc = paths, exc
 
 
-def _sources(files: list[str], tmp: str) -> dict[str, tuple[str, str]]:
-    """For each file: the file DuckDB reads and its compression (gzip or none). bzip2 and xz
-    files are decompressed into ``tmp`` (which checks them)."""
-    sources = {}
-    for number, path in enumerate(files):
+def _sources(files: list[str], tmp: str) -> dict[str, tuple[str, set[bytes]]]:
+    """For each file: the plain text file DuckDB reads, and which whitespace bytes other than
+    the newline it holds (_WHITESPACE). Compressed files are decompressed into ``tmp``, which
+    checks them (DuckDB does not check a gzip stream's checksum); plain ones are read through.
+    The files are taken in parallel (zlib, bz2 and lzma release the GIL)."""
+    def prepare(item: tuple[int, str]) -> tuple[str, tuple[str, set[bytes]]]:
+        number, path = item
         kind = compression(path)
-        if kind in ("bzip2", "xz"):
-            plain = os.path.join(tmp, f"{number}.txt")
-            _verify(path, kind, copy_to=plain)
-            sources[path] = (plain, "none")
-        else:
-            sources[path] = (path, kind or "none")
-    return sources
+        plain = os.path.join(tmp, f"{number}.txt") if kind else None
+        held = _verify(path, kind, copy_to=plain, look_for=_WHITESPACE)
+        return path, (plain or path, held)
+
+    with ThreadPoolExecutor(min(os.cpu_count() or 1, 8)) as pool:
+        return dict(pool.map(prepare, enumerate(files)))
 
 
 def _stage(con, target: str, files: list[str], nfields: int, columns, progress,
            encoding: str = "utf-8") -> None:
-    """Read and split ``files`` into the temporary table ``target``. Files separated by single
-    tabs or spaces are read by DuckDB's CSV reader (sql/stage_delimited.sql); the others, and
-    all of them again if that reader meets a line it cannot stand for, are split on any
-    whitespace (sql/stage_lines.sql). Meanwhile gzip files are read to their end in Python,
-    which checks them (DuckDB does not). A file that cannot be read is an IrwError naming it
-    and, where there is one, the line. Runs outside a transaction: a failed fast read leaves
-    the warehouse untouched."""
+    """Read and split ``files`` into the temporary table ``target``. First each file is read
+    to its end in Python, compressed ones decompressed into a temporary directory
+    (:func:`_sources`). Files separated by single tabs or spaces are then read by DuckDB's CSV
+    reader (sql/stage_delimited.sql); the others, and all of them again if that reader meets
+    a line it cannot stand for, are split on any whitespace (sql/stage_lines.sql). A file
+    that cannot be read is an IrwError naming it and, where there is one, the line. Runs
+    outside a transaction: a failed fast read leaves the warehouse untouched."""
     shown = 0
 
     def tick(n: int) -> None:  # a fall-back re-read does not advance the bar past the end
@@ -307,29 +315,23 @@ def _stage(con, target: str, files: list[str], nfields: int, columns, progress,
 
     encoding = encoding_name(encoding)
     step = BATCH if progress else max(len(files), 1)
-    with tempfile.TemporaryDirectory(prefix="irw-") as tmp, ThreadPoolExecutor(1) as pool:
+    with tempfile.TemporaryDirectory(prefix="irw-") as tmp:
         sources = _sources(files, tmp)
-        by_delim: dict[str | None, list[str]] = {}
-        for f in files:
-            by_delim.setdefault(_delimiter(sources[f][0], nfields), []).append(f)
-        # Read in Python beside DuckDB: gzip files to check them, and files of the fast path
-        # for whitespace inside their fields, which the CSV reader would keep in the field.
-        scans = [(f, *sources[f], _INSIDE_FIELDS[delim]) for delim, group in by_delim.items()
-                 for f in group if delim or sources[f][1] == "gzip"]
-        scanned = pool.submit(lambda: {f for f, path, kind, inside in scans
-                                       if _verify(path, kind if kind == "gzip" else None,
-                                                  forbidden=inside)})
-
         number = {f: i for i, f in enumerate(files)}
 
         def read(template: str, group: list[str], params: dict, report: bool) -> None:
-            for kind in ("gzip", "none"):
-                chosen = [f for f in group if sources[f][1] == kind]
-                _stage_batches(con, template, target, [sources[f][0] for f in chosen],
-                               [number[f] for f in chosen], nfields, columns, step, tick,
-                               {**params, "compression": kind, "encoding": encoding,
-                                "max_line": MAX_LINE}, report=report)
+            _stage_batches(con, template, target, [sources[f][0] for f in group],
+                           [number[f] for f in group], nfields, columns, step, tick,
+                           {**params, "encoding": encoding, "max_line": MAX_LINE}, report=report)
 
+        # A file holding whitespace that the CSV reader would keep inside a field goes to the
+        # whitespace splitter.
+        by_delim: dict[str | None, list[str]] = {}
+        for f in files:
+            delim = _delimiter(sources[f][0], nfields)
+            if delim is not None and sources[f][1] & set(_INSIDE_FIELDS[delim]):
+                delim = None
+            by_delim.setdefault(delim, []).append(f)
         general = by_delim.pop(None, [])
         try:
             try:
@@ -338,16 +340,14 @@ def _stage(con, target: str, files: list[str], nfields: int, columns, progress,
                 fast = con.execute(f"SELECT 1 FROM {target} WHERE nf < 0 LIMIT 1").fetchone() is None
             except duckdb.Error:
                 fast = False
-            if not fast or scanned.result():
+            if not fast:
                 con.execute(f"DELETE FROM {target}")
                 general = files
             read("stage_lines.sql", general, {}, True)
         except _ReadError as failure:
-            scanned.result()  # a damaged stream explains the failure best
             batch = [f for f in files if sources[f][0] in failure.paths]
             raise IrwError(_read_problem(batch, encoding) or f"cannot read {', '.join(batch)}: "
                            f"{str(failure.exc).strip().splitlines()[0]}") from None
-        scanned.result()
 
 
 def _read_problem(files: list[str], encoding: str) -> str:

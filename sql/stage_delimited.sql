@@ -4,9 +4,10 @@
   DuckDB's CSV reader instead of being split line by line. A row with an empty field is
   marked nf = -1, and a line with the wrong number of fields makes the reader fail; the
   caller then stages every file again with stage_lines.sql, so both paths accept exactly the
-  same input. The caller does the same when a file holds whitespace the reader would keep
-  inside a field (the other separator, a vertical tab or a form feed): it looks for those
-  bytes while it reads the file in Python (loader._stage). Numbers: see stage_lines.sql.
+  same input. A file holding whitespace the reader would keep inside a field (the other
+  separator, a vertical tab or a form feed) never comes here: the caller finds those bytes
+  when it reads the file in Python first (loader._sources). The files are plain text.
+  Numbers: see stage_lines.sql.
 -#}
 INSERT INTO {{ target }}
 SELECT list_extract($numbers, file_index::INTEGER + 1) AS file,
@@ -18,4 +19,4 @@ SELECT list_extract($numbers, file_index::INTEGER + 1) AS file,
 FROM read_csv($files, delim = $delim,
               columns = { {%- for i in range(1, nfields + 1) %}'c{{ i }}': 'VARCHAR'{{ ", " if not loop.last }}{% endfor -%} },
               quote = '', escape = '', header = false, auto_detect = false,
-              compression = $compression, encoding = $encoding, max_line_size = $max_line);
+              compression = 'none', encoding = $encoding, max_line_size = $max_line);

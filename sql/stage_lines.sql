@@ -7,8 +7,8 @@
   lines are skipped. A number is cast only when its text has the documented syntax (`syntax`
   of each column, see loader.py); anything else -- and a value out of its type's range --
   stays NULL, so that the caller finds and reports it, never silently drops or rounds it.
-  $compression (gzip or none), $encoding (utf-8 or latin-1) and $max_line (bytes) are passed
-  to the reader.
+  The files are plain text (loader._sources decompresses the others); $encoding (utf-8 or
+  latin-1) and $max_line (bytes) are passed to the reader.
 -#}
 INSERT INTO {{ target }}
 WITH raw AS (
@@ -16,7 +16,7 @@ WITH raw AS (
            translate(line, chr(9) || chr(11) || chr(12) || chr(13), '    ') AS line
     FROM read_csv($files, columns = {'line': 'VARCHAR'}, delim = '\x01', quote = '',
                   escape = '', header = false, auto_detect = false,
-                  strict_mode = false, compression = $compression, encoding = $encoding,
+                  strict_mode = false, compression = 'none', encoding = $encoding,
                   max_line_size = $max_line)
     WHERE line IS NOT NULL
 ),

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import gzip
+import io
 import os
 
 import pytest
@@ -435,6 +437,25 @@ def test_whitespace_and_line_ends_are_read_alike_everywhere(con, tmp_path):
             [("d1", 1, 1.0), ("d2", 2, 0.5)], name
     with pytest.raises(IrwError, match=r"r.txt, line 2: expected 6 fields .* found 3"):
         loader.load_runs(con, [write(tmp_path / "r.txt", "1 Q0 d1 1 1 r\n1 Q0 d2\r2 0.5 r\n")], replace=True)
+
+
+def test_a_full_temporary_disk_is_named(con, tmp_path, monkeypatch):
+    """A compressed file is decompressed into the temporary directory first: a full disk
+    there is said as such, and nothing is loaded."""
+    path = tmp_path / "r.gz"
+    path.write_bytes(gzip.compress(b"1 Q0 d1 1 1 r\n"))
+
+    class Full(io.BytesIO):
+        def write(self, data):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    real_open = open
+    monkeypatch.setattr(loader, "open", lambda f, mode="r", *a, **k: Full() if mode == "wb"
+                        else real_open(f, mode, *a, **k), raising=False)
+    with pytest.raises(IrwError, match=r"r\.gz: no space left in .* to decompress the file "
+                                       r"\(TMPDIR names another directory\)"):
+        loader.load_runs(con, [str(path)])
+    assert counts(con)[0] == 0
 
 
 def test_a_very_long_line_is_named(con, tmp_path):
