@@ -93,8 +93,8 @@ _INTEGER = re.compile(INTEGER_SYNTAX)
 _DECIMAL = re.compile(DECIMAL_SYNTAX)
 _RANGES = {"BIGINT": (-2**63, 2**63 - 1), "INTEGER": (-2**31, 2**31 - 1)}
 
-# Compressed files are recognised by their first bytes, whatever their name. DuckDB reads gzip
-# itself; bzip2 and xz are decompressed into a temporary file first.
+# Compressed files are recognised by their first bytes, whatever their name, and decompressed
+# into a temporary file first (_sources): DuckDB reads plain text only.
 _COMPRESSION = [(b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz")]
 _NOT_READ = [(b"\x28\xb5\x2f\xfd", "zstd-compressed", "zstd -d"),
              (b"PK\x03\x04", "a zip archive", "unzip"),
