@@ -107,16 +107,34 @@ UNION ALL
 {%- endmacro %}
 
 {# The per-(run, topic) context both engines (evaluate.sql, evaluate_many.sql) give the
-   measures' value(m): `n`, the ranking length (at most max_docs), from the ranking lengths
-   `rt`; and the topic's normalizers (R and N of each threshold, gmax_g) from `tstats` and
-   `gstats`, 0 where a topic has none. #}
-{% macro ranking_length(max_docs) -%}
-{% if max_docs %}least(coalesce(rt.n_docs, 0), {{ max_docs | num }}){% else %}coalesce(rt.n_docs, 0){% endif %}
-{%- endmacro %}
-
-{% macro topic_normalizers(thresholds) -%}
+   measures' value(m), as the CTEs `ctx0` and `ctx` over `topicset` (a row per evaluated
+   (run, topic), with the key columns `by` and `keys`) and `rt` (ranking lengths): `n`, the
+   ranking length (at most max_docs); the aggregates the caller joins (`caller()`: LEFT JOINs
+   onto ctx0); the ideal totals itot_<g> of every gain set; and the topic's normalizers (R
+   and N of each threshold, gmax_g) from `tstats` and `gstats`, 0 where a topic has none.
+   `by` names the columns that, with the topic, key the per-topic relations (evaluate_many:
+   qid, the qrels). #}
+{% macro topic_context(max_docs, thresholds, gainsets, by=[], keys=[]) -%}
+ctx0 AS (
+    SELECT {% for k in by + keys %}ts.{{ k }}, {% endfor %}ts.run_id, ts.topic,
+           {% if max_docs %}least(coalesce(rt.n_docs, 0), {{ max_docs | num }}){% else %}coalesce(rt.n_docs, 0){% endif %} AS n
+    FROM topicset ts
+    LEFT JOIN rt ON rt.run_id = ts.run_id AND rt.topic = ts.topic
+),
+ctx AS (
+    SELECT c.*
 {% for t in thresholds %}
          , coalesce(tstats.{{ t.R }}, 0) AS {{ t.R }}, coalesce(tstats.{{ t.N }}, 0) AS {{ t.N }}
 {% endfor %}
          , coalesce(gstats.gmax_g, 0) AS gmax_g
+    FROM (
+        SELECT * FROM ctx0
+{{ caller() }}
+{% for g in gainsets %}
+        LEFT JOIN itot_{{ g.key }} USING ({{ (by + ['topic']) | join(', ') }})
+{% endfor %}
+    ) AS c
+    LEFT JOIN tstats ON {% for k in by %}tstats.{{ k }} = c.{{ k }} AND {% endfor %}tstats.topic = c.topic
+    LEFT JOIN gstats ON {% for k in by %}gstats.{{ k }} = c.{{ k }} AND {% endfor %}gstats.topic = c.topic
+)
 {%- endmacro %}

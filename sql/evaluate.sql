@@ -176,25 +176,9 @@ agg AS (
 {% endfor %}
     FROM rows GROUP BY run_id, topic
 ),
-ctx0 AS (
-    SELECT ts.run_id, ts.topic,
-           {{ b.ranking_length(max_docs) }} AS n
-    FROM topicset ts
-    LEFT JOIN rt ON rt.run_id = ts.run_id AND rt.topic = ts.topic
-),
-ctx AS (
-    SELECT c.*
-{{ b.topic_normalizers(thresholds) }}
-    FROM (
-        SELECT * FROM ctx0
+{% call b.topic_context(max_docs, thresholds, gainsets) %}
         LEFT JOIN agg USING (run_id, topic)
-{% for g in gainsets %}
-        LEFT JOIN itot_{{ g.key }} USING (topic)
-{% endfor %}
-    ) AS c
-    LEFT JOIN tstats ON tstats.topic = c.topic
-    LEFT JOIN gstats ON gstats.topic = c.topic
-),
+{%- endcall %},
 wide AS (
     SELECT run_id, topic
 {% for m in measures %}

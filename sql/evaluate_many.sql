@@ -208,30 +208,14 @@ agg AS (
     WHERE NOT EXISTS (SELECT 1 FROM changed_seg AS c WHERE c.qid = ql.qid AND c.rid = ra.rid)
 ),
 {% endif %}
-ctx0 AS (
-    SELECT ts.qid, ts.rid, ts.run_id, ts.topic,
-           {{ b.ranking_length(max_docs) }} AS n
-    FROM topicset ts
-    LEFT JOIN rt ON rt.run_id = ts.run_id AND rt.topic = ts.topic
-),
-ctx AS (
-    SELECT c.*
-{{ b.topic_normalizers(thresholds) }}
-    FROM (
-        SELECT * FROM ctx0
+{% call b.topic_context(max_docs, thresholds, gainsets, by=['qid'], keys=['rid']) %}
 {% if rows_measures %}
         LEFT JOIN agg USING (qid, rid)
 {% endif %}
 {% for m in delta_measures %}
         LEFT JOIN ({{ m.module.many_aggs(m) | indent(8) }}) AS {{ m.id }}_many USING (qid, rid)
 {% endfor %}
-{% for g in gainsets %}
-        LEFT JOIN itot_{{ g.key }} USING (qid, topic)
-{% endfor %}
-    ) AS c
-    LEFT JOIN tstats ON tstats.qid = c.qid AND tstats.topic = c.topic
-    LEFT JOIN gstats ON gstats.qid = c.qid AND gstats.topic = c.topic
-),
+{%- endcall %},
 wide AS (
     SELECT ql.qrels, ctx.run_id, ctx.topic
 {% for m in measures %}
