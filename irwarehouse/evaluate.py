@@ -503,6 +503,8 @@ def render_many_sql(measures: list[Measure], topics: str = "qrels", max_docs: in
     that are subsets of the root)."""
     if topics not in TOPIC_POLICIES:
         raise IrwError(f"unknown topic policy {topics!r}; valid: {', '.join(TOPIC_POLICIES)}")
+    if max_docs is not None and max_docs < 1:
+        raise IrwError("--max-docs must be at least 1")
     contexts, thresholds, gainsets = _contexts(measures)
     for context, measure in zip(contexts, measures):
         context.many = many_kind(measure)
@@ -566,8 +568,6 @@ def _evaluate_many(con, qrels_list, measures, run_ids, topics, max_docs, rel_lev
     runs_of = {q: list(run_ids[q] if isinstance(run_ids, dict) else run_ids) for q in names}
     together = [m for m in measures if many_kind(m) is not None]
     sql = render_many_sql(together, topics, max_docs, rel_level) if together else None
-    if max_docs is not None and max_docs < 1:
-        raise IrwError("--max-docs must be at least 1")
     store = store and not con_is_read_only(con)
     con.execute("CREATE OR REPLACE TEMP TABLE irw_many_result (qi INTEGER, qrels VARCHAR, "
                 "run_id VARCHAR, topic VARCHAR, measure VARCHAR, value DOUBLE)")

@@ -72,6 +72,26 @@ class ExperimentContext:
         """Is the cell ``key`` already computed (for these parameters)?"""
         return self._cell_path(key).exists()
 
+    def scores_together(self, cells: dict[str, tuple[str, Callable[[], None]]], measures,
+                        run_ids: list[str]) -> dict[str, pd.DataFrame]:
+        """Per-topic scores for the cells ``cells`` ({cell key: (derived qrels name, build)})
+        not computed yet: each qrels is built (``build()``) and all are evaluated together, in
+        one pass over their root's base (evaluate.evaluate_many). Empty when fewer than two
+        are missing: each cell then computes its own."""
+        from .. import evaluate
+
+        missing = {key: (name, build) for key, (name, build) in cells.items() if not self.has_cell(key)}
+        if len(missing) < 2:
+            return {}
+        for _, build in missing.values():
+            build()
+        names = [name for name, _ in missing.values()]
+        frame = evaluate.evaluate_many(self.con, names, measures, run_ids, store=False)
+        parts = {name: part.drop(columns="qrels").reset_index(drop=True)
+                 for name, part in frame.groupby("qrels", sort=False)}
+        empty = frame.iloc[0:0].drop(columns="qrels")
+        return {key: parts.get(name, empty) for key, (name, _) in missing.items()}
+
     def cell(self, key: str, compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
         """Compute a cell once: its result is kept under DIR/cells/ for these parameters."""
         path = self._cell_path(key)

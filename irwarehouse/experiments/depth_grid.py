@@ -44,26 +44,21 @@ def run(ectx: ExperimentContext, qrels: str, run_ids: list[str], pool_runs: str,
     parsed = measures.parse_all(sorted(set(labels.values())))
 
     names = {d: qrels if d == FULL else f"{qrels}-grid-d{d}" for d in [FULL, *pool_depths]}
-    missing = [d for d in pool_depths if not ectx.has_cell(f"scores-d{d}")]
-    ready = {}
-    if len(missing) > 1:  # the pools of one root, evaluated in one pass (evaluate_many)
-        for d in missing:
-            pools.build(con, "depth", qrels, names[d], runs=pool_runs, depth=d, replace=True,
-                        description="depth-grid experiment")
-        frame = evaluate.evaluate_many(con, [names[d] for d in missing], parsed, run_ids, store=False)
-        ready = {d: part.drop(columns="qrels").reset_index(drop=True)
-                 for d in missing for part in [frame[frame["qrels"] == names[d]]]}
 
+    def build(d: int) -> None:
+        pools.build(con, "depth", qrels, names[d], runs=pool_runs, depth=d, replace=True,
+                    description="depth-grid experiment")
+
+    # the pools of one root, evaluated in one pass
+    ready = ectx.scores_together({f"scores-d{d}": (names[d], lambda d=d: build(d)) for d in pool_depths},
+                                 parsed, run_ids)
     for d in ectx.progress([FULL, *pool_depths], "pool depths"):
-        name = names[d]
-
-        def compute(d=d, name=name):
-            if d in ready:
-                return ready[d]
+        def compute(d=d):
+            if f"scores-d{d}" in ready:
+                return ready[f"scores-d{d}"]
             if d != FULL:
-                pools.build(con, "depth", qrels, name, runs=pool_runs, depth=d, replace=True,
-                            description="depth-grid experiment")
-            return evaluate.evaluate(con, name, parsed, run_ids, store=False)
+                build(d)
+            return evaluate.evaluate(con, names[d], parsed, run_ids, store=False)
 
         rows_by_depth[d] = ectx.cell(f"scores-d{d}", compute)
 

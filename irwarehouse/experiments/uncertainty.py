@@ -310,15 +310,14 @@ def part_d(ectx: ExperimentContext, qrels: str, run_ids: list[str], m: int,
     labels = [str(x) for x in measures]
     residual = labels[-1]
     pool_rows, mult_rows, frames = [], [], []
-    missing = [d for d in depths if not ectx.has_cell(f"scores-d{d}")]
-    ready = {}
-    if len(missing) > 1:  # the pools of one root, evaluated in one pass (evaluate_many)
-        for d in missing:
-            pools.build(con, "depth", qrels, f"{qrels}-mu{m}-d{d}", runs=spec, depth=d, replace=True,
-                        description=f"uncertainty experiment: pool of the runs judged to depth {m}, depth {d}")
-        frame = ev.evaluate_many(con, [f"{qrels}-mu{m}-d{d}" for d in missing], measures, deep, store=False)
-        ready = {d: part.drop(columns="qrels").reset_index(drop=True)
-                 for d in missing for part in [frame[frame["qrels"] == f"{qrels}-mu{m}-d{d}"]]}
+
+    def build(d: int) -> None:
+        pools.build(con, "depth", qrels, f"{qrels}-mu{m}-d{d}", runs=spec, depth=d, replace=True,
+                    description=f"uncertainty experiment: pool of the runs judged to depth {m}, depth {d}")
+
+    # the pools of one root, evaluated in one pass
+    ready = ectx.scores_together({f"scores-d{d}": (f"{qrels}-mu{m}-d{d}", lambda d=d: build(d))
+                                  for d in depths}, measures, deep)
     for d in ectx.progress(depths, "reduced qrels"):
         name = f"{qrels}-mu{m}-d{d}"
         bind = {"q": qrels, "runs": deep, "d": d}
@@ -329,13 +328,10 @@ def part_d(ectx: ExperimentContext, qrels: str, run_ids: list[str], m: int,
             "FROM multiplicity_bands($q, $runs, $d) ORDER BY band_order", bind).df()))
 
         def scores(d=d, name=name):
-            if d in ready:
-                frame = ready[d]
-                frame.insert(0, "depth", d)
-                return frame
-            pools.build(con, "depth", qrels, name, runs=spec, depth=d, replace=True,
-                        description=f"uncertainty experiment: pool of the runs judged to depth {m}, depth {d}")
-            frame = ev.evaluate(con, name, measures, deep, store=False)
+            frame = ready.get(f"scores-d{d}")
+            if frame is None:
+                build(d)
+                frame = ev.evaluate(con, name, measures, deep, store=False)
             frame.insert(0, "depth", d)
             return frame
         frames.append(ectx.cell(f"scores-d{d}", scores))
