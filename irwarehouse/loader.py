@@ -464,7 +464,7 @@ def load_runs(con, patterns: Iterable[str], policy: str = "trec_eval", replace: 
 
 
 _STAGED = ("irw_staged", "irw_batch_topics", "irw_staged_topics", "irw_staged_files", "irw_ranked",
-           "irw_reranked", "irw_topics_across", "irw_staged_parts", "irw_staged_qrels")
+           "irw_staged_sums", "irw_reranked", "irw_topics_across", "irw_staged_parts", "irw_staged_qrels")
 
 
 def _drop_staged(con) -> None:
@@ -497,7 +497,9 @@ def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding
         _check_runs(con, batch, extra_fields, encoding)
         if bar is not None:
             bar.label = "ranking"
-        db.run_script(con, "rank_runs.sql", {"batch": number, "files": batch}, policy=policy)
+        start = con.execute("SELECT count(*) FROM irw_ranked").fetchone()[0]
+        db.run_script(con, "rank_runs.sql", {"batch": number, "files": batch, "start": start,
+                                             "collection": collection}, policy=policy)
     if con.execute("SELECT count(*) FROM irw_staged_files").fetchone()[0] == 0:
         raise IrwError(f"{', '.join(files)}: no run lines found")
     across = [r[0] for r in con.execute(
@@ -508,7 +510,8 @@ def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding
                        "GROUP BY run_id, topic HAVING count(*) <> count(DISTINCT docno) LIMIT 1",
                        {"ids": across}).fetchone():
             _run_problem(files, extra_fields, encoding, "a docno twice in a run's topic")
-        db.run_script(con, "rank_runs_across.sql", {"ids": across}, policy=policy)
+        db.run_script(con, "rank_runs_across.sql", {"ids": across, "collection": collection},
+                      policy=policy)
     _phase(bar, "ranking")
     db.run_script(con, "run_parts_staged.sql", {"policy": policy, "ids": _staged_run_ids(con),
                                                 "collection": collection})

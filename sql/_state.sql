@@ -10,14 +10,20 @@
 {% macro topic_hash() %}hash(collection, run_id, topic, n_docs)::HUGEINT{% endmacro %}
 {% macro load_hash() %}hash(collection, run_id, ranking_policy){% endmacro %}
 
+{# Per run: (collection, run_id, n_rows, rows_sum) of the rows `rows` (like runs) with
+   condition `where`. #}
+{% macro row_sums(rows, where='TRUE') -%}
+SELECT collection, run_id, count(*) AS n_rows, sum({{ row_hash() }}) AS rows_sum
+FROM {{ rows }} WHERE {{ where }} GROUP BY collection, run_id
+{%- endmacro %}
+
 {# Per run: (collection, run_id, n_rows, rows_sum, n_topics, topics_sum, load_hash) of the
    runs $ids of collection $collection in the tables `rows` (like runs), `topics` (like
-   run_topics) and `loads` (like run_loads). #}
-{% macro run_parts(rows='runs', topics='run_topics', loads='run_loads') -%}
+   run_topics) and `loads` (like run_loads). `sums`: the rows' part (row_sums) computed
+   beforehand, a relation used instead of `rows`. #}
+{% macro run_parts(rows='runs', topics='run_topics', loads='run_loads', sums=None) -%}
 SELECT r.collection, r.run_id, r.n_rows, r.rows_sum, t.n_topics, t.topics_sum, {{ load_hash() }} AS load_hash
-FROM (SELECT collection, run_id, count(*) AS n_rows, sum({{ row_hash() }}) AS rows_sum
-      FROM {{ rows }} WHERE collection = $collection AND list_contains($ids, run_id)
-      GROUP BY collection, run_id) AS r
+FROM ({{ sums or row_sums(rows, 'collection = $collection AND list_contains($ids, run_id)') }}) AS r
 JOIN (SELECT collection, run_id, count(*) AS n_topics, sum({{ topic_hash() }}) AS topics_sum
       FROM {{ topics }} WHERE collection = $collection AND list_contains($ids, run_id)
       GROUP BY collection, run_id) AS t USING (collection, run_id)

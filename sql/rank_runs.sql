@@ -4,11 +4,18 @@
   the load's tables (stage_runs.sql); then drop the batch's lines. Runs in the staging
   connection, before the warehouse is locked. Context: policy (a policy name, see
   _ranking.sql). Bound: $batch (the batch's number), $files (its files, which the staged
-  `file` numbers).
+  `file` numbers), $start (how many rows irw_ranked held before: the batch's rows follow
+  them), $collection.
+  The fingerprint sums of the batch's rows are taken while they are fresh, not at the end
+  from all of irw_ranked, which may by then have spilled to disk.
 -#}
 {% import '_ranking.sql' as rk %}
+{% import '_state.sql' as st %}
 INSERT INTO irw_ranked
 {{ rk.ranked('irw_staged', policy) }};
+
+INSERT INTO irw_staged_sums
+{{ st.row_sums('(SELECT $collection AS collection, * FROM irw_ranked WHERE rowid >= $start)') }};
 
 INSERT INTO irw_staged_topics SELECT run_id, topic, n_docs FROM irw_batch_topics;
 

@@ -37,8 +37,7 @@ CREATE OR REPLACE MACRO irw_recorded_runs_fp() AS (
 
 -- Each run's rows now (to find the runs changed outside irw).
 CREATE OR REPLACE MACRO irw_run_rows() AS TABLE
-SELECT collection, run_id, count(*) AS n_rows, sum({{ st.row_hash() }}) AS rows_sum
-FROM runs GROUP BY collection, run_id;
+{{ st.row_sums('runs') }};
 
 CREATE OR REPLACE MACRO irw_qrels_fp(q) AS (
     SELECT hash(count(*), coalesce(sum(hash(qj.topic, qj.docno, qj.rel)::HUGEINT), 0))

@@ -619,6 +619,10 @@ def test_loading_in_batches_equals_loading_at_once(tmp_path, monkeypatch, policy
     batched = db.connect(":memory:")
     summary = loader.load_runs(batched, paths, policy=policy)
     assert _tables(batched) == _tables(at_once)
+    # the fingerprint sums taken batch by batch are those of the rows stored
+    assert batched.execute("SELECT collection, run_id, n_rows, rows_sum FROM irw_run_state "
+                           "ORDER BY ALL").fetchall() == \
+        batched.execute("SELECT * FROM irw_run_rows() ORDER BY ALL").fetchall()
     # every topic of alpha1 and alpha2 had lines in two batches: ranked again over all of them
     assert batched.execute("SELECT count(*), count(DISTINCT topic), max(rank) FROM runs "
                            "WHERE run_id = 'alpha1'").fetchone() == (180, 6, 30)
