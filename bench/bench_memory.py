@@ -3,8 +3,10 @@
 A fresh warehouse (in a temporary directory, or --dir) gets the archive's qrels, then
 `irw load runs DIR/runs --meta DIR/runs.tsv`, then `irw eval -m AP -m P@10` (which
 materializes the base relation): each an `irw` command in a subprocess of its own, whose
-wall time, peak resident set size (the kernel's ru_maxrss of that child) and the peak size
-of what DuckDB spilled to disk are reported, with the warehouse's size on disk. The archive
+wall time, CPU time (user and system, all threads), peak resident set size (the kernel's
+ru_maxrss of that child) and the peak size of what DuckDB spilled to disk are reported, with
+the warehouse's size on disk. On a machine shared with other work the CPU time is the
+steadier measure of how much work a step is; the wall time is what a user waits. The archive
 is TREC-8 (the default) or one written by bench/make_synthetic.py, laid out the same way.
 
     python bench/bench_memory.py [--data DIR] [--memory-limit 2GB] [--dir TMPDIR]
@@ -39,9 +41,9 @@ def _spilled(pid: int) -> int:
     return total
 
 
-def run(cmd: list[str], env: dict) -> tuple[float, float, float]:
-    """(wall seconds, peak RSS in GiB, peak spilled GiB) of one command; its failure stops
-    the benchmark."""
+def run(cmd: list[str], env: dict) -> tuple[float, float, float, float]:
+    """(wall seconds, CPU seconds, peak RSS in GiB, peak spilled GiB) of one command; its
+    failure stops the benchmark."""
     start = time.perf_counter()
     with tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=err)
@@ -63,7 +65,8 @@ def run(cmd: list[str], env: dict) -> tuple[float, float, float]:
             err.seek(0)
             raise SystemExit(f"{' '.join(cmd)} failed (exit {proc.returncode}): "
                              f"{err.read().decode(errors='replace').strip()}")
-    return wall, usage.ru_maxrss / 2**20, peak[0] / 2**30  # ru_maxrss is in KiB on Linux
+    cpu = usage.ru_utime + usage.ru_stime
+    return wall, cpu, usage.ru_maxrss / 2**20, peak[0] / 2**30  # ru_maxrss is in KiB on Linux
 
 
 def main() -> None:
@@ -93,10 +96,10 @@ def main() -> None:
             ("first eval (AP, P@10)", [irw, "eval", "-m", "AP", "-m", "P@10", "--qrels", "trec8"]),
             ("warm eval (AP, P@10)", [irw, "eval", "-m", "AP", "-m", "P@10", "--qrels", "trec8"]),
         ]
-        print(f"{'step':<24}{'wall s':>9}{'peak RSS GiB':>14}{'spilled GiB':>13}")
+        print(f"{'step':<24}{'wall s':>9}{'CPU s':>9}{'peak RSS GiB':>14}{'spilled GiB':>13}")
         for label, cmd in steps:
-            wall, rss, spilled = run(cmd, env)
-            print(f"{label:<24}{wall:>9.1f}{rss:>14.2f}{spilled:>13.2f}", flush=True)
+            wall, cpu, rss, spilled = run(cmd, env)
+            print(f"{label:<24}{wall:>9.1f}{cpu:>9.1f}{rss:>14.2f}{spilled:>13.2f}", flush=True)
         print(f"warehouse file: {path.stat().st_size / 2**30:.2f} GiB")
 
 

@@ -4,8 +4,9 @@
   the load's tables (stage_runs.sql); then drop the batch's lines. Runs in the staging
   connection, before the warehouse is locked. Context: policy (a policy name, see
   _ranking.sql). Bound: $batch (the batch's number), $files (its files, which the staged
-  `file` numbers), $start (how many rows irw_ranked held before: the batch's rows follow
-  them), $collection.
+  `file` numbers), $start (how many rows irw_ranked held before; rows are only appended to
+  it until every batch is ranked, so the batch's rows are those of rowid >= $start),
+  $collection.
   The fingerprint sums of the batch's rows are taken while they are fresh, not at the end
   from all of irw_ranked, which may by then have spilled to disk.
 -#}
