@@ -109,10 +109,11 @@ MAX_LINE = 2_097_152  # bytes: DuckDB's max_line_size; a longer line is an error
 _SPACE = " \t\n\r\v\f"  # the field separators (ASCII whitespace); \r and \n also end lines
 _FIELDS = re.compile(f"[{_SPACE}]+")
 _LATIN1_CONTROLS = re.compile(rb"[\x80-\x9f]")
-# Whitespace that DuckDB's CSV reader, splitting on one delimiter, would leave inside a field
-# (the whitespace splitter of sql/stage_lines.sql splits on it).
-_INSIDE_FIELDS = {"\t": (b" ", b"\v", b"\f"), " ": (b"\t", b"\v", b"\f")}
-_WHITESPACE = (b" ", b"\t", b"\v", b"\f")
+# The separators within a line, and, per delimiter, those DuckDB's CSV reader splitting on
+# that one would leave inside a field (the whitespace splitter of sql/stage_lines.sql splits
+# on them).
+_WHITESPACE = tuple(c.encode() for c in _SPACE if c not in "\r\n")
+_INSIDE_FIELDS = {delim: tuple(w for w in _WHITESPACE if w != delim.encode()) for delim in "\t "}
 
 
 def encoding_name(encoding: str) -> str:
