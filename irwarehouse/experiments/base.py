@@ -75,17 +75,18 @@ class ExperimentContext:
     def scores_together(self, cells: dict[str, tuple[str, Callable[[], None]]], measures,
                         run_ids: list[str]) -> dict[str, pd.DataFrame]:
         """Per-topic scores for the cells ``cells`` ({cell key: (derived qrels name, build)})
-        not computed yet: each qrels is built (``build()``) and all are evaluated together, in
-        one pass over their root's base (evaluate.evaluate_many). Empty when fewer than two
-        are missing: each cell then computes its own."""
+        not computed yet, keyed as ``cells``: each qrels is built (``build()``) and all are
+        evaluated together, in one pass over their root's base (evaluate.evaluate_many); a
+        single one on its own."""
         from .. import evaluate
 
         missing = {key: (name, build) for key, (name, build) in cells.items() if not self.has_cell(key)}
-        if len(missing) < 2:
-            return {}
         for _, build in missing.values():
             build()
         names = [name for name, _ in missing.values()]
+        if len(names) < 2:
+            return {key: evaluate.evaluate(self.con, name, measures, run_ids, store=False)
+                    for key, (name, _) in missing.items()}
         frame = evaluate.evaluate_many(self.con, names, measures, run_ids, store=False)
         parts = {name: part.drop(columns="qrels").reset_index(drop=True)
                  for name, part in frame.groupby("qrels", sort=False)}

@@ -43,7 +43,7 @@ def run(ectx: ExperimentContext, qrels: str, run_ids: list[str], pool_runs: str,
     labels = {(f, form, k): measure_name(t, k) for f, form, t in FORMS for k in eval_depths}
     parsed = measures.parse_all(sorted(set(labels.values())))
 
-    names = {d: qrels if d == FULL else f"{qrels}-grid-d{d}" for d in [FULL, *pool_depths]}
+    names = {d: f"{qrels}-grid-d{d}" for d in pool_depths}
 
     def build(d: int) -> None:
         pools.build(con, "depth", qrels, names[d], runs=pool_runs, depth=d, replace=True,
@@ -54,11 +54,9 @@ def run(ectx: ExperimentContext, qrels: str, run_ids: list[str], pool_runs: str,
                                  parsed, run_ids)
     for d in ectx.progress([FULL, *pool_depths], "pool depths"):
         def compute(d=d):
-            if f"scores-d{d}" in ready:
-                return ready[f"scores-d{d}"]
-            if d != FULL:
-                build(d)
-            return evaluate.evaluate(con, names[d], parsed, run_ids, store=False)
+            if d == FULL:
+                return evaluate.evaluate(con, qrels, parsed, run_ids, store=False)
+            return ready[f"scores-d{d}"]
 
         rows_by_depth[d] = ectx.cell(f"scores-d{d}", compute)
 

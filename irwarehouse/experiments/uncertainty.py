@@ -311,15 +311,17 @@ def part_d(ectx: ExperimentContext, qrels: str, run_ids: list[str], m: int,
     residual = labels[-1]
     pool_rows, mult_rows, frames = [], [], []
 
+    def name(d: int) -> str:
+        return f"{qrels}-mu{m}-d{d}"
+
     def build(d: int) -> None:
-        pools.build(con, "depth", qrels, f"{qrels}-mu{m}-d{d}", runs=spec, depth=d, replace=True,
+        pools.build(con, "depth", qrels, name(d), runs=spec, depth=d, replace=True,
                     description=f"uncertainty experiment: pool of the runs judged to depth {m}, depth {d}")
 
     # the pools of one root, evaluated in one pass
-    ready = ectx.scores_together({f"scores-d{d}": (f"{qrels}-mu{m}-d{d}", lambda d=d: build(d))
-                                  for d in depths}, measures, deep)
+    ready = ectx.scores_together({f"scores-d{d}": (name(d), lambda d=d: build(d)) for d in depths},
+                                 measures, deep)
     for d in ectx.progress(depths, "reduced qrels"):
-        name = f"{qrels}-mu{m}-d{d}"
         bind = {"q": qrels, "runs": deep, "d": d}
         pool_rows.append(ectx.cell(f"pool-d{d}", lambda bind=bind: con.execute(
             "SELECT $d AS depth, * FROM pool_topic_stats($q, $runs, $d) ORDER BY topic", bind).df()))
@@ -327,11 +329,8 @@ def part_d(ectx: ExperimentContext, qrels: str, run_ids: list[str], m: int,
             "SELECT $d AS depth, band, documents, judged, relevant, fraction_relevant "
             "FROM multiplicity_bands($q, $runs, $d) ORDER BY band_order", bind).df()))
 
-        def scores(d=d, name=name):
-            frame = ready.get(f"scores-d{d}")
-            if frame is None:
-                build(d)
-                frame = ev.evaluate(con, name, measures, deep, store=False)
+        def scores(d=d):
+            frame = ready[f"scores-d{d}"]
             frame.insert(0, "depth", d)
             return frame
         frames.append(ectx.cell(f"scores-d{d}", scores))
