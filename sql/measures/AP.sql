@@ -1,7 +1,7 @@
 {# AP@k = SP@k / R (expanded normalization; AP without k is trec_eval's map). #}
 {% import '_dialect.sql' as d %}
 {% macro aggs(m) -%}
-sum({{ d.div(m.c_rel, m.pos) }}) FILTER (WHERE {{ m.rel }} AND {{ m.within }}) AS {{ m.id }}_sp
+{{ d.fsum() }}({{ d.div(m.c_rel, m.pos) }}) FILTER (WHERE {{ m.rel }} AND {{ m.within }}) AS {{ m.id }}_sp
 {%- endmacro %}
 {% macro value(m) -%}
 CASE WHEN {{ m.R }} > 0 THEN {{ d.div('coalesce(' ~ m.id ~ '_sp, 0)', m.R) }} ELSE 0 END

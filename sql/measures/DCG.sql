@@ -1,6 +1,7 @@
 {# DCG@k = sum_{i<=k} g_i * disc(i). #}
+{% import '_dialect.sql' as d %}
 {% macro aggs(m) -%}
-sum(({{ m.gain }}) * {{ m.disc(m.pos) }}) FILTER (WHERE {{ m.within }}) AS {{ m.id }}_dcg
+{{ d.fsum() }}(({{ m.gain }}) * {{ m.disc(m.pos) }}) FILTER (WHERE {{ m.within }}) AS {{ m.id }}_dcg
 {%- endmacro %}
 {% macro value(m) -%}
 coalesce({{ m.id }}_dcg, 0)

@@ -9,7 +9,7 @@ LEFT JOIN ideal_{{ m.gkey }} AS {{ m.id }}_i ON {{ m.id }}_i.topic = b.topic AND
 coalesce({{ m.id }}_i.cgi, {{ m.id }}_t.total_{{ m.gkey }}, 0) AS {{ m.id }}_cgi
 {%- endmacro %}
 {% macro aggs(m) -%}
-sum({{ d.div(m.c_rel ~ ' + ' ~ m.beta ~ ' * ' ~ m.cg, m.pos ~ ' + ' ~ m.beta ~ ' * ' ~ m.id ~ '_cgi') }}) FILTER (WHERE {{ m.rel }} AND {{ m.within }}) AS {{ m.id }}_s
+{{ d.fsum() }}({{ d.div(m.c_rel ~ ' + ' ~ m.beta ~ ' * ' ~ m.cg, m.pos ~ ' + ' ~ m.beta ~ ' * ' ~ m.id ~ '_cgi') }}) FILTER (WHERE {{ m.rel }} AND {{ m.within }}) AS {{ m.id }}_s
 {%- endmacro %}
 {% macro value(m) -%}
 CASE WHEN {{ m.R }} > 0 THEN {{ d.div('coalesce(' ~ m.id ~ '_s, 0)', m.R) }} ELSE 0 END

@@ -1,7 +1,7 @@
 {# RBP(p)@k = (1 - p) * sum_{i<=k} (g_i / g_max) * p^(i-1): the base score. #}
 {% import '_dialect.sql' as d %}
 {% macro aggs(m) -%}
-sum(({{ m.gain }}) * pow({{ m.p }}, {{ m.pos }} - 1)) FILTER (WHERE {{ m.within }}) AS {{ m.id }}_s
+{{ d.fsum() }}(({{ m.gain }}) * pow({{ m.p }}, {{ m.pos }} - 1)) FILTER (WHERE {{ m.within }}) AS {{ m.id }}_s
 {%- endmacro %}
 {% macro value(m) -%}
 CASE WHEN {{ m.gmax }} > 0 THEN {{ d.div('(1 - ' ~ m.p ~ ') * coalesce(' ~ m.id ~ '_s, 0)', m.gmax) }} ELSE 0 END

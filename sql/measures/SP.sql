@@ -1,7 +1,7 @@
 {# SP@k = sum_{relevant i<=k} P@i = sum of C(i)/i over relevant ranks i <= k. #}
 {% import '_dialect.sql' as d %}
 {% macro aggs(m) -%}
-sum({{ d.div(m.c_rel, m.pos) }}) FILTER (WHERE {{ m.rel }} AND {{ m.within }}) AS {{ m.id }}_sp
+{{ d.fsum() }}({{ d.div(m.c_rel, m.pos) }}) FILTER (WHERE {{ m.rel }} AND {{ m.within }}) AS {{ m.id }}_sp
 {%- endmacro %}
 {% macro value(m) -%}
 coalesce({{ m.id }}_sp, 0)

@@ -1,7 +1,7 @@
 {# aAP@k = SP@k / min(k, R) (abbreviated normalization, Webber et al. 2010). #}
 {% import '_dialect.sql' as d %}
 {% macro aggs(m) -%}
-sum({{ d.div(m.c_rel, m.pos) }}) FILTER (WHERE {{ m.rel }} AND {{ m.within }}) AS {{ m.id }}_sp
+{{ d.fsum() }}({{ d.div(m.c_rel, m.pos) }}) FILTER (WHERE {{ m.rel }} AND {{ m.within }}) AS {{ m.id }}_sp
 {%- endmacro %}
 {% macro value(m) -%}
 CASE WHEN {{ m.R }} > 0 THEN {{ d.div('coalesce(' ~ m.id ~ '_sp, 0)', m.by_cutoff('least(' ~ m.k ~ ', ' ~ m.R ~ ')', m.R)) }} ELSE 0 END

@@ -2,10 +2,10 @@
    without k the whole run against the whole ideal ranking (trec_eval ndcg). #}
 {% import '_dialect.sql' as d %}
 {% macro aggs(m) -%}
-sum(({{ m.gain }}) * {{ m.disc(m.pos) }}) FILTER (WHERE {{ m.within }}) AS {{ m.id }}_dcg
+{{ d.fsum() }}(({{ m.gain }}) * {{ m.disc(m.pos) }}) FILTER (WHERE {{ m.within }}) AS {{ m.id }}_dcg
 {%- endmacro %}
 {% macro ideal(m) -%}
-sum(gain * {{ m.disc('irank') }}) FILTER (WHERE {{ m.ideal_within }}) AS {{ m.id }}_idcg
+{{ d.fsum() }}(gain * {{ m.disc('irank') }}) FILTER (WHERE {{ m.ideal_within }}) AS {{ m.id }}_idcg
 {%- endmacro %}
 {% macro value(m) -%}
 CASE WHEN coalesce({{ m.id }}_idcg, 0) > 0 THEN {{ d.div('coalesce(' ~ m.id ~ '_dcg, 0)', m.id ~ '_idcg') }} ELSE 0 END

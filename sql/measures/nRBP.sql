@@ -1,10 +1,10 @@
 {# nRBP(p)@k = RBP@k / RBP@k of the ideal ranking ((1 - p) and g_max cancel). #}
 {% import '_dialect.sql' as d %}
 {% macro aggs(m) -%}
-sum(({{ m.gain }}) * pow({{ m.p }}, {{ m.pos }} - 1)) FILTER (WHERE {{ m.within }}) AS {{ m.id }}_s
+{{ d.fsum() }}(({{ m.gain }}) * pow({{ m.p }}, {{ m.pos }} - 1)) FILTER (WHERE {{ m.within }}) AS {{ m.id }}_s
 {%- endmacro %}
 {% macro ideal(m) -%}
-sum(gain * pow({{ m.p }}, irank - 1)) FILTER (WHERE {{ m.ideal_within }}) AS {{ m.id }}_is
+{{ d.fsum() }}(gain * pow({{ m.p }}, irank - 1)) FILTER (WHERE {{ m.ideal_within }}) AS {{ m.id }}_is
 {%- endmacro %}
 {% macro value(m) -%}
 CASE WHEN coalesce({{ m.id }}_is, 0) > 0 THEN {{ d.div('coalesce(' ~ m.id ~ '_s, 0)', m.id ~ '_is') }} ELSE 0 END
