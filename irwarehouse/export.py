@@ -21,14 +21,13 @@ schema statements, so irw can also work on a recreated or published warehouse.
 from __future__ import annotations
 
 import os
+import re
 import shutil
-import tempfile
-import uuid
 from pathlib import Path
 
 import duckdb
 
-from . import db, storage
+from . import db, files, storage
 from .errors import IrwError
 
 FORMATS = ("parquet", "csv")
@@ -102,13 +101,6 @@ def _write(con, directory: Path, fmt: str) -> dict:
     return {"tables": rows, "format": fmt}
 
 
-def _new_directory(parent: Path, name: str) -> Path:
-    """A new hidden working directory beside the target (same file system, usual permissions)."""
-    path = parent / f".{name}.tmp-{uuid.uuid4().hex[:8]}"
-    path.mkdir()
-    return path
-
-
 def _is_export(directory: Path) -> bool:
     schema = directory / SCHEMA_FILE
     if not schema.is_file():
@@ -117,52 +109,78 @@ def _is_export(directory: Path) -> bool:
         return f.readline().rstrip("\n") == HEADER
 
 
+_LOADED = re.compile(r"^COPY .* FROM '((?:[^']|'')*)' \(", re.M)
+
+
+def _export_files(directory: Path) -> set[str]:
+    """The files an earlier export wrote into ``directory``: schema.sql, load.sql and the
+    data files load.sql reads."""
+    try:
+        text = (directory / LOAD_FILE).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        text = ""
+    return {SCHEMA_FILE, LOAD_FILE} | {m.replace("''", "'") for m in _LOADED.findall(text)
+                                        if "/" not in m and m not in (".", "..")}
+
+
 def export(con: duckdb.DuckDBPyConnection, directory: str, fmt: str = "parquet",
            replace: bool = False) -> dict:
     """Write every public table to ``directory`` as ``fmt`` files with schema.sql and
     load.sql. The directory must be new or empty; with ``replace`` it may hold an earlier
-    export, which is replaced as a whole. The files are written beside it first: on failure
-    nothing changes."""
+    export, whose files are replaced -- any other file in it is left as it is (and one the
+    new export would write over is an error). The files are written in a new directory
+    beside it first (files.temporary_name): on failure nothing changes."""
     if fmt not in FORMATS:
         raise IrwError(f"unknown export format {fmt!r}; valid: {', '.join(FORMATS)}")
+    if directory is None or not str(directory).strip():
+        raise IrwError("no directory given for the export")
     target = Path(directory)
     full = Path(os.path.abspath(directory))  # also for "." and paths ending in ".."
+    warehouse = db.database_path(con)
+    if warehouse and full.exists() and files._same(full, warehouse):
+        raise IrwError(f"{target} is the warehouse: choose a directory for the export")
+    old: set[str] = set()
     if full.exists():
         if not full.is_dir():
-            raise IrwError(f"{target} exists and is not a directory")
-        if any(full.iterdir()):
+            raise IrwError(f"{target} exists and is not a directory"
+                           + (" (it is a DuckDB database)" if files.is_database(full) else ""))
+        present = {p.name for p in full.iterdir()}
+        if present:
             if not replace:
                 raise IrwError(f"{target} is not empty; use --replace to replace an earlier export there")
             if not _is_export(full):
                 raise IrwError(f"{target} does not hold an irw export (no {SCHEMA_FILE} written by "
                                "irw export): not replacing it")
+            old = _export_files(full) & present
     parent = full.parent
     if not parent.is_dir():
         raise IrwError(f"directory {parent} does not exist")
-    work = _new_directory(parent, full.name)
+    files.sweep(parent)
+    work = files.temporary_name(full)
+    work.mkdir()
     try:
         info = _write(con, work, fmt)
+        new = {p.name for p in work.iterdir()}
         if full.exists():
-            # the directory stays (a shell may be in it); its content -- nothing, or an
-            # earlier export -- makes way for the new files
-            for entry in full.iterdir():
+            foreign = sorted(n for n in new if (full / n).exists() and n not in old)
+            if foreign:
+                raise IrwError(f"{target / foreign[0]} was not written by irw export: move it away "
+                               "(the export would write over it)")
+            # the directory stays (a shell may be in it), and so does everything in it that
+            # the earlier export did not write; the earlier export's files make way
+            for name in old - new:
+                entry = full / name
                 shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
             for entry in work.iterdir():
-                entry.replace(full / entry.name)
+                os.replace(entry, full / entry.name)
             work.rmdir()
         else:
-            work.replace(full)
+            os.replace(work, full)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
     info["directory"] = str(target)
     return info
-
-
-def _database_path(con) -> str | None:
-    row = con.execute("SELECT path FROM duckdb_databases() "
-                      "WHERE database_name = current_database()").fetchone()
-    return row[0] if row and row[0] else None
 
 
 def _make_current(new: duckdb.DuckDBPyConnection) -> None:
@@ -179,51 +197,61 @@ def _make_current(new: duckdb.DuckDBPyConnection) -> None:
     evaluate.ensure_bases(new)
 
 
+def is_published_copy(path: Path) -> bool:
+    """Is ``path`` a copy ``irw publish`` wrote (which ``publish --replace`` may replace)?"""
+    try:
+        con = duckdb.connect(str(path), read_only=True)
+    except duckdb.Error:
+        return False
+    try:
+        if not db.has_table(con, "irw_meta"):
+            return False
+        return bool(con.execute("SELECT count(*) FROM irw_meta WHERE key = ?", [db.PUBLISHED_KEY]).fetchall()[0][0])
+    finally:
+        con.close()
+
+
 def publish(con: duckdb.DuckDBPyConnection, out: str, replace: bool = False) -> dict:
     """Write a compact DuckDB file ``out`` for dashboards and other read-only clients: every
     public table, view and macro, in :data:`irwarehouse.storage.STORAGE_VERSION`, with the
-    base relation of every loaded qrels materialized (for the measure macros). An existing ``out`` is replaced only with ``replace``; it is replaced at once,
-    when the new file is complete."""
-    target, full = Path(out), Path(os.path.abspath(out))
-    source = _database_path(con)
-    if source and full.exists() and os.path.samefile(source, full):
-        raise IrwError(f"{target} is the warehouse being published: choose another file")
-    if full.exists() and not replace:
-        raise IrwError(f"{target} exists; use --replace to overwrite it")
-    if full.exists() and not full.is_file():
-        raise IrwError(f"{target} exists and is not a file")
-    parent = full.parent
-    if not parent.is_dir():
-        raise IrwError(f"directory {parent} does not exist")
-    with tempfile.TemporaryDirectory(prefix=f".{full.name}.", dir=parent) as work:
-        files = Path(work) / "files"
-        files.mkdir()
-        info = _write(con, files, "parquet")
-        tables = public_tables(con)
-        snapshot = Path(work) / "snapshot.duckdb"
-        storage.create_file(str(snapshot))
-        new = duckdb.connect(str(snapshot))
-        try:
-            db.configure(new)
-            with db.transaction(new):
-                for statement in _schema_script(tables) + _load_statements(tables, "parquet", files):
-                    new.execute(statement)
-                _make_current(new)
-            info["views"] = new.execute(
-                "SELECT count(*) FROM duckdb_views() WHERE NOT internal "
-                "AND database_name = current_database()").fetchone()[0]
-            info["macros"] = new.execute(
-                "SELECT count(*) FROM duckdb_functions() WHERE NOT internal "
-                "AND database_name = current_database() "
-                "AND function_type IN ('macro', 'table_macro')").fetchone()[0]
-            info["storage_version"] = storage.storage_version(new)
-            new.execute("CHECKPOINT")
-        finally:
-            new.close()
-        wal = Path(str(full) + ".wal")
+    base relation of every loaded qrels materialized (for the measure macros). The copy is
+    marked as published (irw_meta); an existing ``out`` is replaced only with ``replace``
+    and only when it is such a copy -- never the warehouse or another database. It is
+    replaced at once, when the new file is complete (files.output_file)."""
+    source = db.database_path(con)
+    with files.output_file(out, replace=replace, what="published copy",
+                           protected=(source,) if source else (),
+                           replaceable=is_published_copy,
+                           source="the warehouse being published") as snapshot:
+        with files.temporary_directory("publish") as work:
+            parquet = Path(work) / "files"
+            parquet.mkdir()
+            info = _write(con, parquet, "parquet")
+            tables = public_tables(con)
+            storage.create_file(str(snapshot))
+            new = duckdb.connect(str(snapshot))
+            try:
+                db.configure(new)
+                with db.transaction(new):
+                    for statement in _schema_script(tables) + _load_statements(tables, "parquet", parquet):
+                        new.execute(statement)
+                    _make_current(new)
+                    new.execute("INSERT OR REPLACE INTO irw_meta VALUES (?, ?)",
+                                [db.PUBLISHED_KEY, source or ":memory:"])
+                info["views"] = new.execute(
+                    "SELECT count(*) FROM duckdb_views() WHERE NOT internal "
+                    "AND database_name = current_database()").fetchone()[0]
+                info["macros"] = new.execute(
+                    "SELECT count(*) FROM duckdb_functions() WHERE NOT internal "
+                    "AND database_name = current_database() "
+                    "AND function_type IN ('macro', 'table_macro')").fetchone()[0]
+                info["storage_version"] = storage.storage_version(new)
+                new.execute("CHECKPOINT")
+            finally:
+                new.close()
+        wal = Path(str(out) + ".wal")
         if wal.exists():  # left by a client that wrote to the file being replaced
             wal.unlink()
-        snapshot.replace(full)
-    info["file"] = str(target)
-    info["bytes"] = full.stat().st_size
+    info["file"] = str(out)
+    info["bytes"] = Path(out).stat().st_size
     return info

@@ -245,6 +245,12 @@ class SparkWarehouse:
 def write_results(frames: dict, out: str, replace: bool = False) -> dict[str, str]:
     """Write DataFrames {table: frame} as OUT/TABLE.parquet (Spark's layout: a directory of
     part files); an existing one is an error unless ``replace``. Returns {table: path}."""
+    if "://" not in str(out) and Path(out).exists() and not Path(out).is_dir():
+        from .files import is_database
+
+        raise IrwError(f"{out} exists and is not a directory"
+                       + (" (it is a DuckDB database)" if is_database(out) else "")
+                       + ": the results are written into a directory")
     paths = {}
     for table, frame in frames.items():
         path = f"{str(out).rstrip('/')}/{table}.parquet"

@@ -39,7 +39,7 @@ import pandas as pd
 from scipy import special as _special
 from scipy import stats as _sps
 
-from . import db, evaluate, loader, runsets, significance, state, stats
+from . import db, evaluate, files, loader, runsets, significance, state, stats
 from . import measures as ms
 from .errors import IrwError
 
@@ -185,13 +185,13 @@ def create_factor_set(con, name: str, measures, qrels: str | None = None,
 
 
 def _insert_factors(con, name: str, qrels: str, frame: pd.DataFrame) -> None:
-    con.register("irw_std_new", frame[["measure", "topic", "mu", "sigma", "n_ref"]])
+    db.register(con, "irw_std_new", frame[["measure", "topic", "mu", "sigma", "n_ref"]])
     try:
         con.execute("INSERT INTO std_factors SELECT ?, ?, measure, CAST(topic AS VARCHAR), "
                     "CAST(mu AS DOUBLE), CAST(sigma AS DOUBLE), CAST(n_ref AS INTEGER) "
                     "FROM irw_std_new", [name, qrels])
     finally:
-        con.unregister("irw_std_new")
+        db.unregister(con, "irw_std_new")
 
 
 def drop_factor_set(con, name: str) -> None:
@@ -249,16 +249,16 @@ def standardize_frame(con, per: pd.DataFrame, factors: str | pd.DataFrame,
     else:
         have = factors
     _check_coverage(have, per, name or "(computed)")
-    con.register("irw_std_scores_in", per[["run_id", "topic", "measure", "value"]])
+    db.register(con, "irw_std_scores_in", per[["run_id", "topic", "measure", "value"]])
     if not stored:
-        con.register("irw_std_factors_in", factors[["measure", "topic", "mu", "sigma"]])
+        db.register(con, "irw_std_factors_in", factors[["measure", "topic", "mu", "sigma"]])
     try:
         return con.execute(db.render("standardize_apply.sql", stored=stored),
                            {"factors": factors} if stored else {}).df()
     finally:
-        con.unregister("irw_std_scores_in")
+        db.unregister(con, "irw_std_scores_in")
         if not stored:
-            con.unregister("irw_std_factors_in")
+            db.unregister(con, "irw_std_factors_in")
 
 
 def apply_factors(con, per: pd.DataFrame, factors: str) -> pd.DataFrame:
@@ -332,19 +332,27 @@ def _file_format(path: str, fmt: str | None, reading: bool) -> str:
                    "(or --file-format)")
 
 
-def export_factor_set(con, name: str, path: str, fmt: str | None = None) -> int:
-    """Write a factor set, one row per (measure, topic) with EXPORT_COLUMNS, as CSV or Parquet."""
+def export_factor_set(con, name: str, path: str, fmt: str | None = None,
+                      replace: bool = False) -> int:
+    """Write a factor set, one row per (measure, topic) with EXPORT_COLUMNS, as CSV or
+    Parquet; an existing file is overwritten only with ``replace`` (never a database:
+    files.output_file)."""
+    import duckdb
+
     factor_set_info(con, name)
     fmt = _file_format(path, fmt, reading=False)
     query = ("SELECT f.factors, f.qrels, f.measure, f.topic, f.mu, f.sigma, f.n_ref, "
              "s.reference, s.description FROM std_factors f JOIN std_factor_sets s USING (factors) "
              "WHERE f.factors = $f ORDER BY f.measure, f.topic")
     options = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER"
-    try:
-        con.execute(f"COPY ({query}) TO {db.quote_literal(path)} ({options})", {"f": name})
-    except Exception as exc:  # duckdb.IOException and friends
-        raise IrwError(f"{path}: cannot write the factor set: {exc}") from None
-    return con.execute("SELECT count(*) FROM std_factors WHERE factors = ?", [name]).fetchone()[0]
+    warehouse = db.database_path(con)
+    with files.output_file(path, replace=replace, what="factor file",
+                           protected=(warehouse,) if warehouse else ()) as tmp:
+        try:
+            con.execute(f"COPY ({query}) TO {db.quote_literal(str(tmp))} ({options})", {"f": name})
+        except duckdb.Error as exc:
+            raise IrwError(f"{path}: cannot write the factor set: {str(exc).splitlines()[0]}") from None
+    return con.execute("SELECT count(*) FROM std_factors WHERE factors = ?", [name]).fetchall()[0][0]
 
 
 def _read_factor_file(con, path: str, fmt: str) -> tuple[pd.DataFrame, Callable[[int], str]]:
@@ -506,7 +514,7 @@ def parse_topic_spec(spec: str, available: list[str]) -> list[str]:
 
 def random_half(topics: list[str], seed: int) -> tuple[list[str], list[str]]:
     """Split a topic set at random (numpy default_rng(seed)) into halves of n//2 and the rest."""
-    rng = np.random.default_rng(seed)
+    rng = stats.rng_of(seed)
     order = rng.permutation(len(topics))
     k = len(topics) // 2
     first = sorted((topics[i] for i in order[:k]), key=_topic_key)
@@ -792,7 +800,7 @@ def random_splits_experiment(con, qrels: str, measure, run_spec: str = "all", ra
         raise IrwError(f"each half needs at least two topics and both halves must fit in the "
                        f"{n} topics: --size {size} is not possible")
     results = {f.form: ([], [], []) for f in forms}
-    rng = np.random.default_rng(seed)
+    rng = stats.rng_of(seed)
     done = 0
     while done < splits:
         chunk = min(SPLIT_CHUNK, splits - done)
@@ -877,7 +885,7 @@ def reference_size_experiment(con, qrels: str, measure, run_spec: str = "all",
     total, done = len(sizes) * samples, 0
     chunk = max(1, min(samples, (1 << 22) // max(1, Y.size)))
     for n in sizes:
-        rng = np.random.default_rng([seed, n])
+        rng = stats.rng_of(seed, n)
         taus = []
         left = samples
         while left > 0:

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import List, Optional
 
 import typer
 
+from .. import files
 from ..api import Warehouse
 from ..errors import IrwError
-from .app import QrelsOpt, RunsOpt, TopicsOpt, app, check_format, command, open_warehouse, progress_callback, say
+from .app import (QrelsOpt, RunsOpt, TopicsOpt, app, check_format, command, open_warehouse,
+                  progress_callback, say, warehouse_path)
 from .stats import AlphaOpt, BOpt, CorrectionOpt, SeedOpt, TestOpt
 
 REPORT_FORMATS = ("html", "latex", "markdown")
@@ -29,6 +30,7 @@ def report_cmd(
     judged_k: int = typer.Option(10, "--judged-k", help="Depth of the Judged@k of the coverage section."),
     fmt: str = typer.Option("html", "--format", "-f", help="html (a page) | latex | markdown (the paper table)."),
     out: Optional[str] = typer.Option(None, "--out", "-o", metavar="FILE", help="Write here (latex and markdown: stdout without it)."),
+    replace: bool = typer.Option(False, "--replace", help="Overwrite FILE if it exists (never a database)."),
 ):
     """A report on the runs: leaderboard with confidence intervals, significance matrix,
     per-topic distributions, correlation of the measures, judgment coverage; or, with
@@ -36,6 +38,8 @@ def report_cmd(
     check_format(fmt, REPORT_FORMATS)
     if fmt == "html" and not out:
         raise IrwError("the html report is a page: give a file with --out (latex and markdown print on stdout without it)")
+    if out is not None:  # refused before the work, not after it
+        files.check_target(out, replace=replace, what=f"{fmt} report", protected=(warehouse_path(ctx),))
     with open_warehouse(ctx, read_only=True) as con:
         with progress_callback(f"{test} test") as progress:
             rep = Warehouse.attach(con).report(measure, qrels, runs, topics=topics, test=test,
@@ -46,6 +50,6 @@ def report_cmd(
     if out is None:
         sys.stdout.write(text)
         return
-    Path(out).write_text(text, encoding="utf-8")
+    files.write_text(out, text, replace=replace, what=f"{fmt} report", protected=(warehouse_path(ctx),))
     say(f"wrote the {fmt} report on {len(rep.run_ids)} runs and {len(rep.measures)} measure"
         f"{'s' if len(rep.measures) != 1 else ''} (qrels {rep.qrels}) to {out}")

@@ -127,6 +127,7 @@ def export_cmd(
     name: str = typer.Argument(..., help="The factor set."),
     path: str = typer.Argument(..., help="Output file: .csv or .parquet."),
     file_format: Optional[str] = FileFormatOpt,
+    replace: bool = typer.Option(False, "--replace", help="Overwrite PATH if it exists (never a database)."),
 ):
     """Write a factor set to CSV or Parquet.
 
@@ -135,7 +136,7 @@ def export_cmd(
     from .. import standardize as st
 
     with open_warehouse(ctx, read_only=True) as con:
-        n = st.export_factor_set(con, name, path, file_format)
+        n = st.export_factor_set(con, name, path, file_format, replace=replace)
         say(f"wrote {n} factors of {name} to {path}")
 
 

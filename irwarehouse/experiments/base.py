@@ -12,7 +12,7 @@ from typing import Callable
 
 import pandas as pd
 
-from .. import db
+from .. import db, files
 from ..errors import IrwError
 
 REPORT = "report.md"
@@ -40,11 +40,17 @@ class ExperimentContext:
     - ``cell(key, compute)``: a resumable unit of work returning a DataFrame.
     """
 
-    def __init__(self, con, experiment: Experiment, out: str | Path, progress: bool | None = None):
+    def __init__(self, con, experiment: Experiment, out: str | Path, progress: bool | None = None,
+                 replace: bool = False):
         self.con = con
         self.experiment = experiment
-        self.out = Path(out)
-        self.out.mkdir(parents=True, exist_ok=True)
+        warehouse = db.database_path(con)
+        # every file goes through the output guard: never onto a database, never over a file
+        # irw did not write there (unless replace), each written whole or not at all
+        self.dir = files.OutputDirectory(str(out), replace=replace, what="experiment output",
+                                         protected=(warehouse,) if warehouse else (),
+                                         adopt=_written_by_irw)
+        self.out = self.dir.path
         self.cells_dir = self.out / "cells" / experiment.name
         self.cells_dir.mkdir(parents=True, exist_ok=True)
         self._blocks: list[str] = []
@@ -99,13 +105,13 @@ class ExperimentContext:
         if path.exists():
             return self.con.execute("SELECT * FROM read_parquet(?)", [str(path)]).df()
         frame = compute()
-        tmp = path.with_suffix(".tmp")
-        self.con.register("irw_cell", frame)
-        try:
-            self.con.execute(f"COPY irw_cell TO {db.quote_literal(str(tmp))} (FORMAT PARQUET)")
-        finally:
-            self.con.unregister("irw_cell")
-        tmp.replace(path)  # atomic: an interrupted cell is simply recomputed
+        # written whole or not at all: an interrupted cell is simply recomputed
+        with self.dir.file(str(path.relative_to(self.out))) as tmp:
+            db.register(self.con, "irw_cell", frame)
+            try:
+                self.con.execute(f"COPY irw_cell TO {db.quote_literal(str(tmp))} (FORMAT PARQUET)")
+            finally:
+                db.unregister(self.con, "irw_cell")
         return frame
 
     def progress(self, items, label: str):
@@ -126,7 +132,8 @@ class ExperimentContext:
             raise AssertionError(f"bad table name {name!r}")
         self.tables[name] = frame
         stem = f"{self.experiment.name.replace('-', '_')}_{name}"
-        frame.to_csv(self.out / f"{stem}.csv", index=False)
+        with self.dir.file(f"{stem}.csv") as tmp:
+            frame.to_csv(tmp, index=False)
         self._store(stem, frame)
         shown = frame.head(show)
         more = f"\n\n({len(frame)} rows; all in `{stem}.csv`.)" if len(frame) > show else ""
@@ -136,10 +143,13 @@ class ExperimentContext:
     def figure(self, name: str, fig, caption: str) -> Path:
         stem = f"{self.experiment.name.replace('-', '_')}_{name}"
         path = self.out / f"{stem}.png"
-        fig.savefig(path, dpi=110, bbox_inches="tight")
         import matplotlib.pyplot as plt
 
-        plt.close(fig)
+        try:
+            with self.dir.file(path.name) as tmp:
+                fig.savefig(tmp, dpi=110, bbox_inches="tight", format="png")
+        finally:
+            plt.close(fig)
         self._blocks.append(f"![{caption}]({path.name})\n\n*{caption}*")
         return path
 
@@ -152,12 +162,12 @@ class ExperimentContext:
             frame = frame.copy()
             frame.insert(list(frame.columns).index("run_id"), "collection", collection_of(self.con, qrels))
         with db.transaction(self.con):
-            self.con.register("irw_exp_frame", frame)
+            db.register(self.con, "irw_exp_frame", frame)
             try:
                 self.con.execute(f"CREATE OR REPLACE TABLE {db.quote_ident(table)} AS "
                                  "SELECT * FROM irw_exp_frame")
             finally:
-                self.con.unregister("irw_exp_frame")
+                db.unregister(self.con, "irw_exp_frame")
             self.con.execute("DELETE FROM experiment_tables WHERE table_name = ?", [table])
             self.con.execute("INSERT INTO experiment_tables VALUES (?, ?, ?, ?, current_timestamp)",
                              [self.experiment.name, table, len(frame),
@@ -168,24 +178,34 @@ class ExperimentContext:
         e = self.experiment
         params = ", ".join(f"{k} = {v}" for k, v in e.params.items())
         section = f"## {e.title}\n\nParameters: {params}.\n\n" + "\n\n".join(self._blocks) + "\n"
-        (self.out / "sections").mkdir(exist_ok=True)
-        (self.out / "sections" / f"{e.name}.md").write_text(section)
-        return write_report(self.out)
+        self.dir.write_text(f"sections/{e.name}.md", section)
+        return write_report(self.dir)
 
 
 ORDER = ["depth-grid", "bias", "uncertainty", "agreement", "standardization"]
 
 
-def write_report(out: Path) -> Path:
-    sections = sorted((out / "sections").glob("*.md"),
+REPORT_HEADER = "# irwarehouse experiment report"
+
+
+def _written_by_irw(directory: Path) -> bool:
+    """Is ``directory`` an experiment output an irw without output manifests wrote?"""
+    try:
+        with open(directory / REPORT, encoding="utf-8", errors="replace") as fh:
+            return fh.readline().rstrip("\n") == REPORT_HEADER
+    except OSError:
+        return False
+
+
+def write_report(out: files.OutputDirectory) -> Path:
+    """report.md: the sections of every experiment run into the directory."""
+    sections = sorted((out.path / "sections").glob("*.md"),
                       key=lambda p: (ORDER.index(p.stem) if p.stem in ORDER else 99, p.stem))
     body = "\n".join(p.read_text() for p in sections)
-    text = ("# irwarehouse experiment report\n\nEach section was written by "
+    text = (f"{REPORT_HEADER}\n\nEach section was written by "
             "`irw experiment NAME --out DIR`; every table is also a CSV file here and a table in "
             "the warehouse (see `experiment_tables`).\n\n" + body)
-    path = out / REPORT
-    path.write_text(text)
-    return path
+    return out.write_text(REPORT, text)
 
 
 def _bar(bar):
