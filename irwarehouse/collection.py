@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .db import DEFAULT_COLLECTION
+from . import names as names_
 from .errors import IrwError
 
 
@@ -28,9 +29,9 @@ def single(con) -> bool:
 
 
 def check_name(name: str) -> str:
-    if name is None or not str(name).strip() or str(name) != str(name).strip():
-        raise IrwError(f"bad collection name {name!r}: it must be non-empty, without leading or "
-                       "trailing spaces")
+    problem = names_.collection_problem(name)
+    if problem:
+        raise IrwError(f"bad collection name: {problem}")
     return str(name)
 
 

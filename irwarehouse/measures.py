@@ -16,7 +16,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from .errors import IrwError
+from .errors import IrwError, shown
 from .loader import DECIMAL_SYNTAX, INTEGER_SYNTAX
 
 DISCOUNTS = ("log2p1", "jk")
@@ -194,10 +194,18 @@ _INTEGER = re.compile(INTEGER_SYNTAX)
 _DECIMAL = re.compile(DECIMAL_SYNTAX)
 
 
+MAX_DIGITS = 30  # longer numbers are out of every range before they are converted
+
+
 def _integer(text: str) -> int | None:
-    """An integer written as the number syntax of input files has it (None otherwise)."""
+    """An integer written as the number syntax of input files has it (None otherwise; one of
+    more than MAX_DIGITS digits is taken as out of range: 2**63)."""
     text = text.strip()
-    return int(text) if _INTEGER.fullmatch(text) else None
+    if not _INTEGER.fullmatch(text):
+        return None
+    if len(text.lstrip("+-").lstrip("0")) > MAX_DIGITS:
+        return -2**63 if text.startswith("-") else 2**63
+    return int(text)
 
 
 def _decimal(text: str) -> float | None:
@@ -218,41 +226,49 @@ def _valid_names() -> str:
 
 def parse(text: str) -> Measure:
     """Parse a measure name; raise :class:`IrwError` listing what is valid."""
-    raw = text.strip()
+    raw = str(text).strip()
     for pattern, name, params, has_k in _TREC_ALIASES:
         m = re.fullmatch(pattern, raw)
         if m:
             return parse(name + ("@" + m.group(1) if has_k else "")).with_params(**params)
+    whole = shown(raw)
     m = _NAME_RE.match(raw)
     if not m:
         raise IrwError(
-            f"cannot parse measure {text!r}: expected Name(param=value,...)@k, e.g. "
+            f"cannot parse measure {whole}: expected Name(param=value,...)@k, e.g. "
             f"nDCG(discount=jk)@10; measures: {_valid_names()}"
         )
     name = m.group("name")
     if name not in CATALOGUE:
         lowered = {n.lower(): n for n in CATALOGUE}
         hint = f" (did you mean {lowered[name.lower()]}?)" if name.lower() in lowered else ""
-        raise IrwError(f"unknown measure {name!r} in {text!r}{hint}; measures: {_valid_names()}")
+        raise IrwError(f"unknown measure {shown(name)} in {whole}{hint}; measures: {_valid_names()}")
+    if m.group("prime1") and m.group("prime2"):
+        raise IrwError(f"the condensed mark ' is given twice in {whole}")
     definition = CATALOGUE[name]
     values: dict[str, object] = {}
-    for item in _split_params(m.group("params") or "", text):
+    for item in _split_params(m.group("params") or "", raw):
         key, _, value = item.partition("=")
         key = key.strip()
         param = definition.param(key)
         if param is None or not _:
             valid = ", ".join(f"{p.name} (default {p.default})" for p in definition.params)
-            raise IrwError(f"measure {name} has no parameter {item.strip()!r} in {text!r}; parameters: {valid}")
-        values[key] = _convert(param, value.strip(), text)
+            raise IrwError(f"measure {name} has no parameter {shown(item.strip())} in {whole}; parameters: {valid}")
+        if key in values:
+            raise IrwError(f"parameter {key} is given twice in {whole}")
+        values[key] = _convert(param, value.strip(), raw)
     if m.group("prime1") or m.group("prime2"):
+        if "judged_only" in values:
+            raise IrwError(f"the condensed form is given twice in {whole} (' and judged_only): "
+                           "give one")
         values["judged_only"] = True
     cutoff = None
     if m.group("k") is not None:
         if not definition.cutoff:
-            raise IrwError(f"measure {name} takes no cut-off (@k) in {text!r}")
+            raise IrwError(f"measure {name} takes no cut-off (@k) in {whole}")
         cutoff = _integer(m.group("k"))
         if cutoff is None or not 1 <= cutoff <= MAX_INT:
-            raise IrwError(f"cut-off @{m.group('k')} in {text!r} must be an integer from 1 to {MAX_INT}")
+            raise IrwError(f"cut-off @{shown(m.group('k'), 20)[1:-1]} in {whole} must be an integer from 1 to {MAX_INT}")
     for param in definition.params:
         if param.always_shown and param.name not in values:
             values[param.name] = param.default
@@ -272,24 +288,24 @@ def _split_params(text: str, whole: str) -> list[str]:
         else:
             current.append(ch)
     if depth != 0:
-        raise IrwError(f"unbalanced braces in {whole!r}")
+        raise IrwError(f"unbalanced braces in {shown(whole)}")
     if "".join(current).strip():
         items.append("".join(current))
     return [i for i in items if i.strip()]
 
 
 def _convert(param: Param, value: str, whole: str):
-    where = f"parameter {param.name} of {whole!r}"
+    where = f"parameter {param.name} of {shown(whole)}"
     if param.kind in ("int", "float"):
         number = _integer(value) if param.kind == "int" else _decimal(value)
         if number is None:
             kind = "an integer" if param.kind == "int" else "a finite decimal number (e.g. 0.95)"
-            raise IrwError(f"{where} must be {kind}, got {value!r}")
+            raise IrwError(f"{where} must be {kind}, got {shown(value, 30)}")
         if param.kind == "int" and number > MAX_INT:
-            raise IrwError(f"{where} must be at most {MAX_INT}, got {value}")
+            raise IrwError(f"{where} must be at most {MAX_INT}, got {shown(value, 30)[1:-1]}")
         if not param.in_range(number):
             why = f" ({param.why})" if param.why else ""
-            raise IrwError(f"{where} must be {param.valid_range()}{why}, got {value}")
+            raise IrwError(f"{where} must be {param.valid_range()}{why}, got {shown(value, 30)[1:-1]}")
         return number
     if param.kind == "bool":
         if value.lower() in ("true", "1", "yes"):

@@ -11,13 +11,17 @@ in order of appearance:
     deeply-judged[:M]  runs with at least M (default 50) documents for every topic of the
                      qrels, all of the top M judged (needs a qrels)
     RUN_ID           one run
+    id:RUN_ID        one run, by its id whatever it is (irwarehouse.names)
+
+No spec (None) means ``all``; a blank spec selects nothing and is an error, so that a
+command never takes an empty or mistyped argument for "every run".
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from .errors import IrwError
+from .errors import IrwError, shown
 
 
 def _list(names: list[str], limit: int = 30) -> str:
@@ -68,7 +72,12 @@ def resolve(con, spec: str | None, qrels: str | None = None,
             collection: str | None = None) -> list[str]:
     """The run ids of a spec among the runs of ``collection`` (default: the qrels's
     collection; see :func:`collection_for`), validated against what is loaded."""
-    spec = (spec or "all").strip()
+    if spec is None:
+        spec = "all"
+    if not str(spec).strip(" ,"):
+        raise IrwError(f"the run spec {shown(spec)} selects no run (name runs: all, pooled, "
+                       "team:NAME, deeply-judged[:M], @FILE, run ids)")
+    spec = str(spec).strip()
     collection = collection_for(con, qrels, collection)
     loaded = loaded_runs(con, collection)
     if not loaded:
@@ -114,9 +123,9 @@ def resolve(con, spec: str | None, qrels: str | None = None,
                 try:
                     depth = int(item.split(":", 1)[1])
                 except ValueError:
-                    raise IrwError(f"bad run spec {item!r}: the depth must be an integer") from None
-            if depth < 1:
-                raise IrwError(f"bad run spec {item!r}: the depth must be at least 1")
+                    raise IrwError(f"bad run spec {shown(item)}: the depth must be an integer") from None
+            if not 1 <= depth <= 2**31 - 1:
+                raise IrwError(f"bad run spec {shown(item)}: the depth must be from 1 to 2147483647")
             if qrels is None:
                 raise IrwError("the deeply-judged run set needs a qrels (--qrels)")
             ids = [r[0] for r in con.execute(
@@ -127,17 +136,19 @@ def resolve(con, spec: str | None, qrels: str | None = None,
             add(ids)
         elif item.startswith("@"):
             add(read_id_file(item[1:], known, "run"))
-        elif item in known:
-            add([item])
+        elif item in known or (item.startswith("id:") and item[3:] in known):
+            add([item[3:] if item.startswith("id:") and item not in known else item])
         else:
+            if item.startswith("id:"):
+                item = item[3:]
             elsewhere = [r[0] for r in con.execute(
                 "SELECT collection FROM run_loads WHERE run_id = ? ORDER BY collection", [item]).fetchall()]
             if elsewhere:
-                raise IrwError(f"run {item!r} is not in collection {collection!r} (it is in "
+                raise IrwError(f"run {shown(item)} is not in collection {collection!r} (it is in "
                                f"{', '.join(elsewhere)}): name its collection with --collection")
-            raise IrwError(f"unknown run {item!r}; loaded runs"
+            raise IrwError(f"unknown run {shown(item)}; loaded runs"
                            + ("" if len(loaded) == 0 else f" of collection {collection!r}")
                            + f": {_list(loaded)} (or all, pooled, team:NAME, deeply-judged[:M], @FILE)")
     if not out:
-        raise IrwError(f"the run spec {spec!r} selects no run")
+        raise IrwError(f"the run spec {shown(spec)} selects no run")
     return out
