@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from . import collection as collections
-from . import db, loader, runsets
+from . import db, files, loader, runsets
 from . import evaluate as ev
 from . import measures as ms
 from .errors import IrwError
@@ -74,6 +74,18 @@ def measure_names(measures) -> list[str]:
             raise IrwError(f"ir_measures measure {text} has no counterpart in the catalogue (irw measures)")
         out.append(IR_MEASURES_NAMES.get(name, name) + text[len(name):])
     return out
+
+
+def _atomic(method):
+    """One call, one transaction: a call that fails leaves the warehouse as it was, scores it
+    would have stored on the way included (nested calls join the outer transaction)."""
+    import functools
+
+    @functools.wraps(method)
+    def call(self, *args, **kwargs):
+        with db.transaction(self.con):
+            return method(self, *args, **kwargs)
+    return call
 
 
 class Warehouse:
@@ -154,8 +166,8 @@ class Warehouse:
                    description: str | None = None, encoding: str = "utf-8") -> dict:
         """Load judgments from files (paths or globs) or a DataFrame under ``name``."""
         target = collections.only(self.con, collection, new_ok=True)
-        with self._files(source, "qrels") as files:
-            return loader.load_qrels(self.con, files, name, replace=replace, description=description,
+        with self._files(source, "qrels") as paths:
+            return loader.load_qrels(self.con, paths, name, replace=replace, description=description,
                                      encoding=encoding, collection=target)
 
     def load_runs(self, source, *, run_id: str | None = None, collection: str | None = None,
@@ -164,20 +176,15 @@ class Warehouse:
         """Load runs from files (paths, globs, directories) or a DataFrame (``run_id`` names
         the run when the frame has no run column). ``meta``: a metadata TSV or DataFrame."""
         target = collections.only(self.con, collection, new_ok=True)
-        with self._files(source, "runs", run_id=run_id) as files:
-            summary = loader.load_runs(self.con, files, policy=order, replace=replace,
-                                       extra_fields=extra_fields, encoding=encoding, collection=target)
-        if meta is not None:
-            summary["meta"] = self.load_meta(meta, collection=target)
-        return summary
+        with self._files(source, "runs", run_id=run_id) as paths, _meta_file(meta) as meta_path:
+            # the runs and their metadata: one transaction
+            return loader.load_runs(self.con, paths, policy=order, replace=replace, meta=meta_path,
+                                    extra_fields=extra_fields, encoding=encoding, collection=target)
 
     def load_meta(self, source, *, collection: str | None = None) -> int:
-        """Run metadata (run_id and any of team, kind, pooled) from a TSV or a DataFrame."""
-        if isinstance(source, (str, os.PathLike)):
-            return loader.load_meta(self.con, str(source), collection)
-        with tempfile.TemporaryDirectory(prefix="irw-frame-") as tmp:
-            path = os.path.join(tmp, "meta.tsv")
-            source.to_csv(path, sep="\t", index=False)
+        """Run metadata (run_id and any of team, kind, pooled) from a TSV or a DataFrame; it
+        changes only the columns it names."""
+        with _meta_file(source) as path:
             return loader.load_meta(self.con, path, collection)
 
     def load_collection(self, directory, name: str, *, qrels_name: str | None = None,
@@ -185,9 +192,9 @@ class Warehouse:
                         replace: bool = False, extra_fields: bool = False,
                         encoding: str = "utf-8", description: str | None = None) -> dict:
         """A test collection in the common layout (see ``irw load collection``), all or nothing."""
-        files = loader.collection_layout(str(directory), qrels_file and str(qrels_file),
-                                         runs_dir and str(runs_dir), meta and str(meta))
-        return loader.load_collection(self.con, name, files["qrels"], [files["runs"]], meta=files["meta"],
+        layout = loader.collection_layout(str(directory), qrels_file and str(qrels_file),
+                                          runs_dir and str(runs_dir), meta and str(meta))
+        return loader.load_collection(self.con, name, layout["qrels"], [layout["runs"]], meta=layout["meta"],
                                       qrels_name=qrels_name, policy=order, replace=replace,
                                       extra_fields=extra_fields, encoding=encoding,
                                       description=description)
@@ -207,15 +214,17 @@ class Warehouse:
                 return [str(s) for s in source]
             if not hasattr(source, "columns"):
                 raise IrwError(f"load {self.kind} from paths or a pandas DataFrame, not {type(source).__name__}")
-            self.tmp = tempfile.TemporaryDirectory(prefix="irw-frame-")
-            path = os.path.join(self.tmp.name, "frame")
+            self.tmp = files.temp_dir("frame")
+            path = os.path.join(self.tmp, "frame")
             _write_trec(source, path, self.kind, self.run_id)
             return [path]
 
         def __exit__(self, exc_type, exc, tb):
             if self.tmp is not None:
-                path = os.path.join(self.tmp.name, "frame")
-                self.tmp.cleanup()
+                import shutil
+
+                path = os.path.join(self.tmp, "frame")
+                shutil.rmtree(self.tmp, ignore_errors=True)
                 if isinstance(exc, IrwError):
                     text = re.sub(re.escape(path) + r", line (\d+)",
                                   lambda m: f"the DataFrame, row {int(m.group(1)) - 1}", str(exc))
@@ -224,15 +233,33 @@ class Warehouse:
 
     # ------------------------------------------------------------------ catalogue
 
-    def sql(self, query: str, params=None) -> "pd.DataFrame | None":
-        """Run SQL; a result as a DataFrame. After a statement that changes the tables, irw's
-        caches and stored scores are brought in line (as ``irw sql --write`` does)."""
-        from . import state
+    def sql(self, query: str, params=None, *, write: bool | None = None) -> "pd.DataFrame | None":
+        """Run SQL; a result as a DataFrame (None for a statement without one).
 
-        rel = self.con.sql(query, params=params) if params is not None else self.con.sql(query)
-        frame = rel.df() if rel is not None else None
-        if not self.read_only:
-            self.notes.extend(state.reconcile(self.con))
+        ``write`` (default: whether the warehouse is open for writing) allows statements that
+        change something; without it only statements that read run (irwarehouse.statements:
+        COPY ... TO, EXPORT DATABASE, ATTACH and the like are refused). The call is one
+        transaction: after statements that change the tables, irw's caches and stored scores
+        are brought in line (as ``irw sql --write`` does), and tables left in a state no load
+        would accept (a document twice in a ranking, a document judged twice) are an error
+        that undoes the call."""
+        import duckdb
+
+        from . import state, statements
+
+        write = (not self.read_only) if write is None else bool(write)
+        if write and self.read_only:
+            raise IrwError("this warehouse is open read-only: open it for writing to change it")
+        statements.check(self.con, query, write)
+        with db.transaction(self.con):
+            db.settle(self.con)
+            try:
+                rel = self.con.sql(query, params=params) if params is not None else self.con.sql(query)
+                frame = rel.df() if rel is not None else None
+            except duckdb.Error as exc:
+                raise IrwError(f"SQL error: {str(exc).strip().splitlines()[0]}") from None
+            if write:
+                self.notes.extend(state.reconcile(self.con, edited=True))
         return frame
 
     def runs(self, collection: str | None = None) -> "pd.DataFrame":
@@ -254,6 +281,7 @@ class Warehouse:
 
     # ------------------------------------------------------------------ evaluation
 
+    @_atomic
     def eval_rows(self, measures, qrels: str | None = None, runs="all", *, collection: str | None = None,
                   topics: str = "qrels", max_docs: int | None = None, rel_level: int | None = None,
                   store: bool = True) -> tuple[str, list[str], list, list[tuple]]:
@@ -282,10 +310,11 @@ class Warehouse:
             yield self.eval_rows(measures, qrels, runs, collection=collection, topics=topics,
                                  max_docs=max_docs, rel_level=rel_level, store=store)
             return
-        parsed, names, run_ids = self._many(measures, qrels, runs, collection, rel_level)
-        rows = ev.evaluate_many_rows(self.con, names, parsed, run_ids, topics=topics, max_docs=max_docs,
-                                     rel_level=rel_level, store=store and not self.read_only,
-                                     collection=collection)
+        with db.transaction(self.con):  # every qrels, one transaction
+            parsed, names, run_ids = self._many(measures, qrels, runs, collection, rel_level)
+            rows = ev.evaluate_many_rows(self.con, names, parsed, run_ids, topics=topics,
+                                         max_docs=max_docs, rel_level=rel_level,
+                                         store=store and not self.read_only, collection=collection)
         for q in names:
             yield q, run_ids[q], parsed, rows[q]
 
@@ -295,6 +324,7 @@ class Warehouse:
         names = self.qrels_names(qrels)
         return parsed, names, {q: self.run_ids(runs, qrels=q, collection=collection) for q in names}
 
+    @_atomic
     def eval(self, measures, qrels: str | None = None, runs="all", *, collection: str | None = None,
              per_topic: bool = True, topics: str = "qrels", max_docs: int | None = None,
              rel_level: int | None = None, aggregate: str = "mean", store: bool = True) -> "pd.DataFrame":
@@ -326,6 +356,7 @@ class Warehouse:
 
     # ------------------------------------------------------------------ pools
 
+    @_atomic
     def pool(self, kind: str, name: str | list[str], qrels: str | None = None, runs="all", *,
              depth: int = 100, teams: list[str] | None = None, replace: bool = False,
              description: str | None = None) -> "pd.DataFrame":
@@ -337,6 +368,7 @@ class Warehouse:
         return pd.DataFrame(self.pool_rows(kind, name, qrels, runs, depth=depth, teams=teams,
                                            replace=replace, description=description))
 
+    @_atomic
     def pool_rows(self, kind: str, name: str | list[str], qrels: str | None = None, runs="all", *,
                   depth: int = 100, teams: list[str] | None = None, replace: bool = False,
                   description: str | None = None) -> list[dict]:
@@ -364,6 +396,7 @@ class Warehouse:
         q = self.qrels_name(qrels)
         return pools.teams_of(self.con, self.run_ids(runs, qrels=q), ev.collection_of(self.con, q))
 
+    @_atomic
     def pool_stats(self, what: str = "topics", qrels: str | None = None, runs="all",
                    depth: int = 100) -> "pd.DataFrame":
         """Pool statistics: topics | multiplicity | teams | unique | judged | collection | qrels."""
@@ -372,6 +405,7 @@ class Warehouse:
         spec = runs if isinstance(runs, str) else ",".join(runs)
         return pools.stats(self.con, what, self.qrels_name(qrels), spec, depth)
 
+    @_atomic
     def deeply_judged(self, qrels: str | None = None, depth: int = 50) -> list[str]:
         """Runs with at least ``depth`` documents for every topic, all of their top ``depth``
         judged."""
@@ -381,6 +415,7 @@ class Warehouse:
 
     # ------------------------------------------------------------------ significance
 
+    @_atomic
     def discpower(self, measures, qrels: str | None = None, runs="all", *, test: str = "t",
                   correction: str = "none", alpha: float = 0.05, B: int | None = None, seed: int = 0,
                   topics: str = "qrels", reference_qrels: str | None = None,
@@ -400,6 +435,7 @@ class Warehouse:
                                "seed": seed})
         return frame
 
+    @_atomic
     def pvalues(self, measure, qrels: str | None = None, runs="all", *, test: str = "t",
                 correction: str = "none", alpha: float = 0.05, B: int | None = None, seed: int = 0,
                 topics: str = "qrels", save: str | None = None, progress=None) -> "pd.DataFrame":
@@ -417,6 +453,7 @@ class Warehouse:
                                "correction": correction, "alpha": alpha, "B": B, "seed": seed})
         return frame
 
+    @_atomic
     def compare(self, run_a: str, run_b: str, measures, qrels: str | None = None, *,
                 tests=("t",), alpha: float = 0.05, B: int | None = None, seed: int = 0,
                 topics: str = "qrels", rbp_p: float = 0.8, judged_k: int = 10) -> "pd.DataFrame":
@@ -430,6 +467,7 @@ class Warehouse:
                                     [tests] if isinstance(tests, str) else list(tests), alpha, B, seed,
                                     topics, rbp_p, judged_k)
 
+    @_atomic
     def correlate(self, measure_a, measure_b=None, qrels: str | None = None, qrels_b: str | None = None,
                   runs="all", *, topics: str = "qrels", rbo_p: float = 0.9) -> "pd.DataFrame":
         """Rank correlation (tau-b, tau-a, tau_AP, RBO, Pearson) of the run orderings by
@@ -445,6 +483,7 @@ class Warehouse:
                                      topics, rbo_p)
         return pd.DataFrame([row])
 
+    @_atomic
     def correlation_matrix(self, measures, qrels=None, runs="all", *, topics: str = "qrels",
                            rbo_p: float = 0.9, of: str = "scores", statistics=None,
                            save: str | None = None, notify=None) -> "pd.DataFrame":
@@ -468,6 +507,7 @@ class Warehouse:
                                "topics": topics, "rbo_p": rbo_p})
         return frame
 
+    @_atomic
     def summary_rows(self, measures, qrels: str | None = None, runs="all", *, topics: str = "qrels",
                      by: str = "run") -> tuple[list[dict], str | None]:
         """:meth:`summary` as rows, and why there are none (None when there are)."""
@@ -478,6 +518,7 @@ class Warehouse:
         rows = summary.summary(self.con, q, ms.parse_all(measure_names(measures)), run_ids, topics, by)
         return rows, None if rows else ev.no_rows_reason(self.con, q, run_ids, topics)
 
+    @_atomic
     def summary(self, measures, qrels: str | None = None, runs="all", *, topics: str = "qrels",
                 by: str = "run") -> "pd.DataFrame":
         """Per run (over its topics) or per topic (over the runs): n, mean, sd, min and max of
@@ -486,6 +527,7 @@ class Warehouse:
 
         return pd.DataFrame(self.summary_rows(measures, qrels, runs, topics=topics, by=by)[0])
 
+    @_atomic
     def ci(self, measure, qrels: str | None = None, runs="all", *, topics: str = "qrels",
            level: float = 0.95) -> "pd.DataFrame":
         """Each run's mean with its t-distribution confidence interval."""
@@ -497,6 +539,7 @@ class Warehouse:
 
     # ------------------------------------------------------------------ standardization
 
+    @_atomic
     def standardize(self, name: str, measures, qrels: str | None = None, *, reference="all",
                     replace: bool = False, description: str | None = None) -> "pd.DataFrame":
         """Compute a factor set (per measure and topic, the reference runs' mean and sd)."""
@@ -508,6 +551,7 @@ class Warehouse:
                              replace=replace, description=description)
         return st.list_factor_sets(self.con).query("factors == @name").reset_index(drop=True)
 
+    @_atomic
     def standardized_scores(self, factors: str, measures=None, runs="all", *,
                             per_topic: bool = False) -> "pd.DataFrame":
         """Standardized scores Phi(z) under a factor set (views std_scores / std_score_means)."""
@@ -519,6 +563,7 @@ class Warehouse:
 
     # ------------------------------------------------------------------ report
 
+    @_atomic
     def report(self, measures, qrels: str | None = None, runs="all", *, topics: str = "qrels",
                test: str = "t", correction: str = "none", alpha: float = 0.05, B: int | None = None,
                seed: int = 0, level: float = 0.95, judged_k: int = 10, rbp_p: float = 0.8,
@@ -541,6 +586,18 @@ class Warehouse:
         if len(names) != 1:
             raise IrwError(f"one measure expected, got {len(names)}")
         return ms.parse(names[0])
+
+
+@contextmanager
+def _meta_file(source):
+    """Run metadata as a TSV path: the path given, or a DataFrame written as one (None: none)."""
+    if source is None or isinstance(source, (str, os.PathLike)):
+        yield None if source is None else str(source)
+        return
+    with files.temporary_directory("frame") as tmp:
+        path = os.path.join(tmp, "meta.tsv")
+        source.to_csv(path, sep="\t", index=False)
+        yield path
 
 
 def _write_trec(frame, path: str, kind: str, run_id: str | None) -> None:

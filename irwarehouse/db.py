@@ -18,9 +18,10 @@ from pathlib import Path
 
 import duckdb
 
-from .errors import IrwError
+from .errors import IrwError, shown
 
 DEFAULT_DB = "irw.duckdb"
+PUBLISHED_KEY = "published_from"  # irw_meta: this file is a copy irw publish wrote
 SCHEMA_VERSION = "5"
 # Templates run (in order) whenever a warehouse is opened for writing: tables, then views.
 SCHEMA_TEMPLATES = ["schema.sql", "views.sql", "state.sql", "pools.sql", "standardize_schema.sql"]
@@ -142,12 +143,20 @@ MEMORY_SHARE = 0.5
 MEMORY_CAP = 2 * 2**30  # bytes
 
 
+_SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*([KMGT]i?B|B)\s*", re.I)
+
+
 def memory_limit(limit: str | None = None) -> str:
     """DuckDB's memory limit: ``limit``, else $IRW_MEMORY_LIMIT, else half the machine's
-    memory capped at 2 GiB (e.g. '2048MiB')."""
-    limit = limit or os.environ.get("IRW_MEMORY_LIMIT")
-    if limit:
-        return str(limit).strip()
+    memory capped at 2 GiB (e.g. '2048MiB'). A limit is a positive size with its unit."""
+    if limit is None:
+        limit = os.environ.get("IRW_MEMORY_LIMIT") or None
+    if limit is not None:
+        text = str(limit).strip()
+        match = _SIZE.fullmatch(text)
+        if not match or float(match.group(1)) <= 0:
+            raise IrwError(f"memory limit {shown(text)} is not a size (write e.g. 2GB, 1500MB, 4GiB)")
+        return text
     try:
         total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
@@ -168,6 +177,14 @@ def memory_bytes(con: duckdb.DuckDBPyConnection) -> int:
     return int(float(match.group(1)) * _UNITS[match.group(2).lower()])
 
 
+_configured_limit: str | None = None
+
+
+def memory_limit_text() -> str:
+    """The memory limit the last connection was given (for messages)."""
+    return _configured_limit or "the default"
+
+
 def configure(con: duckdb.DuckDBPyConnection, limit: str | None = None) -> None:
     """Settings of every connection irw opens: no progress bar (irw's stdout is its own), the
     memory limit (:func:`memory_limit`), and a private directory, under the system's temporary
@@ -176,21 +193,27 @@ def configure(con: duckdb.DuckDBPyConnection, limit: str | None = None) -> None:
     import tempfile
     import uuid
 
+    from .files import TEMP_PREFIX, sweep
+
     con.execute("SET enable_progress_bar = false")
-    spill = os.path.join(tempfile.gettempdir(), f"irw-spill-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    sweep()  # what killed irw processes left in the temporary directory
+    spill = os.path.join(tempfile.gettempdir(), f"{TEMP_PREFIX}spill-{os.getpid()}-{uuid.uuid4().hex[:8]}")
     try:
         con.execute(f"SET temp_directory = {quote_literal(spill)}")
     except duckdb.Error:
         pass  # a database this process already opened, and spilled from: it keeps its directory
+    global _configured_limit
     value = memory_limit(limit)
+    _configured_limit = value
     try:
         con.execute(f"SET memory_limit = {quote_literal(value)}")
     except duckdb.Error:
-        raise IrwError(f"memory limit {value!r} is not a size (write e.g. 2GB, 1500MB, 4GiB)") from None
+        raise IrwError(f"memory limit {shown(value)} is not a size (write e.g. 2GB, 1500MB, 4GiB)") from None
 
 
 def connect(path: str | None = None, read_only: bool = False, notify=None, create: bool = True,
-            wait: float | None = None, memory: str | None = None) -> duckdb.DuckDBPyConnection:
+            wait: float | None = None, memory: str | None = None,
+            prepared: bool = True) -> duckdb.DuckDBPyConnection:
     """Open the warehouse (creating it only with ``create``); the schema is created on first
     write.
 
@@ -199,9 +222,9 @@ def connect(path: str | None = None, read_only: bool = False, notify=None, creat
     the process that holds it. Opening for writing brings the caches and stored scores in
     line with changes made to the tables outside irw (state.reconcile); opening read-only
     notes such changes (the engine then computes from the tables). ``notify(message)`` hears
-    about either. ``memory``: DuckDB's memory limit (see :func:`memory_limit`)."""
-    from . import state  # local import: state imports db
-
+    about either. ``memory``: DuckDB's memory limit (see :func:`memory_limit`).
+    ``prepared=False``: only open and check the file; the caller runs :func:`prepare` (in
+    its own transaction)."""
     path = resolve_path(path)
     if path != ":memory:" and not Path(path).exists() and (read_only or not create):
         raise IrwError(f"no warehouse at {path}: create one by loading qrels or runs "
@@ -216,27 +239,41 @@ def connect(path: str | None = None, read_only: bool = False, notify=None, creat
     try:
         configure(con, memory)
         check_warehouse(con, path)
-        if not read_only or path == ":memory:":
-            ensure_schema(con)
-            messages = state.reconcile(con)
-        else:
-            older = _stored_meta(con).get("schema_version")
-            if older is not None and older != SCHEMA_VERSION:
-                raise IrwError(f"{path} was written by an older irwarehouse (warehouse schema version "
-                               f"{older}, now {SCHEMA_VERSION}): open it for writing once to upgrade "
-                               "it (irw refresh)")
-            changed = state.changed(con)
-            messages = ([f"{', '.join(changed)} changed outside irw since irw last wrote: results "
-                         "are computed from the tables (open the warehouse for writing, e.g. "
-                         "`irw refresh`, to bring caches and stored scores in line)"]
-                        if changed else [])
+        if prepared:
+            with transaction(con):
+                prepare(con, path, read_only, notify)
     except BaseException:
         con.close()
         raise
+    return con
+
+
+def prepare(con: duckdb.DuckDBPyConnection, path: str, read_only: bool, notify=None) -> None:
+    """What opening a warehouse does before a command uses it: for writing, set up (or
+    upgrade) the schema and bring caches and stored scores in line with changes made outside
+    irw (state.reconcile); for reading, check the schema version and note such changes. Run
+    inside the command's transaction, so that a command that fails leaves none of it."""
+    from . import state  # local import: state imports db
+
+    if not read_only or path == ":memory:":
+        ensure_schema(con)
+        if PUBLISHED_KEY in _stored_meta(con):  # a published copy written to is a warehouse
+            con.execute("DELETE FROM irw_meta WHERE key = ?", [PUBLISHED_KEY])
+        messages = state.reconcile(con)
+    else:
+        older = _stored_meta(con).get("schema_version")
+        if older is not None and older != SCHEMA_VERSION:
+            raise IrwError(f"{path} was written by an older irwarehouse (warehouse schema version "
+                           f"{older}, now {SCHEMA_VERSION}): open it for writing once to upgrade "
+                           "it (irw refresh)")
+        changed = state.changed(con)
+        messages = ([f"{', '.join(changed)} changed outside irw since irw last wrote: results "
+                     "are computed from the tables (open the warehouse for writing, e.g. "
+                     "`irw refresh`, to bring caches and stored scores in line)"]
+                    if changed else [])
     if notify:
         for message in messages:
             notify(message)
-    return con
 
 
 def open_problem(path: str, exc: Exception) -> str:
@@ -300,8 +337,6 @@ class Staging:
 
     @contextmanager
     def _attach(self):
-        from . import state
-
         if not Path(self.path).exists():  # created only now: a failed first load leaves no file
             from .storage import create_file  # a new file gets the compatible storage version
 
@@ -313,11 +348,9 @@ class Staging:
             problem = _warehouse_problem(self.con, self.path)
             if problem:
                 raise IrwError(problem)
-            ensure_schema(self.con)
-            for message in state.reconcile(self.con):
-                if self.notify:
-                    self.notify(message)
-            yield self.con
+            with transaction(self.con):  # the set-up and the load: one transaction
+                prepare(self.con, self.path, False, self.notify)
+                yield self.con
         finally:
             self.con.execute("USE memory")
             self.con.execute("DETACH irw_warehouse")
@@ -338,7 +371,15 @@ def _waiting(open_fn, path: str, read_only: bool, wait: float | None):
     import time
 
     if wait is None:
-        wait = float(os.environ.get("IRW_WAIT", DEFAULT_WAIT))
+        text = os.environ.get("IRW_WAIT") or str(DEFAULT_WAIT)
+        try:
+            wait = float(text)
+        except ValueError:
+            wait = math.nan
+        if not (math.isfinite(wait) and wait >= 0):
+            raise IrwError(f"IRW_WAIT {shown(text)} is not a number of seconds >= 0")
+    elif not (math.isfinite(wait) and wait >= 0):
+        raise IrwError(f"wait {shown(wait)} is not a number of seconds >= 0")
     deadline = time.monotonic() + max(wait, 0.0)
     pause = 0.05
     while True:
@@ -447,20 +488,112 @@ def _set_aside_without_collection(con) -> list[str]:
     return moved
 
 
+def database_path(con) -> str | None:
+    """The file of the connection's current database (None in memory)."""
+    row = con.execute("SELECT path FROM duckdb_databases() "
+                      "WHERE database_name = current_database()").fetchall()
+    return row[0][0] if row and row[0][0] else None
+
+
+def settle(con) -> None:
+    """Finish the connection's pending result of execute() (DuckDB 2 refuses its relational
+    API, ``con.sql``, while one is open; DuckDB 1.4 has none to finish)."""
+    complete = getattr(con, "complete", None)
+    if complete is not None:
+        complete()
+
+
+def register(con, name: str, frame) -> None:
+    """``con.register(name, frame)`` after finishing a pending result (see :func:`settle`)."""
+    settle(con)
+    con.register(name, frame)
+
+
+def unregister(con, name: str) -> None:
+    """``con.unregister(name)`` after finishing a pending result (see :func:`settle`)."""
+    settle(con)
+    con.unregister(name)
+
+
+def has_table(con, name: str, temporary: bool = False) -> bool:
+    """Does the database (or, with ``temporary``, the session) have the table ``name``?
+    (Asked rather than tried: inside a transaction a failed query aborts the transaction.)"""
+    where = ("temporary" if temporary else
+             "NOT temporary AND database_name = current_database() AND schema_name = 'main'")
+    return con.execute(f"SELECT count(*) FROM duckdb_tables() WHERE {where} AND table_name = ?",
+                       [name]).fetchall()[0][0] > 0
+
+
 def _stored_meta(con) -> dict[str, str]:
-    try:  # (not via information_schema: as a connection's first query that costs 50 ms)
-        return dict(con.execute("SELECT key, value FROM irw_meta").fetchall())
-    except duckdb.CatalogException:  # a new warehouse, or not a warehouse
+    if not has_table(con, "irw_meta"):  # a new warehouse, or not a warehouse
         return {}
+    return dict(con.execute("SELECT key, value FROM irw_meta").fetchall())
 
 
 _open_transactions: dict[int, int] = {}
 
 
+class Interrupts:
+    """How irw treats Ctrl-C (SIGINT): as an interrupt (KeyboardInterrupt) until something
+    is committed. While a COMMIT runs, and in a command after it committed (``keep``), an
+    interrupt is only noted (``pending``): the work is kept and the command reports it, so
+    that an interrupted command either changed nothing or says what it did."""
+
+    deferring = 0      # > 0: inside a COMMIT
+    keep = False       # after a commit, the rest of the command runs on (the command line)
+    commits = 0        # transactions that changed a database, committed in this process
+    pending = False    # an interrupt arrived while deferred
+    requested = False  # an interrupt arrived before anything was committed: no COMMIT follows,
+                       # even where code took the interrupt for an error and carried on
+
+    @classmethod
+    def handler(cls, signum, frame):
+        if cls.deferring or (cls.keep and cls.commits):
+            cls.pending = True
+            return
+        cls.requested = True
+        raise KeyboardInterrupt
+
+    @classmethod
+    def check(cls) -> None:
+        """Raise KeyboardInterrupt when an interrupt was requested (for code that catches a
+        query's failure and carries on: an interrupted query fails too)."""
+        if cls.requested:
+            raise KeyboardInterrupt
+
+    @classmethod
+    def reset(cls, keep: bool) -> None:
+        cls.keep, cls.commits, cls.pending, cls.requested = keep, 0, False, False
+
+    @classmethod
+    @contextmanager
+    def deferred(cls):
+        """Interrupts are noted, not raised, inside the block (main thread only: elsewhere
+        signals do not arrive)."""
+        import signal
+        import threading
+
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        previous = signal.getsignal(signal.SIGINT)
+        cls.deferring += 1
+        if previous is not cls.handler:
+            signal.signal(signal.SIGINT, cls.handler)
+        try:
+            yield
+        finally:
+            cls.deferring -= 1
+            if previous is not cls.handler:
+                signal.signal(signal.SIGINT, previous)
+
+
 @contextmanager
 def transaction(con: duckdb.DuckDBPyConnection):
-    """All or nothing: commit on success, roll back on any exception. Nested uses join the
-    outermost transaction (which alone commits or rolls back)."""
+    """All or nothing: commit on success, roll back on any exception (an interrupt
+    included). Nested uses join the outermost transaction (which alone commits or rolls
+    back), so that a command is one transaction however its parts are written. The COMMIT
+    itself is not interrupted (:class:`Interrupts`)."""
     key = id(con)
     if _open_transactions.get(key):
         _open_transactions[key] += 1
@@ -475,11 +608,31 @@ def transaction(con: duckdb.DuckDBPyConnection):
         yield con
     except BaseException:
         _open_transactions.pop(key, None)
-        con.execute("ROLLBACK")
+        try:
+            con.execute("ROLLBACK")
+        except duckdb.Error:  # the connection is gone (closed, or interrupted for good)
+            pass
         raise
     else:
+        if Interrupts.requested:  # interrupted before: nothing is kept
+            _open_transactions.pop(key, None)
+            con.execute("ROLLBACK")
+            raise KeyboardInterrupt
         _open_transactions.pop(key, None)
-        con.execute("COMMIT")
+        writes = not _read_only(con)
+        with Interrupts.deferred():
+            con.execute("COMMIT")
+            Interrupts.commits += writes
+
+
+def _read_only(con) -> bool:
+    """Is ``con`` a read-only connection (its commits keep nothing)?"""
+    return con.execute("SELECT current_setting('access_mode')").fetchall()[0][0] == "read_only"
+
+
+def in_transaction(con) -> bool:
+    """Is an irw transaction open on ``con``?"""
+    return bool(_open_transactions.get(id(con)))
 
 
 def update_bases(con: duckdb.DuckDBPyConnection, collection: str, run_ids: list[str]) -> None:

@@ -1,4 +1,13 @@
-"""The one exception type the CLI turns into a clean error message."""
+"""The exception type the faces turn into a clean message, and the helpers every message uses.
+
+A message that irw prints is one line: it names what was wrong, where, and what to do. User
+input echoed in it is cut when long (:func:`shown`), and control characters are escaped
+(:func:`printable`), so that a message can neither flood a terminal nor drive it.
+"""
+
+from __future__ import annotations
+
+import re
 
 
 class IrwError(Exception):
@@ -6,3 +15,95 @@ class IrwError(Exception):
 
     The message says what was wrong, where, and (where possible) what is valid.
     """
+
+
+class IrwNote(UserWarning):
+    """Something a user should know about a result that is not an error (a run that shares
+    no topic with the qrels, say). Issued with :func:`note`; the command line prints it as
+    ``note: ...`` on stderr, a notebook shows it as a warning."""
+
+
+def note(message: str) -> None:
+    """Tell the user something about the result being computed (see :class:`IrwNote`)."""
+    import warnings
+
+    warnings.warn(message, IrwNote, stacklevel=2)
+
+
+# C0 controls and DEL, and the C1 controls: never printed raw
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters written as escapes (``\\x1b``); tabs and newlines
+    stay."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text))
+
+
+def shown(value, limit: int = 60) -> str:
+    """User input as quoted in a message: ``repr`` of its text, cut to ``limit`` characters
+    with the number of characters left out, control characters escaped."""
+    text = str(value)
+    if len(text) > limit:
+        text = text[:limit] + f"... ({len(text) - limit:,} more characters)"
+    return printable(repr(text))
+
+
+MAX_SEED = 2**63 - 1
+
+
+def check_seed(seed, what: str = "seed"):
+    """A random seed: an integer from 0 to 2**63 - 1 (numpy refuses negative ones)."""
+    import numbers
+
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise IrwError(f"the {what} must be an integer from 0 to {MAX_SEED}, got {shown(seed)}")
+    if not 0 <= int(seed) <= MAX_SEED:
+        raise IrwError(f"the {what} must be an integer from 0 to {MAX_SEED}, got {seed}")
+    return int(seed)
+
+
+# The longest line an error prints; longer ones are cut in the middle.
+MAX_MESSAGE = 1000
+
+
+def one_line(message: str) -> str:
+    """The first line of ``message``, printable and at most MAX_MESSAGE characters long."""
+    lines = str(message).strip().splitlines() or ["failed"]
+    text = printable(lines[0])
+    if len(text) > MAX_MESSAGE:
+        cut = len(text) - MAX_MESSAGE
+        text = text[:MAX_MESSAGE // 2] + f" ... ({cut:,} characters left out) ... " + text[-MAX_MESSAGE // 2:]
+    return text
+
+
+# What DuckDB says, and what a user should do about it: (pattern of DuckDB's message, ours).
+_DUCKDB_PROBLEMS = [
+    (re.compile(r"failed to pin block|Out of Memory|could not allocate", re.I),
+     "DuckDB ran out of memory within the memory limit ({limit}): give it more with "
+     "--memory-limit (e.g. --memory-limit 4GB) or IRW_MEMORY_LIMIT"),
+    (re.compile(r"No space left on device", re.I),
+     "the disk is full: DuckDB could not write its data or its temporary files (TMPDIR "
+     "chooses where temporary files go)"),
+    (re.compile(r"Cannot open (?:database|file) \"?([^\"]+?\.wal)\"?|\.wal\b.*(?:Permission denied|Read-only)", re.I),
+     "cannot write the warehouse's journal ({wal}): its directory is not writable; read it "
+     "with a command that only reads (e.g. irw eval --no-store)"),
+    (re.compile(r"Permission denied", re.I),
+     "permission denied: {detail}"),
+    (re.compile(r"read-only mode|read only mode|attached in read-only", re.I),
+     "the warehouse is open read-only here: {detail}"),
+]
+
+
+def duckdb_problem(exc: BaseException, limit: str | None = None) -> str:
+    """One line for an error DuckDB raised: what a user should do where it is known, else
+    DuckDB's own first line."""
+    text = str(exc).strip()
+    first = text.splitlines()[0] if text else type(exc).__name__
+    for pattern, message in _DUCKDB_PROBLEMS:
+        match = pattern.search(text)
+        if match:
+            wal = next((g for g in match.groups() if g), None) if match.groups() else None
+            return message.format(limit=limit or "see --memory-limit", wal=wal or "the .wal file",
+                                  detail=first)
+    return f"database: {first}"

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from . import db, state
-from .errors import IrwError
+from .errors import IrwError, note, printable
 from .measures import GAIN_MEASURES, Measure
 
 if TYPE_CHECKING:
@@ -162,8 +162,8 @@ def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | N
     other engines than DuckDB compute the base 'fresh' from their tables)."""
     if topics not in TOPIC_POLICIES:
         raise IrwError(f"unknown topic policy {topics!r}; valid: {', '.join(TOPIC_POLICIES)}")
-    if max_docs is not None and max_docs < 1:
-        raise IrwError("--max-docs must be at least 1")
+    if max_docs is not None and not 1 <= max_docs <= 2**31 - 1:
+        raise IrwError("--max-docs must be from 1 to 2147483647")
     if base_source not in BASE_SOURCES:
         raise ValueError(base_source)
     contexts, thresholds, gainsets = _contexts(measures, dialect)
@@ -442,6 +442,7 @@ def _compute(con, qrels, measures, run_ids, topics, max_docs, rel_level, collect
     name, topic_qrels = qrels_info(con, qrels)
     collection = collection_of(con, name, collection)
     _check_runs_in(con, collection, run_ids)
+    note_unshared_topics(con, topic_qrels, collection, run_ids)
     params = {"qrels": name, "topic_qrels": topic_qrels, "collection": collection,
               "runs": list(run_ids)}
     source, extra = base_source(con, name, collection)
@@ -503,8 +504,8 @@ def render_many_sql(measures: list[Measure], topics: str = "qrels", max_docs: in
     that are subsets of the root)."""
     if topics not in TOPIC_POLICIES:
         raise IrwError(f"unknown topic policy {topics!r}; valid: {', '.join(TOPIC_POLICIES)}")
-    if max_docs is not None and max_docs < 1:
-        raise IrwError("--max-docs must be at least 1")
+    if max_docs is not None and not 1 <= max_docs <= 2**31 - 1:
+        raise IrwError("--max-docs must be from 1 to 2147483647")
     contexts, thresholds, gainsets = _contexts(measures)
     for context, measure in zip(contexts, measures):
         context.many = many_kind(measure)
@@ -566,6 +567,12 @@ def _evaluate_many(con, qrels_list, measures, run_ids, topics, max_docs, rel_lev
                    collection, fetch):
     names = list(dict.fromkeys(qrels_info(con, q)[0] for q in qrels_list))
     runs_of = {q: list(run_ids[q] if isinstance(run_ids, dict) else run_ids) for q in names}
+    checked = set()
+    for q in names:
+        key = (qrels_info(con, q)[1], collection_of(con, q, collection), tuple(runs_of[q]))
+        if key not in checked:
+            checked.add(key)
+            note_unshared_topics(con, key[0], key[1], runs_of[q])
     together = [m for m in measures if many_kind(m) is not None]
     sql = render_many_sql(together, topics, max_docs, rel_level) if together else None
     store = store and not con_is_read_only(con)
@@ -662,6 +669,35 @@ def _many_groups(con, names: list[str], collection: str | None, runs_of: dict) -
         if bases[root]:
             groups.setdefault((root, c, tuple(runs_of[q])), []).append(q)
     return {key: group for key, group in groups.items() if len(group) > 1}
+
+
+def note_unshared_topics(con, topic_qrels: str, collection: str, run_ids: list[str]) -> None:
+    """Say so (errors.note) when runs share no topic with the qrels that defines the topic
+    set: they score 0 everywhere, which is rarely what was meant (topic '401.0' against
+    '401', the qrels of another collection)."""
+    lacking = [r[0] for r in con.execute("""
+        SELECT r FROM (SELECT DISTINCT unnest($ids::VARCHAR[]) AS r) AS s
+        WHERE NOT EXISTS (SELECT 1 FROM run_topics AS t WHERE t.collection = $c AND t.run_id = s.r
+                          AND t.topic IN (SELECT topic FROM qrels WHERE qrels = $q))
+        ORDER BY r""", {"ids": list(run_ids), "c": collection, "q": topic_qrels}).fetchall()]
+    if not lacking:
+        return
+
+    def topics(sql: str, params: dict) -> str:
+        values = [r[0] for r in con.execute(sql + " LIMIT 6", params).fetchall()]
+        return ", ".join(printable(repr(v)) for v in values[:5]) + (", ..." if len(values) > 5 else "")
+
+    theirs = topics("SELECT DISTINCT topic FROM run_topics WHERE collection = $c "
+                    "AND list_contains($ids, run_id) ORDER BY topic", {"c": collection, "ids": lacking})
+    ours = topics("SELECT DISTINCT topic FROM qrels WHERE qrels = $q ORDER BY topic", {"q": topic_qrels})
+    if len(lacking) == len(set(run_ids)):
+        note(f"no evaluated run shares a topic with qrels {topic_qrels}: every score is 0 (the "
+             f"runs' topics: {theirs or 'none'}; the qrels's: {ours or 'none'})")
+    else:
+        shown_ids = ", ".join(lacking[:10]) + (f", ... ({len(lacking) - 10} more)" if len(lacking) > 10 else "")
+        note(f"run{'s' if len(lacking) > 1 else ''} {shown_ids} share{'' if len(lacking) > 1 else 's'} "
+             f"no topic with qrels {topic_qrels}: every score is 0 (their topics: {theirs or 'none'}; "
+             f"the qrels's: {ours or 'none'})")
 
 
 def _check_runs_in(con, collection: str, run_ids: list[str]) -> None:

@@ -21,7 +21,6 @@ import math
 import os
 import re
 import sys
-import tempfile
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -30,9 +29,10 @@ from typing import Iterable
 import duckdb
 
 from . import collection as collections
-from . import db, state
+from . import db, names, state
 from .db import DEFAULT_COLLECTION
-from .errors import IrwError
+from .errors import IrwError, note, shown
+from .files import temporary_directory
 
 # Ranking policies (SPEC section 1), defined in sql/_ranking.sql.
 POLICIES = ("trec_eval", "given", "score_then_rank")
@@ -54,14 +54,17 @@ QRELS_COLUMNS = [("topic", 1, None, None), ("docno", 3, None, None),
 
 
 def expand_paths(patterns: Iterable[str]) -> list[str]:
-    """Files named directly, by glob, or as directories (their non-hidden files)."""
+    """Files named directly, by glob, or as directories: a directory's files at any depth,
+    except hidden ones (a name starting with '.', or inside a directory whose name does:
+    ``.git/``, ``.old/``), which are skipped with a note saying how many."""
     files: list[str] = []
+    skipped: list[str] = []
     for pattern in patterns:
         if os.path.isdir(pattern):
-            found = sorted(str(p) for p in Path(pattern).rglob("*")
-                           if p.is_file() and not p.name.startswith("."))
+            found = _directory_files(pattern, skipped)
             if not found:
-                raise IrwError(f"{pattern}: the directory holds no files")
+                raise IrwError(f"{pattern}: the directory holds no files"
+                               + (" (only hidden ones)" if skipped else ""))
         elif any(ch in pattern for ch in "*?["):
             found = sorted(p for p in glob.glob(pattern) if os.path.isfile(p))
             if not found:
@@ -82,7 +85,29 @@ def expand_paths(patterns: Iterable[str]) -> list[str]:
     for f in files:
         if not os.access(f, os.R_OK):
             raise IrwError(f"{f}: cannot read the file (permission denied)")
+    if skipped:
+        listed = ", ".join(skipped[:3]) + (f", ... ({len(skipped) - 3} more)" if len(skipped) > 3 else "")
+        plural = len(skipped) != 1
+        note(f"skipped {len(skipped)} hidden file{'s' if plural else ''} or "
+             f"director{'ies' if plural else 'y'} ({listed}); name a hidden file directly to load it")
     return files
+
+
+def _directory_files(directory: str, skipped: list[str]) -> list[str]:
+    """The files below ``directory`` (sorted), hidden ones left out and noted in ``skipped``."""
+    found = []
+    for root, dirs, names in os.walk(directory):
+        for d in sorted(dirs):
+            if d.startswith("."):
+                skipped.append(os.path.join(root, d) + os.sep)
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in names:
+            path = os.path.join(root, name)
+            if name.startswith("."):
+                skipped.append(path)
+            elif os.path.isfile(path):
+                found.append(path)
+    return sorted(found)
 
 
 # ---------------------------------------------------------------------------- reading files
@@ -251,7 +276,7 @@ def _number_problem(value: str, label: str, index: int, cast: str) -> str | None
     if not _INTEGER.fullmatch(value):
         return f"{what} is not an integer"
     low, high = _RANGES[cast]
-    if not low <= int(value) <= high:
+    if len(value.lstrip("+-").lstrip("0")) > 25 or not low <= int(value) <= high:
         return f"{what} is out of range ({low} to {high})"
     return None
 
@@ -316,7 +341,7 @@ def _stage(con, target: str, files: list[str], nfields: int, columns, progress,
 
     encoding = encoding_name(encoding)
     step = BATCH if progress else max(len(files), 1)
-    with tempfile.TemporaryDirectory(prefix="irw-") as tmp:
+    with temporary_directory("load") as tmp:
         sources = _sources(files, tmp)
         number = {f: i for i, f in enumerate(files)}
 
@@ -340,6 +365,7 @@ def _stage(con, target: str, files: list[str], nfields: int, columns, progress,
                     read("stage_delimited.sql", group, {"delim": delim}, False)
                 fast = con.execute(f"SELECT 1 FROM {target} WHERE nf < 0 LIMIT 1").fetchone() is None
             except duckdb.Error:
+                db.Interrupts.check()  # an interrupt, not a file the fast reader cannot read
                 fast = False
             if not fast:
                 con.execute(f"DELETE FROM {target}")
@@ -377,6 +403,7 @@ def _stage_batches(con, template: str, target: str, files: list[str], numbers: l
                                           **params}, target=target, nfields=nfields,
                           columns=columns)
         except duckdb.Error as exc:
+            db.Interrupts.check()
             if not report:
                 raise
             raise _ReadError(batch, exc) from None
@@ -513,6 +540,7 @@ def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding
             _run_problem(files, extra_fields, encoding, "a docno twice in a run's topic")
         db.run_script(con, "rank_runs_across.sql", {"ids": across, "collection": collection},
                       policy=policy)
+    _check_run_ids(con, files, encoding)
     _phase(bar, "ranking")
     db.run_script(con, "run_parts_staged.sql", {"policy": policy, "ids": _staged_run_ids(con),
                                                 "collection": collection})
@@ -570,6 +598,18 @@ def _run_problem(files: list[str], extra_fields: bool, encoding: str, where: str
     file, line and problem, found by reading the files again in Python."""
     found = _locate_run_problem(files, extra_fields, encoding_name(encoding))
     raise IrwError(found or f"{where}: malformed run data")
+
+
+def _check_run_ids(con, files: list[str], encoding: str) -> None:
+    """Every run id loaded can be addressed by a run spec (irwarehouse.names); else an
+    error naming the first line that gives a run such an id."""
+    for run_id in _staged_run_ids(con):
+        problem = names.run_id_problem(run_id)
+        if problem:
+            where = next((f"{path}, line {number}" for path in files
+                          for number, fields in _lines(path, encoding_name(encoding))
+                          if len(fields) > 5 and fields[5] == run_id), ", ".join(files))
+            raise IrwError(f"{where}: {problem}")
 
 
 def _staged_run_ids(con) -> list[str]:
@@ -630,8 +670,9 @@ def _qrels_line_problem(fields: list[str]) -> str | None:
     if len(fields) != 4:
         return f"expected 4 fields (topic iteration docno rel), found {len(fields)}"
     problem = _number_problem(fields[3], "relevance", 4, "INTEGER")
-    if problem and _INTEGER.match(fields[3]) and not _INTEGER.fullmatch(fields[3]):
-        problem += f" (trec_eval would read it as {int(_INTEGER.match(fields[3]).group())})"
+    prefix = _INTEGER.match(fields[3])
+    if problem and prefix and not _INTEGER.fullmatch(fields[3]) and len(prefix.group()) <= 25:
+        problem += f" (trec_eval would read it as {int(prefix.group())})"
     return problem
 
 
@@ -667,8 +708,9 @@ def _qrels_summary(con, name: str, collection: str) -> dict:
 
 def _stage_qrels(con, files: list[str], name: str, encoding: str) -> None:
     """Read and check qrels files into the temporary table irw_staged_qrels of ``con``."""
-    if not name or not name.strip():
+    if name is None or not str(name).strip():
         raise IrwError("a qrels needs a name (--name)")
+    names.check(names.qrels_problem(name))
     con.execute("CREATE OR REPLACE TEMP TABLE irw_staged_qrels (file INTEGER, nf INTEGER, "
                 "topic VARCHAR, docno VARCHAR, rel INTEGER)")
     _stage(con, "irw_staged_qrels", files, 4, QRELS_COLUMNS, None, encoding)
@@ -772,6 +814,7 @@ def register_qrels(con, name: str, source: str | None, kind: str, parent: str | 
     takes its topic set from its parent's (so that scores with parent and child are
     comparable) unless ``own_topics`` (a topic split defines its own). A loaded qrels belongs
     to ``collection`` (default: the warehouse's only collection)."""
+    names.check(names.qrels_problem(name))
     topic_qrels = name
     if parent is not None:
         row = con.execute("SELECT topic_qrels, collection FROM qrels_info WHERE qrels = ?", [parent]).fetchone()
@@ -827,35 +870,48 @@ def qrels_names(con) -> list[str]:
 # ---------------------------------------------------------------------------- metadata
 
 _TRUE = {"true", "t", "yes", "y", "1"}
-_FALSE = {"false", "f", "no", "n", "0", ""}
+_FALSE = {"false", "f", "no", "n", "0"}
+META_COLUMNS = ("run_id", "team", "kind", "pooled")
 
 
 def _load_meta(con, path: str, collection: str) -> int:
-    """Read a TSV with a header naming run_id and any of team, kind, pooled (UTF-8), describing
-    runs of ``collection``."""
+    """Read a TSV with a header naming run_id and any of team, kind, pooled (UTF-8, a byte
+    order mark allowed; fields may be quoted with double quotes), describing runs of
+    ``collection``. It changes only the columns it names: a file of run_id and team leaves
+    the kind and pooled flag of those runs as they were. An empty field sets the column to
+    unknown (NULL)."""
     try:
         return _read_meta(con, path, collection)
     except UnicodeDecodeError as exc:
         raise IrwError(f"{path}: byte 0x{exc.object[exc.start]:02x} is not valid UTF-8 "
                        "(a metadata file is UTF-8 text)") from None
+    except csv.Error as exc:
+        raise IrwError(f"{path}: cannot read it as tab-separated values ({exc})") from None
 
 
 def _read_meta(con, path: str, collection: str) -> int:
+    if os.path.isdir(path):
+        raise IrwError(f"{path}: is a directory, not a metadata file (a TSV with a header: "
+                       "run_id, team, kind, pooled)")
     if not os.path.isfile(path):
         raise IrwError(f"{path}: no such file")
     rows = []
-    with _open_text(path) as fh:
+    with io.TextIOWrapper(_open_binary(path), encoding="utf-8-sig", errors="strict", newline="") as fh:
         reader = csv.reader(fh, delimiter="\t")
         header = next(reader, None)
         if header is None:
             raise IrwError(f"{path}: the file is empty")
         header = [h.strip() for h in header]
-        known = {"run_id", "team", "kind", "pooled"}
         if "run_id" not in header:
-            raise IrwError(f"{path}, line 1: the header must name a run_id column (and any of team, kind, pooled); found {', '.join(header)}")
-        unknown = [h for h in header if h not in known]
+            raise IrwError(f"{path}, line 1: the header must name a run_id column (and any of "
+                           f"team, kind, pooled); found {shown(', '.join(header))}")
+        unknown = [h for h in header if h not in META_COLUMNS]
         if unknown:
-            raise IrwError(f"{path}, line 1: unknown column(s) {', '.join(unknown)}; valid: run_id, team, kind, pooled")
+            raise IrwError(f"{path}, line 1: unknown column(s) {shown(', '.join(unknown))}; valid: "
+                           "run_id, team, kind, pooled")
+        twice = next((h for h in header if header.count(h) > 1), None)
+        if twice:
+            raise IrwError(f"{path}, line 1: column {twice} is named twice")
         seen = set()
         for number, record in enumerate(reader, start=2):
             if not any(field.strip() for field in record):
@@ -865,6 +921,9 @@ def _read_meta(con, path: str, collection: str) -> int:
             row = dict(zip(header, (f.strip() for f in record)))
             if not row["run_id"]:
                 raise IrwError(f"{path}, line {number}: empty run_id")
+            for problem in (names.run_id_problem(row["run_id"]), names.team_problem(row.get("team"))):
+                if problem:
+                    raise IrwError(f"{path}, line {number}: {problem}")
             if row["run_id"] in seen:
                 raise IrwError(f"{path}, line {number}: run {row['run_id']} is described twice")
             seen.add(row["run_id"])
@@ -874,16 +933,19 @@ def _read_meta(con, path: str, collection: str) -> int:
                 if value in _TRUE:
                     pooled = True
                 elif value in _FALSE:
-                    pooled = False if value else None
-                else:
-                    raise IrwError(f"{path}, line {number}: pooled must be true or false, got {row['pooled']!r}")
+                    pooled = False
+                elif value:
+                    raise IrwError(f"{path}, line {number}: pooled must be true or false, got {shown(row['pooled'])}")
             rows.append((collection, row["run_id"], row.get("team") or None, row.get("kind") or None,
                          pooled))
     if rows:  # one statement: a row at a time costs seconds for a thousand runs
+        named = [c for c in ("team", "kind", "pooled") if c in header]
         columns = dict(zip(("c", "r", "t", "k", "p"), map(list, zip(*rows))))
-        con.execute("INSERT OR REPLACE INTO run_meta (collection, run_id, team, kind, pooled) "
+        update = (f"DO UPDATE SET {', '.join(f'{c} = excluded.{c}' for c in named)}" if named
+                  else "DO NOTHING")
+        con.execute("INSERT INTO run_meta (collection, run_id, team, kind, pooled) "
                     "SELECT unnest($c), unnest($r), unnest($t::VARCHAR[]), unnest($k::VARCHAR[]), "
-                    "unnest($p::BOOLEAN[])", columns)
+                    f"unnest($p::BOOLEAN[]) ON CONFLICT (collection, run_id) {update}", columns)
     return len(rows)
 
 

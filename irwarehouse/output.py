@@ -16,7 +16,7 @@ import math
 import sys
 from typing import TYPE_CHECKING, Union
 
-from .errors import IrwError
+from .errors import IrwError, printable
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -82,11 +82,13 @@ def to_csv(data: Rows, out) -> None:
 
 
 def _cell(value, digits: int) -> str:
+    """A table cell: floats to ``digits`` decimals, control characters escaped (a run id or
+    docno holding an ESC byte must not drive the terminal)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     if isinstance(value, float):
         return f"{value:.{digits}f}"
-    return str(value)
+    return printable(str(value))
 
 
 def to_table(data: Rows, digits: int = 4) -> str:
@@ -104,6 +106,8 @@ def to_table(data: Rows, digits: int = 4) -> str:
         return "  ".join(c.rjust(w) if num else c.ljust(w)
                          for c, w, num in zip(cells, widths, numeric)).rstrip()
 
+    columns = [printable(c) for c in columns]
+    widths = [max(len(c), w) for c, w in zip(columns, widths)]
     out = [line(columns), "  ".join("-" * w for w in widths)]
     out.extend(line(r) for r in rows)
     return "\n".join(out)

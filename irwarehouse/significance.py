@@ -365,8 +365,8 @@ def save(con, table: str, name: str, frame: pd.DataFrame, params: dict) -> None:
     out["created_at"] = pd.Timestamp.now()
     with db.transaction(con):
         con.execute(f"DELETE FROM {db.quote_ident(table)} WHERE name = ?", [name])
-        con.register("irw_result", out)
+        db.register(con, "irw_result", out)
         try:
             con.execute(f"INSERT INTO {db.quote_ident(table)} SELECT * FROM irw_result")
         finally:
-            con.unregister("irw_result")
+            db.unregister(con, "irw_result")

@@ -20,7 +20,7 @@ file, nobody else can write it, and irw records its own writes.
 
 from __future__ import annotations
 
-from . import db
+from . import db, names
 from .errors import IrwError
 
 
@@ -43,12 +43,11 @@ def _set_session(con, fp: int) -> None:
 def session_runs_fp(con) -> int:
     """The fingerprint of the runs tables as checked when this connection was opened (or as
     irw left them since); computed if it was not."""
-    try:
+    if db.has_table(con, "irw_session", temporary=True):
         return _one(con, "SELECT runs_fp FROM temp.irw_session")[0]
-    except Exception:
-        fp = runs_fp(con)
-        _set_session(con, fp)
-        return fp
+    fp = runs_fp(con)
+    _set_session(con, fp)
+    return fp
 
 
 def recorded_runs_fp(con) -> int:
@@ -119,10 +118,12 @@ def changed(con) -> list[str]:
 
 # --------------------------------------------------------------------------- reconciling
 
-def reconcile(con) -> list[str]:
+def reconcile(con, edited: bool = False) -> list[str]:
     """Bring ranks, ranking lengths, caches and stored scores in line with the tables after
     changes made outside irw. Returns what was done (one line each; empty: nothing to do).
-    Raises IrwError, changing nothing, when the tables hold what no load would accept."""
+    Raises IrwError, changing nothing, when the tables hold what no load would accept.
+    ``edited``: the changes are those of a statement run just now (``irw sql --write``),
+    which the error says is undone (the caller rolls its transaction back)."""
     done: list[str] = []
     # one query says whether anything is to be done (the usual case: nothing)
     fp, runs_ok, qrels_ok = _one(con, """
@@ -134,8 +135,9 @@ def reconcile(con) -> list[str]:
     if runs_ok and qrels_ok:
         return done
     with db.transaction(con):
+        _check_qrels(con, edited)
         if not runs_ok:
-            done += _reconcile_runs(con)
+            done += _reconcile_runs(con, edited)
         for name in _unregistered_qrels(con):
             from .collection import names
             from .loader import register_qrels  # loader imports state
@@ -163,13 +165,38 @@ def reconcile(con) -> list[str]:
     return done
 
 
+def _refuse(problem: str, outside: str, edited: bool):
+    """The error for tables that hold what no load would accept: undone when a statement of
+    this call made them so (``edited``: the statement would leave ``problem``), else left by
+    another client (``outside``: what happened and how to correct it)."""
+    if edited:
+        raise IrwError(f"not done: the statement would leave {problem}, which no load accepts; "
+                       "nothing was changed")
+    raise IrwError(outside)
+
+
+def _check_qrels(con, edited: bool = False) -> None:
+    """The judgments changed outside irw hold what a load would accept: no document judged
+    twice for a topic (loads refuse such files), and names that can be addressed."""
+    dup = _one(con, """
+        SELECT qrels, topic, docno FROM qrels
+        WHERE qrels IN (SELECT qrels FROM irw_qrels_changes())
+           OR qrels NOT IN (SELECT qrels FROM qrels_info)
+        GROUP BY qrels, topic, docno HAVING count(*) > 1 LIMIT 1""")
+    if dup:
+        _refuse(f"qrels {dup[0]} judging document {dup[2]} twice for topic {dup[1]}",
+                f"the table qrels was changed outside irw and qrels {dup[0]} now judges document "
+                f"{dup[2]} twice for topic {dup[1]}; correct it (irw sql --write) or reload the "
+                f"qrels (irw load qrels FILE --name {dup[0]} --replace)", edited)
+
+
 def _unregistered_qrels(con) -> list[str]:
     return [r[0] for r in con.execute(
         "SELECT DISTINCT qrels FROM qrels WHERE qrels NOT IN (SELECT qrels FROM qrels_info) "
         "ORDER BY qrels").fetchall()]
 
 
-def _reconcile_runs(con) -> list[str]:
+def _reconcile_runs(con, edited: bool = False) -> list[str]:
     key = "SELECT collection, run_id, n_rows, rows_sum FROM "
     recorded = {(r[0], r[1]): r[2:] for r in con.execute(key + "irw_run_state").fetchall()}
     current = {(r[0], r[1]): r[2:] for r in con.execute(key + "irw_run_rows()").fetchall()}
@@ -191,7 +218,7 @@ def _reconcile_runs(con) -> list[str]:
             by_collection.setdefault(c, {"present": [], "gone": []})[kind].append(run_id)
     n = 0
     for c, ids_of in sorted(by_collection.items()):
-        n += _reconcile_collection(con, c, ids_of["present"], ids_of["gone"])
+        n += _reconcile_collection(con, c, ids_of["present"], ids_of["gone"], edited)
     show = _run_names(con)
     done = []
     if present:
@@ -211,17 +238,35 @@ def _run_names(con):
     return lambda runs: ", ".join(r if plain else f"{r} ({c})" for c, r in runs)
 
 
-def _reconcile_collection(con, collection: str, present: list[str], gone: list[str]) -> int:
+def _reconcile_collection(con, collection: str, present: list[str], gone: list[str],
+                          edited: bool = False) -> int:
     """Rank again the runs ``present`` of ``collection`` changed outside irw, forget those
     ``gone``; returns the number of stored evaluations recomputed."""
     ids = {"ids": present, "collection": collection}
     dup = _one(con, "SELECT run_id, topic, docno FROM runs WHERE collection = $collection "
                     "AND list_contains($ids, run_id) GROUP BY run_id, topic, docno HAVING count(*) > 1 "
                     "LIMIT 1", ids)
+    advice = "correct it (irw sql --write) or reload the run (irw load runs FILE --replace)"
     if dup:
-        raise IrwError(f"the table runs was changed outside irw and run {dup[0]} now holds document "
-                       f"{dup[2]} twice for topic {dup[1]}; correct it (irw sql --write) or reload "
-                       "the run (irw load runs FILE --replace)")
+        _refuse(f"run {dup[0]} holding document {dup[2]} twice for topic {dup[1]}",
+                f"the table runs was changed outside irw and run {dup[0]} now holds document "
+                f"{dup[2]} twice for topic {dup[1]}; {advice}", edited)
+    bad = _one(con, "SELECT run_id, topic, docno, score FROM runs WHERE collection = $collection "
+                    "AND list_contains($ids, run_id) AND (isnan(score) OR isinf(score)) LIMIT 1", ids)
+    if bad:
+        _refuse(f"run {bad[0]} giving document {bad[2]} of topic {bad[1]} the score {bad[3]}, not a "
+                "finite number",
+                f"the table runs was changed outside irw and run {bad[0]} now gives document "
+                f"{bad[2]} of topic {bad[1]} the score {bad[3]}, which is not a finite number; {advice}",
+                edited)
+    new_ids = [r[0] for r in con.execute(
+        "SELECT DISTINCT run_id FROM runs WHERE collection = $collection AND list_contains($ids, run_id) "
+        "AND run_id NOT IN (SELECT run_id FROM run_loads WHERE collection = $collection)", ids).fetchall()]
+    for run_id in new_ids:
+        problem = names.run_id_problem(run_id)
+        if problem:
+            _refuse(f"a new run whose {problem}",
+                    f"the table runs was changed outside irw: {problem}", edited)
     con.execute("CREATE OR REPLACE TEMP TABLE irw_reranked AS SELECT collection, run_id, topic, docno, "
                 "rank, score, given_rank FROM " + db.render("rerank.sql").strip(), ids)
     where = "collection = $collection AND list_contains($ids, run_id)"

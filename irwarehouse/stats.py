@@ -181,6 +181,15 @@ class PairResult:
 # --------------------------------------------------------------------------------------
 
 
+
+def rng_of(*seeds) -> "np.random.Generator":
+    """``numpy.random.default_rng`` of the seed(s), each checked (an integer >= 0: a negative
+    seed is an IrwError, not numpy's ValueError)."""
+    from .errors import check_seed
+
+    checked = [check_seed(s) for s in seeds]
+    return np.random.default_rng(checked[0] if len(checked) == 1 else checked)
+
 def _as_matrix(X) -> np.ndarray:
     try:
         X = np.asarray(X, dtype=np.float64)
@@ -478,7 +487,7 @@ def paired_bootstrap(X, B=1000, seed=0, alpha=0.05, progress: Progress = None) -
     absmax = np.abs(X).max(axis=1)
     sqrt_n = np.sqrt(n)
 
-    rng = np.random.default_rng(seed)
+    rng = rng_of(seed)
     idx = rng.integers(0, n, size=(B, n))
     CT = np.ascontiguousarray(_replicate_counts(idx, n).T)  # (n, B)
     k = max(1, int(round(B * alpha)))
@@ -566,7 +575,7 @@ def randomization(X, B=10000, seed=0, progress: Progress = None) -> PairResult:
     # Tolerance in the statistic's own units: its largest possible value is mean(|d|).
     threshold = (np.abs(obs) - _TIE_RTOL * np.abs(D).mean(axis=1))[:, None]
 
-    rng = np.random.default_rng(seed)
+    rng = rng_of(seed)
     signs = 1.0 - 2.0 * rng.integers(0, 2, size=(B, n))  # (B, n) of +1 / -1
     hits = np.zeros(len(i), dtype=np.int64)
     chunk = _chunk_size(len(i), B)
@@ -685,7 +694,7 @@ def tukey_hsd(X, B=10000, seed=0, progress: Progress = None) -> PairResult:
     i, j, D, _ = _pairs(X)
     XT = X.T  # (topics, runs): row t holds topic t's scores across runs
 
-    rng = np.random.default_rng(seed)
+    rng = rng_of(seed)
     ranges = np.empty(B)
     chunk = _chunk_size(n_runs * n, B)
     for s in range(0, B, chunk):

@@ -5,13 +5,20 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
+import sys
 from typing import Optional
 
 import duckdb
 import typer
 
+try:  # typer vendors click in its later releases; before, it depends on it
+    from typer._click import exceptions as click_errors
+except ImportError:  # pragma: no cover - older typer
+    from click import exceptions as click_errors
+
 from .. import db
-from ..errors import IrwError
+from ..errors import IrwError, IrwNote, duckdb_problem, one_line, shown
 
 def _plain_metavar(param) -> None:
     """Help shows what to type, not Python types: flags take no value (no ``<bool>``), an
@@ -53,12 +60,84 @@ class _PlainHelp:
         return pieces + ([self.subcommand_metavar] if getattr(self, "subcommand_metavar", None) else [])
 
 
+def _once_each(command, ctx, args: list[str]) -> None:
+    """An option that takes one value may be given once: ``--qrels a --qrels b`` would keep
+    the last one silently, so it is a usage error (so are both sides of a flag pair, e.g.
+    ``--store --no-store``). Options that take several values are repeatable."""
+    names: dict[str, tuple[str, int, str]] = {}  # spelling -> (parameter, side, its name)
+    for param in command.get_params(ctx):
+        if (getattr(param, "param_type_name", "") == "option" and not getattr(param, "multiple", False)
+                and not getattr(param, "count", False)):
+            for side, opts in enumerate((param.opts, getattr(param, "secondary_opts", ()))):
+                for opt in opts:
+                    names[opt] = (param.name, side, max(opts, key=len))
+    seen: dict[str, tuple[int, str]] = {}
+    for arg in args:
+        if arg == "--":
+            break
+        opt = arg.split("=", 1)[0] if arg.startswith("--") else arg
+        if opt not in names:
+            continue
+        name, side, spelled = names[opt]
+        if name in seen:
+            first_side, first = seen[name]
+            raise click_errors.UsageError(
+                f"option {spelled} is given twice" if side == first_side else
+                f"options {first} and {spelled} are given together: give one", ctx)
+        seen[name] = (side, spelled)
+
+
 class IrwCommand(_PlainHelp, typer.core.TyperCommand):
-    pass
+    def parse_args(self, ctx, args):
+        _once_each(self, ctx, list(args))
+        return super().parse_args(ctx, args)
 
 
 class IrwGroup(_PlainHelp, typer.core.TyperGroup):
-    pass
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        """Every failure, usage errors included, is one line ``error: ...`` on stderr (a usage
+        error adds one line saying where the help is) with exit status 2 for usage, 1
+        otherwise, 130 when interrupted before anything was kept."""
+        _reported.clear()
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            if code == 130 and not _reported:  # interrupted outside a command (while parsing)
+                typer.echo("error: interrupted; nothing was changed", err=True)
+        except click_errors.UsageError as exc:
+            _usage_error(exc)
+            code = 2
+        except click_errors.ClickException as exc:
+            typer.echo(f"error: {one_line(exc.format_message())}", err=True)
+            code = exc.exit_code
+        except typer.Abort:
+            typer.echo("error: interrupted; nothing was changed", err=True)
+            code = 130
+        except BrokenPipeError:
+            code = _broken_pipe()
+        if not standalone_mode:
+            return code
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def _usage_error(exc) -> None:
+    """A usage error: its message, then where the help is (two lines)."""
+    message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+    typer.echo(f"error: {one_line(message)}", err=True)
+    ctx = getattr(exc, "ctx", None)
+    words = ctx.command_path.split()[1:] if ctx is not None else []
+    typer.echo(f"(see {' '.join(['irw', *words])} --help)", err=True)
+
+
+def _broken_pipe() -> int:
+    """The reader of stdout went away (``irw ... | head``): stop quietly."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return 141  # 128 + SIGPIPE, as a shell reports a program a closed pipe stopped
 
 
 class _Irw(typer.Typer):
@@ -104,35 +183,87 @@ def _db_path(ctx: typer.Context) -> str:
     return (root.obj or {}).get("db") or db.resolve_path(None)
 
 
+def warehouse_path(ctx: typer.Context) -> str:
+    """The warehouse file of the command (no output is ever written onto it)."""
+    return db.resolve_path(_db_path(ctx))
+
+
+_reported: list[str] = []  # the error this process printed
+
+
 def fail(message: str, status: int = 1) -> None:
-    """End the command with ``error: <first line of message>`` on stderr."""
-    lines = str(message).strip().splitlines() or ["failed"]
-    typer.echo(f"error: {lines[0]}", err=True)
+    """End the command with ``error: <first line of message>`` on stderr (printable, cut
+    when very long: errors.one_line)."""
+    _reported.append(one_line(message))
+    typer.echo(f"error: {_reported[-1]}", err=True)
     raise typer.Exit(status)
+
+
+def _interrupted(exc: BaseException) -> bool:
+    """Is ``exc`` Ctrl-C, as Python or DuckDB report it?"""
+    if isinstance(exc, (KeyboardInterrupt, duckdb.InterruptException)):
+        return True
+    return isinstance(exc, (RuntimeError, duckdb.Error)) and "interrupted" in str(exc).lower()
+
+
+_noted: set[str] = set()
+
+
+def _show_note(message, category, filename, lineno, file=None, line=None) -> None:
+    """Print a note once per command (a command that evaluates several times would repeat
+    it); a library's warning is not the user's business on the command line."""
+    if issubclass(category, IrwNote):
+        text = one_line(str(message))
+        if text not in _noted:
+            _noted.add(text)
+            say(f"note: {text}")
 
 
 def command(group: typer.Typer, name: str | None = None, aliases: tuple = ()):
     """Register a command. Every failure ends it with one line ``error: ...`` on stderr and
-    exit status 1 (130 when interrupted): never a traceback. ``aliases``: (group, name) pairs
-    under which the command is also reachable, hidden from help (former names)."""
+    exit status 1: never a traceback. Ctrl-C before anything was committed ends it with
+    status 130 and nothing changed; after the commit the command finishes and reports what
+    it kept (db.Interrupts). Notes (errors.note) are printed as ``note: ...`` on stderr.
+    ``aliases``: (group, name) pairs under which the command is also reachable, hidden from
+    help (former names)."""
     def wrap(fn):
         @functools.wraps(fn)
         def inner(*args, **kwargs):
+            import signal
+            import warnings
+
+            previous = signal.signal(signal.SIGINT, db.Interrupts.handler)
+            db.Interrupts.reset(keep=True)
+            _noted.clear()
             try:
-                return fn(*args, **kwargs)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("always", IrwNote)
+                    warnings.showwarning = _show_note
+                    result = fn(*args, **kwargs)
+                if db.Interrupts.requested and not db.Interrupts.commits:
+                    raise KeyboardInterrupt  # taken for an error somewhere, and carried on
+                return result
             except IrwError as exc:
                 fail(str(exc))
-            except duckdb.Error as exc:
-                fail(f"database: {exc}")
-            except OSError as exc:
-                fail(f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc))
-            except KeyboardInterrupt:
-                fail("interrupted", status=130)
-            except Exception as exc:  # a defect: still one line, and how to report it
+            except BrokenPipeError:
+                raise typer.Exit(_broken_pipe())
+            except Exception as exc:
                 if type(exc).__module__.split(".")[0] in ("click", "typer"):
                     raise  # exit, abort and usage errors: the command line handles them
+                if _interrupted(exc) or (db.Interrupts.requested and not db.Interrupts.commits):
+                    fail("interrupted; nothing was changed", status=130)
+                if isinstance(exc, duckdb.Error):
+                    fail(duckdb_problem(exc, db.memory_limit_text()))
+                if isinstance(exc, OSError):
+                    fail(f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc))
+                # a defect: still one line, and how to report it
                 fail(f"unexpected {type(exc).__name__}: {exc} (this is a bug in irwarehouse; "
                      "please report it with the command that caused it)")
+            except KeyboardInterrupt:
+                fail("interrupted; nothing was changed", status=130)
+            finally:
+                db.Interrupts.reset(keep=False)
+                signal.signal(signal.SIGINT, previous)
         for other, old in aliases:
             other.command(old, cls=IrwCommand, hidden=True)(inner)
         return group.command(name, cls=IrwCommand)(inner)
@@ -142,13 +273,18 @@ def command(group: typer.Typer, name: str | None = None, aliases: tuple = ()):
 @contextlib.contextmanager
 def open_warehouse(ctx: typer.Context, read_only: bool = False, create: bool = False):
     """The warehouse for one command, closed when the command ends: read-only for commands
-    that only read (other readers may share it), created only by commands that load."""
+    that only read (other readers may share it), created only by commands that load. The
+    command is one transaction, opening included (db.prepare): when it fails, the
+    warehouse is left exactly as it was."""
     obj = ctx.find_root().obj or {}
-    con = db.connect(_db_path(ctx), read_only=read_only, create=create, wait=obj.get("wait"),
-                     memory=obj.get("memory"),
-                     notify=lambda message: say(f"note: {message}"))
+    path = _db_path(ctx)
+    con = db.connect(path, read_only=read_only, create=create, wait=obj.get("wait"),
+                     memory=obj.get("memory"), prepared=False)
     try:
-        yield con
+        with db.transaction(con):
+            db.prepare(con, db.resolve_path(path), read_only,
+                       notify=lambda message: say(f"note: {message}"))
+            yield con
     finally:
         con.close()
 
@@ -221,4 +357,13 @@ def main_callback(
     version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
                                  help="Print the version of irwarehouse and exit."),
 ):
+    if db_path is not None and not db_path.strip():
+        raise typer.BadParameter("the warehouse's path is empty", param_hint="--db")
+    if wait is not None and not (math.isfinite(wait) and wait >= 0):
+        raise typer.BadParameter(f"{shown(wait)} is not a number of seconds >= 0", param_hint="--wait")
+    if memory is not None:
+        try:
+            db.memory_limit(memory)
+        except IrwError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--memory-limit") from None
     ctx.obj = {"db": db.resolve_path(db_path), "wait": wait, "memory": memory}

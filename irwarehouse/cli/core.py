@@ -86,7 +86,7 @@ def load_meta(
     """Load run metadata (team, kind, pooled)."""
     with open_warehouse(ctx, create=True) as con:
         n = loader.load_meta(con, path, collection)
-        say(f"metadata for {n} runs")
+        say(f"metadata for {n} run{'s' if n != 1 else ''}")
 
 
 @command(load_app, "collection")
@@ -194,21 +194,14 @@ def sql_cmd(
     """Run SQL against the warehouse (read-only unless --write)."""
     check_format(fmt)
     with open_warehouse(ctx, read_only=not write) as con:
-        try:
-            rel = con.sql(query)
-        except duckdb.Error as exc:
-            raise IrwError(f"SQL error: {exc}") from None
-        if rel is None:
+        w = Warehouse.attach(con)
+        frame = w.sql(query, write=write)
+        for message in w.notes:
+            say(f"note: {message}")
+        if frame is None:
             say("ok")
         else:
-            try:
-                frame = rel.df()
-            except duckdb.Error as exc:
-                raise IrwError(f"SQL error: {exc}") from None
             output.emit(frame, fmt)
-        if write:  # what the statement changed, the caches and stored scores follow now
-            for message in state.reconcile(con):
-                say(f"note: {message}")
 
 
 @command(app, "refresh")
@@ -307,5 +300,6 @@ def collections_list(ctx: typer.Context, fmt: str = FormatOpt):
     check_format(fmt)
     with open_warehouse(ctx, read_only=True) as con:
         frame = collections.catalogue(con)
-        frame["qrels"] = frame["qrels"].map(lambda names: ", ".join(names) if names is not None else "")
+        frame["qrels"] = frame["qrels"].map(
+            lambda names: ", ".join(names) if isinstance(names, (list, tuple)) or hasattr(names, "tolist") else "")
         output.emit(frame, fmt)

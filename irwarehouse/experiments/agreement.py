@@ -39,7 +39,7 @@ import typer
 
 from .. import evaluate as ev
 from .. import measures as ms
-from .. import runsets
+from .. import runsets, stats
 from ..errors import IrwError
 from .base import Experiment, ExperimentContext, split_values
 from .vector_measures import all_vectors, binary_scores, check_vector_measure
@@ -214,7 +214,7 @@ def uniform_cell(measures, n: int, deltas, samples: int, seed: int,
         rates, total = exact_rates(S, deltas, fuzziness=fuzziness)
         return _rows(measures, rates, deltas, n, "uniform", total, "exact", False, 2**n, 2**n, **how)
     samples = samples or DEFAULT_SAMPLES
-    rng = np.random.default_rng(seed)
+    rng = stats.rng_of(seed)
     step = int(np.clip((1 << 22) // n, 1024, 1 << 16))  # pairs per batch (BLAS likes big ones)
     nbytes = -(-n // 8)
     Si, Sj, used = [], [], 0
@@ -248,7 +248,7 @@ def sampled_cell(measures, n: int, deltas, samples: int, seed: int, vectors: pd.
         return _rows(measures, rates, deltas, n, "sampled", total, "exact", False, len(counts),
                      total_rankings, **how)
     samples = samples or DEFAULT_SAMPLES
-    rng = np.random.default_rng(seed)
+    rng = stats.rng_of(seed)
     prob = counts / total_rankings
     i = rng.choice(len(counts), size=samples, p=prob)
     j = rng.choice(len(counts), size=samples, p=prob)

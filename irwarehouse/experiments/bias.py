@@ -45,7 +45,7 @@ FULL = "full"
 def select_runs(con, run_ids: list[str], seed: int, collection: str) -> pd.DataFrame:
     """One run per team among ``run_ids`` of ``collection``, at random: teams in name order,
     each draws one of its runs (in name order) uniformly with ``numpy.random.default_rng(seed)``."""
-    rng = np.random.default_rng(seed)
+    rng = stats.rng_of(seed)
     rows = []
     for team, runs in sorted(pools.teams_of(con, run_ids, collection).items()):
         runs = sorted(runs)
