@@ -85,6 +85,21 @@ def trec8_db(trec8, tmp_path_factory):
     return path
 
 
+def snapshot(path: str) -> dict:
+    """Row count and content hash of every table of the warehouse file ``path``."""
+    import duckdb
+
+    con = duckdb.connect(path, read_only=True)
+    try:
+        tables = [r[0] for r in con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' "
+            "AND table_type = 'BASE TABLE' ORDER BY 1").fetchall()]
+        return {t: con.execute(f'SELECT count(*), sum(hash(t))::VARCHAR FROM "{t}" AS t').fetchone()
+                for t in tables}
+    finally:
+        con.close()
+
+
 def build_sql_warehouse(invoke) -> None:
     """Fill a warehouse with something in every public table and view: the fixtures loaded,
     scores for two qrels, a derived qrels, a factor set and saved test results."""

@@ -27,7 +27,7 @@ import time
 import duckdb
 import pytest
 
-from conftest import cli_for
+from conftest import cli_for, snapshot
 
 SEED = int(os.environ.get("IRW_FUZZ_SEED", "12"))
 BUDGET = float(os.environ.get("IRW_FUZZ_SECONDS", "8"))
@@ -81,6 +81,15 @@ def _decimal(text: str) -> float:
     return value
 
 
+def _run_id(text: str) -> str:
+    """A run id a run spec can address (README, "Bad input": names)."""
+    if text in ("all", "pooled") or text.startswith(("team:", "deeply-judged", "id:", "@")):
+        raise Rejected(f"a run spec word: {text!r}")
+    if "," in text or any(ord(c) < 0x20 or 0x7f <= ord(c) <= 0x9f for c in text):
+        raise Rejected(f"a comma or a control character: {text!r}")
+    return text
+
+
 def reference_rows(data: bytes, nfields: int, encoding: str = "utf-8") -> list[tuple]:
     """The rows a file holds, by the documented rules; Rejected if it is not acceptable.
     Runs: (run_id, topic, docno, rank, score); qrels: (topic, docno, grade)."""
@@ -101,7 +110,7 @@ def reference_rows(data: bytes, nfields: int, encoding: str = "utf-8") -> list[t
             raise Rejected(f"{len(fields)} fields")
         if nfields == 6:
             topic, _, docno, rank, score, run_id = fields
-            row = (run_id, topic, docno, _integer(rank, -2**63, 2**63 - 1), _decimal(score))
+            row = (_run_id(run_id), topic, docno, _integer(rank, -2**63, 2**63 - 1), _decimal(score))
             key = (run_id, topic, docno)
         else:
             topic, _, docno, grade = fields
@@ -124,7 +133,8 @@ def test_the_reference_parser_on_hand_made_lines():
     assert reference_rows("1 0 caf\xe9 1\n".encode("latin-1"), 4, "latin-1") == [("1", "caf\xe9", 1)]
     for bad in [b"1 Q0 d 2.5 1 r", b"1 Q0 d 0x10 1 r", b"1 Q0 d 1 1_000 r", b"1 Q0 d 1 inf r",
                 b"1 Q0 d 1 1e999 r", b"1 Q0 d 1 1 r\n1 Q0 d 2 2 r", b"1 Q0 d 1 r", b"",
-                gzip.compress(b"1 Q0 d 1 1 r\n")[:-3], "1 Q0 caf\xe9 1 1 r".encode("latin-1")]:
+                gzip.compress(b"1 Q0 d 1 1 r\n")[:-3], "1 Q0 caf\xe9 1 1 r".encode("latin-1"),
+                b"1 Q0 d 1 1 pooled", b"1 Q0 d 1 1 team:x", b"1 Q0 d 1 1 a,b", b"1 Q0 d 1 1 r\x1b"]:
         with pytest.raises(Rejected):
             reference_rows(bad, 6)
     with pytest.raises(Rejected):
@@ -206,19 +216,6 @@ def corrupt(rng: random.Random, content: bytes, nfields: int) -> tuple[bytes, st
 
 
 # ------------------------------------------------------------------ the warehouse
-
-def snapshot(path: str) -> dict:
-    """Row count and content hash of every table."""
-    con = duckdb.connect(path, read_only=True)
-    try:
-        tables = [r[0] for r in con.execute(
-            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' "
-            "AND table_type = 'BASE TABLE' ORDER BY 1").fetchall()]
-        return {t: con.execute(f'SELECT count(*), sum(hash(t))::VARCHAR FROM "{t}" AS t').fetchone()
-                for t in tables}
-    finally:
-        con.close()
-
 
 @pytest.fixture(scope="module")
 def base_warehouse(trec8, tmp_path_factory):

@@ -1,0 +1,527 @@
+"""Nothing kept is lost: what ordinary commands may and may not do to the warehouse and to
+the files around it.
+
+One class of fault per section, each with the mechanism that covers it (README, "Bad
+input"):
+
+- one guard for every file irw writes (irwarehouse.files): never onto a database, never over
+  a file without --replace, never over files irw did not write, whole or not at all;
+- ``irw sql`` without --write writes nothing anywhere (irwarehouse.statements);
+- one command, one transaction: a command that fails, or is interrupted before it commits,
+  leaves the warehouse exactly as it was (row counts and content hash of every table);
+- names that cannot mean two things (irwarehouse.names): run specs, run ids, teams, qrels;
+- metadata that changes only the columns it names; hidden files skipped;
+- measure names without repeated parameters; numbers bounded before they are converted;
+- edits made with plain SQL checked as loads are, and undone when they break a rule;
+- evaluations that share no topic with the qrels say so;
+- every error one line, printable and bounded.
+
+Each class has at least one variant beside the example that found it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from conftest import FIXTURES, ROOT, cli_for, snapshot
+
+IRW = [sys.executable, "-c", "from irwarehouse.cli import main; main()"]
+
+
+@pytest.fixture()
+def fx(tmp_path):
+    """The fixture collection loaded and evaluated once, in a warehouse of its own."""
+    cli = cli_for(str(tmp_path / "w.duckdb"))
+    cli("load", "qrels", FIXTURES / "qrels.txt", "--name", "fixture")
+    cli("load", "runs", FIXTURES / "runs", "--meta", FIXTURES / "runs.tsv")
+    cli("eval", "-m", "AP", "-m", "P@10")
+    cli.path = Path(cli.db_path)
+    cli.tmp = tmp_path
+    return cli
+
+
+def error_of(result) -> str:
+    """The error a failed command printed: exactly one line ``error: ...``."""
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code != 0, result.output
+    assert lines and lines[-1].startswith("error: "), result.stderr
+    assert len([line for line in lines if line.startswith("error: ")]) == 1, result.stderr
+    assert "Traceback" not in result.output
+    return lines[-1]
+
+
+def unchanged(cli, args, expect: str | None = None, status: int = 1) -> str:
+    """Run a command that must fail and leave the warehouse exactly as it was."""
+    before = snapshot(cli.db_path)
+    result = cli(*args, ok=False)
+    assert result.exit_code == status, result.output
+    message = error_of(result)
+    if expect is not None:
+        assert expect in message, message
+    assert snapshot(cli.db_path) == before, f"irw {' '.join(map(str, args))} changed the warehouse"
+    return message
+
+
+# ------------------------------------------------------------------ one guard for every file
+
+def test_outputs_are_never_written_onto_the_warehouse(fx):
+    fx("standardize", "factors", "-m", "AP", "--name", "s")
+    size = fx.path.stat().st_size
+    link = fx.tmp / "link.html"
+    link.symlink_to(fx.path)
+    other = fx.tmp / "other.duckdb"
+    duckdb.connect(str(other)).close()
+    cases = [
+        (("report", "-m", "AP", "--out", fx.path), "is the warehouse"),
+        (("report", "-m", "AP", "--out", fx.path, "--replace"), "is the warehouse"),
+        (("report", "-m", "AP", "--out", link, "--replace"), "is the warehouse"),  # a variant: a link to it
+        (("report", "-m", "AP", "--out", str(fx.path) + ".wal", "--replace"), "is the warehouse"),
+        (("report", "-m", "AP", "--format", "markdown", "--out", other, "--replace"), "is a DuckDB database"),
+        (("standardize", "export", "s", fx.path, "--file-format", "csv", "--replace"), "is the warehouse"),
+        (("standardize", "export", "s", other, "--file-format", "csv", "--replace"), "is a DuckDB database"),
+        (("publish", fx.path, "--replace"), "is the warehouse being published"),
+        (("publish", other, "--replace"), "is a DuckDB database"),
+        (("export", fx.path, "--replace"), "is the warehouse"),
+        (("experiment", "agreement", "--n", "3", "--out", fx.path), "is not a directory"),
+    ]
+    for args, expect in cases:
+        result = fx(*args, ok=expect is None)
+        if expect is not None:
+            assert expect in error_of(result), (args, result.stderr)
+    assert fx.path.stat().st_size == size and duckdb.connect(str(other)).execute("SELECT 1").fetchone()
+    assert fx("runs", "list").exit_code == 0  # the warehouse still opens
+
+
+def test_existing_files_need_replace_and_stay_whole_on_failure(fx):
+    out = fx.tmp / "table.md"
+    out.write_text("mine")
+    message = error_of(fx("report", "-m", "AP", "--format", "markdown", "--out", out, ok=False))
+    assert "exists; use --replace" in message and out.read_text() == "mine"
+    fx("report", "-m", "AP", "--format", "markdown", "--out", out, "--replace")
+    assert out.read_text().startswith("Mean AP")
+    fx("standardize", "factors", "-m", "AP", "--name", "s")
+    factors = fx.tmp / "f.csv"
+    factors.write_text("mine")
+    assert "exists; use --replace" in error_of(fx("standardize", "export", "s", factors, ok=False))
+    assert factors.read_text() == "mine"
+    fx("standardize", "export", "s", factors, "--replace")
+    assert factors.read_text().startswith("factors,")
+    # a failure while writing leaves the old file and no temporary one
+    from irwarehouse import files
+    from irwarehouse.errors import IrwError
+
+    with pytest.raises(IrwError):
+        with files.output_file(str(out), replace=True, what="test") as tmp:
+            tmp.write_text("half")
+            raise IrwError("failed half way")
+    assert out.read_text().startswith("Mean AP")
+    assert not [p for p in fx.tmp.iterdir() if ".irw-" in p.name]
+
+
+def test_export_replace_keeps_files_it_did_not_write(fx):
+    out = fx.tmp / "export"
+    fx("export", out)
+    (out / "notes.txt").write_text("mine")
+    assert "not empty; use --replace" in error_of(fx("export", out, ok=False))
+    fx("export", out, "--replace")
+    assert (out / "notes.txt").read_text() == "mine" and (out / "schema.sql").is_file()
+    # a file the new export would write over, which the earlier one did not write: refused
+    (out / "runs.parquet").unlink()
+    (out / "runs.parquet").write_text("mine too")
+    load = (out / "load.sql").read_text().replace("runs.parquet", "gone.parquet")
+    (out / "load.sql").write_text(load)
+    assert "was not written by irw export" in error_of(fx("export", out, "--replace", ok=False))
+    assert (out / "runs.parquet").read_text() == "mine too"
+    foreign = fx.tmp / "mine"
+    foreign.mkdir()
+    (foreign / "a.txt").write_text("x")
+    assert "does not hold an irw export" in error_of(fx("export", foreign, "--replace", ok=False))
+
+
+def test_publish_replaces_only_an_earlier_published_copy(fx):
+    out = fx.tmp / "dash.duckdb"
+    fx("publish", out)
+    fx("publish", out, "--replace")
+    # a copy that was opened for writing is a warehouse now: not replaced
+    cli_for(str(out))("eval", "-m", "AP")
+    assert "is a DuckDB database" in error_of(fx("publish", out, "--replace", ok=False))
+
+
+def test_experiment_output_never_overwrites_foreign_files(fx):
+    out = fx.tmp / "exp"
+    out.mkdir()
+    (out / "agreement_agreement.csv").write_text("mine")
+    assert "irw did not write it there" in error_of(
+        fx("experiment", "agreement", "--n", "3", "--out", out, ok=False))
+    assert (out / "agreement_agreement.csv").read_text() == "mine"
+    (out / "agreement_agreement.csv").unlink()
+    (out / "notes.txt").write_text("mine")
+    fx("experiment", "agreement", "--n", "3", "--out", out)
+    fx("experiment", "agreement", "--n", "3", "--out", out)  # its own files: rewritten
+    assert (out / "notes.txt").read_text() == "mine"
+
+
+def test_what_killed_processes_left_is_swept(fx, tmp_path, monkeypatch):
+    tmpdir = tmp_path / "tmpdir"
+    tmpdir.mkdir()
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = [tmpdir / f"irw-load-{dead.pid}-0123abcd", tmpdir / f"irw-spill-{dead.pid}-89abcdef"]
+    live = tmpdir / f"irw-load-{os.getpid()}-0123abcd"
+    mine = tmpdir / f"irw-notes-{dead.pid}.txt"  # not a name irw gives: kept
+    for path in stale + [live]:
+        path.mkdir()
+        (path / "x").write_text("x")
+    mine.write_text("x")
+    beside = fx.tmp / f".r.md.irw-{dead.pid}-0123abcd.tmp"
+    beside.write_text("half")
+    monkeypatch.setenv("TMPDIR", str(tmpdir))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    fx("eval", "-m", "AP")
+    fx("report", "-m", "AP", "--format", "markdown", "--out", fx.tmp / "r.md")
+    assert not any(p.exists() for p in stale) and not beside.exists()
+    assert live.exists() and mine.exists()
+
+
+# ------------------------------------------------------------------ irw sql reads only
+
+WRITING = [
+    "COPY (SELECT 42 AS x) TO '{w}' (FORMAT csv)",
+    "copy (select 1) to '{new}'",
+    "EXPORT DATABASE '{newdir}'",
+    "ATTACH '{new}' AS other",
+    "INSTALL json",
+    "SET profiling_output = '{new}'",
+    "PRAGMA enable_profiling",
+    "CALL checkpoint()",
+    "EXPLAIN ANALYZE COPY (SELECT 1) TO '{new}'",
+    "SELECT 1; COPY (SELECT 1) TO '{new}'",
+    "PREPARE p AS SELECT 1",
+    "CREATE TEMP TABLE t AS SELECT 1",
+    "COPY FROM DATABASE memory TO memory",
+    "DELETE FROM scores",
+    "BEGIN",
+]
+
+
+@pytest.mark.parametrize("statement", WRITING)
+def test_sql_without_write_writes_nothing(fx, statement):
+    new, newdir = fx.tmp / "new.csv", fx.tmp / "newdir"
+    query = statement.format(w=fx.path, new=new, newdir=newdir)
+    size = fx.path.stat().st_size
+    message = unchanged(fx, ("sql", query))
+    assert "--write" in message or "transaction" in message, message
+    assert not new.exists() and not newdir.exists() and fx.path.stat().st_size == size
+
+
+@pytest.mark.parametrize("query", [
+    "SELECT count(*) AS n FROM runs", "DESCRIBE runs", "SHOW TABLES", "SUMMARIZE SELECT 1 AS x",
+    "FROM scores LIMIT 1", "PIVOT (SELECT 'a' AS k, 1 AS v) ON k USING sum(v)",
+    "PRAGMA table_info('runs')", "EXPLAIN SELECT 1", "SELECT * FROM read_csv('{csv}')",
+    "SET VARIABLE q = 'fixture'"])
+def test_sql_without_write_still_reads(fx, query):
+    csv = fx.tmp / "in.csv"
+    csv.write_text("a,b\n1,2\n")
+    fx("sql", query.format(csv=csv))
+
+
+def test_sql_with_write_is_one_checked_transaction(fx):
+    # transaction statements are irw's own; COPY onto a database is refused even with --write
+    unchanged(fx, ("sql", "--write", "BEGIN; DELETE FROM scores; COMMIT"), "transaction")
+    unchanged(fx, ("sql", "--write", f"COPY (SELECT 1) TO '{fx.path}' (FORMAT csv)"),
+              "would write over a DuckDB database")
+    out = fx.tmp / "x.csv"
+    fx("sql", "--write", f"COPY (SELECT 1 AS x) TO '{out}' (FORMAT csv)")
+    assert out.read_text().startswith("x")
+
+
+# ------------------------------------------------------------------ one command, one transaction
+
+@pytest.mark.parametrize("args, expect", [
+    (("eval", "-m", "nDCG@5", "--standardize", "nosuch"), "unknown factor set"),
+    (("splits", "random", "fixture", "-m", "AP", "--size", "99"), "--size 99"),
+    (("splits", "random", "fixture", "-m", "AP", "--seed", "-1", "--splits", "5"), "seed"),
+    (("standardize", "reference-size", "-m", "AP", "--seed", "-1", "--sizes", "2"), "seed"),
+    (("pvalues", "-m", "RR", "--test", "bootstrap", "-B", "5", "--save", "x"), "B must be at least 100"),
+    (("correlate", "--matrix", "-m", "Bpref", "--statistic", "bogus", "--save", "x"), "unknown statistic"),
+    (("standardize", "factors", "-m", "nDCG@7", "--name", "x", "--reference", "alpha1"), "two reference runs"),
+])
+def test_a_failed_command_leaves_the_warehouse_as_it_was(fx, args, expect):
+    unchanged(fx, args, expect)
+
+
+def test_a_failed_api_call_leaves_the_warehouse_as_it_was(fx):
+    from irwarehouse import Warehouse
+    from irwarehouse.errors import IrwError
+
+    before = snapshot(fx.db_path)
+    with Warehouse(fx.db_path) as w:
+        with pytest.raises(IrwError):
+            w.correlation_matrix(["RR", "P@3"], statistics=["bogus"], save="x")
+        with pytest.raises(IrwError):
+            w.pvalues("Success@3", test="randomization", B=5)
+    assert snapshot(fx.db_path) == before
+
+
+def _interrupt(args, env, delay: float):
+    proc = subprocess.Popen(IRW + args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    time.sleep(delay)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    return proc.returncode, out, err
+
+
+def test_an_interrupt_keeps_all_or_nothing(trec8, tmp_path):
+    """Ctrl-C at moments spread over a load: exit 130 and nothing changed, or exit 0 with the
+    load reported and kept; never a traceback, never a kept load reported as failed."""
+    runs = sorted((trec8 / "runs").iterdir())[:12]
+    base = str(tmp_path / "base.duckdb")
+    cli_for(base)("load", "qrels", trec8 / "qrels.trec8.gz", "--name", "trec8")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    start = time.monotonic()
+    proc = subprocess.run(IRW + ["--db", str(tmp_path / "timing.duckdb"), "load", "runs", *map(str, runs)],
+                          env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    took = time.monotonic() - start
+    outcomes = set()
+    for k, fraction in enumerate((0.2, 0.5, 0.8, 0.95, 1.2)):
+        work = str(tmp_path / f"w{k}.duckdb")
+        Path(work).write_bytes(Path(base).read_bytes())
+        before = snapshot(work)
+        code, out, err = _interrupt(["--db", work, "load", "runs", *map(str, runs)], env, took * fraction)
+        assert "Traceback" not in err, err
+        n = duckdb.connect(work, read_only=True).execute("SELECT count(*) FROM run_loads").fetchone()[0]
+        if code == 130:
+            assert err.strip().splitlines()[-1] == "error: interrupted; nothing was changed", err
+            assert snapshot(work) == before
+        else:
+            assert code == 0 and "loaded 12 runs" in err, (code, err)
+            assert n == 12
+        outcomes.add(code)
+    assert 130 in outcomes  # the interrupt did arrive during the load at least once
+
+
+def test_an_interrupted_export_writes_nothing(trec8_db, tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = tmp_path / "export"
+    code, _, err = _interrupt(["--db", trec8_db, "export", str(out)], env, 1.0)
+    assert code in (0, 130) and "Traceback" not in err, err
+    if code == 130:
+        assert not out.exists() and not [p for p in tmp_path.iterdir() if ".irw-" in p.name]
+        assert err.strip().splitlines()[-1].startswith("error: interrupted")
+
+
+# ------------------------------------------------------------------ names that mean one thing
+
+@pytest.mark.parametrize("spec", ["", " ", ",", " , "])
+def test_a_blank_run_spec_selects_nothing(fx, spec):
+    unchanged(fx, ("runs", "drop", spec), "selects no run")
+    unchanged(fx, ("eval", "-m", "AP", "--runs", spec), "selects no run")
+
+
+@pytest.mark.parametrize("run_id", ["all", "pooled", "team:alpha", "deeply-judged", "deeply-judged:5",
+                                    "@runs", "id:x", "a,b", "r\x1bx", "r\x00x"])
+def test_run_ids_that_a_run_spec_could_not_address_are_refused(fx, run_id):
+    path = fx.tmp / "run.txt"
+    path.write_bytes(f"101 Q0 D101-000 1 5 ok\n101 Q0 D101-000 1 5 {run_id}\n".encode())
+    message = unchanged(fx, ("load", "runs", path))
+    assert f"{path}, line 2" in message and "\x1b" not in message and "\x00" not in message
+
+
+def test_names_in_metadata_dataframes_and_sql_are_checked_too(fx):
+    meta = fx.tmp / "meta.tsv"
+    meta.write_text("run_id\tteam\npooled\tx\n")
+    assert f"{meta}, line 2" in unchanged(fx, ("load", "meta", meta), "run spec word")
+    meta.write_text("run_id\tteam\nalpha1\ta,b\n")
+    assert "comma" in unchanged(fx, ("load", "meta", meta))
+    unchanged(fx, ("sql", "--write", "INSERT INTO runs SELECT collection, 'all', topic, docno, rank, "
+                   "score, given_rank FROM runs WHERE run_id = 'alpha1'"), "run spec word")
+    import pandas as pd
+
+    from irwarehouse import Warehouse
+    from irwarehouse.errors import IrwError
+
+    with Warehouse(fx.db_path) as w:
+        with pytest.raises(IrwError, match="the DataFrame, row 0: .*team:"):
+            w.load_runs(pd.DataFrame({"qid": ["101"], "docno": ["d"], "score": [1.0]}), run_id="team:x")
+
+
+@pytest.mark.parametrize("name", ["a,b", "q*", "q?", "[q]", " q", "q\x1b"])
+def test_qrels_names_the_patterns_cannot_address_are_refused(fx, name):
+    unchanged(fx, ("load", "qrels", FIXTURES / "qrels.txt", "--name", name), "qrels name")
+    unchanged(fx, ("pool", "depth", "--name", name, "--depth", "5"), "qrels name")
+    unchanged(fx, ("splits", "make", "fixture", "--name", name, "--topics", "101-103"), "qrels name")
+
+
+def test_a_run_named_like_a_spec_word_is_addressed_by_id(fx):
+    """A warehouse an older irw wrote may hold such a run: ``id:NAME`` addresses it."""
+    con = duckdb.connect(fx.db_path)
+    for table in ("runs", "run_topics", "run_loads"):
+        con.execute(f"UPDATE {table} SET run_id = 'pooled' WHERE run_id = 'gamma2'")
+    con.execute("UPDATE irw_run_state SET run_id = 'pooled' WHERE run_id = 'gamma2'")
+    con.close()
+    out = json.loads(fx("eval", "-m", "AP", "--runs", "id:pooled", "--format", "json", "--no-store").stdout)
+    assert [r["run_id"] for r in out] == ["pooled"]
+    pooled = json.loads(fx("eval", "-m", "AP", "--runs", "pooled", "--format", "json", "--no-store").stdout)
+    assert "pooled" not in {r["run_id"] for r in pooled}
+
+
+# ------------------------------------------------------------------ metadata, hidden files
+
+def test_metadata_changes_only_the_columns_it_names(fx):
+    meta = fx.tmp / "meta.tsv"
+    meta.write_text("\ufeffrun_id\tteam\nalpha1\t\"renamed\"\r\n", encoding="utf-8")
+    fx("load", "meta", meta)
+    row = json.loads(fx("sql", "SELECT team, kind, pooled FROM run_meta WHERE run_id = 'alpha1'",
+                        "--format", "json").stdout)
+    assert row == [{"team": "renamed", "kind": "automatic", "pooled": True}]
+    meta.write_text("run_id\tteam\tteam\nalpha1\tx\ty\n")
+    unchanged(fx, ("load", "meta", meta), "column team is named twice")
+    unchanged(fx, ("load", "meta", fx.tmp), "is a directory")
+
+
+def test_hidden_files_and_directories_are_skipped_at_any_depth(tmp_path):
+    runs = tmp_path / "runs"
+    for rel in ["a.txt", ".hidden.txt", ".old/b.txt", "sub/c.txt", "sub/.git/objects/d.txt"]:
+        path = runs / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"101 Q0 D101-000 1 5 {Path(rel).stem.strip('.')}\n")
+    cli = cli_for(str(tmp_path / "w.duckdb"))
+    result = cli("load", "runs", runs)
+    assert "loaded 2 runs" in result.stderr and "note: skipped 3 hidden files or directories" in result.stderr
+    cli("load", "runs", runs / ".old" / "b.txt")  # named directly: loaded
+    ids = json.loads(cli("sql", "SELECT run_id FROM run_loads ORDER BY 1", "--format", "json").stdout)
+    assert [r["run_id"] for r in ids] == ["a", "b", "c"]
+
+
+# ------------------------------------------------------------------ measure names and numbers
+
+@pytest.mark.parametrize("name, expect", [
+    ("RBP(p=0.8,p=0.9)", "parameter p is given twice"),
+    ("nDCG(discount=jk,discount=log2p1)@10", "parameter discount is given twice"),
+    ("AP(rel=1,rel=1)", "parameter rel is given twice"),
+    ("AP''", "given twice"),
+    ("AP'(judged_only=True)", "given twice"),
+    ("AP@" + "9" * 5000, "must be an integer from 1"),
+    ("AP(rel=" + "9" * 5000 + ")", "must be at most"),
+    ("X" * 100_000, "unknown measure"),
+])
+def test_measure_names_cannot_mean_two_things(fx, name, expect):
+    message = unchanged(fx, ("eval", "-m", name), expect)
+    assert len(message) < 1000
+
+
+# ------------------------------------------------------------------ edits made with plain SQL
+
+@pytest.mark.parametrize("edit, expect", [
+    ("INSERT INTO qrels SELECT * FROM qrels WHERE qrels = 'fixture' LIMIT 1", "judging document"),
+    ("UPDATE qrels SET docno = 'D101-000' WHERE qrels = 'fixture' AND topic = '101' AND docno = 'D101-001'",
+     "judging document"),
+    ("UPDATE runs SET docno = 'D101-000' WHERE run_id = 'alpha1' AND topic = '101' AND rank = 2",
+     "holding document D101-000 twice for topic 101"),
+    ("UPDATE runs SET score = 'nan' WHERE run_id = 'beta1' AND rank = 3", "not a finite number"),
+])
+def test_sql_edits_that_no_load_would_accept_are_undone(fx, edit, expect):
+    unchanged(fx, ("sql", "--write", edit), expect)
+    fx("eval", "-m", "AP")  # later evaluations work
+
+
+def test_an_edit_by_another_client_is_refused_by_the_next_writing_command(fx):
+    con = duckdb.connect(fx.db_path)
+    con.execute("INSERT INTO qrels SELECT * FROM qrels WHERE qrels = 'fixture' LIMIT 1")
+    con.close()
+    unchanged(fx, ("eval", "-m", "AP"), "judges document")
+
+
+# ------------------------------------------------------------------ no shared topic
+
+def test_an_evaluation_that_shares_no_topic_says_so(fx):
+    run = fx.tmp / "odd.txt"
+    run.write_text("101.0 Q0 D101-000 1 5 odd\n")
+    fx("load", "runs", run)
+    result = fx("eval", "-m", "AP", "--runs", "odd,alpha1")
+    assert "note: run odd shares no topic with qrels fixture" in result.stderr
+    assert "alpha1" not in result.stderr
+    qrels = fx.tmp / "q9"
+    qrels.write_text("901 0 x 1\n902 0 y 1\n903 0 z 0\n")
+    fx("load", "qrels", qrels, "--name", "q9")
+    result = fx("summary", "-m", "AP", "-q", "q9")  # a variant: another command that evaluates
+    assert result.stderr.count("note: no evaluated run shares a topic with qrels q9") == 1
+
+
+# ------------------------------------------------------------------ one line, printable
+
+@pytest.mark.parametrize("args, expect", [
+    (("eval", "-m", "AP", "--max-docs", "abc"), "is not a valid"),
+    (("eval", "-m", "AP", "--nope"), "No such option"),
+    (("eval",), "Missing option"),
+    (("eval", "-m", "AP", "-q", "fixture", "--qrels", "fixture"), "option --qrels is given twice"),
+    (("eval", "-m", "AP", "--store", "--no-store"), "given together"),
+    (("runs", "drop", "a", "b"), "unexpected extra argument"),
+    (("--wait", "nan", "runs", "list"), "--wait"),
+    (("--wait", "-1", "runs", "list"), "--wait"),
+    (("--memory-limit", "-1GB", "runs", "list"), "is not a size"),
+    (("--db", "", "runs", "list"), "--db"),
+])
+def test_usage_errors_are_one_line_and_a_hint(fx, args, expect):
+    before = snapshot(fx.db_path)
+    result = fx(*args, ok=False)
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 2 and lines[0].startswith("error: ") and expect in lines[0], result.stderr
+    assert lines[1].startswith("(see irw") and lines[1].endswith("--help)")
+    assert snapshot(fx.db_path) == before
+
+
+def test_stored_control_characters_are_printed_escaped(fx):
+    fx("sql", "--write", "UPDATE runs SET docno = 'D\x1b[31m' WHERE run_id = 'alpha1' AND rank = 1 AND topic = '101'")
+    table = fx("sql", "SELECT docno FROM runs WHERE docno LIKE 'D%[31m'").stdout
+    assert "\x1b" not in table and "\\x1b[31m" in table
+    assert "\x1b" not in fx("sql", "SELECT 'a\x1b' AS \"x\x07\"").stdout
+
+
+def test_a_closed_pipe_is_quiet(fx):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(IRW + ["--db", fx.db_path, "eval", "-m", "AP", "--per-topic", "-m", "P@10",
+                                   "--format", "csv"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader goes away before irw writes
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=60)
+    assert "Errno" not in err and "Traceback" not in err and "error" not in err, err
+
+
+def test_duckdb_errors_are_translated():
+    from irwarehouse.errors import duckdb_problem
+
+    pin = duckdb.OutOfMemoryException("Out of Memory Error: failed to pin block of size 256.0 KiB (1.9 MiB/2.0 MiB used)")
+    assert "--memory-limit" in duckdb_problem(pin, "2MB") and "2MB" in duckdb_problem(pin, "2MB")
+    wal = duckdb.IOException('IO Error: Cannot open file "/data/w.duckdb.wal": Permission denied')
+    assert "not writable" in duckdb_problem(wal) and "irw eval --no-store" in duckdb_problem(wal)
+    assert duckdb_problem(duckdb.Error("Binder Error: x\nLINE 1")) == "database: Binder Error: x"
+
+
+def test_a_tiny_memory_limit_is_named(fx):
+    result = fx("--memory-limit", "1MB", "eval", "-m", "AP", "-m", "nDCG@100", "--no-store", ok=False)
+    if result.exit_code != 0:  # DuckDB may manage the fixtures even so
+        assert "memory" in error_of(result)
+
+
+def test_collections_list_with_runs_but_no_qrels(tmp_path):
+    cli = cli_for(str(tmp_path / "w.duckdb"))
+    cli("load", "runs", FIXTURES / "runs" / "beta1.txt")
+    rows = json.loads(cli("collections", "list", "--format", "json").stdout)
+    assert rows[0]["collection"] == "default" and rows[0]["runs"] == 1
+    assert cli("collections", "list").exit_code == 0
