@@ -233,6 +233,7 @@ def connect(path: str | None = None, read_only: bool = False, notify=None, creat
     if not read_only and path != ":memory:" and not Path(path).exists():
         from .storage import create_file  # a new file gets the compatible storage version
 
+        _check_new_file(path)
         create_file(path)
     con = _waiting(lambda: duckdb.connect(path, read_only=read_only and path != ":memory:"),
                    path, read_only, wait)
@@ -274,6 +275,15 @@ def prepare(con: duckdb.DuckDBPyConnection, path: str, read_only: bool, notify=N
     if notify:
         for message in messages:
             notify(message)
+
+
+def _check_new_file(path: str) -> None:
+    """A new warehouse file can be made at ``path``, or an error that says why not."""
+    parent = Path(path).absolute().parent
+    if not parent.is_dir():
+        raise IrwError(f"cannot create the warehouse {path}: the directory {parent} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise IrwError(f"cannot create the warehouse {path}: the directory {parent} is not writable")
 
 
 def open_problem(path: str, exc: Exception) -> str:
@@ -340,6 +350,7 @@ class Staging:
         if not Path(self.path).exists():  # created only now: a failed first load leaves no file
             from .storage import create_file  # a new file gets the compatible storage version
 
+            _check_new_file(self.path)
             create_file(self.path)
         _waiting(lambda: self.con.execute(f"ATTACH {quote_literal(self.path)} AS irw_warehouse"),
                  self.path, False, self.wait)
@@ -422,6 +433,39 @@ def schema_statements() -> list[str]:
     text = "".join(render(t) for t in SCHEMA_TEMPLATES)
     text += render("measure_macros.sql", macros=macro_definitions())
     return split_statements(text)
+
+
+_CREATES = re.compile(r"CREATE\s+(?:OR\s+REPLACE\s+)?(TABLE|VIEW|MACRO)\s+(?:IF\s+NOT\s+EXISTS\s+)?"
+                      r'(?:"?(\w+)"?\.)?"?(\w+)"?', re.I)
+
+
+@lru_cache(maxsize=1)
+def schema_objects() -> frozenset[tuple[str, str, str]]:
+    """(kind, schema, name) of every table, view and macro the schema creates (kind TABLE,
+    VIEW or MACRO)."""
+    out = set()
+    for statement in schema_statements():
+        text = "\n".join(line for line in statement.splitlines() if not line.lstrip().startswith("--"))
+        match = _CREATES.match(text.strip())
+        if match:
+            out.add((match.group(1).upper(), match.group(2) or "main", match.group(3)))
+    return frozenset(out)
+
+
+def missing_objects(con) -> list[str]:
+    """The tables, views and macros of the schema that the warehouse lacks (e.g. dropped by a
+    statement of ``irw sql --write``), as ``kind name``."""
+    have = {("TABLE", r[0], r[1]) for r in con.execute(
+        "SELECT schema_name, table_name FROM duckdb_tables() WHERE NOT temporary "
+        "AND database_name = current_database()").fetchall()}
+    have |= {("VIEW", r[0], r[1]) for r in con.execute(
+        "SELECT schema_name, view_name FROM duckdb_views() WHERE NOT temporary "
+        "AND database_name = current_database()").fetchall()}
+    have |= {("MACRO", r[0], r[1]) for r in con.execute(
+        "SELECT schema_name, function_name FROM duckdb_functions() WHERE NOT internal "
+        "AND database_name = current_database() AND function_type IN ('macro', 'table_macro')").fetchall()}
+    return sorted(f"{kind.lower()} {name if schema == 'main' else schema + '.' + name}"
+                  for kind, schema, name in schema_objects() - have)
 
 
 def schema_fingerprint() -> str:

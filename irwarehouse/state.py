@@ -125,6 +125,8 @@ def reconcile(con, edited: bool = False) -> list[str]:
     ``edited``: the changes are those of a statement run just now (``irw sql --write``),
     which the error says is undone (the caller rolls its transaction back)."""
     done: list[str] = []
+    if edited:
+        _check_tables(con)
     # one query says whether anything is to be done (the usual case: nothing)
     fp, runs_ok, qrels_ok = _one(con, """
         SELECT fp, fp = irw_recorded_runs_fp(),
@@ -163,6 +165,15 @@ def reconcile(con, edited: bool = False) -> list[str]:
                 done.append(f"qrels {name} changed: its base will be rebuilt"
                             + (f"; {n} stored evaluation(s) recomputed" if n else ""))
     return done
+
+
+def _check_tables(con) -> None:
+    """A statement may change the rows of the warehouse's tables, not remove the tables,
+    views and macros of its schema."""
+    gone = db.missing_objects(con)
+    if gone:
+        raise IrwError(f"not done: the statement would remove the {gone[0]}, which the "
+                       "warehouse needs; nothing was changed")
 
 
 def _refuse(problem: str, outside: str, edited: bool):

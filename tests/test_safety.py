@@ -37,14 +37,24 @@ from conftest import FIXTURES, ROOT, cli_for, snapshot
 IRW = [sys.executable, "-c", "from irwarehouse.cli import main; main()"]
 
 
-@pytest.fixture()
-def fx(tmp_path):
-    """The fixture collection loaded and evaluated once, in a warehouse of its own."""
-    cli = cli_for(str(tmp_path / "w.duckdb"))
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory) -> Path:
+    """The fixture collection loaded and evaluated once."""
+    path = tmp_path_factory.mktemp("safety") / "w.duckdb"
+    cli = cli_for(str(path))
     cli("load", "qrels", FIXTURES / "qrels.txt", "--name", "fixture")
     cli("load", "runs", FIXTURES / "runs", "--meta", FIXTURES / "runs.tsv")
     cli("eval", "-m", "AP", "-m", "P@10")
-    cli.path = Path(cli.db_path)
+    return path
+
+
+@pytest.fixture()
+def fx(loaded, tmp_path):
+    """A copy of that warehouse of the test's own, and the CLI on it."""
+    path = tmp_path / "w.duckdb"
+    path.write_bytes(loaded.read_bytes())
+    cli = cli_for(str(path))
+    cli.path = path
     cli.tmp = tmp_path
     return cli
 
@@ -432,10 +442,25 @@ def test_measure_names_cannot_mean_two_things(fx, name, expect):
     ("UPDATE runs SET docno = 'D101-000' WHERE run_id = 'alpha1' AND topic = '101' AND rank = 2",
      "holding document D101-000 twice for topic 101"),
     ("UPDATE runs SET score = 'nan' WHERE run_id = 'beta1' AND rank = 3", "not a finite number"),
+    ("DROP TABLE scores", "would remove the table scores"),
+    ("DROP VIEW run_info", "would remove the view run_info"),
+    ("DROP MACRO TABLE measure.AP", "would remove the macro measure.AP"),
 ])
 def test_sql_edits_that_no_load_would_accept_are_undone(fx, edit, expect):
     unchanged(fx, ("sql", "--write", edit), expect)
     fx("eval", "-m", "AP")  # later evaluations work
+
+
+def test_tables_made_with_sql_are_the_users(fx):
+    fx("sql", "--write", "CREATE TABLE notes AS SELECT 1 AS x")
+    assert json.loads(fx("sql", "SELECT x FROM notes", "--format", "json").stdout) == [{"x": 1}]
+    assert "database" not in fx("sql", "--write", "DROP TABLE notes").stderr
+
+
+def test_a_warehouse_cannot_be_created_where_it_cannot_be(tmp_path):
+    cli = cli_for(str(tmp_path / "no" / "such" / "w.duckdb"))
+    message = error_of(cli("load", "qrels", FIXTURES / "qrels.txt", "--name", "q", ok=False))
+    assert "the directory" in message and "does not exist" in message
 
 
 def test_an_edit_by_another_client_is_refused_by_the_next_writing_command(fx):
@@ -474,6 +499,7 @@ def test_an_evaluation_that_shares_no_topic_says_so(fx):
     (("--wait", "-1", "runs", "list"), "--wait"),
     (("--memory-limit", "-1GB", "runs", "list"), "is not a size"),
     (("--db", "", "runs", "list"), "--db"),
+    (("pvalues", "-m", "AP", "--seed", "1" + "0" * 5000), "--seed"),
 ])
 def test_usage_errors_are_one_line_and_a_hint(fx, args, expect):
     before = snapshot(fx.db_path)

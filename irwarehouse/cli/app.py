@@ -254,6 +254,9 @@ def command(group: typer.Typer, name: str | None = None, aliases: tuple = ()):
                     fail("interrupted; nothing was changed", status=130)
                 if isinstance(exc, duckdb.Error):
                     fail(duckdb_problem(exc, db.memory_limit_text()))
+                if isinstance(exc, MemoryError):
+                    fail(f"out of memory: {exc}; ask for less (fewer samples, runs or topics, "
+                         "a smaller --n), or free memory")
                 if isinstance(exc, OSError):
                     fail(f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc))
                 # a defect: still one line, and how to report it
