@@ -29,7 +29,7 @@ def select_sql(kind: str, dialect: str = "duckdb") -> str:
 
 def _check_depth(depth: int) -> None:
     if depth is None or not 1 <= depth <= 2**31 - 1:
-        raise IrwError(f"the pool depth must be from 1 to 2147483647 (got {depth})")
+        raise IrwError(f"the pool depth must be at least 1 and at most 2147483647 (got {depth})")
 
 
 def _check_parent(con, parent: str) -> None:
