@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import statistics
 import resource
 import subprocess
 import sys
@@ -50,25 +49,26 @@ def read_python(data: Path):
 
 
 def tool_irw(data: Path) -> dict:
-    from irwarehouse import db, evaluate, loader, measures
+    from irwarehouse import measures, schema
+    from irwarehouse.engine import base, evaluation, loading
 
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
-        con = db.connect(str(Path(tmp) / "bench.duckdb"))
-        loader.load_qrels(con, [str(data / "qrels.trec8.gz")], "trec8")
+        con = schema.connect(str(Path(tmp) / "bench.duckdb"))
+        loading.load_qrels(con, [str(data / "qrels.trec8.gz")], "trec8")
         tq = time.perf_counter()
-        loader.load_runs(con, [str(data / "runs")])
+        loading.load_runs(con, [str(data / "runs")])
         t1 = time.perf_counter()
         parsed = measures.parse_all(MEASURES)
         runs = [r[0] for r in con.execute("SELECT run_id FROM run_loads").fetchall()]
-        evaluate.ensure_base(con, "trec8")
+        base.ensure_base(con, "trec8")
         tb = time.perf_counter()
-        per = evaluate.evaluate(con, "trec8", parsed, runs, topics="run")
+        per = evaluation.evaluate(con, "trec8", parsed, runs, topics="run")
         t2 = time.perf_counter()
         warm = []
         for _ in range(3):
             s = time.perf_counter()
-            evaluate.evaluate(con, "trec8", parsed, runs, topics="run")
+            evaluation.evaluate(con, "trec8", parsed, runs, topics="run")
             warm.append(time.perf_counter() - s)
         con.close()
     phases = (f"open + qrels {tq - t0:.2f} s, runs {t1 - tq:.2f} s, base {tb - t1:.2f} s, "

@@ -20,7 +20,9 @@ import time
 import numpy as np
 
 from common import add_data_options, machine, trec8_warehouse
-from irwarehouse import db, evaluate, measures, runsets
+from irwarehouse import measures, runsets, schema
+from irwarehouse.engine import evaluation
+from irwarehouse.engine.base import ensure_base
 from irwarehouse.experiments import agreement, uncertainty
 from irwarehouse.experiments.vector_measures import gain_data, rbp_grid
 
@@ -33,16 +35,16 @@ def main() -> None:
     args = parser.parse_args()
     print(f"machine: {machine()}")
     path, _keep = trec8_warehouse(args)
-    con = db.connect(path)
+    con = schema.connect(path)
     run_ids = runsets.resolve(con, "all")
     topics = [r[0] for r in con.execute(
         "SELECT topic FROM topic_sets WHERE qrels = 'trec8' ORDER BY topic").fetchall()]
-    evaluate.ensure_base(con, "trec8")
+    ensure_base(con, "trec8")
 
     # ---- the best fit, as part (c) computes it
     start = time.perf_counter()
     refs_parsed = measures.parse_all(uncertainty.FIT_REFERENCES)
-    per = evaluate.evaluate(con, "trec8", refs_parsed, run_ids, store=False)
+    per = evaluation.evaluate(con, "trec8", refs_parsed, run_ids, store=False).df()
     refs = {str(m): uncertainty._matrix(per, str(m), run_ids, topics) for m in refs_parsed}
     t_ref = time.perf_counter() - start
     t = time.perf_counter()
@@ -71,7 +73,7 @@ def main() -> None:
     k = min(args.sql_phis, len(grid))
     sql_measures = measures.parse_all([f"RBP(p={float(p)!r})" for p in grid[:k]])
     t = time.perf_counter()
-    sql = evaluate.evaluate(con, "trec8", sql_measures, run_ids, store=False)
+    sql = evaluation.evaluate(con, "trec8", sql_measures, run_ids, store=False).df()
     t_sql = time.perf_counter() - t
     label = str(sql_measures[-1])
     rows = sql[sql["measure"] == label]

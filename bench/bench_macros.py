@@ -1,6 +1,6 @@
 """Measure macros against the engine: one measure over all TREC-8 runs, warm.
 
-The `irw eval -m M --no-store` command, the engine in process (`irwarehouse.evaluate.evaluate`
+The `irw eval -m M --no-store` command, the engine in process (`irwarehouse.engine.evaluation.evaluate`
 on a read-only connection, what that command runs) and the macro (`SELECT * FROM
 measure.<Name>('trec8', ...)` on a plain read-only DuckDB connection), each after a first
 call, best of five (three for the command), for a few measures.
@@ -40,20 +40,21 @@ def main() -> None:
     add_data_options(parser)
     args = parser.parse_args()
     print(machine())
-    from irwarehouse import db, evaluate, measures
+    from irwarehouse import measures, schema
+    from irwarehouse.engine import base, evaluation
 
     path, keep = trec8_warehouse(args)
-    con = db.connect(path)
-    evaluate.ensure_base(con, "trec8")  # as after a first `irw eval`
+    con = schema.connect(path)
+    base.ensure_base(con, "trec8")  # as after a first `irw eval`
     con.close()
-    con = db.connect(path, read_only=True)
+    con = schema.connect(path, read_only=True)
     runs = [r[0] for r in con.execute("SELECT run_id FROM run_loads ORDER BY 1").fetchall()]
     plain = duckdb.connect(path, read_only=True)
     irw = str(Path(sys.executable).with_name("irw"))
     print(f"{'measure':24s} {'irw eval':>9s} {'engine':>8s} {'macro':>8s} {'macro/engine':>13s} {'macro/irw eval':>15s}")
     for name, mac, margs in CASES:
         parsed = measures.parse_all([name])
-        e = best(lambda: evaluate.evaluate(con, "trec8", parsed, runs, store=False))
+        e = best(lambda: evaluation.evaluate(con, "trec8", parsed, runs, store=False))
         sql = f"SELECT run_id, topic, value FROM measure.{mac}('trec8'{', ' + margs if margs else ''})"
         m = best(lambda: plain.execute(sql).fetchall())
         c = best(lambda: subprocess.run([irw, "--db", path, "eval", "-m", name, "--no-store"],

@@ -13,7 +13,8 @@ import argparse
 import time
 
 from common import add_data_options, machine, trec8_warehouse
-from irwarehouse import db, evaluate, measures, pools, runsets
+from irwarehouse import catalogue, measures, runsets, schema
+from irwarehouse.engine import evaluation, pools
 
 
 def main() -> None:
@@ -22,7 +23,7 @@ def main() -> None:
     args = parser.parse_args()
     print(f"machine: {machine()}")
     path, _keep = trec8_warehouse(args)
-    con = db.connect(path)
+    con = schema.connect(path)
     pooled = runsets.resolve(con, "pooled")
 
     t = time.perf_counter()
@@ -35,17 +36,17 @@ def main() -> None:
         pools.build(con, kind, "trec8", name, runs=runs, depth=depth, replace=True)
         print(f"one derived qrels ({kind}, depth {depth}): {time.perf_counter() - t:.2f} s")
 
-    teams = list(pools.teams_of(con, pooled))
+    teams = list(catalogue.teams_of(con, pooled, catalogue.collection_of(con, "trec8")))
     t = time.perf_counter()
     targets = [(f"b-lo-{team}", [team]) for team in teams]
     pools.build_many(con, "leave-out", "trec8", targets, runs="pooled", depth=100, replace=True)
     built = time.perf_counter() - t
     all_runs = runsets.resolve(con, "all")
     ap = measures.parse_all(["AP"])
-    evaluate.evaluate(con, "trec8", ap, all_runs, store=False)  # materialize the root base
+    evaluation.evaluate(con, "trec8", ap, all_runs, store=False)  # materialize the root base
     t2 = time.perf_counter()
     for name, _ in targets:
-        evaluate.evaluate(con, name, ap, all_runs)
+        evaluation.evaluate(con, name, ap, all_runs)
     evaluated = time.perf_counter() - t2
     print(f"{len(targets)} leave-one-team-out qrels: built in {built:.2f} s, evaluated (AP, "
           f"{len(all_runs)} runs each) in {evaluated:.2f} s; total {built + evaluated:.2f} s")

@@ -39,16 +39,17 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
 
-    from irwarehouse import db, evaluate, measures
+    from irwarehouse import measures, schema
+    from irwarehouse.engine import evaluation
     from irwarehouse import standardize as st
 
     print(f"machine: {machine()}")
     path, _keep = trec8_warehouse(args)
 
-    con = db.connect(path)
+    con = schema.connect(path)
     runs = [r[0] for r in con.execute("SELECT run_id FROM run_loads ORDER BY run_id").fetchall()]
     t0 = time.perf_counter()
-    evaluate.evaluate(con, "trec8", measures.parse_all(["AP", "SP"]), runs)
+    evaluation.evaluate(con, "trec8", measures.parse_all(["AP", "SP"]), runs)
     print(f"setup: AP and SP for {len(runs)} runs evaluated and stored in {time.perf_counter() - t0:.2f} s")
 
     def self_standardize():

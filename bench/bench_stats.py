@@ -34,10 +34,10 @@ NOISE_SD = 0.02
 
 def ap_matrix(args):
     """AP per topic of all runs of the warehouse, as a runs x topics matrix."""
-    from irwarehouse import db, measures, runsets, significance
+    from irwarehouse import measures, runsets, schema, significance
 
     path, keep = trec8_warehouse(args)
-    con = db.connect(path)
+    con = schema.connect(path)
     try:
         run_ids = runsets.resolve(con, "all")
         m = significance.score_matrix(con, "trec8", measures.parse("AP"), run_ids, store=False)

@@ -37,7 +37,8 @@ def add_data_options(parser: argparse.ArgumentParser) -> None:
 
 def trec8_warehouse(args) -> tuple[str, object]:
     """(path, keep-alive) of a warehouse holding TREC-8: ``--db``, or a fresh temporary one."""
-    from irwarehouse import db, loader
+    from irwarehouse import schema
+    from irwarehouse.engine import loading
 
     if args.db:
         return args.db, None
@@ -47,9 +48,9 @@ def trec8_warehouse(args) -> tuple[str, object]:
     tmp = tempfile.TemporaryDirectory()
     path = str(Path(tmp.name) / "bench.duckdb")
     t = time.perf_counter()
-    con = db.connect(path)
-    loader.load_qrels(con, [str(data / "qrels.trec8.gz")], "trec8")
-    loader.load_runs(con, [str(data / "runs")], meta=str(data / "runs.tsv"))
+    con = schema.connect(path)
+    loading.load_qrels(con, [str(data / "qrels.trec8.gz")], "trec8")
+    loading.load_runs(con, [str(data / "runs")], meta=str(data / "runs.tsv"))
     con.close()
     print(f"setup: loaded TREC-8 in {time.perf_counter() - t:.2f} s")
     return path, tmp

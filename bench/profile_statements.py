@@ -2,7 +2,7 @@
 
 Runs one `irw` command in this process with every SQL statement it executes timed (wall and
 CPU seconds of the process), and prints the statements grouped by their first words, the
-costliest first, with the time of the Python read of the input files (loader._sources).
+costliest first, with the time of the Python read of the input files (irwarehouse.engine.loading._sources).
 
     IRW_DB=FILE python bench/profile_statements.py load runs DIR/runs [--top N]
     IRW_DB=FILE python bench/profile_statements.py eval -m AP --qrels trec8
@@ -46,10 +46,10 @@ def main() -> None:
         return wrapper
 
     duckdb.DuckDBPyConnection.execute = timed(duckdb.DuckDBPyConnection.execute)
-    from irwarehouse import loader
+    from irwarehouse.engine import loading
     from irwarehouse.cli import app
 
-    loader._sources = timed(loader._sources, "python: read and decompress the files")
+    loading._sources = timed(loading._sources, "python: read and decompress the files")
     start = time.perf_counter()
     try:
         app(args=args, prog_name="irw")

@@ -3,7 +3,8 @@
 The Python API is :class:`irwarehouse.Warehouse` (``from irwarehouse import Warehouse``).
 """
 
-__version__ = "0.1.0"
+from .version import __version__
+
 __all__ = ["Warehouse", "__version__"]
 
 

@@ -1,40 +1,51 @@
-"""The Python API: :class:`Warehouse`, for notebooks and pipelines.
+"""The Python API: :class:`Warehouse`, the one door to the warehouse.
 
-Every command of the ``irw`` command line is a thin layer over a method of this class (or,
-for the loads, over the same loader functions), so a notebook gets the numbers the command
-line prints -- as pandas DataFrames::
+Every command of the ``irw`` command line parses its arguments, calls one method of this
+class and prints what it returns; a notebook calls the same methods and gets the same
+numbers::
 
     from irwarehouse import Warehouse
 
     with Warehouse("irw.duckdb") as w:
         w.load_qrels("qrels.txt", name="robust04")
         w.load_runs(pyterrier_results, run_id="bm25")      # a DataFrame: qid, docno, score
-        w.eval(["AP", "nDCG@10"], per_topic=False)
+        w.eval(["AP", "nDCG@10"], per_topic=False).df()
+
+Every table a method computes is an :class:`irwarehouse.result.Result`: ``.df()`` gives the
+pandas DataFrame, ``.rows()`` tuples, and DataFrame methods reach the frame. Every call is
+one transaction: a call that fails leaves the warehouse as it was.
 
 Runs and qrels load from files or from DataFrames in the column conventions users already
 have: PyTerrier (``qid, docno, score[, rank]``; qrels ``qid, docno, label``), ir_measures /
 ir_datasets (``query_id, doc_id, score``; qrels ``query_id, doc_id, relevance``) and
 trec_eval's (``topic, docno, score[, rank][, run_id]``; qrels ``topic, docno, rel``).
 Measures are names (``"nDCG(discount=jk)@10"``) or, when ir_measures is installed, its
-measure objects (``ir_measures.nDCG@10``).
+measure objects (``ir_measures.nDCG@10``). A load reads, checks and ranks its files in a
+connection of its own and locks the warehouse file only for its final transaction.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import re
+import shutil
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
-from . import collection as collections
-from . import db, files, loader, runsets
-from . import evaluate as ev
+from . import catalogue, connection, files, runsets, schema, sql, statements
 from . import measures as ms
-from .errors import IrwError
+from .connection import DEFAULT_DB, DEFAULT_WAIT, memory_limit_text, transaction
+from .engine import base, evaluation, loading, many, pools
+from .errors import IrwError, note
+from .result import Result
+from .significance_tests import CORRECTIONS, TESTS
 
 if TYPE_CHECKING:
-    import pandas as pd
+    from .report import Report
+
+__all__ = ["Warehouse", "DEFAULT_DB", "DEFAULT_WAIT", "TESTS", "CORRECTIONS", "check_settings",
+           "measure_names", "measure_labels", "measure_catalogue", "format_value", "memory_limit_text"]
 
 # DataFrame column conventions: the first name present is used.
 RUN_COLUMNS = {"topic": ("qid", "query_id", "topic"), "docno": ("docno", "doc_id"),
@@ -44,6 +55,21 @@ QRELS_COLUMNS = {"topic": ("qid", "query_id", "topic"), "docno": ("docno", "doc_
 
 # ir_measures names that differ from the catalogue's
 IR_MEASURES_NAMES = {"Rprec": "RPrec", "Success": "Success", "NumQ": None, "nDCG": "nDCG"}
+
+POOL_KINDS = pools.KINDS
+POOL_STATS = pools.STATS
+TOPIC_POLICIES = ("qrels", "run", "all")
+
+
+def check_settings(wait: float | None = None, memory_limit: str | None = None) -> None:
+    """Check the settings of opening a warehouse (``--wait``, ``--memory-limit``): an
+    IrwError saying what is wrong."""
+    import math
+
+    if wait is not None and not (isinstance(wait, (int, float)) and math.isfinite(wait) and wait >= 0):
+        raise IrwError(f"{wait!r} is not a number of seconds >= 0")
+    if memory_limit is not None:
+        connection.memory_limit(memory_limit)
 
 
 def _column(frame, role: str, names: tuple[str, ...], what: str, required: bool = True):
@@ -66,6 +92,9 @@ def measure_names(measures) -> list[str]:
         if isinstance(m, str):
             out.append(m)
             continue
+        if isinstance(m, ms.Measure):
+            out.append(str(m))
+            continue
         if type(m).__module__.split(".")[0] != "ir_measures":
             raise IrwError(f"not a measure: {m!r} (give a name such as 'nDCG@10', or an ir_measures measure)")
         text = str(m)
@@ -76,15 +105,41 @@ def measure_names(measures) -> list[str]:
     return out
 
 
+def _parsed(measures, rel_level: int | None = None) -> list[ms.Measure]:
+    return ms.parse_all(measure_names(measures), rel_level=rel_level)
+
+
+def measure_labels(measures, rel_level: int | None = None) -> list[str]:
+    """The canonical names of ``measures`` (names or ir_measures objects), in order, without
+    repeats: the names ``scores.measure`` stores. A bad name is an IrwError."""
+    return [str(m) for m in _parsed(measures, rel_level)]
+
+
+def measure_catalogue() -> list:
+    """The definitions of the catalogue's measures (irwarehouse.measures.MeasureDef)."""
+    return list(ms.CATALOGUE.values())
+
+
+format_value = ms.format_value
+
+
+_spec = runsets.spec_of
+
+
 def _atomic(method):
     """One call, one transaction: a call that fails leaves the warehouse as it was, scores it
-    would have stored on the way included (nested calls join the outer transaction)."""
-    import functools
+    would have stored on the way included (nested calls join the outer transaction). The
+    first call also makes the warehouse ready (schema.prepare), in the same transaction."""
 
     @functools.wraps(method)
     def call(self, *args, **kwargs):
-        with db.transaction(self.con):
-            return method(self, *args, **kwargs)
+        con = self.con
+        with transaction(con):
+            if not self._prepared:
+                schema.prepare(con, self.path, self.read_only, self._notify)
+            result = method(self, *args, **kwargs)
+        self._prepared = True
+        return result
     return call
 
 
@@ -92,29 +147,60 @@ class Warehouse:
     """An irwarehouse warehouse: a DuckDB file (or ``":memory:"``) with the runs, qrels, scores
     and every view and macro of the SQL product.
 
-    ``Warehouse(path)`` opens or creates a file; ``read_only=True`` opens it for reading only
-    (several readers may share it; nothing is stored); ``wait`` and ``memory_limit`` are the
-    command line's ``--wait`` and ``--memory-limit``. Notes about changes made outside irw
-    are kept in :attr:`notes`. Use it as a context manager, or call :meth:`close`."""
+    ``Warehouse(path)`` opens or creates a file (``path`` None: ``$IRW_DB``, else
+    ``irw.duckdb``); ``read_only=True`` opens it for reading only (several readers may share
+    it; nothing is stored); ``create=False`` refuses a missing file; ``wait`` and
+    ``memory_limit`` are the command line's ``--wait`` and ``--memory-limit``. What irw notes
+    on opening (changes made outside irw, say) goes to ``notify`` (default: the list
+    :attr:`notes`). The file is opened on first use, and a load releases it while it reads
+    its files. Use it as a context manager, or call :meth:`close`."""
 
-    def __init__(self, path: str | os.PathLike = ":memory:", *, read_only: bool = False,
-                 create: bool = True, wait: float | None = None, memory_limit: str | None = None):
-        self.path = str(path)
-        self.notes: list[str] = []
+    def __init__(self, path: str | os.PathLike | None = ":memory:", *, read_only: bool = False,
+                 create: bool = True, wait: float | None = None, memory_limit: str | None = None,
+                 notify=None):
+        check_settings(wait, memory_limit)
+        self.path = connection.resolve_path(None if path is None else str(path))
         self.read_only = read_only
-        self.con = db.connect(self.path, read_only=read_only, create=create and not read_only,
-                              wait=wait, memory=memory_limit, notify=self.notes.append)
+        self.create = create and not read_only
+        self.wait, self.memory_limit = wait, memory_limit
+        self.notes: list[str] = []
+        self._notify = notify or self.notes.append
+        self._con = None
+        self._prepared = False
+        if self.path == ":memory:":
+            self.con  # noqa: B018 - an in-memory warehouse exists only while it is open
 
     @classmethod
     def attach(cls, con, path: str | None = None) -> "Warehouse":
-        """A Warehouse over a connection irw opened (the command line's)."""
+        """A Warehouse over a connection that is open (and ready) already."""
         w = cls.__new__(cls)
-        w.path, w.notes, w.con = path or "", [], con
-        w.read_only = ev.con_is_read_only(con)
+        w.path, w.notes, w._con, w._prepared = path or "", [], con, True
+        w._notify = w.notes.append
+        w.read_only = base.con_is_read_only(con)
+        w.create, w.wait, w.memory_limit = False, None, None
         return w
 
+    @property
+    def con(self):
+        """The DuckDB connection to the warehouse (opened on first use)."""
+        if self._con is None:
+            self._con = connection.connect(self.path, read_only=self.read_only, create=self.create,
+                                           wait=self.wait, memory=self.memory_limit)
+            self._prepared = False
+            if self.path == ":memory:":
+                with transaction(self._con):
+                    schema.prepare(self._con, self.path, False, self._notify)
+                self._prepared = True
+        return self._con
+
+    @property
+    def engine(self) -> connection.DuckDBEngine:
+        return connection.DuckDBEngine(self.con)
+
     def close(self) -> None:
-        self.con.close()
+        if self._con is not None:
+            self._con.close()
+            self._con = None
 
     def __enter__(self) -> "Warehouse":
         return self
@@ -125,458 +211,607 @@ class Warehouse:
     def __repr__(self) -> str:
         return f"Warehouse({self.path!r}{', read_only=True' if self.read_only else ''})"
 
-    # ------------------------------------------------------------------ resolving names
+    # ------------------------------------------------------------------ names
 
+    @_atomic
     def qrels_name(self, qrels: str | None = None) -> str:
         """``qrels``, or the only qrels loaded from a file."""
-        return qrels or ev.default_qrels(self.con)
+        return qrels or catalogue.default_qrels(self.con)
 
+    @_atomic
     def qrels_names(self, qrels: str | Iterable[str] | None = None) -> list[str]:
         """Several qrels: a list of names, or a string of comma-separated names and glob
         patterns (``"trec8-lo-*"``), each of which must match; None: the only loaded qrels."""
-        import fnmatch
+        return catalogue.expand_qrels(self.con, qrels)
 
-        if qrels is None:
-            return [self.qrels_name()]
-        items = [i.strip() for i in qrels.split(",")] if isinstance(qrels, str) else list(qrels)
-        known = [r[0] for r in self.con.execute("SELECT qrels FROM qrels_info ORDER BY qrels").fetchall()]
-        out: list[str] = []
-        for item in items:
-            if not item:
-                continue
-            matched = fnmatch.filter(known, item) if any(c in item for c in "*?[") else [item]
-            if not matched:
-                raise IrwError(f"no qrels matches {item!r}; known: {', '.join(known) or 'none'}")
-            out += [m for m in matched if m not in out]
-        if not out:
-            raise IrwError(f"no qrels named in {qrels!r}")
-        return out
+    @staticmethod
+    def several_qrels(qrels) -> bool:
+        """Does ``qrels`` name several qrels (a list, or names and patterns with commas)?"""
+        return catalogue.several(qrels)
 
+    @_atomic
     def run_ids(self, runs: str | Iterable[str] | None = "all", qrels: str | None = None,
                 collection: str | None = None) -> list[str]:
         """The run ids of a run spec ('all', 'pooled', 'team:NAME', ids, comma-separated) or
         a list of run ids, among the runs of ``collection`` (default: the qrels's)."""
-        if runs is not None and not isinstance(runs, str):
-            runs = ",".join(runs)
-        return runsets.resolve(self.con, runs, qrels=qrels, collection=collection)
+        return runsets.resolve(self.con, _spec(runs), qrels=qrels, collection=collection)
+
+    @_atomic
+    def teams(self, qrels: str | None = None, runs="all") -> dict[str, list[str]]:
+        """team -> its runs among the runs (of the qrels's collection)."""
+        q = self.qrels_name(qrels)
+        return catalogue.teams_of(self.con, self.run_ids(runs, qrels=q), catalogue.collection_of(self.con, q))
+
+    # ------------------------------------------------------------------ catalogue
+
+    @_atomic
+    def runs(self, collection: str | None = None) -> Result:
+        """The loaded runs with their metadata (view run_info)."""
+        if collection is not None:
+            catalogue.only_collection(self.con, collection)
+        return self.engine.read(sql.statement("catalogue.sql", "runs"), {"c": collection})
+
+    @_atomic
+    def qrels(self) -> Result:
+        """The qrels catalogue with each qrels's topics, judged and relevant documents."""
+        return self.engine.read(sql.statement("catalogue.sql", "qrels"))
+
+    @_atomic
+    def collections(self) -> Result:
+        """The test collections (view collections), their qrels a comma-separated list."""
+        return self.engine.read(sql.statement("catalogue.sql", "collections"))
+
+    @staticmethod
+    def measures() -> Result:
+        """The measure catalogue (no warehouse needed): each measure as written (``AP@k``),
+        its description, parameters with defaults, trec_eval name, graded, ideal, paper."""
+        return Result(list(ms.LISTING_COLUMNS), ms.listing_rows())
 
     # ------------------------------------------------------------------ loading
 
+    @contextmanager
+    def _staging(self):
+        """A load's staging connection: the warehouse's own when it is in memory; otherwise
+        an in-memory one, the file released meanwhile and attached for the final transaction
+        (connection.Staging)."""
+        if self.read_only:
+            raise IrwError("this warehouse is open read-only: open it for writing to load")
+        if self.path == ":memory:":
+            stage = connection.Staging(self.path, con=self.con)
+        else:
+            self.close()  # released while the files are read
+            stage = connection.Staging(self.path, wait=self.wait, notify=self._notify, create=self.create,
+                                       memory=self.memory_limit, prepare=schema.prepare)
+        try:
+            yield stage
+        finally:
+            stage.close()
+
+    def _target(self, stage, collection: str | None) -> tuple[str, bool]:
+        return catalogue.collection_for_load(self.path, stage.con if stage.attach is None else None,
+                                             collection, self.wait)
+
     def load_qrels(self, source, name: str, *, collection: str | None = None, replace: bool = False,
                    description: str | None = None, encoding: str = "utf-8") -> dict:
-        """Load judgments from files (paths or globs) or a DataFrame under ``name``."""
-        target = collections.only(self.con, collection, new_ok=True)
-        with self._files(source, "qrels") as paths:
-            return loader.load_qrels(self.con, paths, name, replace=replace, description=description,
-                                     encoding=encoding, collection=target)
+        """Load judgments from files (paths or globs) or a DataFrame under ``name``; a summary
+        (qrels, collection, topics, judgments, relevant)."""
+        with self._staging() as stage, _source_files(source, "qrels") as paths:
+            target, implicit = self._target(stage, collection)
+            return loading.load_qrels(stage.con, paths, name, replace=replace, description=description,
+                                      final=stage.attach, encoding=encoding, collection=target,
+                                      implicit=implicit)
 
     def load_runs(self, source, *, run_id: str | None = None, collection: str | None = None,
                   order: str = "trec_eval", replace: bool = False, meta=None,
                   extra_fields: bool = False, encoding: str = "utf-8") -> dict:
         """Load runs from files (paths, globs, directories) or a DataFrame (``run_id`` names
-        the run when the frame has no run column). ``meta``: a metadata TSV or DataFrame."""
-        target = collections.only(self.con, collection, new_ok=True)
-        with self._files(source, "runs", run_id=run_id) as paths, _meta_file(meta) as meta_path:
-            # the runs and their metadata: one transaction
-            return loader.load_runs(self.con, paths, policy=order, replace=replace, meta=meta_path,
-                                    extra_fields=extra_fields, encoding=encoding, collection=target)
+        the run when the frame has no run column), with their metadata (``meta``: a TSV or a
+        DataFrame) in the same transaction; a summary (collection, runs, lines, files,
+        replaced, refreshed[, meta])."""
+        with self._staging() as stage, _source_files(source, "runs", run_id) as paths, \
+                _meta_file(meta) as meta_path:
+            target, implicit = self._target(stage, collection)
+            return loading.load_runs(stage.con, paths, policy=order, replace=replace, meta=meta_path,
+                                     extra_fields=extra_fields, final=stage.attach, encoding=encoding,
+                                     collection=target, implicit=implicit)
 
+    @_atomic
     def load_meta(self, source, *, collection: str | None = None) -> int:
         """Run metadata (run_id and any of team, kind, pooled) from a TSV or a DataFrame; it
-        changes only the columns it names."""
+        changes only the columns it names. Returns the number of runs described."""
         with _meta_file(source) as path:
-            return loader.load_meta(self.con, path, collection)
+            return loading.load_meta(self.con, path, collection)
 
     def load_collection(self, directory, name: str, *, qrels_name: str | None = None,
                         qrels_file=None, runs_dir=None, meta=None, order: str = "trec_eval",
                         replace: bool = False, extra_fields: bool = False,
                         encoding: str = "utf-8", description: str | None = None) -> dict:
-        """A test collection in the common layout (see ``irw load collection``), all or nothing."""
-        layout = loader.collection_layout(str(directory), qrels_file and str(qrels_file),
-                                          runs_dir and str(runs_dir), meta and str(meta))
-        return loader.load_collection(self.con, name, layout["qrels"], [layout["runs"]], meta=layout["meta"],
-                                      qrels_name=qrels_name, policy=order, replace=replace,
-                                      extra_fields=extra_fields, encoding=encoding,
-                                      description=description)
+        """A test collection in the common layout (DIR/qrels*, DIR/runs/, DIR/*.tsv; the
+        arguments name other files), all or nothing."""
+        layout = loading.collection_layout(str(directory), qrels_file and str(qrels_file),
+                                           runs_dir and str(runs_dir), meta and str(meta))
+        with self._staging() as stage:
+            return loading.load_collection(stage.con, name, layout["qrels"], [layout["runs"]],
+                                           meta=layout["meta"], qrels_name=qrels_name, policy=order,
+                                           replace=replace, extra_fields=extra_fields,
+                                           final=stage.attach, encoding=encoding,
+                                           description=description)
 
-    class _files:
-        """Paths of files to load: the given ones, or a DataFrame written as a TREC file in a
-        temporary directory (errors then name 'the DataFrame' and its row)."""
+    @_atomic
+    def load_results(self, directory, *, replace: bool = False) -> dict:
+        """Store what ``irw spark`` wrote to ``directory`` (derived qrels; scores with their
+        evaluations), all or nothing."""
+        from .spark import load_results
 
-        def __init__(self, source, kind: str, run_id: str | None = None):
-            self.source, self.kind, self.run_id, self.tmp = source, kind, run_id, None
+        return load_results(self.con, str(directory), replace=replace)
 
-        def __enter__(self) -> list[str]:
-            source = self.source
-            if isinstance(source, (str, os.PathLike)):
-                return [str(source)]
-            if isinstance(source, (list, tuple)) and all(isinstance(s, (str, os.PathLike)) for s in source):
-                return [str(s) for s in source]
-            if not hasattr(source, "columns"):
-                raise IrwError(f"load {self.kind} from paths or a pandas DataFrame, not {type(source).__name__}")
-            self.tmp = files.temp_dir("frame")
-            path = os.path.join(self.tmp, "frame")
-            _write_trec(source, path, self.kind, self.run_id)
-            return [path]
+    @_atomic
+    def drop_runs(self, runs, *, collection: str | None = None) -> list[str]:
+        """Remove runs (a run spec: a blank one is an error) with their scores; their metadata
+        stays. Returns the run ids removed."""
+        target = catalogue.only_collection(self.con, collection)
+        run_ids = runsets.resolve(self.con, _spec(runs), collection=target)
+        loading.drop_runs(self.con, run_ids, target)
+        return run_ids
 
-        def __exit__(self, exc_type, exc, tb):
-            if self.tmp is not None:
-                import shutil
+    @_atomic
+    def drop_qrels(self, name: str) -> None:
+        """Remove a qrels and its scores (refused while qrels or factor sets made from it
+        exist)."""
+        loading.drop_qrels(self.con, name)
 
-                path = os.path.join(self.tmp, "frame")
-                shutil.rmtree(self.tmp, ignore_errors=True)
-                if isinstance(exc, IrwError):
-                    text = re.sub(re.escape(path) + r", line (\d+)",
-                                  lambda m: f"the DataFrame, row {int(m.group(1)) - 1}", str(exc))
-                    raise IrwError(text.replace(path, "the DataFrame")) from None
-            return False
+    @_atomic
+    def refresh(self) -> list[str]:
+        """Bring caches and stored scores in line with the tables (as opening for writing
+        does) and materialize the base relation of every loaded qrels; their names."""
+        if self.read_only:
+            raise IrwError("this warehouse is open read-only: open it for writing to refresh it")
+        return base.ensure_bases(self.con)
 
-    # ------------------------------------------------------------------ catalogue
-
-    def sql(self, query: str, params=None, *, write: bool | None = None) -> "pd.DataFrame | None":
-        """Run SQL; a result as a DataFrame (None for a statement without one).
+    @_atomic
+    def sql(self, query: str, params=None, *, write: bool | None = None) -> Result | None:
+        """Run SQL; its result (None for a statement without one).
 
         ``write`` (default: whether the warehouse is open for writing) allows statements that
         change something; without it only statements that read run (irwarehouse.statements:
         COPY ... TO, EXPORT DATABASE, ATTACH and the like are refused). The call is one
         transaction: after statements that change the tables, irw's caches and stored scores
         are brought in line (as ``irw sql --write`` does), and tables left in a state no load
-        would accept (a document twice in a ranking, a document judged twice) are an error
-        that undoes the call."""
+        would accept (a document twice in a ranking, a document judged twice, a table of the
+        schema removed) are an error that undoes the call."""
         import duckdb
-
-        from . import state, statements
 
         write = (not self.read_only) if write is None else bool(write)
         if write and self.read_only:
             raise IrwError("this warehouse is open read-only: open it for writing to change it")
         statements.check(self.con, query, write)
-        with db.transaction(self.con):
-            db.settle(self.con)
-            try:
-                rel = self.con.sql(query, params=params) if params is not None else self.con.sql(query)
-                frame = rel.df() if rel is not None else None
-            except duckdb.Error as exc:
-                raise IrwError(f"SQL error: {str(exc).strip().splitlines()[0]}") from None
-            if write:
-                self.notes.extend(state.reconcile(self.con, edited=True))
-        return frame
-
-    def runs(self, collection: str | None = None) -> "pd.DataFrame":
-        """The loaded runs with their metadata (view run_info)."""
-        return self.con.execute("SELECT * EXCLUDE (loaded_at) FROM run_info WHERE ? IS NULL OR collection = ? "
-                                "ORDER BY collection, run_id", [collection, collection]).df()
-
-    def qrels(self) -> "pd.DataFrame":
-        """The qrels catalogue (table qrels_info)."""
-        return self.con.execute("SELECT * EXCLUDE (created_at) FROM qrels_info ORDER BY created_at").df()
-
-    def collections(self) -> "pd.DataFrame":
-        """The test collections (view collections)."""
-        return collections.catalogue(self.con)
-
-    def measures(self) -> "pd.DataFrame":
-        """The measure catalogue."""
-        return self.con.execute("SELECT * FROM measures ORDER BY name").df()
+        connection.settle(self.con)
+        try:
+            rel = self.con.sql(query, params=params) if params is not None else self.con.sql(query)
+            result = None if rel is None else Result(rel.columns, rel.fetchall())
+        except duckdb.Error as exc:
+            raise IrwError(f"SQL error: {str(exc).strip().splitlines()[0]}") from None
+        if write:
+            for message in schema.reconcile(self.con, edited=True):
+                self._notify(message)
+        return result
 
     # ------------------------------------------------------------------ evaluation
 
     @_atomic
-    def eval_rows(self, measures, qrels: str | None = None, runs="all", *, collection: str | None = None,
-                  topics: str = "qrels", max_docs: int | None = None, rel_level: int | None = None,
-                  store: bool = True) -> tuple[str, list[str], list, list[tuple]]:
-        """:meth:`eval` without pandas: (qrels, run ids, parsed measures, rows (run_id, topic,
-        measure, value))."""
-        parsed = ms.parse_all(measure_names(measures), rel_level=rel_level)
-        q = self.qrels_name(qrels)
-        run_ids = self.run_ids(runs, qrels=q, collection=collection)
-        rows = ev.evaluate_rows(self.con, q, parsed, run_ids, topics=topics, max_docs=max_docs,
-                                rel_level=rel_level, store=store and not self.read_only,
-                                collection=collection)
-        return q, run_ids, parsed, rows
+    def eval(self, measures, qrels=None, runs="all", *, collection: str | None = None,
+             per_topic: bool = True, topics: str = "qrels", max_docs: int | None = None,
+             rel_level: int | None = None, aggregate: str = "mean", store: bool = True,
+             standardize: str | None = None) -> Result:
+        """Evaluate: per topic (run_id, topic, measure, value), or with ``per_topic=False`` the
+        means over the topics (run_id, measure, value, n_topics; ``aggregate``: mean, gm or
+        gm_trec). The per-topic scores are kept in the table ``scores`` unless
+        ``store=False`` (or the warehouse is read-only). ``qrels`` may name several qrels (a
+        list, or names and glob patterns separated by commas): the table then starts with a
+        column ``qrels``, and derived qrels of one root are evaluated in one pass.
+        ``standardize``: values are Phi(z) under this factor set (the stored scores stay
+        raw)."""
+        parsed = _parsed(measures, rel_level)
+        store = store and not self.read_only
+        if catalogue.several(qrels):
+            names = catalogue.expand_qrels(self.con, qrels)
+            run_ids = {q: runsets.resolve(self.con, _spec(runs), qrels=q, collection=collection)
+                       for q in names}
+            per = many.evaluate_many(self.con, names, parsed, run_ids, topics=topics,
+                                     max_docs=max_docs, rel_level=rel_level, store=store,
+                                     collection=collection)
+            present = set(per.column("qrels"))
+        else:
+            q = qrels or catalogue.default_qrels(self.con)
+            names, run_ids = [q], {q: runsets.resolve(self.con, _spec(runs), qrels=q, collection=collection)}
+            per = evaluation.evaluate(self.con, q, parsed, run_ids[q], topics=topics, max_docs=max_docs,
+                                      rel_level=rel_level, store=store, collection=collection)
+            present = {q} if len(per) else set()
+        for q in names:  # why a qrels gave no rows, said rather than left to guess
+            if q not in present:
+                note(evaluation.no_rows_reason(self.con, q, run_ids[q], topics, rel_level))
+        if standardize:
+            from .standardize import apply_factors
 
-    @staticmethod
-    def several_qrels(qrels) -> bool:
-        """Does ``qrels`` name several qrels (a list, or names and patterns with commas)?"""
-        return qrels is not None and (not isinstance(qrels, str) or any(c in qrels for c in ",*?["))
-
-    def eval_each(self, measures, qrels=None, runs="all", *, collection: str | None = None,
-                  topics: str = "qrels", max_docs: int | None = None, rel_level: int | None = None,
-                  store: bool = True):
-        """:meth:`eval_rows` for each qrels ``qrels`` names (one, or several: see
-        :meth:`qrels_names`), one result after the other. Several qrels are evaluated together
-        (evaluate.evaluate_many: derived qrels of one root in one pass)."""
-        if not self.several_qrels(qrels):
-            yield self.eval_rows(measures, qrels, runs, collection=collection, topics=topics,
-                                 max_docs=max_docs, rel_level=rel_level, store=store)
-            return
-        with db.transaction(self.con):  # every qrels, one transaction
-            parsed, names, run_ids = self._many(measures, qrels, runs, collection, rel_level)
-            rows = ev.evaluate_many_rows(self.con, names, parsed, run_ids, topics=topics,
-                                         max_docs=max_docs, rel_level=rel_level,
-                                         store=store and not self.read_only, collection=collection)
-        for q in names:
-            yield q, run_ids[q], parsed, rows[q]
-
-    def _many(self, measures, qrels, runs, collection, rel_level):
-        """(parsed measures, qrels names, {qrels: run ids}) of an evaluation over several qrels."""
-        parsed = ms.parse_all(measure_names(measures), rel_level=rel_level)
-        names = self.qrels_names(qrels)
-        return parsed, names, {q: self.run_ids(runs, qrels=q, collection=collection) for q in names}
+            per = Result.of(apply_factors(self.con, per.df(), standardize))
+        return per if per_topic else per.aggregate(aggregate)
 
     @_atomic
-    def eval(self, measures, qrels: str | None = None, runs="all", *, collection: str | None = None,
-             per_topic: bool = True, topics: str = "qrels", max_docs: int | None = None,
-             rel_level: int | None = None, aggregate: str = "mean", store: bool = True) -> "pd.DataFrame":
-        """Evaluate: per topic a tidy frame (run_id, topic, measure, value), or with
-        ``per_topic=False`` the means (run_id, measure, value, n_topics). The per-topic scores
-        are kept in the table ``scores`` unless ``store=False`` (or the warehouse is read-only).
-        ``qrels`` may name several qrels (a list, or names and glob patterns separated by
-        commas, as :meth:`qrels_names`): the frame then starts with a column ``qrels``."""
-        import pandas as pd
-
-        several = self.several_qrels(qrels)
-        if several and per_topic:
-            parsed, names, run_ids = self._many(measures, qrels, runs, collection, rel_level)
-            return ev.evaluate_many(self.con, names, parsed, run_ids, topics=topics, max_docs=max_docs,
-                                    rel_level=rel_level, store=store and not self.read_only,
-                                    collection=collection)
-        frames = []
-        for q, _, _, rows in self.eval_each(measures, qrels, runs, collection=collection, topics=topics,
-                                            max_docs=max_docs, rel_level=rel_level, store=store):
-            if per_topic:
-                frame = pd.DataFrame(rows, columns=list(ev.RESULT_COLUMNS))
-            else:
-                frame = pd.DataFrame(ev.aggregate_rows(rows, aggregate),
-                                     columns=["run_id", "measure", "value", "n_topics"])
-            if several:
-                frame.insert(0, "qrels", q)
-            frames.append(frame)
-        return frames[0] if len(frames) == 1 and not several else pd.concat(frames, ignore_index=True)
+    def no_rows_reason(self, qrels: str | None = None, runs="all", *, topics: str = "qrels",
+                       rel_level: int | None = None, collection: str | None = None) -> str:
+        """Why an evaluation of ``qrels`` gives no rows, in words."""
+        q = qrels or catalogue.default_qrels(self.con)
+        run_ids = runsets.resolve(self.con, _spec(runs), qrels=q, collection=collection)
+        return evaluation.no_rows_reason(self.con, q, run_ids, topics, rel_level)
 
     # ------------------------------------------------------------------ pools
 
     @_atomic
-    def pool(self, kind: str, name: str | list[str], qrels: str | None = None, runs="all", *,
-             depth: int = 100, teams: list[str] | None = None, replace: bool = False,
-             description: str | None = None) -> "pd.DataFrame":
-        """Derived qrels: kind 'depth' (J ∩ pool(S, depth)), 'shallow', 'leave-out' (J − U_t for
-        each of ``teams``: ``name`` a list of names, one per team, or a prefix string), or
-        'take' (J ∩ ∪ D_t). Returns one row per qrels created."""
-        import pandas as pd
-
-        return pd.DataFrame(self.pool_rows(kind, name, qrels, runs, depth=depth, teams=teams,
-                                           replace=replace, description=description))
-
-    @_atomic
-    def pool_rows(self, kind: str, name: str | list[str], qrels: str | None = None, runs="all", *,
-                  depth: int = 100, teams: list[str] | None = None, replace: bool = False,
-                  description: str | None = None) -> list[dict]:
-        """:meth:`pool` without pandas: one dict per qrels created."""
-        from . import pools
-
-        parent = self.qrels_name(qrels)
-        spec = runs if isinstance(runs, str) else ",".join(runs)
+    def pool(self, kind: str, name: str | list[str] | None = None, qrels: str | None = None,
+             runs="all", *, depth: int = 100, teams: list[str] | str | None = None,
+             prefix: str | None = None, replace: bool = False,
+             description: str | None = None) -> Result:
+        """Derived qrels: kind 'depth' (J ∩ pool(S, depth)), 'shallow' (the pool of all runs),
+        'leave-out' (J − U_t for each of ``teams``, ``"all"`` for every team of the run set:
+        ``name`` a list of names, one per team, or a prefix string -- names ``name`` + team
+        (or ``prefix`` + team; by default QRELS-lo-TEAM)), or 'take' (J ∩ ∪ D_t). One row per
+        qrels created."""
+        if kind not in POOL_KINDS:
+            raise IrwError(f"unknown kind of derived qrels {kind!r}; valid: {', '.join(POOL_KINDS)}")
+        parent = qrels or catalogue.default_qrels(self.con)
+        spec = "all" if kind == "shallow" else (_spec(runs) or "all")
         if kind == "leave-out":
-            teams = list(teams or [])
-            names = name if isinstance(name, list) else [f"{name}{t}" for t in teams]
-            if not teams:
-                raise IrwError("name a team with --team, or use --all-teams")
-            if len(names) != len(teams):
-                raise IrwError("leave-out: give one name per team, or a prefix")
-            return pools.build_many(self.con, kind, parent, [(n, [t]) for n, t in zip(names, teams)],
-                                    spec, depth, replace, description)
-        return [pools.build(self.con, kind, parent, name, "all" if kind == "shallow" else spec,
-                            depth, teams=teams, replace=replace, description=description)]
-
-    def teams(self, qrels: str | None = None, runs="all") -> dict[str, list[str]]:
-        """team -> its runs among the runs (of the qrels's collection)."""
-        from . import pools
-
-        q = self.qrels_name(qrels)
-        return pools.teams_of(self.con, self.run_ids(runs, qrels=q), ev.collection_of(self.con, q))
+            if teams == "all":
+                teams = list(catalogue.teams_of(self.con, runsets.resolve(self.con, spec, qrels=parent),
+                                                catalogue.collection_of(self.con, parent)))
+            targets = pools.leave_out_targets(parent, list(teams or []), name, prefix)
+        else:
+            if not name:
+                raise IrwError("a derived qrels needs a name (--name)")
+            targets = [(name, list(teams or []) if kind == "take" else [])]
+        rows = pools.build_many(self.con, kind, parent, targets, spec, depth, replace, description)
+        return Result.of(rows)
 
     @_atomic
-    def pool_stats(self, what: str = "topics", qrels: str | None = None, runs="all",
-                   depth: int = 100) -> "pd.DataFrame":
-        """Pool statistics: topics | multiplicity | teams | unique | judged | collection | qrels."""
-        from . import pools
-
-        spec = runs if isinstance(runs, str) else ",".join(runs)
-        return pools.stats(self.con, what, self.qrels_name(qrels), spec, depth)
+    def pool_stats(self, what: str = "topics", qrels=None, runs="all", depth: int = 100) -> Result:
+        """Pool statistics: topics | multiplicity | teams | unique | judged | collection |
+        qrels (``qrels``: one qrels, or for ``qrels`` several, as a list)."""
+        if what not in POOL_STATS:
+            raise IrwError(f"unknown statistics {what!r}; valid: {', '.join(POOL_STATS)}")
+        names = [qrels] if qrels is None or isinstance(qrels, str) else list(qrels)
+        if len(names) > 1 and what != "qrels":
+            raise IrwError(f"pool stats {what} takes one --qrels (several: pool stats qrels)")
+        out = None
+        for name in names:
+            q = name or catalogue.default_qrels(self.con)
+            pools.check_parent(self.con, q)
+            run_ids = runsets.resolve(self.con, _spec(runs), qrels=q)
+            if what == "qrels":
+                part = pools.qrels_stats(self.con, q, run_ids)
+            else:
+                rel = pools.stats(self.engine, what, q, run_ids, depth)
+                part = Result(rel.columns, rel.fetchall())
+            out = part if out is None else Result(out.columns, out.rows() + part.rows())
+        return out
 
     @_atomic
     def deeply_judged(self, qrels: str | None = None, depth: int = 50) -> list[str]:
         """Runs with at least ``depth`` documents for every topic, all of their top ``depth``
         judged."""
-        from . import pools
-
-        return pools.deeply_judged(self.con, self.qrels_name(qrels), depth)
+        return pools.deeply_judged(self.con, qrels or catalogue.default_qrels(self.con), depth)
 
     # ------------------------------------------------------------------ significance
+
+    def _qrels_runs(self, qrels, runs) -> tuple[str, list[str]]:
+        q = qrels or catalogue.default_qrels(self.con)
+        return q, runsets.resolve(self.con, _spec(runs), qrels=q)
 
     @_atomic
     def discpower(self, measures, qrels: str | None = None, runs="all", *, test: str = "t",
                   correction: str = "none", alpha: float = 0.05, B: int | None = None, seed: int = 0,
                   topics: str = "qrels", reference_qrels: str | None = None,
-                  reference_measure=None, save: str | None = None, progress=None) -> "pd.DataFrame":
+                  reference_measure=None, save: str | None = None, progress=None) -> Result:
         """Discriminative power per measure (and agreement with a reference condition);
         ``save`` keeps the rows in discpower_results."""
         from . import significance
 
-        parsed = ms.parse_all(measure_names(measures))
+        parsed = _parsed(measures)
         ref = ms.parse(measure_names(reference_measure)[0]) if reference_measure is not None else None
-        q = self.qrels_name(qrels)
-        frame = significance.discpower(self.con, q, parsed, self.run_ids(runs, qrels=q), test, correction,
-                                       alpha, B, seed, topics, reference_qrels, ref, progress)
+        q, run_ids = self._qrels_runs(qrels, runs)
+        frame = significance.discpower(self.con, q, parsed, run_ids, test, correction, alpha, B, seed,
+                                       topics, reference_qrels, ref, progress)
         if save:
-            significance.save(self.con, "discpower_results", save, frame,
-                              {"runs": runs if isinstance(runs, str) else list(runs), "topics": topics,
-                               "seed": seed})
-        return frame
+            self._save(significance, "discpower_results", save, frame,
+                       {"runs": runs if isinstance(runs, str) else list(runs), "topics": topics,
+                        "seed": seed})
+        return Result.of(frame)
+
+    def _save(self, significance, table: str, name: str, frame, params: dict) -> None:
+        if self.read_only:
+            raise IrwError("this warehouse is open read-only: open it for writing to --save")
+        significance.save(self.con, table, name, frame, params)
 
     @_atomic
     def pvalues(self, measure, qrels: str | None = None, runs="all", *, test: str = "t",
                 correction: str = "none", alpha: float = 0.05, B: int | None = None, seed: int = 0,
-                topics: str = "qrels", save: str | None = None, progress=None) -> "pd.DataFrame":
+                topics: str = "qrels", save: str | None = None, progress=None) -> Result:
         """Every run pair with its mean difference, p-value and adjusted p-value; ``save``
         keeps them in pair_tests."""
         from . import significance
 
         m = self._one(measure)
-        q = self.qrels_name(qrels)
-        frame = significance.pvalues(self.con, q, m, self.run_ids(runs, qrels=q), test, correction,
-                                     alpha, B, seed, topics, progress)
+        q, run_ids = self._qrels_runs(qrels, runs)
+        frame = significance.pvalues(self.con, q, m, run_ids, test, correction, alpha, B, seed,
+                                     topics, progress)
         if save:
-            significance.save(self.con, "pair_tests", save, frame,
-                              {"runs": runs if isinstance(runs, str) else list(runs), "topics": topics,
-                               "correction": correction, "alpha": alpha, "B": B, "seed": seed})
-        return frame
+            self._save(significance, "pair_tests", save, frame,
+                       {"runs": runs if isinstance(runs, str) else list(runs), "topics": topics,
+                        "correction": correction, "alpha": alpha, "B": B, "seed": seed})
+        return Result.of(frame)
 
     @_atomic
     def compare(self, run_a: str, run_b: str, measures, qrels: str | None = None, *,
                 tests=("t",), alpha: float = 0.05, B: int | None = None, seed: int = 0,
-                topics: str = "qrels", rbp_p: float = 0.8, judged_k: int = 10) -> "pd.DataFrame":
+                topics: str = "qrels", rbp_p: float = 0.8, judged_k: int = 10) -> Result:
         """Two runs per measure: means, difference with its 95% CI, p-values, RBP residual and
         Judged@k."""
         from . import significance
 
-        q = self.qrels_name(qrels)
-        self.run_ids(f"{run_a},{run_b}", qrels=q)
-        return significance.compare(self.con, q, run_a, run_b, ms.parse_all(measure_names(measures)),
-                                    [tests] if isinstance(tests, str) else list(tests), alpha, B, seed,
-                                    topics, rbp_p, judged_k)
+        q = qrels or catalogue.default_qrels(self.con)
+        runsets.resolve(self.con, _spec([run_a, run_b]), qrels=q)
+        return Result.of(significance.compare(self.con, q, run_a, run_b, _parsed(measures),
+                                              [tests] if isinstance(tests, str) else list(tests),
+                                              alpha, B, seed, topics, rbp_p, judged_k))
 
     @_atomic
     def correlate(self, measure_a, measure_b=None, qrels: str | None = None, qrels_b: str | None = None,
-                  runs="all", *, topics: str = "qrels", rbo_p: float = 0.9) -> "pd.DataFrame":
+                  runs="all", *, topics: str = "qrels", rbo_p: float = 0.9) -> Result:
         """Rank correlation (tau-b, tau-a, tau_AP, RBO, Pearson) of the run orderings by
         ``measure_a`` on ``qrels`` and ``measure_b`` (default: a) on ``qrels_b`` (default: qrels)."""
-        import pandas as pd
-
         from . import significance
 
         a = self._one(measure_a)
         b = self._one(measure_b) if measure_b is not None else a
-        q = self.qrels_name(qrels)
-        row = significance.correlate(self.con, a, q, b, qrels_b or q, self.run_ids(runs, qrels=q),
-                                     topics, rbo_p)
-        return pd.DataFrame([row])
+        q, run_ids = self._qrels_runs(qrels, runs)
+        return Result.of([significance.correlate(self.con, a, q, b, qrels_b or q, run_ids, topics, rbo_p)])
 
     @_atomic
     def correlation_matrix(self, measures, qrels=None, runs="all", *, topics: str = "qrels",
                            rbo_p: float = 0.9, of: str = "scores", statistics=None,
-                           save: str | None = None, notify=None) -> "pd.DataFrame":
+                           save: str | None = None) -> Result:
         """``irw correlate --matrix``: every cell over the conditions measure x qrels (``qrels``
         a list; default the only loaded qrels), one row per cell and statistic; ``of`` scores
         (run orderings) or pvalues (orderings of the run pairs by paired t-test p-value);
         ``save`` keeps the cells in table correlation_matrices."""
         from . import significance
 
-        parsed = ms.parse_all(measure_names(measures))
-        qs = self.qrels_names(qrels)
-        run_ids = self.run_ids(runs, qrels=qs[0])
+        parsed = _parsed(measures)
+        qs = catalogue.expand_qrels(self.con, qrels)
+        run_ids = runsets.resolve(self.con, _spec(runs), qrels=qs[0])
         wanted = list(statistics) if statistics else (
             ["kendall_tau", "tau_ap", "rbo"] if of == "scores" else ["kendall_tau"])
         frame = significance.correlation_matrix(self.con, parsed, qs, run_ids, topics, rbo_p, of, wanted,
-                                                notify=notify or self.notes.append)
+                                                notify=self._notify_note)
         if save:
-            significance.save(self.con, "correlation_matrices", save, frame,
-                              {"measures": [str(m) for m in parsed], "qrels": qs,
-                               "runs": runs if isinstance(runs, str) else list(runs),
-                               "topics": topics, "rbo_p": rbo_p})
-        return frame
+            self._save(significance, "correlation_matrices", save, frame,
+                       {"measures": [str(m) for m in parsed], "qrels": qs,
+                        "runs": runs if isinstance(runs, str) else list(runs),
+                        "topics": topics, "rbo_p": rbo_p})
+        return Result.of(frame)
 
-    @_atomic
-    def summary_rows(self, measures, qrels: str | None = None, runs="all", *, topics: str = "qrels",
-                     by: str = "run") -> tuple[list[dict], str | None]:
-        """:meth:`summary` as rows, and why there are none (None when there are)."""
-        from . import summary
-
-        q = self.qrels_name(qrels)
-        run_ids = self.run_ids(runs, qrels=q)
-        rows = summary.summary(self.con, q, ms.parse_all(measure_names(measures)), run_ids, topics, by)
-        return rows, None if rows else ev.no_rows_reason(self.con, q, run_ids, topics)
-
-    @_atomic
-    def summary(self, measures, qrels: str | None = None, runs="all", *, topics: str = "qrels",
-                by: str = "run") -> "pd.DataFrame":
-        """Per run (over its topics) or per topic (over the runs): n, mean, sd, min and max of
-        each measure (``irw summary``)."""
-        import pandas as pd
-
-        return pd.DataFrame(self.summary_rows(measures, qrels, runs, topics=topics, by=by)[0])
+    @staticmethod
+    def _notify_note(message: str) -> None:
+        note(message)
 
     @_atomic
     def ci(self, measure, qrels: str | None = None, runs="all", *, topics: str = "qrels",
-           level: float = 0.95) -> "pd.DataFrame":
+           level: float = 0.95) -> Result:
         """Each run's mean with its t-distribution confidence interval."""
         from . import significance
 
-        q = self.qrels_name(qrels)
-        return significance.mean_intervals(self.con, q, self._one(measure), self.run_ids(runs, qrels=q),
-                                           topics, level)
+        q, run_ids = self._qrels_runs(qrels, runs)
+        return Result.of(significance.mean_intervals(self.con, q, self._one(measure), run_ids, topics, level))
+
+    @_atomic
+    def summary(self, measures, qrels: str | None = None, runs="all", *, topics: str = "qrels",
+                by: str = "run") -> Result:
+        """Per run (over its topics) or per topic (over the runs): n, mean, sd, min and max of
+        each measure (``irw summary``). When there are no rows, a note says why."""
+        from . import summary
+
+        q, run_ids = self._qrels_runs(qrels, runs)
+        parsed = _parsed(measures)
+        rows = summary.summary(self.con, q, parsed, run_ids, topics, by)
+        if not rows:
+            note(evaluation.no_rows_reason(self.con, q, run_ids, topics))
+            key = "run_id" if by == "run" else "topic"
+            return Result([key, "measure", "n", "mean", "sd", "min", "max"], [])
+        return Result.of(rows)
 
     # ------------------------------------------------------------------ standardization
 
     @_atomic
     def standardize(self, name: str, measures, qrels: str | None = None, *, reference="all",
-                    replace: bool = False, description: str | None = None) -> "pd.DataFrame":
-        """Compute a factor set (per measure and topic, the reference runs' mean and sd)."""
+                    replace: bool = False, description: str | None = None) -> Result:
+        """Compute a factor set (per measure and topic, the reference runs' mean and sd);
+        returns its summary per measure (topics, n_ref, mean mu and sigma, zero sigmas), with
+        ``.info`` the set as stored (factors, qrels, measures, topics, reference)."""
         from . import standardize as st
 
-        st.create_factor_set(self.con, name, ms.parse_all(measure_names(measures)),
-                             qrels=self.qrels_name(qrels),
-                             reference=reference if isinstance(reference, str) else ",".join(reference),
-                             replace=replace, description=description)
-        return st.list_factor_sets(self.con).query("factors == @name").reset_index(drop=True)
+        info = st.create_factor_set(self.con, name, _parsed(measures),
+                                    qrels=qrels or catalogue.default_qrels(self.con),
+                                    reference=_spec(reference) or "all", replace=replace,
+                                    description=description)
+        return Result.of(st.factor_summary(self.con, name), info=info)
+
+    @_atomic
+    def factor_sets(self) -> Result:
+        """The factor sets in the warehouse."""
+        from . import standardize as st
+
+        return Result.of(st.list_factor_sets(self.con))
+
+    @_atomic
+    def factors(self, name: str, measure: str | None = None) -> Result:
+        """The factors of a set: per measure and topic, mu, sigma and n_ref."""
+        from . import standardize as st
+
+        return Result.of(st.factors_frame(self.con, name, measure))
 
     @_atomic
     def standardized_scores(self, factors: str, measures=None, runs="all", *,
-                            per_topic: bool = False) -> "pd.DataFrame":
-        """Standardized scores Phi(z) under a factor set (views std_scores / std_score_means)."""
+                            per_topic: bool = False) -> Result:
+        """Standardized scores Phi(z) under a factor set (views std_scores / std_score_means);
+        runs without stored scores are evaluated first."""
         from . import standardize as st
 
         info = st.factor_set_info(self.con, factors)
-        return st.standardized_scores(self.con, factors, measure_names(measures) if measures else None,
-                                      self.run_ids(runs, qrels=info["qrels"]), per_topic=per_topic)
+        run_ids = runsets.resolve(self.con, _spec(runs), qrels=info["qrels"])
+        return Result.of(st.standardized_scores(self.con, factors, measure_names(measures) if measures else None,
+                                                run_ids, per_topic=per_topic))
 
-    # ------------------------------------------------------------------ report
+    @_atomic
+    def export_factors(self, name: str, path, *, file_format: str | None = None,
+                       replace: bool = False) -> int:
+        """Write a factor set to a CSV or Parquet file (through the output guard); the number
+        of factors written."""
+        from . import standardize as st
+
+        return st.export_factor_set(self.con, name, str(path), file_format, replace=replace)
+
+    @_atomic
+    def import_factors(self, path, *, name: str | None = None, qrels: str | None = None,
+                       replace: bool = False, description: str | None = None,
+                       file_format: str | None = None) -> dict:
+        """Import a published factor set (all or nothing)."""
+        from . import standardize as st
+
+        return st.import_factor_set(self.con, str(path), name=name, qrels=qrels, replace=replace,
+                                    description=description, fmt=file_format)
+
+    @_atomic
+    def drop_factors(self, name: str) -> None:
+        """Remove a factor set."""
+        from . import standardize as st
+
+        st.drop_factor_set(self.con, name)
+
+    @_atomic
+    def reference_size(self, measure, qrels: str | None = None, runs="all", *, reference=None,
+                       sizes=(2, 5, 10, 20), samples: int = 1000, seed: int = 0,
+                       progress=None) -> Result:
+        """How many standardizing systems: tau of n sampled reference runs vs all of them."""
+        from . import standardize as st
+
+        q = qrels or catalogue.default_qrels(self.con)
+        return Result.of(st.reference_size_experiment(self.con, q, self._one(measure), _spec(runs) or "all",
+                                                      _spec(reference), sizes=list(sizes),
+                                                      samples=samples, seed=seed, progress=progress))
+
+    @_atomic
+    def split(self, parent: str, name: str, *, topics: str | None = None, half: int | None = None,
+              rest: str | None = None, description: str | None = None,
+              replace: bool = False) -> Result:
+        """A topic split of ``parent`` (and its rest): one row per split created."""
+        from . import standardize as st
+
+        return Result.of(st.split_collection(self.con, parent, name, topics=topics, half_seed=half,
+                                             rest=rest, description=description, replace=replace))
+
+    @_atomic
+    def splits(self) -> Result:
+        """The topic splits (qrels of kind 'topics') with their topic counts."""
+        return self.engine.read(sql.statement("catalogue.sql", "splits"))
+
+    @_atomic
+    def compare_splits(self, c: str, d: str, measure, *, raw=None, runs="all",
+                       reference=None, factors: str | None = None, alpha: float = 0.05,
+                       per_run: bool = False) -> Result:
+        """The same runs on two qrels: RMSE, dRMSE and t-test false positives per form of the
+        measure (``per_run``: one row per run and form)."""
+        from . import standardize as st
+
+        if reference and factors:
+            raise IrwError("give --reference (self-standardization) or --factors, not both")
+        cc, cd = catalogue.collection_of(self.con, c), catalogue.collection_of(self.con, d)
+        if cc != cd:
+            self._notify(f"comparing the runs of collection {cc} on {c} with the runs of the same "
+                         f"ids in collection {cd} on {d}")
+        summary, rows = st.compare_collections(self.con, c, d, self._one(measure), _spec(runs) or "all",
+                                               raw=raw, reference=_spec(reference), factors=factors,
+                                               alpha=alpha)
+        return Result.of(rows if per_run else summary)
+
+    @_atomic
+    def random_splits(self, measure, qrels: str | None = None, *, raw=None, runs="all",
+                      reference=None, factors: str | None = None, splits: int = 2000, seed: int = 0,
+                      size: int | None = None, alpha: float = 0.05, progress=None) -> Result:
+        """Random topic-set splits: mean and upper percentiles of dRMSE and false positives."""
+        from . import standardize as st
+
+        if reference and factors:
+            raise IrwError("give --reference (self-standardization) or --factors, not both")
+        q = qrels or catalogue.default_qrels(self.con)
+        return Result.of(st.random_splits_experiment(self.con, q, self._one(measure), _spec(runs) or "all",
+                                                     raw=raw, reference=_spec(reference), factors=factors,
+                                                     splits=splits, seed=seed, size=size, alpha=alpha,
+                                                     progress=progress))
+
+    # ------------------------------------------------------------------ reports, experiments, copies
 
     @_atomic
     def report(self, measures, qrels: str | None = None, runs="all", *, topics: str = "qrels",
                test: str = "t", correction: str = "none", alpha: float = 0.05, B: int | None = None,
                seed: int = 0, level: float = 0.95, judged_k: int = 10, rbp_p: float = 0.8,
-               progress=None):
+               format: str = "html", out=None, replace: bool = False, progress=None) -> "Report":
         """The report of ``irw report`` (irwarehouse.report.Report): its frames
         (``leaderboard``, ``pairs``, ``correlations``, ``coverage``) and ``to_html()``,
-        ``to_latex()``, ``to_markdown()``."""
-        from . import report
+        ``to_latex()``, ``to_markdown()``. With ``out``, it is also written there in
+        ``format`` (never over a database or, without ``replace``, an existing file)."""
+        from . import report as reports
 
-        return report.build_report(self.con, measure_names(measures), qrels=self.qrels_name(qrels),
-                                   runs=runs, topics=topics, test=test, correction=correction,
-                                   alpha=alpha, B=B, seed=seed, level=level, judged_k=judged_k,
-                                   rbp_p=rbp_p, progress=progress)
+        if format not in reports.FORMATS:
+            raise IrwError(f"unknown format {format!r}; valid: {', '.join(reports.FORMATS)}")
+        protected = (self.path,)
+        if out is not None:  # refused before the work, not after it
+            files.check_target(str(out), replace=replace, what=f"{format} report", protected=protected)
+        rep = reports.build_report(self.con, measure_names(measures),
+                                   qrels=qrels or catalogue.default_qrels(self.con),
+                                   runs=_spec(runs) or "all", topics=topics, test=test,
+                                   correction=correction, alpha=alpha, B=B, seed=seed, level=level,
+                                   judged_k=judged_k, rbp_p=rbp_p, progress=progress)
+        if out is not None:
+            files.write_text(str(out), rep.render(format), replace=replace,
+                             what=f"{format} report", protected=protected)
+        return rep
+
+    @_atomic
+    def experiment(self, name: str, out, *, replace: bool = False, **params):
+        """Run the experiment ``name`` of the registry (irwarehouse.experiments.REGISTRY) with
+        ``params`` (its options, by name), writing its tables, figures and report section to
+        ``out`` and its tables to the warehouse; returns the outcome (title, tables, main
+        table, report path)."""
+        from . import experiments
+
+        if self.read_only:
+            raise IrwError("this warehouse is open read-only: an experiment keeps its tables in it")
+        return experiments.run(self.con, name, str(out), params, replace=replace)
+
+    @_atomic
+    def export(self, directory, *, format: str = "parquet", replace: bool = False) -> dict:
+        """Every public table as Parquet or CSV files with the SQL that recreates the
+        warehouse (``IMPORT DATABASE``)."""
+        from . import export as copies
+
+        return copies.export(self.con, str(directory), format, replace=replace)
+
+    @_atomic
+    def publish(self, out, *, replace: bool = False) -> dict:
+        """A compact copy for dashboards and BI tools (storage v1.4.0), the base relation
+        materialized in it."""
+        from . import export as copies
+
+        return copies.publish(self.con, str(out), replace=replace)
 
     # ------------------------------------------------------------------ helpers
 
@@ -585,7 +820,37 @@ class Warehouse:
         names = measure_names(measure)
         if len(names) != 1:
             raise IrwError(f"one measure expected, got {len(names)}")
-        return ms.parse(names[0])
+        parsed = ms.parse_all(names)
+        if len(parsed) != 1:
+            raise IrwError(f"one measure expected, got {len(parsed)} ({', '.join(map(str, parsed))})")
+        return parsed[0]
+
+
+@contextmanager
+def _source_files(source, kind: str, run_id: str | None = None):
+    """Paths of files to load: the given ones, or a DataFrame written as a TREC file in a
+    temporary directory (errors then name 'the DataFrame' and its row)."""
+    if isinstance(source, (str, os.PathLike)):
+        yield [str(source)]
+        return
+    if isinstance(source, (list, tuple)) and all(isinstance(s, (str, os.PathLike)) for s in source):
+        yield [str(s) for s in source]
+        return
+    if isinstance(source, Result):  # what a method returned, loaded again
+        source = source.df()
+    if not hasattr(source, "columns"):
+        raise IrwError(f"load {kind} from paths or a pandas DataFrame, not {type(source).__name__}")
+    tmp = files.temp_dir("frame")
+    path = os.path.join(tmp, "frame")
+    try:
+        _write_trec(source, path, kind, run_id)
+        yield [path]
+    except IrwError as exc:
+        text = re.sub(re.escape(path) + r", line (\d+)",
+                      lambda m: f"the DataFrame, row {int(m.group(1)) - 1}", str(exc))
+        raise IrwError(text.replace(path, "the DataFrame")) from None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 @contextmanager
@@ -601,7 +866,8 @@ def _meta_file(source):
 
 
 def _write_trec(frame, path: str, kind: str, run_id: str | None) -> None:
-    """Write a DataFrame of runs or qrels as a TREC file (the loader reads it as any file)."""
+    """Write a DataFrame of runs or qrels as a TREC file (sql/frames.sql); the loader reads
+    it as any file."""
     import duckdb
 
     cols = RUN_COLUMNS if kind == "runs" else QRELS_COLUMNS
@@ -612,25 +878,18 @@ def _write_trec(frame, path: str, kind: str, run_id: str | None) -> None:
     con = duckdb.connect()
     try:
         con.register("frame", frame)
-        q = lambda role: db.quote_ident(found[role])  # noqa: E731
         number = "score" if kind == "runs" else "rel"
-        missing = con.execute(f"SELECT min(i) FROM (SELECT row_number() OVER () - 1 AS i, {q(number)} AS v "
-                              f"FROM frame) WHERE v IS NULL OR isnan(v::DOUBLE)").fetchone()[0]
+        missing = con.execute(sql.statement("frames.sql", "missing", found[number])).fetchall()[0][0]
         if missing is not None:
             raise IrwError(f"the {kind} DataFrame, row {missing}: the {found[number]} is missing (NaN or None)")
         if kind == "runs":
-            run = q("run_id") if found["run_id"] else "?"
-            rank = (f"{q('rank')}" if found["rank"] else
-                    f"row_number() OVER (PARTITION BY {q('topic')}, {run} ORDER BY {q('score')} DESC)")
-            select = (f"SELECT CAST({q('topic')} AS VARCHAR), 'Q0', CAST({q('docno')} AS VARCHAR), "
-                      f"{rank}, {q('score')}, CAST({run} AS VARCHAR) FROM frame")
+            select = sql.statement("frames.sql", "run_lines", found["topic"], found["docno"],
+                                   found["score"], found["rank"], found["run_id"])
             params = [run_id] * select.count("?")
         else:
-            select = (f"SELECT CAST({q('topic')} AS VARCHAR), '0', CAST({q('docno')} AS VARCHAR), "
-                      f"{q('rel')} FROM frame")
+            select = sql.statement("frames.sql", "qrels_lines", found["topic"], found["docno"], found["rel"])
             params = []
-        con.execute(f"CREATE TABLE lines AS {select}", params)
-        con.execute(f"COPY lines TO {db.quote_literal(path)} (FORMAT csv, DELIMITER ' ', HEADER false, "
-                    "QUOTE '')")
+        con.execute(sql.statement("frames.sql", "write", select, path), params)
     finally:
         con.close()
+

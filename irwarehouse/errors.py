@@ -8,6 +8,7 @@ input echoed in it is cut when long (:func:`shown`), and control characters are 
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 
 
 class IrwError(Exception):
@@ -107,3 +108,58 @@ def duckdb_problem(exc: BaseException, limit: str | None = None) -> str:
             return message.format(limit=limit or "see --memory-limit", wal=wal or "the .wal file",
                                   detail=first)
     return f"database: {first}"
+
+
+class Interrupts:
+    """How irw treats Ctrl-C (SIGINT): as an interrupt (KeyboardInterrupt) until something
+    is committed. While a COMMIT runs, and in a command after it committed (``keep``), an
+    interrupt is only noted (``pending``): the work is kept and the command reports it, so
+    that an interrupted command either changed nothing or says what it did."""
+
+    deferring = 0      # > 0: inside a COMMIT
+    keep = False       # after a commit, the rest of the command runs on (the command line)
+    commits = 0        # transactions that changed a database, committed in this process
+    pending = False    # an interrupt arrived while deferred
+    requested = False  # an interrupt arrived before anything was committed: no COMMIT follows,
+                       # even where code took the interrupt for an error and carried on
+
+    @classmethod
+    def handler(cls, signum, frame):
+        if cls.deferring or (cls.keep and cls.commits):
+            cls.pending = True
+            return
+        cls.requested = True
+        raise KeyboardInterrupt
+
+    @classmethod
+    def check(cls) -> None:
+        """Raise KeyboardInterrupt when an interrupt was requested (for code that catches a
+        query's failure and carries on: an interrupted query fails too)."""
+        if cls.requested:
+            raise KeyboardInterrupt
+
+    @classmethod
+    def reset(cls, keep: bool) -> None:
+        cls.keep, cls.commits, cls.pending, cls.requested = keep, 0, False, False
+
+    @classmethod
+    @contextmanager
+    def deferred(cls):
+        """Interrupts are noted, not raised, inside the block (main thread only: elsewhere
+        signals do not arrive)."""
+        import signal
+        import threading
+
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        previous = signal.getsignal(signal.SIGINT)
+        cls.deferring += 1
+        if previous is not cls.handler:
+            signal.signal(signal.SIGINT, cls.handler)
+        try:
+            yield
+        finally:
+            cls.deferring -= 1
+            if previous is not cls.handler:
+                signal.signal(signal.SIGINT, previous)

@@ -7,10 +7,10 @@ files by relative path) -- DuckDB's own export layout, so ``IMPORT DATABASE 'DIR
 DuckDB 1.4 or later, without this package.
 
 ``publish(con, out)`` writes a compact DuckDB file for dashboards: the same tables, views
-and macros, in the storage version every current DuckDB client reads (irwarehouse.storage),
+and macros, in the storage version every current DuckDB client reads (connection.STORAGE_VERSION),
 without the internal caches.
 
-The views and macros come from :func:`irwarehouse.db.schema_statements`, the statements that
+The views and macros come from :func:`irwarehouse.schema.schema_statements`, the statements that
 create them in every warehouse; the tables' definitions from the warehouse's own catalogue.
 Tables whose names start with ``irw_`` are internal caches and bookkeeping: they are not
 copied (they are derived from the public tables, irw rebuilds them when needed, and a copy
@@ -27,31 +27,25 @@ from pathlib import Path
 
 import duckdb
 
-from . import db, files, storage
+from . import connection, files, schema, sql, state
+from .engine.base import ensure_bases
 from .errors import IrwError
 
 FORMATS = ("parquet", "csv")
 SCHEMA_FILE = "schema.sql"
 LOAD_FILE = "load.sql"
 HEADER = "-- Written by irw export (irwarehouse)"
-# How the data files are written and read back: CSV keeps NULL (empty, unquoted) apart from
-# the empty string (written "") only when quoted values are never read as NULL.
-_WRITE_OPTIONS = {"parquet": "FORMAT parquet", "csv": "FORMAT csv, HEADER"}
-_READ_OPTIONS = {"parquet": "FORMAT parquet", "csv": "FORMAT csv, HEADER, ALLOW_QUOTED_NULLS false"}
+# How the data files are written and read back: sql/export.sql (options).
 
 
 def public_tables(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str]]:
     """(schema, table, CREATE TABLE statement) of every public table of the warehouse: all
     its tables except the internal ``irw_*`` ones (and temporary tables)."""
-    return con.execute(
-        "SELECT schema_name, table_name, sql FROM duckdb_tables() "
-        "WHERE database_name = current_database() AND NOT temporary AND NOT internal "
-        "AND NOT starts_with(table_name, 'irw_') "
-        "ORDER BY schema_name <> 'main', schema_name, table_name").fetchall()
+    return con.execute(sql.statement("export.sql", "public_tables")).fetchall()
 
 
 def _qualified(schema: str, table: str) -> str:
-    return db.quote_ident(table) if schema == "main" else f"{db.quote_ident(schema)}.{db.quote_ident(table)}"
+    return sql.quote_ident(table) if schema == "main" else f"{sql.quote_ident(schema)}.{sql.quote_ident(table)}"
 
 
 def _file_name(schema: str, table: str, fmt: str) -> str:
@@ -61,20 +55,19 @@ def _file_name(schema: str, table: str, fmt: str) -> str:
 def _schema_script(tables: list[tuple[str, str, str]]) -> list[str]:
     """The statements that create the tables (as the warehouse defines them), then every
     view and macro (as every warehouse gets them)."""
-    statements = [f"CREATE SCHEMA IF NOT EXISTS {db.quote_ident(s)};"
+    statements = [sql.statement("export.sql", "create_schema", s)
                   for s in sorted({s for s, _, _ in tables if s != "main"})]
     statements += [ddl if ddl.rstrip().endswith(";") else ddl + ";" for _, _, ddl in tables]
-    return statements + db.schema_statements()
+    return statements + schema.schema_statements()
 
 
 def _load_statements(tables, fmt: str, directory: Path | None = None) -> list[str]:
     """COPY ... FROM each table's file: by name (relative) or inside ``directory``."""
     out = []
-    for schema, table, _ in tables:
-        name = _file_name(schema, table, fmt)
+    for owner, table, _ in tables:
+        name = _file_name(owner, table, fmt)
         path = name if directory is None else str(directory / name)
-        out.append(f"COPY {_qualified(schema, table)} FROM {db.quote_literal(path)} "
-                   f"({_READ_OPTIONS[fmt]});")
+        out.append(sql.statement("export.sql", "load_table", _qualified(owner, table), path, fmt))
     return out
 
 
@@ -83,13 +76,12 @@ def _write(con, directory: Path, fmt: str) -> dict:
     tables = public_tables(con)
     rows = {}
     # one transaction: the files are one consistent snapshot even while others write
-    with db.transaction(con):
-        for schema, table, _ in tables:
-            target = directory / _file_name(schema, table, fmt)
-            (count,) = con.execute(
-                f"COPY (SELECT * FROM {_qualified(schema, table)}) TO "
-                f"{db.quote_literal(str(target))} ({_WRITE_OPTIONS[fmt]})").fetchone()
-            rows[_qualified(schema, table).replace('"', "")] = int(count)
+    with connection.transaction(con):
+        for owner, table, _ in tables:
+            target = directory / _file_name(owner, table, fmt)
+            (count,) = con.execute(sql.statement("export.sql", "write_table", _qualified(owner, table),
+                                                 str(target), fmt)).fetchone()
+            rows[_qualified(owner, table).replace('"', "")] = int(count)
     header = [HEADER,
               "-- Recreate the warehouse in a new DuckDB database:",
               f"--   IMPORT DATABASE 'this directory'   (or, inside it: .read {SCHEMA_FILE} then .read {LOAD_FILE})",
@@ -136,7 +128,7 @@ def export(con: duckdb.DuckDBPyConnection, directory: str, fmt: str = "parquet",
         raise IrwError("no directory given for the export")
     target = Path(directory)
     full = Path(os.path.abspath(directory))  # also for "." and paths ending in ".."
-    warehouse = db.database_path(con)
+    warehouse = connection.database_path(con)
     if warehouse and full.exists() and files._same(full, warehouse):
         raise IrwError(f"{target} is the warehouse: choose a directory for the export")
     old: set[str] = set()
@@ -179,7 +171,7 @@ def export(con: duckdb.DuckDBPyConnection, directory: str, fmt: str = "parquet",
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
-    info["directory"] = str(target)
+    info.update(directory=str(target), schema_file=SCHEMA_FILE, load_file=LOAD_FILE)
     return info
 
 
@@ -187,14 +179,13 @@ def _make_current(new: duckdb.DuckDBPyConnection) -> None:
     """A published copy is the warehouse as it stands: record that (so that nothing is taken
     for a change made outside irw) and materialize the base relation of every loaded qrels,
     so that the measure macros answer as fast as in the warehouse itself."""
-    from . import evaluate, state
-
-    new.execute("INSERT OR REPLACE INTO irw_meta VALUES ('schema_version', ?), ('schema_fingerprint', ?)",
-                [db.SCHEMA_VERSION, db.schema_fingerprint()])
+    new.executemany(sql.statement("install.sql", "set_meta"),
+                    [("schema_version", connection.SCHEMA_VERSION),
+                     ("schema_fingerprint", schema.schema_fingerprint())])
     state.record_runs(new)
     for (name,) in new.execute("SELECT qrels FROM qrels_info ORDER BY qrels").fetchall():
         state.record_qrels(new, name)
-    evaluate.ensure_bases(new)
+    ensure_bases(new)
 
 
 def is_published_copy(path: Path) -> bool:
@@ -204,21 +195,21 @@ def is_published_copy(path: Path) -> bool:
     except duckdb.Error:
         return False
     try:
-        if not db.has_table(con, "irw_meta"):
+        if not connection.has_table(con, "irw_meta"):
             return False
-        return bool(con.execute("SELECT count(*) FROM irw_meta WHERE key = ?", [db.PUBLISHED_KEY]).fetchall()[0][0])
+        return bool(con.execute("SELECT count(*) FROM irw_meta WHERE key = ?", [connection.PUBLISHED_KEY]).fetchall()[0][0])
     finally:
         con.close()
 
 
 def publish(con: duckdb.DuckDBPyConnection, out: str, replace: bool = False) -> dict:
     """Write a compact DuckDB file ``out`` for dashboards and other read-only clients: every
-    public table, view and macro, in :data:`irwarehouse.storage.STORAGE_VERSION`, with the
+    public table, view and macro, in :data:`irwarehouse.connection.STORAGE_VERSION`, with the
     base relation of every loaded qrels materialized (for the measure macros). The copy is
     marked as published (irw_meta); an existing ``out`` is replaced only with ``replace``
     and only when it is such a copy -- never the warehouse or another database. It is
     replaced at once, when the new file is complete (files.output_file)."""
-    source = db.database_path(con)
+    source = connection.database_path(con)
     with files.output_file(out, replace=replace, what="published copy",
                            protected=(source,) if source else (),
                            replaceable=is_published_copy,
@@ -228,25 +219,20 @@ def publish(con: duckdb.DuckDBPyConnection, out: str, replace: bool = False) -> 
             parquet.mkdir()
             info = _write(con, parquet, "parquet")
             tables = public_tables(con)
-            storage.create_file(str(snapshot))
+            connection.create_file(str(snapshot))
             new = duckdb.connect(str(snapshot))
             try:
-                db.configure(new)
-                with db.transaction(new):
+                connection.configure(new)
+                with connection.transaction(new):
                     for statement in _schema_script(tables) + _load_statements(tables, "parquet", parquet):
                         new.execute(statement)
                     _make_current(new)
-                    new.execute("INSERT OR REPLACE INTO irw_meta VALUES (?, ?)",
-                                [db.PUBLISHED_KEY, source or ":memory:"])
-                info["views"] = new.execute(
-                    "SELECT count(*) FROM duckdb_views() WHERE NOT internal "
-                    "AND database_name = current_database()").fetchone()[0]
-                info["macros"] = new.execute(
-                    "SELECT count(*) FROM duckdb_functions() WHERE NOT internal "
-                    "AND database_name = current_database() "
-                    "AND function_type IN ('macro', 'table_macro')").fetchone()[0]
-                info["storage_version"] = storage.storage_version(new)
-                new.execute("CHECKPOINT")
+                    new.execute(sql.statement("install.sql", "set_meta"),
+                                [connection.PUBLISHED_KEY, source or ":memory:"])
+                info["views"] = new.execute(sql.statement("export.sql", "count_views")).fetchone()[0]
+                info["macros"] = new.execute(sql.statement("export.sql", "count_macros")).fetchone()[0]
+                info["storage_version"] = connection.storage_version(new)
+                new.execute(sql.statement("export.sql", "checkpoint"))
             finally:
                 new.close()
         wal = Path(str(out) + ".wal")

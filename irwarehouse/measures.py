@@ -12,12 +12,11 @@ names (``map``, ``P_10``, ``ndcg_cut_10``, ...) are accepted as aliases.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 
+from . import numbers
 from .errors import IrwError, shown
-from .loader import DECIMAL_SYNTAX, INTEGER_SYNTAX
 
 DISCOUNTS = ("log2p1", "jk")
 
@@ -50,7 +49,7 @@ class Param:
                      or (value == self.high and not self.high_open)))
 
 
-MAX_INT = 2**31 - 1  # grades, thresholds and cut-offs are SQL INTEGERs
+MAX_INT = numbers.MAX_INT  # grades, thresholds and cut-offs are SQL INTEGERs
 
 REL = Param("rel", "int", None, "relevance threshold: grade >= rel is relevant (default 1, or --rel-level); rel >= 0",
             low=0, why="grades below 0 mark documents in the pool but not assessed")
@@ -65,47 +64,71 @@ BETA = Param("beta", "float", 1.0, "weight of gain against rank (0 gives AP); be
 
 @dataclass(frozen=True)
 class MeasureDef:
+    """A measure of the catalogue: what it is and what its SQL (``sql/measures/<name>.sql``)
+    needs -- the engine reads these properties and has no branch on a measure's name.
+
+    ``graded``: it sums gains (the ``gains`` map, or grade as gain), not binary relevance;
+    ``rel_binarizes``: for a graded measure, an explicit ``rel=t`` makes its gains binary at t
+    (Q keeps its gains and uses ``rel`` for C(i) and R instead); ``cumulative_gain``: its SQL
+    uses the running gain sums of the ranking and of the ideal ranking (Q's cg and cg_I);
+    ``ideal``: it is normalized by the ideal ranking; ``paper``: where it is defined."""
+
     name: str
     description: str
     params: tuple[Param, ...]
     cutoff: bool = True
     trec_eval: str = ""
+    graded: bool = False
+    rel_binarizes: bool = True
+    cumulative_gain: bool = False
+    ideal: bool = False
+    paper: str = ""
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
 
+    @property
+    def takes_rel_level(self) -> bool:
+        """Does ``--rel-level`` (trec_eval ``-l``) set its threshold? Binary measures, and
+        graded ones whose ``rel`` is not a gain switch (Q); other graded measures keep their
+        gains, as trec_eval's ndcg does."""
+        return self.param("rel") is not None and (not self.graded or not self.rel_binarizes)
+
 
 BINARY = (REL, JUDGED)
+GRADED = (GAINS, DISCOUNT, BASE, REL, JUDGED)
+TREC = "trec_eval"
+JK = "Järvelin & Kekäläinen, TOIS 2002"
+MOFFAT = "Moffat & Zobel, TOIS 2008"
+SAKAI = "Sakai, IPM 2004 (Q); Sakai, SIGIR 2007 (condensed lists)"
+WEBBER = "Webber, Moffat & Zobel, EVIA 2010"
 
 CATALOGUE: dict[str, MeasureDef] = {
     m.name: m
     for m in [
-        MeasureDef("P", "Precision: relevant retrieved in the top k, divided by k (no k: by the number retrieved)", BINARY, trec_eval="P_k"),
-        MeasureDef("R", "Recall: relevant retrieved in the top k, divided by R", BINARY, trec_eval="recall_k"),
-        MeasureDef("SP", "Sum of precisions: sum over relevant ranks i <= k of P@i", BINARY),
-        MeasureDef("AP", "Average precision, expanded normalization: SP@k / R", BINARY, trec_eval="map, map_cut_k"),
-        MeasureDef("aAP", "Average precision, abbreviated normalization: SP@k / min(k, R)", BINARY),
-        MeasureDef("RPrec", "R-precision: P@R", BINARY, cutoff=False, trec_eval="Rprec"),
-        MeasureDef("RR", "Reciprocal rank of the first relevant document within k (0 if none)", BINARY, trec_eval="recip_rank"),
-        MeasureDef("Success", "1 if a relevant document is within the top k, else 0", BINARY, trec_eval="success_k"),
-        MeasureDef("DCG", "Discounted cumulative gain: sum of gain x discount over ranks i <= k", (GAINS, DISCOUNT, BASE, REL, JUDGED)),
-        MeasureDef("nDCG", "Normalized DCG: DCG@k / ideal DCG@k (ideal ranking truncated at k); no k: whole run and ideal ranking", (GAINS, DISCOUNT, BASE, REL, JUDGED), trec_eval="ndcg, ndcg_cut_k"),
-        MeasureDef("enDCG", "DCG@k divided by the DCG of the whole ideal ranking (expanded normalization)", (GAINS, DISCOUNT, BASE, REL, JUDGED)),
-        MeasureDef("RBP", "Rank-biased precision (base score): (1-p) sum_{i<=k} (g_i/g_max) p^(i-1)", (PERSIST, GAINS, REL, JUDGED), trec_eval="rbp (p=0.9)"),
-        MeasureDef("RBPres", "RBP residual: weight of unjudged ranks within min(k, n) plus the tail p^min(k, n)", (PERSIST, JUDGED), trec_eval="rbp_resid (p=0.9)"),
-        MeasureDef("nRBP", "Normalized RBP: RBP@k divided by the RBP@k of the ideal ranking", (PERSIST, GAINS, REL, JUDGED)),
-        MeasureDef("Q", "Q-measure: (1/R) sum_{relevant i<=k} (C(i) + beta cg(i)) / (i + beta cg_ideal(i))", (BETA, GAINS, REL, JUDGED)),
-        MeasureDef("Bpref", "Bpref: (1/R) sum over relevant retrieved of 1 - min(n_i, R)/min(R, N)", BINARY, trec_eval="bpref"),
-        MeasureDef("Judged", "Fraction of the top min(k, n) documents that is judged", (JUDGED,)),
-        MeasureDef("FirstUnjudged", "Rank of the first unjudged document (length + 1 if all are judged)", (JUDGED,), cutoff=False),
-        MeasureDef("NumRet", "Number of documents retrieved (within k)", (JUDGED,), trec_eval="num_ret"),
-        MeasureDef("NumRel", "R: number of relevant documents for the topic", (REL,), cutoff=False, trec_eval="num_rel"),
-        MeasureDef("NumRelRet", "Number of relevant documents retrieved (within k)", BINARY, trec_eval="num_rel_ret"),
+        MeasureDef("P", "Precision: relevant retrieved in the top k, divided by k (no k: by the number retrieved)", BINARY, trec_eval="P_k", paper=TREC),
+        MeasureDef("R", "Recall: relevant retrieved in the top k, divided by R", BINARY, trec_eval="recall_k", paper=TREC),
+        MeasureDef("SP", "Sum of precisions: sum over relevant ranks i <= k of P@i", BINARY, paper=WEBBER),
+        MeasureDef("AP", "Average precision, expanded normalization: SP@k / R", BINARY, trec_eval="map, map_cut_k", paper=TREC),
+        MeasureDef("aAP", "Average precision, abbreviated normalization: SP@k / min(k, R)", BINARY, paper=WEBBER),
+        MeasureDef("RPrec", "R-precision: P@R", BINARY, cutoff=False, trec_eval="Rprec", paper=TREC),
+        MeasureDef("RR", "Reciprocal rank of the first relevant document within k (0 if none)", BINARY, trec_eval="recip_rank", paper=TREC),
+        MeasureDef("Success", "1 if a relevant document is within the top k, else 0", BINARY, trec_eval="success_k", paper=TREC),
+        MeasureDef("DCG", "Discounted cumulative gain: sum of gain x discount over ranks i <= k", GRADED, graded=True, paper=JK),
+        MeasureDef("nDCG", "Normalized DCG: DCG@k / ideal DCG@k (ideal ranking truncated at k); no k: whole run and ideal ranking", GRADED, trec_eval="ndcg, ndcg_cut_k", graded=True, ideal=True, paper=JK),
+        MeasureDef("enDCG", "DCG@k divided by the DCG of the whole ideal ranking (expanded normalization)", GRADED, graded=True, ideal=True, paper=WEBBER),
+        MeasureDef("RBP", "Rank-biased precision (base score): (1-p) sum_{i<=k} (g_i/g_max) p^(i-1)", (PERSIST, GAINS, REL, JUDGED), trec_eval="rbp (p=0.9)", graded=True, paper=MOFFAT),
+        MeasureDef("RBPres", "RBP residual: weight of unjudged ranks within min(k, n) plus the tail p^min(k, n)", (PERSIST, JUDGED), trec_eval="rbp_resid (p=0.9)", paper=MOFFAT),
+        MeasureDef("nRBP", "Normalized RBP: RBP@k divided by the RBP@k of the ideal ranking", (PERSIST, GAINS, REL, JUDGED), graded=True, ideal=True, paper="Sakai & Kando, IRJ 2008"),
+        MeasureDef("Q", "Q-measure: (1/R) sum_{relevant i<=k} (C(i) + beta cg(i)) / (i + beta cg_ideal(i))", (BETA, GAINS, REL, JUDGED), graded=True, rel_binarizes=False, cumulative_gain=True, ideal=True, paper=SAKAI),
+        MeasureDef("Bpref", "Bpref: (1/R) sum over relevant retrieved of 1 - min(n_i, R)/min(R, N)", BINARY, trec_eval="bpref", paper="Buckley & Voorhees, SIGIR 2004"),
+        MeasureDef("Judged", "Fraction of the top min(k, n) documents that is judged", (JUDGED,), paper=MOFFAT),
+        MeasureDef("FirstUnjudged", "Rank of the first unjudged document (length + 1 if all are judged)", (JUDGED,), cutoff=False, paper="Moffat, Scholer & Yang, JDIQ 2018"),
+        MeasureDef("NumRet", "Number of documents retrieved (within k)", (JUDGED,), trec_eval="num_ret", paper=TREC),
+        MeasureDef("NumRel", "R: number of relevant documents for the topic", (REL,), cutoff=False, trec_eval="num_rel", paper=TREC),
+        MeasureDef("NumRelRet", "Number of relevant documents retrieved (within k)", BINARY, trec_eval="num_rel_ret", paper=TREC),
     ]
 }
-
-# Measures whose gain follows the gains/rel parameters (graded); the rest use binary relevance.
-GAIN_MEASURES = {"DCG", "nDCG", "enDCG", "RBP", "nRBP", "Q"}
 
 # trec_eval measure names accepted as aliases: pattern -> (name, params, cutoff from group 1?)
 _TREC_ALIASES = [
@@ -190,29 +213,8 @@ def format_number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
-_INTEGER = re.compile(INTEGER_SYNTAX)
-_DECIMAL = re.compile(DECIMAL_SYNTAX)
-
-
-MAX_DIGITS = 30  # longer numbers are out of every range before they are converted
-
-
-def _integer(text: str) -> int | None:
-    """An integer written as the number syntax of input files has it (None otherwise; one of
-    more than MAX_DIGITS digits is taken as out of range: 2**63)."""
-    text = text.strip()
-    if not _INTEGER.fullmatch(text):
-        return None
-    if len(text.lstrip("+-").lstrip("0")) > MAX_DIGITS:
-        return -2**63 if text.startswith("-") else 2**63
-    return int(text)
-
-
-def _decimal(text: str) -> float | None:
-    """A finite decimal number (optionally in exponent notation); None otherwise."""
-    text = text.strip()
-    value = float(text) if _DECIMAL.fullmatch(text) else None
-    return value if value is not None and math.isfinite(value) else None
+_integer = numbers.integer
+_decimal = numbers.decimal
 
 
 _NAME_RE = re.compile(
@@ -361,9 +363,8 @@ def parse_all(texts, rel_level: int | None = None) -> list[Measure]:
     for text in texts:
         for piece in _split_cli(text):
             measure = parse(piece)
-            if rel_level is not None and not measure.has("rel") and measure.definition.param("rel"):
-                if measure.name not in GAIN_MEASURES or measure.name == "Q":
-                    measure = measure.with_params(rel=rel_level)
+            if rel_level is not None and not measure.has("rel") and measure.definition.takes_rel_level:
+                measure = measure.with_params(rel=rel_level)
             if measure not in out:
                 out.append(measure)
     if not out:
@@ -395,9 +396,27 @@ def rbp_persistence(residual: float, depth: int) -> float:
     return residual ** (1.0 / depth)
 
 
+LISTING_COLUMNS = ("name", "description", "parameters", "trec_eval", "graded", "ideal", "paper")
+
+
+def listing_rows() -> list[tuple]:
+    """``irw measures``: each measure as it is written (``AP@k``), its description, its
+    parameters with their defaults, its trec_eval name, graded, ideal, paper."""
+    return [(m.name + ("@k" if m.cutoff else ""), m.description,
+             ", ".join(f"{p.name}={format_value(p.default) if p.default is not None else '-'}"
+                       for p in m.params),
+             m.trec_eval, m.graded, m.ideal, m.paper) for m in CATALOGUE.values()]
+
+
+CATALOGUE_COLUMNS = ("name", "description", "parameters", "cutoff", "trec_eval", "graded",
+                     "ideal", "paper")
+
+
 def catalogue_rows() -> list[tuple]:
+    """The rows of the table ``measures`` (CATALOGUE_COLUMNS), one per catalogue entry."""
     rows = []
     for m in CATALOGUE.values():
         params = "; ".join(f"{p.name}={format_value(p.default) if p.default is not None else '-'}: {p.help}" for p in m.params)
-        rows.append((m.name, m.description, params, m.cutoff, m.trec_eval or None))
+        rows.append((m.name, m.description, params, m.cutoff, m.trec_eval or None, m.graded,
+                     m.ideal, m.paper or None))
     return rows

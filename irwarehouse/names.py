@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from .errors import shown
+from .errors import IrwError, shown
 
 # The words and prefixes of the run spec grammar (irwarehouse.runsets).
 SPEC_WORDS = ("all", "pooled")
@@ -86,6 +86,4 @@ def collection_problem(name) -> str | None:
 def check(problem: str | None) -> None:
     """Raise the problem found (if any) as an IrwError."""
     if problem:
-        from .errors import IrwError
-
         raise IrwError(problem)

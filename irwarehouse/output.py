@@ -36,11 +36,34 @@ def _clean(value):
     return value
 
 
+def _plain(data):
+    """A Result (irwarehouse.result) as its records, with its columns even when empty."""
+    if hasattr(type(data), "records") and not hasattr(type(data), "to_dict"):  # not a DataFrame
+        records = data.records()
+        return records if records else _Empty(data.columns)
+    return data
+
+
+class _Empty(list):
+    """No rows, but columns (for a CSV header)."""
+
+    def __init__(self, columns):
+        super().__init__()
+        self.names = list(columns)
+
+
+def no_rows(columns) -> list:
+    """An empty table with ``columns`` (printed as "(no rows)", or a CSV header)."""
+    return _Empty(columns)
+
+
 def _records(data: Rows) -> list[dict]:
     return data if isinstance(data, list) else data.to_dict(orient="records")
 
 
 def _columns(data: Rows) -> list[str]:
+    if isinstance(data, _Empty):
+        return data.names
     if isinstance(data, list):
         return list(data[0]) if data else []
     return [str(c) for c in data.columns]
@@ -114,8 +137,10 @@ def to_table(data: Rows, digits: int = 4) -> str:
 
 
 def emit(frame: Rows, fmt: str, table: Rows | None = None, digits: int = 4) -> None:
-    """Print ``frame`` (flat records: a DataFrame or a list of dicts) as ``fmt``; ``table``
-    is an optional wider view for people."""
+    """Print ``frame`` (flat records: a Result, a DataFrame or a list of dicts) as ``fmt``;
+    ``table`` is an optional wider view for people."""
+    frame = _plain(frame)
+    table = None if table is None else _plain(table)
     if fmt == "json":
         sys.stdout.write(to_json(frame) + "\n")
     elif fmt == "csv":
@@ -126,6 +151,78 @@ def emit(frame: Rows, fmt: str, table: Rows | None = None, digits: int = 4) -> N
         raise IrwError("--format trec is only available for `irw eval`")
     else:
         raise IrwError(f"unknown format {fmt!r}; valid: {', '.join(FORMATS)}")
+
+
+def _by_qrels(rows: list[tuple], several: bool):
+    """Rows grouped by their first column (the qrels) in order of appearance, or one group."""
+    if not several:
+        yield None, rows
+        return
+    groups: dict[str, list] = {}
+    for row in rows:
+        groups.setdefault(row[0], []).append(row[1:])
+    yield from groups.items()
+
+
+def wide_means(means: list[tuple], labels: list[str], several: bool = False) -> list[dict]:
+    """``irw eval``'s table of means: a row per run (per qrels when ``several``, a first
+    column saying which) with n_topics and a column per measure of ``labels``. ``means``:
+    ([qrels,] run_id, measure, value, n_topics) tuples."""
+    out = []
+    for qrels, rows in _by_qrels(means, several):
+        n_topics: dict[str, int] = {}
+        for run_id, _measure, _value, n in rows:
+            n_topics[run_id] = max(n, n_topics.get(run_id, 0))
+        for row in pivot([r[:3] for r in rows], ["run_id"], labels):
+            wide = {"run_id": row["run_id"], "n_topics": n_topics[row["run_id"]],
+                    **{k: v for k, v in row.items() if k != "run_id"}}
+            out.append({"qrels": qrels, **wide} if several else wide)
+    return out
+
+
+def wide_scores(per: list[tuple], labels: list[str], several: bool = False) -> list[dict]:
+    """``irw eval --per-topic``'s table: a row per run and topic (per qrels when
+    ``several``), a column per measure of ``labels``."""
+    out = []
+    for qrels, rows in _by_qrels(per, several):
+        for row in pivot(rows, ["run_id", "topic"], labels):
+            out.append({"qrels": qrels, **row} if several else row)
+    return out
+
+
+def measure_listing(definitions, format_value=str) -> str:
+    """``irw measures`` for people: each measure with its description, trec_eval name, paper
+    and parameters (with their defaults and help)."""
+    lines = []
+    for m in definitions:
+        lines.append(f"{m.name}{'@k' if m.cutoff else ''}" + (f"    (trec_eval: {m.trec_eval})" if m.trec_eval else ""))
+        lines.append(f"    {m.description}" + (f" [{m.paper}]" if m.paper else ""))
+        for p in m.params:
+            default = format_value(p.default) if p.default is not None else "-"
+            lines.append(f"    {p.name} = {default}: {p.help}")
+    lines.append("Condensed (judged-only) forms: Name' or judged_only=True, e.g. AP', nDCG'@10.")
+    return "\n".join(lines) + "\n"
+
+
+def matrix_layout(cells: Rows) -> list[dict]:
+    """``irw correlate --matrix``'s cells (statistic, measure_a, qrels_a, measure_b, qrels_b,
+    value) as matrices for people: a row per statistic and row condition (numbered ``#`` and
+    named), a column per column condition, headed by its number. A condition is named by its
+    measure when there is one qrels, by its qrels when there is one measure, else
+    ``measure | qrels``."""
+    records = _records(_plain(cells))
+    one_qrels = len({r["qrels_a"] for r in records}) == 1
+    one_measure = len({r["measure_a"] for r in records}) == 1
+    number = {c: k for k, c in enumerate(dict.fromkeys((r["measure_a"], r["qrels_a"]) for r in records), 1)}
+    rows: dict[tuple, dict] = {}
+    for r in records:
+        ma, qa = r["measure_a"], r["qrels_a"]
+        name = ma if one_qrels else qa if one_measure else f"{ma} | {qa}"
+        row = rows.setdefault((r["statistic"], ma, qa),
+                              {"statistic": r["statistic"], "#": number[(ma, qa)], "condition": name})
+        row[str(number[(r["measure_b"], r["qrels_b"])])] = r["value"]
+    statistics = {s: k for k, s in enumerate(dict.fromkeys(r["statistic"] for r in records))}
+    return [rows[key] for key in sorted(rows, key=lambda k: (statistics[k[0]], number[k[1:]]))]
 
 
 def pivot(per: list[tuple], index: list[str], labels: list[str]) -> list[dict]:
@@ -161,3 +258,79 @@ def trec_lines(per_topic: list[tuple], means: list[tuple], measure_order: list[s
         for measure, value in sorted(run_means, key=lambda r: order[r[0]]):
             out.append(f"{measure:<22}\tall\t{value:.4f}")
     return "\n".join(out) + "\n"
+
+
+class ProgressBar:
+    """A progress bar on stderr: ``update(n)`` advances it by n steps of ``length``;
+    ``label`` may change as the work goes through its phases. Use :func:`progress_bar`,
+    which gives one only on a terminal."""
+
+    WIDTH = 30
+
+    def __init__(self, length: int, label: str):
+        self.length, self.label, self.pos = max(length, 1), label, 0
+        self._shown = ""
+
+    def __enter__(self) -> "ProgressBar":
+        self._draw()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._shown:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+    def update(self, n: int = 1) -> None:
+        self.pos = min(self.pos + n, self.length)
+        self._draw()
+
+    def _draw(self) -> None:
+        done = self.WIDTH * self.pos // self.length
+        text = (f"\r{self.label}  [{'#' * done}{'-' * (self.WIDTH - done)}]"
+                f"  {100 * self.pos // self.length:3d}%")
+        if text != self._shown:
+            sys.stderr.write(text.ljust(len(self._shown)))
+            sys.stderr.flush()
+            self._shown = text
+
+
+def progress_bar(length: int, label: str):
+    """A :class:`ProgressBar` as a context manager when stderr is a terminal and there is more
+    than one step, else a context giving None."""
+    import contextlib
+
+    if length < 2 or not sys.stderr.isatty():
+        return contextlib.nullcontext(None)
+    return ProgressBar(length, label)
+
+
+def iterate(items, label: str):
+    """``items``, with a progress bar on a terminal."""
+    items = list(items)
+    with progress_bar(len(items), label) as bar:
+        for item in items:
+            yield item
+            if bar is not None:
+                bar.update(1)
+
+
+class progress_callback:
+    """A context giving a ``progress(done, total)`` callback that draws a bar on a terminal
+    (None when not on one), for work that reports how far it is."""
+
+    def __init__(self, label: str):
+        self.label, self.bar = label, None
+
+    def __enter__(self):
+        if not sys.stderr.isatty():
+            return None
+        return self._update
+
+    def _update(self, done: int, total: int) -> None:
+        if self.bar is None:
+            self.bar = ProgressBar(total, self.label).__enter__()
+        self.bar.update(done - self.bar.pos)
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(*exc)

@@ -24,9 +24,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from . import __version__, evaluate, runsets, significance
+from . import catalogue, runsets, significance
+from .version import __version__
+from .engine import evaluation
 from .errors import IrwError
 from .measures import Measure, parse, parse_all
+from .significance_tests import CORRECTIONS, TESTS
 
 FORMATS = ("html", "latex", "markdown")
 SECTIONS = {
@@ -36,11 +39,6 @@ SECTIONS = {
     "correlation": "Correlation of the measures",
     "coverage": "Judgment coverage",
 }
-_TEST_NAMES = {"t": "paired t-test", "bootstrap": "paired bootstrap test",
-               "randomization": "paired randomization test", "wilcoxon": "Wilcoxon signed-rank test",
-               "tukey": "randomized Tukey HSD test"}
-_CORRECTION_NAMES = {"none": "no correction for multiple comparisons", "bonferroni": "Bonferroni correction",
-                     "holm": "Holm correction", "bh": "Benjamini-Hochberg correction"}
 _RBO_P = 0.9  # the persistence of the RBO in the correlation section (irw correlate's default)
 # the significance heat map: worse, not significant, better
 _WORSE, _NOT, _BETTER = "#c2413b", "#ececec", "#2f6fae"
@@ -112,10 +110,10 @@ class Report:
         return "topics: " + ", ".join(f"{n} for {label}" for label, n in counts.items())
 
     def _method(self) -> tuple[str, str]:
-        test = _TEST_NAMES[self.test]
+        test = TESTS[self.test].label
         if self.B is not None:
             test += f" (B = {self.B}, seed {self.seed})"
-        return test, _CORRECTION_NAMES[self.correction]
+        return test, CORRECTIONS[self.correction]
 
     def caption(self, latex: bool = False) -> str:
         """What the paper table shows, with test, correction, alpha and topics."""
@@ -244,12 +242,12 @@ def build_report(con, measures, qrels: str | None = None, runs="all", topics: st
     if not parsed:
         raise IrwError("a report needs at least one measure (-m)")
     B = significance.check_test(test, alpha, B)
-    if correction not in significance.CORRECTIONS:
-        raise IrwError(f"unknown correction {correction!r}; valid: {', '.join(significance.CORRECTIONS)}")
+    if correction not in CORRECTIONS:
+        raise IrwError(f"unknown correction {correction!r}; valid: {', '.join(CORRECTIONS)}")
     if not 0 < level < 1:
         raise IrwError(f"the confidence level must be between 0 and 1 (exclusive), got {level}")
     coverage_measures = [parse(f"Judged@{judged_k}"), parse(f"RBP(p={rbp_p})"), parse(f"RBPres(p={rbp_p})")]
-    qrels = qrels or evaluate.default_qrels(con)
+    qrels = qrels or catalogue.default_qrels(con)
     run_ids = runsets.resolve(con, runs, qrels=qrels) if isinstance(runs, str) else list(runs)
 
     mats = significance.score_matrices(con, qrels, parsed, run_ids, topics)
@@ -265,8 +263,8 @@ def build_report(con, measures, qrels: str | None = None, runs="all", topics: st
         [significance.correlation(mats[a], mats[b], _RBO_P) for i, a in enumerate(labels) for b in labels[i + 1:]],
         columns=["measure_a", "qrels_a", "measure_b", "qrels_b", "topics", "kendall_tau",
                  "kendall_tau_a", "tau_ap", "rbo", "pearson", "n_systems"])
-    per = evaluate.evaluate(con, qrels, coverage_measures, run_ids, topics=topics, store=False)
-    cov = evaluate.aggregate(per).pivot(index="run_id", columns="measure", values="value")
+    per = evaluation.evaluate(con, qrels, coverage_measures, run_ids, topics=topics, store=False)
+    cov = per.aggregate().df().pivot(index="run_id", columns="measure", values="value")
     cov_labels = [str(m) for m in coverage_measures]
     coverage = cov.reindex(index=run_ids, columns=cov_labels).reset_index()
     coverage.columns.name = None

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from . import catalogue
+from .connection import engine_of
 from .errors import IrwError, shown
 
 
@@ -42,33 +44,25 @@ def read_id_file(path: str, known, what: str) -> list[str]:
     return ids
 
 
-def loaded_runs(con, collection: str) -> list[str]:
-    return [r[0] for r in con.execute("SELECT run_id FROM run_loads WHERE collection = ? ORDER BY run_id",
-                                      [collection]).fetchall()]
-
-
 DEEPLY_JUDGED_DEPTH = 50
 
 
-def default_pool_runs(con, collection: str) -> str:
-    """The runs that formed the judgment pool: ``pooled`` when the metadata says, else ``all``."""
-    pooled = con.execute("SELECT count(*) FROM run_info WHERE pooled AND collection = ?",
-                         [collection]).fetchall()[0][0]
-    return "pooled" if pooled else "all"
-
-
-def collection_for(con, qrels: str | None = None, collection: str | None = None) -> str:
+def collection_for(source, qrels: str | None = None, collection: str | None = None) -> str:
     """The collection whose runs a command uses: ``collection`` when named, else the qrels's,
     else the warehouse's only collection."""
-    from . import collection as collections
-    from . import evaluate
-
     if qrels is not None:
-        return evaluate.collection_of(con, qrels, collection)
-    return collections.only(con, collection)
+        return catalogue.collection_of(source, qrels, collection)
+    return catalogue.only_collection(source, collection)
 
 
-def resolve(con, spec: str | None, qrels: str | None = None,
+def spec_of(runs) -> str | None:
+    """A run spec from a spec or a list of run ids (``id:`` each, so that any id is one)."""
+    if runs is None or isinstance(runs, str):
+        return runs
+    return ",".join(f"id:{r}" for r in runs)
+
+
+def resolve(source, spec: str | None, qrels: str | None = None,
             collection: str | None = None) -> list[str]:
     """The run ids of a spec among the runs of ``collection`` (default: the qrels's
     collection; see :func:`collection_for`), validated against what is loaded."""
@@ -78,12 +72,11 @@ def resolve(con, spec: str | None, qrels: str | None = None,
         raise IrwError(f"the run spec {shown(spec)} selects no run (name runs: all, pooled, "
                        "team:NAME, deeply-judged[:M], @FILE, run ids)")
     spec = str(spec).strip()
-    collection = collection_for(con, qrels, collection)
-    loaded = loaded_runs(con, collection)
+    engine = engine_of(source)
+    collection = collection_for(engine, qrels, collection)
+    loaded = catalogue.loaded_runs(engine, collection)
     if not loaded:
-        from . import collection as collections
-
-        where = "" if collections.single(con) else f" in collection {collection!r}"
+        where = "" if catalogue.single_collection(engine) else f" in collection {collection!r}"
         raise IrwError(f"no runs are loaded{where}: use `irw load runs FILES"
                        + ("" if not where else f" --collection {collection}") + "` first")
     known = set(loaded)
@@ -100,21 +93,21 @@ def resolve(con, spec: str | None, qrels: str | None = None,
         if item == "all":
             add(loaded)
         elif item == "pooled":
-            pooled = [r[0] for r in con.execute(
+            pooled = [r[0] for r in engine.rows(
                 "SELECT run_id FROM run_info WHERE pooled AND collection = ? ORDER BY run_id",
-                [collection]).fetchall()]
+                [collection])]
             if not pooled:
                 raise IrwError("no run is marked as pooled: load metadata with `irw load meta TSV`")
             add(pooled)
         elif item.startswith("team:"):
             team = item[5:]
-            ids = [r[0] for r in con.execute(
+            ids = [r[0] for r in engine.rows(
                 "SELECT run_id FROM run_info WHERE team = ? AND collection = ? ORDER BY run_id",
-                [team, collection]).fetchall()]
+                [team, collection])]
             if not ids:
-                teams = [r[0] for r in con.execute(
+                teams = [r[0] for r in engine.rows(
                     "SELECT DISTINCT team FROM run_info WHERE team IS NOT NULL AND collection = ? "
-                    "ORDER BY team", [collection]).fetchall()]
+                    "ORDER BY team", [collection])]
                 raise IrwError(f"unknown team {team!r}; teams: {_list(teams)}")
             add(ids)
         elif item == "deeply-judged" or item.startswith("deeply-judged:"):
@@ -128,9 +121,9 @@ def resolve(con, spec: str | None, qrels: str | None = None,
                 raise IrwError(f"bad run spec {shown(item)}: the depth must be from 1 to 2147483647")
             if qrels is None:
                 raise IrwError("the deeply-judged run set needs a qrels (--qrels)")
-            ids = [r[0] for r in con.execute(
+            ids = [r[0] for r in engine.rows(
                 "SELECT run_id FROM deeply_judged_runs(?, ?) WHERE ? = collection_of(?) ORDER BY run_id",
-                [qrels, depth, collection, qrels]).fetchall()]
+                [qrels, depth, collection, qrels])]
             if not ids:
                 raise IrwError(f"no run is judged to depth {depth} on every topic of {qrels}")
             add(ids)
@@ -141,8 +134,8 @@ def resolve(con, spec: str | None, qrels: str | None = None,
         else:
             if item.startswith("id:"):
                 item = item[3:]
-            elsewhere = [r[0] for r in con.execute(
-                "SELECT collection FROM run_loads WHERE run_id = ? ORDER BY collection", [item]).fetchall()]
+            elsewhere = [r[0] for r in engine.rows(
+                "SELECT collection FROM run_loads WHERE run_id = ? ORDER BY collection", [item])]
             if elsewhere:
                 raise IrwError(f"run {shown(item)} is not in collection {collection!r} (it is in "
                                f"{', '.join(elsewhere)}): name its collection with --collection")

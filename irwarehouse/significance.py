@@ -13,13 +13,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from . import db, evaluate, stats
+from . import catalogue, connection, sql, stats
+from .engine import evaluation
 from .errors import IrwError
-from .measures import Measure
-
-TESTS = ("t", "bootstrap", "randomization", "wilcoxon", "tukey")
-CORRECTIONS = ("none", "bonferroni", "holm", "bh")
-DEFAULT_B = {"bootstrap": 1000, "randomization": 10000, "tukey": 10000}
+from .measures import Measure, parse
+from .significance_tests import CORRECTIONS, MIN_B, TESTS
 
 
 @dataclass
@@ -53,7 +51,7 @@ def score_matrices(con, qrels: str, measures: list[Measure], run_ids: list[str],
     measure, the run x topic matrix over the topics every run has a score for."""
     if len(run_ids) < 2:
         raise IrwError(f"need at least two runs, got {len(run_ids)}")
-    per = evaluate.evaluate(con, qrels, list(measures), run_ids, topics=topics, store=store)
+    per = evaluation.evaluate(con, qrels, list(measures), run_ids, topics=topics, store=store).df()
     out = {}
     for measure in measures:
         label = str(measure)
@@ -75,32 +73,32 @@ def score_matrix(con, qrels: str, measure: Measure, run_ids: list[str], topics: 
 
 
 def check_test(test: str, alpha: float, B: int | None) -> int | None:
+    """The number of samples ``test`` (a name of the registry, significance_tests.TESTS) uses:
+    ``B``, or its default (None for a test that draws none); an error for an unknown test, an
+    alpha outside (0, 1) or too few samples."""
     if test not in TESTS:
         raise IrwError(f"unknown test {test!r}; valid: {', '.join(TESTS)}")
     if not 0 < alpha < 1:
         raise IrwError(f"alpha must be between 0 and 1 (exclusive), got {alpha}")
-    if test in DEFAULT_B:
-        B = DEFAULT_B[test] if B is None else B
-        if B < 100:
-            raise IrwError(f"B must be at least 100, got {B}")
-        return B
-    return None
+    default = TESTS[test].default_B
+    if default is None:
+        return None
+    B = default if B is None else B
+    if B < MIN_B:
+        raise IrwError(f"B must be at least {MIN_B}, got {B}")
+    return B
 
 
 def run_test(X: np.ndarray, test: str, B: int | None = None, seed: int = 0, alpha: float = 0.05,
              progress=None) -> stats.PairResult:
-    """One test over all run pairs of X."""
+    """One test over all run pairs of X: the function the registry names for ``test``."""
     B = check_test(test, alpha, B)
+    spec = TESTS[test]
+    kwargs = {"B": B, "seed": seed, "progress": progress} if spec.default_B is not None else {}
+    if spec.takes_alpha:
+        kwargs["alpha"] = alpha
     try:
-        if test == "t":
-            return stats.paired_t(X)
-        if test == "wilcoxon":
-            return stats.wilcoxon(X)
-        if test == "bootstrap":
-            return stats.paired_bootstrap(X, B=B, seed=seed, alpha=alpha, progress=progress)
-        if test == "randomization":
-            return stats.randomization(X, B=B, seed=seed, progress=progress)
-        return stats.tukey_hsd(X, B=B, seed=seed, progress=progress)
+        return getattr(stats, spec.function)(X, **kwargs)
     except ValueError as exc:
         raise IrwError(str(exc)) from None
 
@@ -277,39 +275,18 @@ def correlation_matrix(con, measures: list[Measure], qrels: list[str], run_ids: 
     return pd.DataFrame(rows)
 
 
-def matrix_layout(frame: pd.DataFrame) -> pd.DataFrame:
-    """The cells of :func:`correlation_matrix` as matrices for people: a row per statistic
-    and row condition (numbered ``#`` and named), a column per column condition, headed by
-    its number.  A condition is named by its measure when there is one qrels, by its qrels
-    when there is one measure, else ``measure | qrels``."""
-    one_qrels = frame["qrels_a"].nunique() == 1
-    one_measure = frame["measure_a"].nunique() == 1
-    conditions = list(dict.fromkeys(zip(frame["measure_a"], frame["qrels_a"])))
-    number = {c: k for k, c in enumerate(conditions, 1)}
-    out = []
-    for statistic, cells in frame.groupby("statistic", sort=False):
-        for (ma, qa), row in cells.groupby(["measure_a", "qrels_a"], sort=False):
-            name = ma if one_qrels else qa if one_measure else f"{ma} | {qa}"
-            out.append({"statistic": statistic, "#": number[(ma, qa)], "condition": name,
-                        **{str(number[(mb, qb)]): v
-                           for mb, qb, v in row[["measure_b", "qrels_b", "value"]].itertuples(index=False)}})
-    return pd.DataFrame(out)
-
-
 def compare(con, qrels: str, run_a: str, run_b: str, measures: list[Measure], tests: list[str],
             alpha: float = 0.05, B: int | None = None, seed: int = 0, topics: str = "qrels",
             rbp_p: float = 0.8, judged_k: int = 10) -> pd.DataFrame:
     """Two runs per measure: means, difference with its 95% CI, p-values, and the
     measurement uncertainty beside them (mean RBP residual and Judged@k of each run)."""
-    from .measures import parse
-
     if run_a == run_b:
         raise IrwError("compare two different runs")
     for test in tests:
         check_test(test, alpha, B)
     uncertainty = [parse(f"RBPres(p={rbp_p})"), parse(f"Judged@{judged_k}")]
-    unc = evaluate.aggregate(evaluate.evaluate(con, qrels, uncertainty, [run_a, run_b],
-                                               topics=topics, store=False))
+    unc = evaluation.evaluate(con, qrels, uncertainty, [run_a, run_b], topics=topics,
+                              store=False).aggregate().df()
     unc = unc.set_index(["run_id", "measure"])["value"]
     mats = score_matrices(con, qrels, measures, [run_a, run_b], topics)
     rows = []
@@ -357,16 +334,14 @@ def save(con, table: str, name: str, frame: pd.DataFrame, params: dict) -> None:
         [table]).fetchall()]
     out = pd.DataFrame({c: frame[c] if c in frame.columns else None for c in columns})
     if "collection" not in frame.columns and "qrels" in frame.columns:  # the runs' collection
-        from .evaluate import collection_of
-
-        out["collection"] = [collection_of(con, q) for q in frame["qrels"]]
+        out["collection"] = [catalogue.collection_of(con, q) for q in frame["qrels"]]
     out["name"] = name
     out["params"] = json.dumps(params, default=str)
     out["created_at"] = pd.Timestamp.now()
-    with db.transaction(con):
-        con.execute(f"DELETE FROM {db.quote_ident(table)} WHERE name = ?", [name])
-        db.register(con, "irw_result", out)
+    with connection.transaction(con):
+        con.execute(sql.statement("significance.sql", "forget", table), [name])
+        connection.register(con, "irw_result", out)
         try:
-            con.execute(f"INSERT INTO {db.quote_ident(table)} SELECT * FROM irw_result")
+            con.execute(sql.statement("significance.sql", "insert", table))
         finally:
-            db.unregister(con, "irw_result")
+            connection.unregister(con, "irw_result")

@@ -8,29 +8,34 @@ session's catalogue. Results are DataFrames with the warehouse's columns; writte
 (``write_results``), ``irw load results`` stores them in the warehouse
 (:func:`load_results`).
 
-    from pyspark.sql import SparkSession
-    from irwarehouse import measures, spark
+    from irwarehouse import spark
 
-    wh = spark.SparkWarehouse(SparkSession.builder.getOrCreate(), "export/")
-    per_topic = wh.evaluate("trec8", measures.parse_all(["AP", "P@10"]), wh.run_ids())
+    with spark.open("export/", master="local[4]") as wh:
+        wh.eval(["AP", "P@10"], "trec8", out="results/")    # what `irw spark eval` does
+        per_topic = wh.evaluate("trec8", ["AP"], wh.run_ids())  # a Spark DataFrame
 
-pyspark (4.x, Java 17 or later) is imported only by the functions that need it: the optional
-extra ``irwarehouse[spark]``. Run sets are lists of run ids (``wh.run_ids(spec, qrels)``
-resolves a run spec as ``--runs`` does).
+:class:`SparkEngine` implements the engine protocol (irwarehouse.connection.Engine) for a
+SparkSession: evaluation, derived qrels and pool statistics are the same functions as on
+DuckDB (irwarehouse.engine), with this engine as their parameter. pyspark (4.x, Java 17 or
+later) is imported only by the functions that need it: the optional extra
+``irwarehouse[spark]``. Run sets are run specs or lists of run ids.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 import os
+import re
 from functools import reduce
 from pathlib import Path
 
-from . import db, loader, pools, runsets, state
-from . import evaluate as ev
+from . import catalogue, measures, runsets, sql
+from .connection import Engine, transaction
+from .engine import evaluation, pools
 from .errors import IrwError
-from .measures import Measure, parse
+from .result import Result
 
 DIALECT = "spark"
 # The warehouse's tables the Spark engine reads (files TABLE.parquet of an export).
@@ -111,83 +116,129 @@ def spark_errors(fn):
         raise
 
 
-class _Rows:
-    def __init__(self, rows):
-        self._rows = [tuple(r) for r in rows]
+class SparkEngine(Engine):
+    """The engine protocol on a SparkSession, over the warehouse's tables read from ``data``
+    (a directory ``irw export`` wrote) as temporary views, with the pool macros as temporary
+    SQL functions. ``write`` writes ``out``/TABLE.parquet (``out`` and ``replace`` are set by
+    the command that writes)."""
 
-    def fetchall(self) -> list[tuple]:
-        return self._rows
+    dialect = DIALECT
+    caches_base = False
 
-    def fetchone(self):
-        return self._rows[0] if self._rows else None
-
-
-class SparkWarehouse:
-    """The warehouse's tables, read from ``data`` (a directory that ``irw export`` wrote, local
-    or on any file system Spark reads: hdfs://, s3a://, ...), as temporary views and functions
-    of a session of its own (``self.spark``, sharing ``spark``'s context), so that several
-    warehouses can be open in one application."""
-
-    def __init__(self, spark, data: str):
-        self.spark, self.data = spark.newSession(), str(data).rstrip("/")
-        spark = self.spark
+    def __init__(self, session, data: str):
+        self.session, self.data = session, str(data).rstrip("/")
+        self.out: str | None = None
+        self.replace = False
         for table in TABLES:
             path = f"{self.data}/{table}.parquet"
             try:
-                frame = spark.read.parquet(path)
+                frame = session.read.parquet(path)
             except Exception as exc:
                 raise IrwError(f"{path}: cannot read it ({_first_line(exc)}); write the "
                                "warehouse's tables with `irw export DIR` (Parquet)") from None
             frame.createOrReplaceTempView(table)
         for template in SCHEMA_TEMPLATES:
-            for statement in db.split_statements(db.render(template, DIALECT)):
-                spark_errors(lambda: spark.sql(statement))
+            for statement in sql.split_statements(sql.render(template, DIALECT)):
+                spark_errors(lambda: session.sql(statement))
 
-    def execute(self, sql: str, params=None) -> _Rows:
-        """Run one query and collect its rows: ``?`` parameters from a list, ``:name`` ones
-        from a dict. The part of a DuckDB connection that irw's catalogue look-ups and run
-        specs use (runsets.resolve, evaluate.qrels_info, ...)."""
-        return spark_errors(lambda: _Rows(self.spark.sql(sql, args=params).collect()))
+    @staticmethod
+    def _spark_sql(query: str, params):
+        """``$name`` parameters in Spark's form ``:name``; only those the query binds."""
+        if isinstance(params, dict):
+            query = re.sub(r"(?<![:$\w])\$([A-Za-z_]\w*)", r":\1", query)
+            params = sql.used(params, query) or None
+        return query, params or None
 
-    def sql(self, sql: str, **params):
+    def relation(self, query: str, params=None):
+        query, params = self._spark_sql(query, params)
+        return spark_errors(lambda: self.session.sql(query, args=params))
+
+    def rows(self, query: str, params=None) -> list[tuple]:
+        return [tuple(r) for r in spark_errors(lambda: self.relation(query, params).collect())]
+
+    def read(self, query: str, params=None) -> Result:
+        frame = self.relation(query, params)
+        return Result(frame.columns, [tuple(r) for r in spark_errors(frame.collect)])
+
+    def keep(self, name: str, query: str, params=None) -> None:
+        self.relation(query, params).cache().createOrReplaceTempView(name)
+
+    def drop(self, name: str) -> None:
+        self.session.catalog.dropTempView(name)
+
+    def write(self, table: str, relation) -> str:
+        if self.out is None:
+            raise IrwError("no directory to write the results to (out)")
+        return write_results({table: relation}, self.out, self.replace)[table]
+
+
+class SparkWarehouse:
+    """The warehouse on Spark: its tables read from ``data`` (a directory that ``irw export``
+    wrote, local or on any file system Spark reads: hdfs://, s3a://, ...) in a session of its
+    own (``self.spark``, sharing ``spark``'s context), so that several warehouses can be open
+    in one application. ``eval``, ``pool`` and ``pool_stats`` are the commands of ``irw spark``;
+    ``evaluate``, ``derived_qrels`` give Spark DataFrames to work on."""
+
+    def __init__(self, spark, data: str):
+        self.engine = SparkEngine(spark.newSession(), data)
+        self.spark, self.data = self.engine.session, self.engine.data
+
+    def sql(self, query: str, **params):
         """A DataFrame of a query over the warehouse's views and functions (``:name``)."""
-        return spark_errors(lambda: self.spark.sql(sql, args=params or None))
+        return self.engine.relation(query, params)
 
-    def run_ids(self, spec: str | None = "all", qrels: str | None = None) -> list[str]:
-        """The run ids of a run spec (all, pooled, team:NAME, deeply-judged[:M], @FILE, ids)."""
-        return runsets.resolve(self, spec, qrels=qrels)
+    def run_ids(self, spec: str | list[str] | None = "all", qrels: str | None = None) -> list[str]:
+        """The run ids of a run spec (all, pooled, team:NAME, deeply-judged[:M], @FILE, ids) or
+        a list of run ids."""
+        return runsets.resolve(self.engine, runsets.spec_of(spec), qrels=qrels)
 
     def default_qrels(self) -> str:
-        return ev.default_qrels(self)
+        return catalogue.default_qrels(self.engine)
 
     # ------------------------------------------------------------------ evaluation
 
-    def evaluate(self, qrels: str, measures: list[Measure], run_ids: list[str],
-                 topics: str = "qrels", max_docs: int | None = None,
-                 rel_level: int | None = None):
-        """Per-topic scores (qrels, collection, run_id, topic, measure, value) of ``measures``
-        for the runs ``run_ids`` of the qrels's collection: a DataFrame, computed in one pass
-        as ``irw eval`` does."""
-        name, topic_qrels = ev.qrels_info(self, qrels)
+    def evaluate(self, qrels: str, measures_, run_ids: list[str], topics: str = "qrels",
+                 max_docs: int | None = None, rel_level: int | None = None):
+        """Per-topic scores (qrels, collection, run_id, topic, measure, value) of the measures
+        (names or parsed) for the runs ``run_ids`` of the qrels's collection: a DataFrame,
+        computed in one pass as ``irw eval`` does."""
         if not run_ids:
             raise IrwError("no run is selected")
-        sql = ev.render_sql(measures, topics=topics, max_docs=max_docs, rel_level=rel_level,
-                            base_source="fresh", dialect=DIALECT)
-        return self.sql(f"SELECT :qrels AS qrels, :collection AS collection, run_id, topic, measure, value "
-                        f"FROM ({sql}) AS measured", qrels=name, topic_qrels=topic_qrels,
-                        collection=ev.collection_of(self, name), runs=list(run_ids))
+        query, params, _, _ = evaluation.scores_query(self.engine, qrels, _measures(measures_, rel_level),
+                                                      run_ids, topics, max_docs, rel_level)
+        P = {name: sql.param(name, DIALECT) for name in ("qrels", "collection")}
+        return self.engine.relation(sql.statement("results.sql", "keyed", query, P, dialect=DIALECT), params)
 
-    def evaluations(self, qrels: str, measures: list[Measure], run_ids: list[str],
-                    topics: str = "qrels", max_docs: int | None = None,
-                    rel_level: int | None = None):
+    def evaluations(self, qrels: str, measures_, run_ids: list[str], topics: str = "qrels",
+                    max_docs: int | None = None, rel_level: int | None = None):
         """The rows of the warehouse's ``evaluations`` log for an evaluation (so that the stored
         scores are recomputed with the same settings when runs or qrels change)."""
         now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
-        collection = ev.collection_of(self, qrels)
-        rows = [(now, qrels, collection, str(m), len(run_ids), topics, max_docs, rel_level) for m in measures]
+        collection = catalogue.collection_of(self.engine, qrels)
+        rows = [(now, *row) for row in evaluation.evaluation_log(
+            qrels, collection, _measures(measures_, rel_level), len(run_ids), topics, max_docs, rel_level)]
         return self.spark.createDataFrame(
             rows, "evaluated_at TIMESTAMP_NTZ, qrels STRING, collection STRING, measure STRING, "
                   "n_runs INT, topics STRING, max_docs INT, rel_level INT")
+
+    def eval(self, measures_, qrels: str | None = None, runs="all", *, out: str,
+             topics: str = "qrels", max_docs: int | None = None, rel_level: int | None = None,
+             replace: bool = False) -> dict:
+        """``irw spark eval``: per-topic scores written to OUT/scores.parquet with
+        OUT/evaluations.parquet (``irw load results OUT`` stores them); a summary (qrels,
+        measures, runs, scores, path)."""
+        wanted = _measures(measures_, rel_level)
+
+        def run():
+            name = qrels or self.default_qrels()
+            run_ids = self.run_ids(runs, name)
+            scores = self.evaluate(name, wanted, run_ids, topics, max_docs, rel_level)
+            log = self.evaluations(name, wanted, run_ids, topics, max_docs, rel_level)
+            paths = write_results({"scores": scores, "evaluations": log}, out, replace)
+            n = self.spark.read.parquet(paths["scores"]).count()
+            return {"qrels": name, "measures": [str(m) for m in wanted], "runs": len(run_ids),
+                    "scores": n, "path": paths["scores"]}
+        return spark_errors(run)
 
     # ------------------------------------------------------------------------ pools
 
@@ -195,51 +246,91 @@ class SparkWarehouse:
                       run_ids: list[str], depth: int = 100, description: str | None = None,
                       runs_spec: str = "all"):
         """Derived qrels of ``kind`` (depth | shallow | leave-out | take) of ``parent``, one per
-        target (name, teams), as ``irw pool`` builds them: (qrels rows, qrels_info rows), two
-        DataFrames in the warehouse's layout."""
-        if kind not in pools.KINDS:
-            raise IrwError(f"unknown kind of derived qrels {kind!r}")
-        pools._check_depth(depth)
-        pools._check_parent(self, parent)
-        pools.check_targets(self, kind, parent, targets, run_ids)
-        bind = {"parent": parent, "runs": list(run_ids), "depth": depth}
-        if kind == "leave-out":  # U_t of every team, computed once for all the targets
-            unique = self.sql("SELECT * FROM unique_contributions(:parent, :runs, :depth)", **bind)
-            unique.cache().createOrReplaceTempView("irw_unique")
-        select = pools.select_sql(kind, DIALECT)
-        frames = [self.sql(f"SELECT :name AS qrels, topic, docno, rel FROM ({select}) AS chosen",
-                           name=name, **bind, **({"teams": list(teams)} if kind in ("leave-out", "take") else {}))
-                  for name, teams in targets]
-        topic_qrels, collection = self.execute("SELECT topic_qrels, collection FROM qrels_info WHERE qrels = ?",
-                                               [parent]).fetchone()
+        target (name, teams), as ``irw pool`` builds them (irwarehouse.engine.pools.plan):
+        (qrels rows, qrels_info rows), two DataFrames in the warehouse's layout."""
+        planned = pools.plan(self.engine, kind, parent, targets, run_ids, depth, runs_spec,
+                             description=description)
+        P = {"name": sql.param("name", DIALECT)}
+        frames = [self.engine.relation(f"SELECT {P['name']} AS qrels, topic, docno, rel FROM ({d.query}) AS chosen",
+                                       {**d.bind, "name": d.name}) for d in planned]
+        topic_qrels, collection = self.engine.one(
+            "SELECT topic_qrels, collection FROM qrels_info WHERE qrels = ?", [parent])
         now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
-        info = []
-        for name, teams in targets:
-            params = {"runs": runs_spec, "n_runs": len(run_ids), "depth": depth}
-            if kind in ("leave-out", "take"):
-                params["teams"] = list(teams)
-            info.append((name, collection, None, parent, kind, json.dumps(params), description, topic_qrels, now))
-        catalogue = self.spark.createDataFrame(
+        info = [(d.name, collection, None, parent, kind, json.dumps(d.params), d.description, topic_qrels, now)
+                for d in planned]
+        listing = self.spark.createDataFrame(
             info, "qrels STRING, collection STRING, source STRING, parent STRING, kind STRING, params STRING, "
                   "description STRING, topic_qrels STRING, created_at TIMESTAMP_NTZ")
-        return reduce(lambda a, b: a.unionAll(b), frames), catalogue
+        return reduce(lambda a, b: a.unionAll(b), frames), listing
 
-    def pool_stats(self, what: str, qrels: str, run_ids: list[str], depth: int = 100):
-        """Pool statistics as ``irw pool stats`` gives them: topics | multiplicity | teams |
-        unique | judged | collection (a DataFrame)."""
-        pools._check_parent(self, qrels)
-        if what == "collection":
-            return self.sql("SELECT * FROM qrels_stats WHERE qrels = :q", q=qrels)
-        pools._check_depth(depth)
-        if what == "judged":
-            first, judged = parse("FirstUnjudged"), parse(f"Judged@{depth}")
-            per = self.evaluate(qrels, [first, judged], run_ids)
-            per.createOrReplaceTempView("irw_judged")
-            return self.sql("SELECT run_id, topic, max(CASE WHEN measure = :a THEN value END) AS first_unjudged, "
-                            "max(CASE WHEN measure = :b THEN value END) AS judged_at_depth "
-                            "FROM irw_judged GROUP BY run_id, topic ORDER BY run_id, topic",
-                            a=str(first), b=str(judged))
-        return self.sql(pools.stats_sql(what, DIALECT), q=qrels, runs=list(run_ids), depth=depth)
+    def pool(self, kind: str, name: str | list[str] | None = None, qrels: str | None = None,
+             runs="all", *, out: str, depth: int = 100, teams: list[str] | str | None = None,
+             prefix: str | None = None, replace: bool = False,
+             description: str | None = None) -> Result:
+        """``irw spark pool KIND``: derived qrels (as :meth:`irwarehouse.api.Warehouse.pool`
+        names them) written to OUT/qrels.parquet and OUT/qrels_info.parquet; one row per
+        qrels (qrels, kind, parent, depth, n_runs, judged, relevant), ``.info["path"]``."""
+        if kind not in pools.KINDS:
+            raise IrwError(f"unknown kind of derived qrels {kind!r}; valid: {', '.join(pools.KINDS)}")
+
+        def run():
+            parent = qrels or self.default_qrels()
+            spec = "all" if kind == "shallow" else (runsets.spec_of(runs) or "all")
+            run_ids = self.run_ids(spec, parent)
+            if kind == "leave-out":
+                chosen = list(catalogue.teams_of(self.engine, run_ids, catalogue.collection_of(self.engine, parent))) \
+                    if teams == "all" else list(teams or [])
+                targets = pools.leave_out_targets(parent, chosen, name, prefix)
+            else:
+                if not name:
+                    raise IrwError("a derived qrels needs a name (--name)")
+                targets = [(name, list(teams or []) if kind == "take" else [])]
+            rows, listing = self.derived_qrels(kind, parent, targets, run_ids, depth, description, spec)
+            paths = write_results({"qrels": rows, "qrels_info": listing}, out, replace)
+            self.spark.read.parquet(paths["qrels"]).createOrReplaceTempView("irw_written")
+            counts = {r[0]: (r[1], r[2]) for r in self.engine.rows(
+                sql.statement("results.sql", "counts", "irw_written", dialect=DIALECT))}
+            return Result(["qrels", "kind", "parent", "depth", "n_runs", "judged", "relevant"],
+                          [(n, kind, parent, depth, len(run_ids), *counts.get(n, (0, 0))) for n, _ in targets],
+                          info={"path": paths["qrels"]})
+        return spark_errors(run)
+
+    def pool_stats(self, what: str, qrels: str | None = None, runs="all", depth: int = 100, *,
+                   out: str | None = None, replace: bool = False):
+        """Pool statistics as ``irw pool stats`` gives them (topics | multiplicity | teams |
+        unique | judged | collection): the Spark DataFrame; with ``out``, written to
+        OUT/pool_WHAT.parquet and its path returned."""
+        if what not in pools.STATS or what == "qrels":
+            raise IrwError(f"unknown statistics {what!r}; valid: {', '.join(s for s in pools.STATS if s != 'qrels')}")
+
+        def run():
+            name = qrels or self.default_qrels()
+            frame = pools.stats(self.engine, what, name, self.run_ids(runs, name), depth)
+            if out is None:
+                return frame
+            return write_results({f"pool_{what}": frame}, out, replace)[f"pool_{what}"]
+        return spark_errors(run)
+
+
+def _measures(given, rel_level: int | None = None) -> list:
+    if isinstance(given, (str, measures.Measure)):
+        given = [given]
+    if all(isinstance(m, measures.Measure) for m in given):
+        return list(given)
+    return measures.parse_all([str(m) for m in given], rel_level=rel_level)
+
+
+@contextlib.contextmanager
+def open(data: str, master: str | None = None, conf: dict[str, str] | None = None):  # noqa: A001
+    """A :class:`SparkWarehouse` over ``data`` in a session (:func:`session`); a session this
+    call started is stopped at the end, one the process already had stays."""
+    owned = not active_session()
+    spark = session(master, conf)
+    try:
+        yield SparkWarehouse(spark, data)
+    finally:
+        if owned:
+            spark.stop()
 
 
 def write_results(frames: dict, out: str, replace: bool = False) -> dict[str, str]:
@@ -261,36 +352,29 @@ def write_results(frames: dict, out: str, replace: bool = False) -> dict[str, st
 
 # ------------------------------------------------------------------ back into the warehouse
 
-def _result_files(directory: str) -> dict[str, str]:
-    """{table: DuckDB read_parquet pattern} of the result tables in ``directory``."""
+def _result_files(directory: str) -> dict[str, str | None]:
+    """{table: DuckDB read_parquet pattern} of the result tables in ``directory``
+    (None: Spark wrote no part file, for an empty result)."""
     found = {}
     for table in RESULT_TABLES:
         path = Path(directory) / f"{table}.parquet"
         if path.is_dir():
-            if any(path.glob("*.parquet")):
-                found[table] = str(path / "*.parquet")
-            else:  # Spark writes no part file for an empty result
-                found[table] = None
+            found[table] = str(path / "*.parquet") if any(path.glob("*.parquet")) else None
         elif path.is_file():
             found[table] = str(path)
     return found
 
 
-def _read(con, pattern: str | None, table: str):
-    """A relation over a result file, with the warehouse table's columns, in its order."""
-    columns = [r[0] for r in con.execute(
-        "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
-        "AND table_schema = 'main' AND table_catalog = current_database() ORDER BY ordinal_position",
-        [table]).fetchall()]
-    if pattern is None:
-        return f"(SELECT * FROM {table} WHERE false)", columns
-    have = {r[0] for r in con.execute(
-        f"DESCRIBE SELECT * FROM read_parquet({db.quote_literal(pattern)})").fetchall()}
-    missing = [c for c in columns if c not in have]
-    if missing:
-        raise IrwError(f"{pattern}: not a {table} table: no column(s) {', '.join(missing)}")
-    cols = ", ".join(db.quote_ident(c) for c in columns)
-    return f"(SELECT {cols} FROM read_parquet({db.quote_literal(pattern)}))", columns
+def _read(con, file: str | None, table: str) -> str:
+    """A relation over a result file with the warehouse table's columns, in its order."""
+    columns = [r[0] for r in con.execute(sql.statement("results.sql", "columns"), [table]).fetchall()]
+    quoted = None if file is None else sql.quote_literal(file)
+    if file is not None:
+        have = {r[0] for r in con.execute(sql.statement("results.sql", "describe", quoted)).fetchall()}
+        missing = [c for c in columns if c not in have]
+        if missing:
+            raise IrwError(f"{file}: not a {table} table: no column(s) {', '.join(missing)}")
+    return sql.statement("results.sql", "read", quoted, ", ".join(map(sql.quote_ident, columns)), table)
 
 
 def load_results(con, directory: str, replace: bool = False) -> dict:
@@ -310,7 +394,7 @@ def load_results(con, directory: str, replace: bool = False) -> dict:
     if ("scores" in files) != ("evaluations" in files):
         raise IrwError(f"{directory}: scores need both scores.parquet and evaluations.parquet")
     out = {"qrels": [], "scores": 0}
-    with db.transaction(con):
+    with transaction(con):
         if "qrels" in files:
             out["qrels"] = _load_derived(con, directory, files, replace)
         if "scores" in files:
@@ -319,96 +403,68 @@ def load_results(con, directory: str, replace: bool = False) -> dict:
 
 
 def _load_derived(con, directory: str, files: dict, replace: bool) -> list[dict]:
-    info, _ = _read(con, files["qrels_info"], "qrels_info")
-    rows, _ = _read(con, files["qrels"], "qrels")
+    """The derived qrels of the files, checked, stored as ``irw pool`` stores its own
+    (irwarehouse.engine.pools.store)."""
+    info, rows = _read(con, files["qrels_info"], "qrels_info"), _read(con, files["qrels"], "qrels")
     where = f"{directory}/qrels_info.parquet"
-    entries = con.execute(f"SELECT qrels, parent, kind, params, description FROM {info} ORDER BY qrels").fetchall()
+    entries = con.execute(sql.statement("results.sql", "entries", info)).fetchall()
     names = [e[0] for e in entries]
     if len(set(names)) != len(names):
         raise IrwError(f"{where}: a qrels is listed twice")
-    stray = con.execute(f"SELECT DISTINCT qrels FROM {rows} WHERE NOT list_contains($names, qrels) "
-                        "ORDER BY 1 LIMIT 1", {"names": names}).fetchone()
+    stray = con.execute(sql.statement("results.sql", "stray", rows), {"names": names}).fetchall()
     if stray:
-        raise IrwError(f"{directory}/qrels.parquet: judgments of qrels {stray[0]!r}, which qrels_info.parquet does not list")
-    created = []
+        raise IrwError(f"{directory}/qrels.parquet: judgments of qrels {stray[0][0]!r}, which qrels_info.parquet does not list")
+    planned = []
     for name, parent, kind, params, description in entries:
         if kind not in pools.KINDS:
             raise IrwError(f"{where}: qrels {name!r} is of kind {kind!r}; irw spark writes {', '.join(pools.KINDS)}")
-        pools._check_parent(con, parent)
+        pools.check_parent(con, parent)
         if name == parent:
             raise IrwError(f"{where}: a derived qrels cannot replace its parent {parent!r}")
-        if con.execute("SELECT 1 FROM qrels_info WHERE qrels = ?", [name]).fetchone():
-            if not replace:
-                raise IrwError(f"qrels {name} already exists; use --replace to replace it")
-            loader.drop_qrels(con, name, _in_transaction=True)
-        bad = con.execute(
-            f"SELECT r.topic, r.docno, r.rel FROM {rows} r WHERE r.qrels = $name AND NOT EXISTS ("
-            "SELECT 1 FROM qrels j WHERE j.qrels = $parent AND j.topic = r.topic AND j.docno = r.docno "
-            "AND j.rel = r.rel) LIMIT 1", {"name": name, "parent": parent}).fetchone()
+        bad = con.execute(sql.statement("results.sql", "foreign", rows), {"name": name, "parent": parent}).fetchall()
         if bad:
-            raise IrwError(f"{directory}/qrels.parquet: qrels {name!r} judges topic {bad[0]} document "
-                           f"{bad[1]} as {bad[2]}, which its parent {parent!r} does not: the results are "
+            topic, docno, rel = bad[0]
+            raise IrwError(f"{directory}/qrels.parquet: qrels {name!r} judges topic {topic} document "
+                           f"{docno} as {rel}, which its parent {parent!r} does not: the results are "
                            "not from this warehouse's judgments")
-        con.execute(f"INSERT INTO qrels SELECT qrels, topic, docno, rel FROM {rows} WHERE qrels = $name",
-                    {"name": name})
-        loader.register_qrels(con, name, source=None, kind=kind, parent=parent, params=params,
-                              description=description)
-        state.record_qrels(con, name)
-        judged, relevant = con.execute(
-            "SELECT count(*) FILTER (WHERE rel >= 0), count(*) FILTER (WHERE rel >= 1) FROM qrels "
-            "WHERE qrels = ?", [name]).fetchone()
-        created.append({"qrels": name, "kind": kind, "parent": parent, "judged": judged,
-                        "relevant": relevant})
-    return created
+        planned.append(pools.Derived(name, kind, parent, json.loads(params) if params else {},
+                                     sql.statement("results.sql", "judgments", rows), {"source": name},
+                                     description))
+    stored = pools.store(con, planned, replace)
+    return [{k: s[k] for k in ("qrels", "kind", "parent", "judged", "relevant")} for s in stored]
+
+
+_SCORE_CHECKS = (("unknown_qrels", "qrels {!r} is not in the warehouse"),
+                 ("unknown_run", "run {!r} is not loaded in the warehouse (in its collection)"),
+                 ("incomplete", "a row has no qrels, collection, run, topic or measure ({!r})"),
+                 ("twice", "a score is there twice: {}"))
 
 
 def _load_scores(con, directory: str, files: dict) -> int:
-    scores, _ = _read(con, files["scores"], "scores")
-    evaluations, _ = _read(con, files["evaluations"], "evaluations")
+    scores, evaluations = _read(con, files["scores"], "scores"), _read(con, files["evaluations"], "evaluations")
     where = f"{directory}/scores.parquet"
-    checks = [
-        (f"SELECT qrels FROM {scores} WHERE qrels NOT IN (SELECT qrels FROM qrels_info) LIMIT 1",
-         "qrels {!r} is not in the warehouse"),
-        (f"SELECT run_id FROM {scores} s WHERE NOT EXISTS (SELECT 1 FROM run_loads l "
-         "WHERE l.collection = s.collection AND l.run_id = s.run_id) LIMIT 1",
-         "run {!r} is not loaded in the warehouse (in its collection)"),
-        (f"SELECT topic FROM {scores} WHERE qrels IS NULL OR collection IS NULL OR run_id IS NULL "
-         "OR topic IS NULL OR measure IS NULL LIMIT 1",
-         "a row has no qrels, collection, run, topic or measure ({!r})"),
-        (f"SELECT qrels || ' ' || run_id || ' ' || topic || ' ' || measure FROM {scores} "
-         "GROUP BY qrels, run_id, topic, measure HAVING count(*) > 1 LIMIT 1", "a score is there twice: {}"),
-    ]
-    for sql, message in checks:
-        row = con.execute(sql).fetchone()
+    for check, message in _SCORE_CHECKS:
+        row = con.execute(sql.statement("results.sql", check, scores)).fetchall()
         if row:
-            raise IrwError(f"{where}: " + message.format(row[0]))
-    labels = [r[0] for r in con.execute(f"SELECT DISTINCT measure FROM {scores} ORDER BY 1").fetchall()]
-    for label in labels:
+            raise IrwError(f"{where}: " + message.format(row[0][0]))
+    for (label,) in con.execute(sql.statement("results.sql", "labels", scores)).fetchall():
         try:
-            canonical = str(parse(label))
+            canonical = str(measures.parse(label))
         except IrwError as exc:
             raise IrwError(f"{where}: measure {label!r}: {exc}") from None
         if canonical != label:
             raise IrwError(f"{where}: measure {label!r} is not a canonical name (irw writes {canonical!r})")
-    logged = {(q, m) for q, m in con.execute(f"SELECT qrels, measure FROM {evaluations}").fetchall()}
-    pairs = con.execute(f"SELECT DISTINCT qrels, measure FROM {scores} ORDER BY 1, 2").fetchall()
-    unlogged = [f"{q} {m}" for q, m in pairs if (q, m) not in logged]
+    logged = set(con.execute(sql.statement("results.sql", "logged", evaluations)).fetchall())
+    unlogged = [f"{q} {m}" for q, m in con.execute(sql.statement("results.sql", "pairs", scores)).fetchall()
+                if (q, m) not in logged]
     if unlogged:
         raise IrwError(f"{directory}/evaluations.parquet: no evaluation of {unlogged[0]} (scores.parquet has its scores)")
-    con.execute(f"CREATE OR REPLACE TEMP TABLE irw_loaded_scores AS SELECT * FROM {scores}")
     try:
-        con.execute("DELETE FROM scores WHERE EXISTS (SELECT 1 FROM (SELECT DISTINCT qrels, collection, run_id, "
-                    "measure FROM irw_loaded_scores) n WHERE n.qrels = scores.qrels AND n.collection = "
-                    "scores.collection AND n.run_id = scores.run_id AND n.measure = scores.measure)")
-        con.execute("INSERT INTO scores SELECT qrels, collection, run_id, topic, measure, value "
-                    "FROM irw_loaded_scores")
-        n = con.execute("SELECT count(*) FROM irw_loaded_scores").fetchone()[0]
+        for statement in sql.split_statements(sql.statement("results.sql", "store", scores, evaluations) + "\n"):
+            con.execute(statement)
+        return con.execute(sql.statement("results.sql", "stored")).fetchall()[0][0]
     finally:
-        con.execute("DROP TABLE IF EXISTS irw_loaded_scores")
-    con.execute(f"INSERT INTO evaluations (evaluated_at, qrels, collection, measure, n_runs, topics, max_docs, "
-                f"rel_level) SELECT evaluated_at, qrels, collection, measure, n_runs, topics, max_docs, "
-                f"rel_level FROM {evaluations}")
-    return n
+        con.execute("DROP TABLE IF EXISTS temp.irw_loaded_scores")
 
 
 def java_available() -> bool:

@@ -39,7 +39,9 @@ import pandas as pd
 from scipy import special as _special
 from scipy import stats as _sps
 
-from . import db, evaluate, files, loader, runsets, significance, state, stats
+from . import catalogue, connection, files, runsets, significance, sql, state, stats
+from .engine import evaluation
+from .engine.loading import drop_qrels
 from . import measures as ms
 from .errors import IrwError
 
@@ -64,6 +66,11 @@ def _names(values, limit: int = 20) -> str:
     return ", ".join(map(str, values)) or "none"
 
 
+def _statement(name: str, *args) -> str:
+    """The named statement ``name`` of sql/standardize_queries.sql."""
+    return sql.statement("standardize_queries.sql", name, *args)
+
+
 def phi(z):
     """The standard normal CDF (numpy; the SQL macro ``std_normal_cdf`` is the same)."""
     return _special.ndtr(z)
@@ -85,15 +92,15 @@ def ensure_scores(con, qrels: str, measures: list[ms.Measure], run_ids: list[str
     """Evaluate (and store) the runs whose stored scores for ``measures`` do not cover the
     qrels's topic set exactly; return the run ids that were evaluated."""
     labels = [str(m) for m in measures]
-    missing = con.execute(db.render("standardize_coverage.sql"),
+    missing = con.execute(sql.render("standardize_coverage.sql"),
                           {"qrels": qrels, "measures": labels, "runs": list(run_ids),
-                           "collection": evaluate.collection_of(con, qrels)}).fetchall()
+                           "collection": catalogue.collection_of(con, qrels)}).fetchall()
     if not missing:
         return []
     runs = sorted({r for r, _ in missing})
     wanted = {m for _, m in missing}
     todo = [m for m in measures if str(m) in wanted]
-    evaluate.evaluate(con, qrels, todo, runs, store=True)
+    evaluation.evaluate(con, qrels, todo, runs, store=True)
     return runs
 
 
@@ -117,10 +124,10 @@ def compute_factors(con, qrels: str, measures, reference_runs: list[str],
     scores (evaluated first where missing). Nothing is stored."""
     parsed = _parsed(measures)
     labels = [str(m) for m in parsed]
-    qrels, _ = evaluate.qrels_info(con, qrels)
+    qrels, _ = catalogue.qrels_info(con, qrels)
     _check_reference(reference_runs, spec or ",".join(reference_runs))
     ensure_scores(con, qrels, parsed, reference_runs)
-    frame = con.execute(db.render("standardize_factors.sql"),
+    frame = con.execute(sql.render("standardize_factors.sql"),
                         {"qrels": qrels, "measures": labels, "runs": list(reference_runs)}).df()
     if frame.empty:
         raise IrwError(f"qrels {qrels!r} has no topic with a relevant document: nothing to standardize")
@@ -137,8 +144,7 @@ def factor_sets(con) -> list[str]:
 
 def factor_set_info(con, name: str) -> dict:
     """The catalogue row of a factor set, or an error listing the known sets."""
-    row = con.execute("SELECT factors, qrels, measures, reference, n_ref, description, source "
-                      "FROM std_factor_sets WHERE factors = ?", [name]).fetchone()
+    row = con.execute(_statement("info"), [name]).fetchone()
     if row is None:
         known = factor_sets(con)
         hint = (f"known: {_names(known)}" if known else
@@ -156,8 +162,7 @@ def _check_new_name(con, name: str, replace: bool) -> None:
 
 
 def _delete_set(con, name: str) -> None:
-    for table in ("std_factors", "std_reference_runs", "std_factor_sets"):
-        con.execute(f"DELETE FROM {table} WHERE factors = ?", [name])
+    sql.run(con, "standardize_queries.sql", "delete_set", {"f": name})
 
 
 def create_factor_set(con, name: str, measures, qrels: str | None = None,
@@ -168,52 +173,49 @@ def create_factor_set(con, name: str, measures, qrels: str | None = None,
     parsed = _parsed(measures)
     labels = [str(m) for m in parsed]
     _check_new_name(con, name, replace)
-    qrels = qrels or evaluate.default_qrels(con)
-    qrels, _ = evaluate.qrels_info(con, qrels)
+    qrels = qrels or catalogue.default_qrels(con)
+    qrels, _ = catalogue.qrels_info(con, qrels)
     ref_runs = runsets.resolve(con, reference, qrels=qrels)
     _check_reference(ref_runs, reference)
     frame = compute_factors(con, qrels, parsed, ref_runs, spec=reference)
     described = f"{reference} ({len(ref_runs)} runs)"
-    with db.transaction(con):
+    with connection.transaction(con):
         _delete_set(con, name)
-        con.execute("INSERT INTO std_factor_sets VALUES (?, ?, ?, ?, ?, ?, 'computed', current_timestamp)",
+        con.execute(_statement("insert_set", True),
                     [name, qrels, ", ".join(labels), described, len(ref_runs), description])
         _insert_factors(con, name, qrels, frame)
-        con.executemany("INSERT INTO std_reference_runs VALUES (?, ?)", [(name, r) for r in ref_runs])
+        con.executemany(_statement("insert_reference_run"), [(name, r) for r in ref_runs])
     return {"factors": name, "qrels": qrels, "measures": labels, "reference": described,
             "n_ref": len(ref_runs), "topics": int(frame["topic"].nunique()), "rows": len(frame)}
 
 
 def _insert_factors(con, name: str, qrels: str, frame: pd.DataFrame) -> None:
-    db.register(con, "irw_std_new", frame[["measure", "topic", "mu", "sigma", "n_ref"]])
+    connection.register(con, "irw_std_new", frame[["measure", "topic", "mu", "sigma", "n_ref"]])
     try:
-        con.execute("INSERT INTO std_factors SELECT ?, ?, measure, CAST(topic AS VARCHAR), "
-                    "CAST(mu AS DOUBLE), CAST(sigma AS DOUBLE), CAST(n_ref AS INTEGER) "
-                    "FROM irw_std_new", [name, qrels])
+        con.execute(_statement("insert_factors"), [name, qrels])
     finally:
-        db.unregister(con, "irw_std_new")
+        connection.unregister(con, "irw_std_new")
 
 
 def drop_factor_set(con, name: str) -> None:
     factor_set_info(con, name)
-    with db.transaction(con):
+    with connection.transaction(con):
         _delete_set(con, name)
 
 
+def factor_summary(con, name: str) -> pd.DataFrame:
+    """Per measure of a factor set: topics, n_ref, mean mu and sigma, topics with sigma 0."""
+    return con.execute(_statement("summary"), [name]).df()
+
+
 def list_factor_sets(con) -> pd.DataFrame:
-    return con.execute("""
-        SELECT s.factors, s.qrels, s.measures, s.reference, s.n_ref,
-               count(DISTINCT f.topic)::INTEGER AS topics, s.source, s.description, s.created_at
-        FROM std_factor_sets s LEFT JOIN std_factors f USING (factors)
-        GROUP BY ALL ORDER BY s.factors""").df()
+    return con.execute(_statement("factor_sets")).df()
 
 
 def factors_frame(con, name: str, measure: str | None = None) -> pd.DataFrame:
     factor_set_info(con, name)
     label = str(ms.parse(measure)) if measure else None
-    frame = con.execute("SELECT measure, topic, mu, sigma, n_ref FROM std_factors "
-                        "WHERE factors = $f AND ($m IS NULL OR measure = $m) ORDER BY measure, topic",
-                        {"f": name, "m": label}).df()
+    frame = con.execute(_statement("factors"), {"f": name, "m": label}).df()
     if frame.empty and label:
         raise IrwError(f"factor set {name!r} has no factors for measure {label}")
     return frame
@@ -249,16 +251,16 @@ def standardize_frame(con, per: pd.DataFrame, factors: str | pd.DataFrame,
     else:
         have = factors
     _check_coverage(have, per, name or "(computed)")
-    db.register(con, "irw_std_scores_in", per[["run_id", "topic", "measure", "value"]])
+    connection.register(con, "irw_std_scores_in", per[["run_id", "topic", "measure", "value"]])
     if not stored:
-        db.register(con, "irw_std_factors_in", factors[["measure", "topic", "mu", "sigma"]])
+        connection.register(con, "irw_std_factors_in", factors[["measure", "topic", "mu", "sigma"]])
     try:
-        return con.execute(db.render("standardize_apply.sql", stored=stored),
+        return con.execute(sql.render("standardize_apply.sql", stored=stored),
                            {"factors": factors} if stored else {}).df()
     finally:
-        db.unregister(con, "irw_std_scores_in")
+        connection.unregister(con, "irw_std_scores_in")
         if not stored:
-            db.unregister(con, "irw_std_factors_in")
+            connection.unregister(con, "irw_std_factors_in")
 
 
 def apply_factors(con, per: pd.DataFrame, factors: str) -> pd.DataFrame:
@@ -280,19 +282,13 @@ def standardized_scores(con, factors: str, measures=None, run_ids: list[str] | N
     if missing:
         raise IrwError(f"factor set {factors} has no factors for measure(s) {_names(missing)}; "
                        f"it has: {_names(set_labels)}")
-    if info["qrels"] not in loader.qrels_names(con):
+    if info["qrels"] not in catalogue.qrels_names(con):
         raise IrwError(f"factor set {factors} standardizes qrels {info['qrels']!r}, "
                        "which is not loaded in this warehouse")
-    run_ids = run_ids or runsets.loaded_runs(con, evaluate.collection_of(con, info["qrels"]))
+    run_ids = run_ids or catalogue.loaded_runs(con, catalogue.collection_of(con, info["qrels"]))
     ensure_scores(con, info["qrels"], ms.parse_all(labels), run_ids)
     params = {"f": factors, "q": info["qrels"], "labels": labels, "runs": list(run_ids)}
-    rows = con.execute("""
-        SELECT run_id, measure, topic, value, mu, sigma, z, phi, in_reference FROM std_scores
-        WHERE factors = $f AND collection = collection_of($q)
-          AND measure IN (SELECT unnest($labels::VARCHAR[]))
-          AND run_id IN (SELECT unnest($runs::VARCHAR[]))
-          AND topic IN (SELECT topic FROM topic_sets WHERE qrels = $q)
-        ORDER BY run_id, measure, topic""", params).df()
+    rows = con.execute(_statement("scores"), params).df()
     order = {m: i for i, m in enumerate(labels)}
     rows = rows.sort_values(["run_id", "measure", "topic"], kind="stable",
                             key=lambda col: col.map(order) if col.name == "measure" else col)
@@ -341,15 +337,11 @@ def export_factor_set(con, name: str, path: str, fmt: str | None = None,
 
     factor_set_info(con, name)
     fmt = _file_format(path, fmt, reading=False)
-    query = ("SELECT f.factors, f.qrels, f.measure, f.topic, f.mu, f.sigma, f.n_ref, "
-             "s.reference, s.description FROM std_factors f JOIN std_factor_sets s USING (factors) "
-             "WHERE f.factors = $f ORDER BY f.measure, f.topic")
-    options = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER"
-    warehouse = db.database_path(con)
+    warehouse = connection.database_path(con)
     with files.output_file(path, replace=replace, what="factor file",
                            protected=(warehouse,) if warehouse else ()) as tmp:
         try:
-            con.execute(f"COPY ({query}) TO {db.quote_literal(str(tmp))} ({options})", {"f": name})
+            con.execute(_statement("export", str(tmp), fmt), {"f": name})
         except duckdb.Error as exc:
             raise IrwError(f"{path}: cannot write the factor set: {str(exc).splitlines()[0]}") from None
     return con.execute("SELECT count(*) FROM std_factors WHERE factors = ?", [name]).fetchall()[0][0]
@@ -446,9 +438,9 @@ def import_factor_set(con, path: str, name: str | None = None, qrels: str | None
     _check_new_name(con, name, replace)
     file_qrels = clean["qrels"].iloc[0]
     target = qrels or file_qrels
-    if target not in loader.qrels_names(con):
+    if target not in catalogue.qrels_names(con):
         raise IrwError(f"qrels {target!r} is not loaded in this warehouse: load it, or map the "
-                       f"factors to a loaded qrels with --qrels (loaded: {_names(loader.qrels_names(con))}); "
+                       f"factors to a loaded qrels with --qrels (loaded: {_names(catalogue.qrels_names(con))}); "
                        "nothing imported")
     if description is None and "description" in frame.columns:
         first = frame["description"].iloc[0]
@@ -457,9 +449,9 @@ def import_factor_set(con, path: str, name: str | None = None, qrels: str | None
     reference = clean["reference"].iloc[0]
     n_ref = int(clean["n_ref"].max())
     source = str(Path(path).resolve()) + (f" (qrels {file_qrels})" if file_qrels != target else "")
-    with db.transaction(con):
+    with connection.transaction(con):
         _delete_set(con, name)
-        con.execute("INSERT INTO std_factor_sets VALUES (?, ?, ?, ?, ?, ?, ?, current_timestamp)",
+        con.execute(_statement("insert_set", False),
                     [name, target, ", ".join(labels), reference, n_ref, description, source])
         _insert_factors(con, name, target, clean)
     return {"factors": name, "qrels": target, "measures": labels, "rows": len(clean),
@@ -524,10 +516,9 @@ def random_half(topics: list[str], seed: int) -> tuple[list[str], list[str]]:
 
 def _create_collection(con, parent: str, name: str, topics: list[str], params: dict,
                        description: str | None) -> None:
-    loader.register_qrels(con, name, source=None, kind=COLLECTION_KIND, parent=parent,
+    catalogue.register_qrels(con, name, source=None, kind=COLLECTION_KIND, parent=parent,
                           params=json.dumps(params), description=description, own_topics=True)
-    con.execute("INSERT INTO qrels SELECT ?, topic, docno, rel FROM qrels "
-                "WHERE qrels = ? AND topic IN (SELECT unnest(?::VARCHAR[]))", [name, parent, topics])
+    con.execute(_statement("split_judgments"), [name, parent, topics])
     state.record_qrels(con, name)
 
 
@@ -537,7 +528,7 @@ def split_collection(con, parent: str, name: str, topics: str | None = None,
     """Create collection ``name`` (a qrels of kind 'topics': the parent's judgments for chosen
     topics, with its own topic set) and, with ``rest``, the complement. Topics: a spec
     (``401-425,430,@file``) or a random half of the parent's topic set (``half_seed``)."""
-    parent, _ = evaluate.qrels_info(con, parent)
+    parent, _ = catalogue.qrels_info(con, parent)
     if (topics is None) == (half_seed is None):
         raise IrwError("choose the topics of the collection: --topics LIST or --half SEED")
     names = [n for n in (name, rest) if n]
@@ -555,8 +546,8 @@ def split_collection(con, parent: str, name: str, topics: str | None = None,
         params = {"half_seed": half_seed, "topics": chosen}
     if rest and not remaining:
         raise IrwError(f"no topic is left for the rest collection {rest!r}")
-    existing = set(loader.qrels_names(con))
-    with db.transaction(con):
+    existing = set(catalogue.qrels_names(con))
+    with connection.transaction(con):
         for n in names:
             if n in existing:
                 if not replace:
@@ -564,7 +555,7 @@ def split_collection(con, parent: str, name: str, topics: str | None = None,
                 kind = con.execute("SELECT kind FROM qrels_info WHERE qrels = ?", [n]).fetchone()[0]
                 if kind != COLLECTION_KIND:
                     raise IrwError(f"qrels {n!r} is not a collection (kind {kind}); not replacing it")
-                loader.drop_qrels(con, n, _in_transaction=True)
+                drop_qrels(con, n)
         _create_collection(con, parent, name, chosen, params, description)
         made = [{"qrels": name, "parent": parent, "topics": len(chosen)}]
         if rest:
@@ -696,10 +687,10 @@ def _comparison_setup(con, qrels: str, measure, run_spec: str, raw, reference: s
 def check_same_runs(con, c: str, d: str, run_ids: list[str]) -> None:
     """Comparing qrels C and D of two test collections compares the runs of C's collection
     with the runs of the same ids in D's collection: each must be loaded there."""
-    cc, cd = evaluate.collection_of(con, c), evaluate.collection_of(con, d)
+    cc, cd = catalogue.collection_of(con, c), catalogue.collection_of(con, d)
     if cc == cd:
         return
-    there = set(runsets.loaded_runs(con, cd))
+    there = set(catalogue.loaded_runs(con, cd))
     lacking = [r for r in run_ids if r not in there]
     if lacking:
         raise IrwError(f"{c} (collection {cc}) and {d} (collection {cd}) are compared on the same run "
@@ -712,8 +703,8 @@ def compare_collections(con, c: str, d: str, measure, run_spec: str = "all", raw
     """Cross-collection comparison of the same runs on collections C and D, per form:
     RMSE, dRMSE and two-sample t-test false positives. Returns (summary, per_run)."""
     _check_alpha(alpha)
-    c, _ = evaluate.qrels_info(con, c)
-    d, _ = evaluate.qrels_info(con, d)
+    c, _ = catalogue.qrels_info(con, c)
+    d, _ = catalogue.qrels_info(con, d)
     run_ids, forms, matrices = _comparison_setup(
         con, c, measure, run_spec, raw, reference, factors,
         "comparing collections needs at least two runs (dRMSE divides by the spread of the run means)")
@@ -790,7 +781,7 @@ def random_splits_experiment(con, qrels: str, measure, run_spec: str = "all", ra
     _check_alpha(alpha)
     if splits < 1:
         raise IrwError("--splits must be at least 1")
-    qrels, _ = evaluate.qrels_info(con, qrels)
+    qrels, _ = catalogue.qrels_info(con, qrels)
     run_ids, forms, matrices = _comparison_setup(con, qrels, measure, run_spec, raw, reference,
                                                  factors, "the experiment needs at least two runs")
     mats, topics = matrices(qrels)
@@ -862,7 +853,7 @@ def reference_size_experiment(con, qrels: str, measure, run_spec: str = "all",
     ``numpy.random.default_rng([seed, n])``, so a size's result does not depend on the others."""
     if samples < 1:
         raise IrwError("--samples must be at least 1")
-    qrels, _ = evaluate.qrels_info(con, qrels)
+    qrels, _ = catalogue.qrels_info(con, qrels)
     run_ids = runsets.resolve(con, run_spec, qrels=qrels)
     if len(run_ids) < 2:
         raise IrwError("ranking needs at least two evaluated runs")

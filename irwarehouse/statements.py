@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 
 from .errors import IrwError, shown
+from .files import is_database
 
 # The statement types that only read.
 READING = {"SELECT", "MULTI"}
@@ -73,8 +74,6 @@ def problem(con, statement, write: bool) -> str | None:
     if write:
         if kind == "COPY":
             for target in _COPY_TO.findall(text):
-                from .files import is_database
-
                 path = target.replace("''", "'")
                 if Path(path).exists() and is_database(path):
                     return (f"COPY ... TO {shown(path)} would write over a DuckDB database; irw "

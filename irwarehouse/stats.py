@@ -77,6 +77,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _sps
 
+from .errors import check_seed
+
 __all__ = [
     "PairResult",
     "pair_indices",
@@ -185,8 +187,6 @@ class PairResult:
 def rng_of(*seeds) -> "np.random.Generator":
     """``numpy.random.default_rng`` of the seed(s), each checked (an integer >= 0: a negative
     seed is an IrwError, not numpy's ValueError)."""
-    from .errors import check_seed
-
     checked = [check_seed(s) for s in seeds]
     return np.random.default_rng(checked[0] if len(checked) == 1 else checked)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from . import evaluate
+from .engine import evaluation
 from .errors import IrwError
 from .measures import Measure
 
@@ -47,5 +47,5 @@ def summary(con, qrels: str, measures: list[Measure], run_ids: list[str], topics
     """:func:`summarize_rows` of the per-topic scores of ``measures`` (not stored)."""
     if by not in BY:
         raise IrwError(f"unknown --by {by!r}; valid: {', '.join(BY)}")
-    rows = evaluate.evaluate_rows(con, qrels, measures, run_ids, topics=topics, store=False)
+    rows = evaluation.evaluate(con, qrels, measures, run_ids, topics=topics, store=False).rows()
     return summarize_rows(rows, by, [str(m) for m in measures])

@@ -100,13 +100,18 @@ CREATE TABLE IF NOT EXISTS evaluations (
     rel_level    INTEGER
 );
 
--- The measure catalogue (refreshed from the package on every write connection).
-CREATE TABLE IF NOT EXISTS measures (
+-- The measure catalogue (written anew from the package whenever the schema is set up):
+-- graded measures sum gains; ideal ones are normalized by the ideal ranking; paper names
+-- where the measure is defined.
+CREATE OR REPLACE TABLE measures (
     name        VARCHAR PRIMARY KEY,
     description VARCHAR,
     parameters  VARCHAR,
     cutoff      BOOLEAN,
-    trec_eval   VARCHAR
+    trec_eval   VARCHAR,
+    graded      BOOLEAN,
+    ideal       BOOLEAN,
+    paper       VARCHAR
 );
 
 -- Cache: the base relation (judged retrieved documents with running sums) per loaded qrels,

@@ -4,11 +4,13 @@
   reference runs' scores (runs of the qrels's collection), and n_ref = how many reference scores there were.
 
   Bound parameters: $qrels (qrels name), $measures (canonical measure names),
-  $runs (the reference run ids). Only topics of the qrels's topic set count.
+  $runs (the reference run ids). Only topics of the qrels's topic set count. The values are
+  aggregated in order, so that the factors do not depend on the order the scores are stored
+  in (a parallel sum's last bits do).
 -#}
 SELECT s.measure, s.topic,
-       avg(s.value) AS mu,
-       stddev_samp(s.value) AS sigma,
+       avg(s.value ORDER BY s.value) AS mu,
+       stddev_samp(s.value ORDER BY s.value) AS sigma,
        count(*)::INTEGER AS n_ref
 FROM scores s
 WHERE s.qrels = $qrels AND s.collection = collection_of($qrels)

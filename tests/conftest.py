@@ -7,7 +7,12 @@ skipped -- unless ``IRW_REQUIRE_SHARED_DATA=1`` (set by CI), which makes them fa
 
 from __future__ import annotations
 
+import fcntl
 import os
+import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -41,9 +46,9 @@ def trec8() -> Path:
 
 @pytest.fixture()
 def con():
-    from irwarehouse import db
+    from irwarehouse import schema
 
-    connection = db.connect(":memory:")
+    connection = schema.connect(":memory:")
     yield connection
     connection.close()
 
@@ -75,12 +80,13 @@ def cli(tmp_path):
 @pytest.fixture(scope="session")
 def trec8_db(trec8, tmp_path_factory):
     """A warehouse holding the full TREC-8 runset and qrels (loaded once per test session)."""
-    from irwarehouse import db, loader
+    from irwarehouse import schema
+    from irwarehouse.engine import loading
 
     path = str(tmp_path_factory.mktemp("trec8") / "trec8.duckdb")
-    con = db.connect(path)
-    loader.load_qrels(con, [str(trec8 / "qrels.trec8.gz")], "trec8")
-    loader.load_runs(con, [str(trec8 / "runs")], meta=str(trec8 / "runs.tsv"))
+    con = schema.connect(path)
+    loading.load_qrels(con, [str(trec8 / "qrels.trec8.gz")], "trec8")
+    loading.load_runs(con, [str(trec8 / "runs")], meta=str(trec8 / "runs.tsv"))
     con.close()
     return path
 
@@ -121,3 +127,53 @@ def sql_warehouse(tmp_path_factory) -> str:
     path = str(tmp_path_factory.mktemp("sql_warehouse") / "fixture.duckdb")
     build_sql_warehouse(cli_for(path))
     return path
+
+
+# ------------------------------------------------------------ other DuckDB clients
+
+CLI = "1.5.6"  # the newest duckdb-cli on the package registry
+
+
+def _unavailable(message: str):
+    if os.environ.get("IRW_REQUIRE_SHARED_DATA") == "1":
+        pytest.fail(message + " -- IRW_REQUIRE_SHARED_DATA=1 requires it")
+    pytest.skip(message)
+
+
+def installed(request, requirement: str) -> Path:
+    """``requirement`` installed (without dependencies) into a directory of its own in
+    pytest's cache, once (test workers take turns)."""
+    if getattr(request.config, "cache", None) is not None:
+        cache = Path(request.config.cache.mkdir("irw-clients"))
+    else:  # pytest's cache is switched off: install afresh for this session
+        cache = request.getfixturevalue("tmp_path_factory").mktemp("irw-clients")
+    target = cache / re.sub(r"[^A-Za-z0-9.]+", "-", requirement)
+    done = target / ".installed"
+    with open(cache / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            _install(requirement, target)
+            done.touch()
+    return target
+
+
+def _install(requirement: str, target: Path) -> None:
+    shutil.rmtree(target, ignore_errors=True)
+    try:
+        r = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+                            "--disable-pip-version-check", "--target", str(target), requirement],
+                           capture_output=True, text=True, timeout=600)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        _unavailable(f"cannot run pip to install {requirement}: {exc}")
+    if r.returncode != 0:
+        last = (r.stderr.strip().splitlines() or ["no output"])[-1]
+        _unavailable(f"cannot install {requirement} from the package registry: {last}")
+
+
+@pytest.fixture(scope="session")
+def duckdb_cli(request) -> str:
+    """The DuckDB CLI of the ``duckdb-cli`` package (version CLI)."""
+    binary = installed(request, f"duckdb-cli=={CLI}") / "duckdb_cli" / "duckdb"
+    if not binary.exists():
+        pytest.fail(f"duckdb-cli {CLI} has no binary at {binary}")
+    return str(binary)

@@ -173,9 +173,9 @@ def test_small_things_say_what_is_wrong(loaded, tmp_path, monkeypatch):
     assert result.stderr.startswith("no rows: qrels q0 has no relevant document (grade >= 1), so the "
                                     "default topic set, the topics with a relevant document, is empty")
     assert "AP" in loaded("eval", "-m", "AP", "--qrels", "q0", "--topics", "all").stdout
-    from irwarehouse import loader
+    from irwarehouse.engine import loading
 
-    monkeypatch.setattr(loader, "load_meta", lambda *a: (_ for _ in ()).throw(ValueError("boom\nmore")))
+    monkeypatch.setattr(loading, "load_meta", lambda *a: (_ for _ in ()).throw(ValueError("boom\nmore")))
     result = loaded("load", "meta", FIXTURES / "runs.tsv", ok=False)
     assert result.exit_code == 1 and result.stderr.startswith("error: unexpected ValueError: boom\n")
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.output
@@ -183,7 +183,7 @@ def test_small_things_say_what_is_wrong(loaded, tmp_path, monkeypatch):
 
 def test_a_database_that_is_not_a_warehouse_is_refused_and_left_alone(tmp_path):
     from conftest import cli_for
-    from irwarehouse import db
+    from irwarehouse import connection, schema
 
     other = str(tmp_path / "other.duckdb")
     con = duckdb.connect(other)
@@ -197,13 +197,13 @@ def test_a_database_that_is_not_a_warehouse_is_refused_and_left_alone(tmp_path):
     assert con.execute("SELECT table_name FROM information_schema.tables").fetchall() == [("r",)]
     con.close()
     newer = str(tmp_path / "newer.duckdb")
-    db.connect(newer).close()
+    schema.connect(newer).close()
     con = duckdb.connect(newer)
     con.execute("UPDATE irw_meta SET value = '99' WHERE key = 'schema_version'")
     con.close()
     result = cli_for(newer)("runs", "list", ok=False)
     assert result.stderr == (f"error: {newer} was written by a newer irwarehouse (warehouse schema "
-                             f"version 99; this one reads up to {db.SCHEMA_VERSION}): upgrade irwarehouse\n")
+                             f"version 99; this one reads up to {connection.SCHEMA_VERSION}): upgrade irwarehouse\n")
     text = tmp_path / "notes.txt"
     text.write_text("not a database\n")
     result = cli_for(str(text))("runs", "list", ok=False)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tomllib
@@ -25,57 +24,19 @@ import duckdb
 import pytest
 
 import sql_probe
-from conftest import FIXTURES, ROOT, cli_for
+from conftest import CLI, FIXTURES, ROOT, cli_for, installed
 
 OLD_DUCKDB = "1.4.4"  # the lower end of the duckdb range in pyproject.toml
-CLI = "1.5.6"  # the newest duckdb-cli on the package registry
 TESTS = Path(__file__).resolve().parent
-
-
-def _unavailable(message: str):
-    if os.environ.get("IRW_REQUIRE_SHARED_DATA") == "1":
-        pytest.fail(message + " -- IRW_REQUIRE_SHARED_DATA=1 requires it")
-    pytest.skip(message)
-
-
-def _installed(request, requirement: str) -> Path:
-    """``requirement`` installed (without dependencies) into a directory of its own."""
-    if getattr(request.config, "cache", None) is not None:
-        cache = Path(request.config.cache.mkdir("irw-clients"))
-    else:  # pytest's cache is switched off: install afresh for this session
-        cache = request.getfixturevalue("tmp_path_factory").mktemp("irw-clients")
-    target = cache / re.sub(r"[^A-Za-z0-9.]+", "-", requirement)
-    done = target / ".installed"
-    if not done.exists():
-        shutil.rmtree(target, ignore_errors=True)
-        try:
-            r = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-                                "--disable-pip-version-check", "--target", str(target), requirement],
-                               capture_output=True, text=True, timeout=600)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            _unavailable(f"cannot run pip to install {requirement}: {exc}")
-        if r.returncode != 0:
-            last = (r.stderr.strip().splitlines() or ["no output"])[-1]
-            _unavailable(f"cannot install {requirement} from the package registry: {last}")
-        done.touch()
-    return target
 
 
 @pytest.fixture(scope="session")
 def old_duckdb(request) -> dict:
     """The environment of a subprocess that imports duckdb OLD_DUCKDB (and irwarehouse from
     this checkout)."""
-    target = _installed(request, f"duckdb=={OLD_DUCKDB}")
+    target = installed(request, f"duckdb=={OLD_DUCKDB}")
     path = os.pathsep.join([str(target), str(ROOT), os.environ.get("PYTHONPATH", "")])
     return {**os.environ, "PYTHONPATH": path}
-
-
-@pytest.fixture(scope="session")
-def duckdb_cli(request) -> str:
-    binary = _installed(request, f"duckdb-cli=={CLI}") / "duckdb_cli" / "duckdb"
-    if not binary.exists():
-        pytest.fail(f"duckdb-cli {CLI} has no binary at {binary}")
-    return str(binary)
 
 
 def _python(env: dict, *args: str, cwd=None) -> dict:
@@ -175,9 +136,9 @@ def test_irw_runs_under_old_duckdb(old_duckdb, tmp_path):
             x, y = json.loads(a["stdout"]), json.loads(b["stdout"])
             assert x and sql_probe.close(x, y) == [], label
     con = duckdb.connect(str(tmp_path / "old" / "irw.duckdb"), read_only=True)
-    from irwarehouse import storage
+    from irwarehouse import connection
 
-    assert storage.storage_version(con) == "v1.4.0+"
+    assert connection.storage_version(con) == "v1.4.0+"
     con.close()
     for target in ("irw.duckdb", "published.duckdb", "export"):
         x, y = _probe(str(tmp_path / "old" / target)), _probe(str(tmp_path / "now" / target))

@@ -12,7 +12,8 @@ import pytest
 from scipy import stats as sps
 
 from conftest import FIXTURES, cli_for
-from irwarehouse import db, evaluate, measures, runsets, significance
+from irwarehouse import measures, runsets, schema, significance
+from irwarehouse.engine import evaluation
 
 STATISTICS = ["kendall_tau", "kendall_tau_a", "tau_ap", "rbo", "pearson"]
 MEASURES = ["AP", "P@10", "nDCG(discount=jk)@10"]
@@ -53,7 +54,7 @@ def evaluated_once(monkeypatch):
 
 
 def check_against_single_cells(db_path, cells, qrels, run_spec="all"):
-    con = db.connect(db_path)
+    con = schema.connect(db_path)
     try:
         run_ids = runsets.resolve(con, run_spec)
         by_cell = {}
@@ -95,9 +96,9 @@ def test_cells_equal_real_single_calls(pools):
 
 
 def per_topic(db_path, measure, qrels):
-    con = db.connect(db_path, read_only=True)
+    con = schema.connect(db_path, read_only=True)
     runs = runsets.resolve(con, "all")
-    per = evaluate.evaluate(con, qrels, [measures.parse(measure)], runs, store=False)
+    per = evaluation.evaluate(con, qrels, [measures.parse(measure)], runs, store=False).df()
     con.close()
     return per.pivot(index="run_id", columns="topic", values="value").reindex(runs).to_numpy()
 

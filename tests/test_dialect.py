@@ -12,7 +12,9 @@ import re
 
 import pytest
 
-from irwarehouse import db, evaluate, measures, pools
+from irwarehouse import measures
+from irwarehouse import sql as irw_sql
+from irwarehouse.engine import pools, rendering
 from test_sql_product import CASES
 
 # The templates both engines run: the measure engine and its base relation, the measures,
@@ -72,9 +74,9 @@ def test_the_checks_find_what_they_look_for():
 
 @pytest.mark.parametrize("template", PORTABLE)
 def test_portable_templates_hold_no_duckdb_only_construct(template):
-    text = _strip((db.sql_dir() / template).read_text())
+    text = _strip((irw_sql.sql_dir() / template).read_text())
     assert findings(text, DUCKDB_ONLY + SOURCE_ONLY) == [], f"{template}: use the macros of _dialect.sql"
-    assert raw_divisions((db.sql_dir() / template).read_text()) == [], \
+    assert raw_divisions((irw_sql.sql_dir() / template).read_text()) == [], \
         f"{template}: divide with d.div (a DOUBLE in every engine)"
 
 
@@ -91,8 +93,8 @@ def test_rendered_spark_sql_is_spark_sql(name):
     """Every catalogue measure at every parameter setting of test_sql_product, rendered for
     Spark with every topic policy and -M, holds no DuckDB-only construct."""
     parsed = measures.parse_all([name])
-    for topics in evaluate.TOPIC_POLICIES:
-        sql = evaluate.render_sql(parsed, topics=topics, max_docs=100, rel_level=2,
+    for topics in rendering.TOPIC_POLICIES:
+        sql = rendering.render_sql(parsed, topics=topics, max_docs=100, rel_level=2,
                                   base_source="fresh", dialect="spark")
         assert _spark_sql_problems(sql) == [], (name, topics)
         assert ":qrels" in sql and ":runs" in sql
@@ -100,7 +102,7 @@ def test_rendered_spark_sql_is_spark_sql(name):
 
 def test_rendered_spark_schema_and_pools_are_spark_sql():
     for template in ("views.sql", "pools.sql"):
-        for statement in db.split_statements(db.render(template, "spark")):
+        for statement in irw_sql.split_statements(irw_sql.render(template, "spark")):
             assert _spark_sql_problems(statement) == [], statement
     for kind in pools.KINDS:
         assert _spark_sql_problems(pools.select_sql(kind, "spark")) == [], kind
@@ -111,14 +113,14 @@ def test_rendered_spark_schema_and_pools_are_spark_sql():
 def test_spark_string_literals():
     """A label with a quote (condensed measures: AP') is one Spark literal; the DuckDB
     rendering keeps the standard escape."""
-    sql = evaluate.render_sql(measures.parse_all(["AP'@10"]), base_source="fresh", dialect="spark")
+    sql = rendering.render_sql(measures.parse_all(["AP'@10"]), base_source="fresh", dialect="spark")
     assert "stack(1, 'AP\\'@10', m0)" in sql
-    assert db.quote_literal("a'b\\c", "spark") == "'a\\'b\\\\c'"
-    assert db.quote_literal("a'b\\c") == "'a''b\\c'"
-    duck = evaluate.render_sql(measures.parse_all(["AP'@10"]), base_source="fresh")
+    assert irw_sql.quote_literal("a'b\\c", "spark") == "'a\\'b\\\\c'"
+    assert irw_sql.quote_literal("a'b\\c") == "'a''b\\c'"
+    duck = rendering.render_sql(measures.parse_all(["AP'@10"]), base_source="fresh")
     assert "'AP''@10' AS measure" in duck and "$qrels" in duck
 
 
 def test_unknown_dialect():
     with pytest.raises(ValueError, match="unknown SQL dialect 'trino'"):
-        db.render("evaluate.sql", "trino")
+        irw_sql.render("evaluate.sql", "trino")

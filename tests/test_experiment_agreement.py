@@ -41,7 +41,7 @@ import numpy as np
 import pytest
 
 from conftest import FIXTURES
-from irwarehouse import evaluate, loader
+from irwarehouse.engine import evaluation, loading
 from irwarehouse.errors import IrwError
 from irwarehouse.experiments import agreement as ag
 from irwarehouse.experiments.vector_measures import all_vectors, binary_scores
@@ -125,12 +125,12 @@ def test_vector_measures_equal_sql(con, tmp_path, ap_r):
             qrels.append(f"{topic} 0 extra{x} 1")
     (tmp_path / "run").write_text("\n".join(run) + "\n")
     (tmp_path / "qrels").write_text("\n".join(qrels) + "\n")
-    loader.load_qrels(con, [str(tmp_path / "qrels")], "synth")
-    loader.load_runs(con, [str(tmp_path / "run")])
+    loading.load_qrels(con, [str(tmp_path / "qrels")], "synth")
+    loading.load_runs(con, [str(tmp_path / "run")])
     names = NAMES + ["P@4", "P", "R@3", "SP", "AP@4", "RR", "RR@2", "Success@2", "nDCG@4", "nDCG",
                      "DCG(discount=jk)@5", "RBP(p=0.95)@4"]
     parsed = parse_all(names)
-    sql = evaluate.evaluate(con, "synth", parsed, ["synth"], store=False)
+    sql = evaluation.evaluate(con, "synth", parsed, ["synth"], store=False).df()
     topics = range(len(V)) if ap_r == "n" else range(1, len(V))
     assert sql["topic"].nunique() == len(topics)
     S = ag.scores_of(V, parsed, ap_r)

@@ -184,9 +184,10 @@ def test_resume_reuses_cells(run, monkeypatch):
     def boom(*args, **kwargs):
         raise AssertionError("recomputed a cell")
 
-    from irwarehouse import evaluate, pools, significance
+    from irwarehouse import significance
+    from irwarehouse.engine import evaluation, pools
 
-    monkeypatch.setattr(evaluate, "evaluate", boom)
+    monkeypatch.setattr(evaluation, "evaluate", boom)
     monkeypatch.setattr(pools, "build_many", boom)
     monkeypatch.setattr(significance, "run_test", boom)
     again = json.loads(cli("experiment", "bias", "--out", out, *ARGS, "--format", "json").stdout)

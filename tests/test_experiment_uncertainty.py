@@ -17,7 +17,7 @@ import pytest
 from scipy.stats import kendalltau, ttest_rel
 
 from conftest import FIXTURES
-from irwarehouse import evaluate, loader, pools
+from irwarehouse.engine import evaluation, loading, pools
 from irwarehouse.experiments import uncertainty as unc
 from irwarehouse.experiments.vector_measures import gain_data, rbp_grid
 from irwarehouse.measures import parse_all
@@ -27,8 +27,8 @@ DEEP = ["alpha2", "beta1", "beta2", "gamma1"]
 
 @pytest.fixture()
 def fixture_con(con):
-    loader.load_qrels(con, [str(FIXTURES / "qrels.txt")], "fixture")
-    loader.load_runs(con, [str(FIXTURES / "runs")], meta=str(FIXTURES / "runs.tsv"))
+    loading.load_qrels(con, [str(FIXTURES / "qrels.txt")], "fixture")
+    loading.load_runs(con, [str(FIXTURES / "runs")], meta=str(FIXTURES / "runs.tsv"))
     return con
 
 
@@ -85,7 +85,7 @@ def test_rbp_grid_equals_sql(fixture_con, derived):
     base, res = rbp_grid(data, phis, residual=True)
     assert base.shape == (len(phis), len(runs), len(data.topics))
     measures = parse_all([f"RBP(p={p})" for p in phis] + [f"RBPres(p={p})" for p in phis])
-    sql = evaluate.evaluate(con, qrels, measures, runs, store=False)
+    sql = evaluation.evaluate(con, qrels, measures, runs, store=False).df()
     for k, p in enumerate(phis):
         for label, grid in ((f"RBP(p={p})", base), (f"RBPres(p={p})", res)):
             rows = sql[sql["measure"] == label]

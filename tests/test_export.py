@@ -16,7 +16,7 @@ import pytest
 
 import sql_probe
 from conftest import ROOT, cli_for
-from irwarehouse import export, storage
+from irwarehouse import connection, export
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
 
@@ -98,10 +98,10 @@ def test_export_scripts_run_inside_the_directory(sql_warehouse, source_probe, tm
     result = sql_probe.probe(con)
     assert sql_probe.close(result["results"], source_probe["results"]) == []
     # the views and macros are the package's own statements, not a copy
-    from irwarehouse import db
+    from irwarehouse import schema
 
     text = (out / "schema.sql").read_text()
-    assert all(statement in text for statement in db.schema_statements())
+    assert all(statement in text for statement in schema.schema_statements())
 
 
 def test_export_directory_rules(sql_warehouse, tmp_path, monkeypatch):
@@ -187,7 +187,7 @@ def test_publish(sql_warehouse, source_probe, tmp_path):
     r = invoke("publish", out)
     assert f"to {out}" in r.output and "storage v1.4.0+" in r.output
     con = duckdb.connect(str(out), read_only=True)
-    assert storage.storage_version(con) == "v1.4.0+"
+    assert connection.storage_version(con) == "v1.4.0+"
     result = sql_probe.probe(con)
     con.close()
     assert result["results"].keys() == source_probe["results"].keys()

@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from irwarehouse import loader
+from irwarehouse.engine import loading
 from irwarehouse.errors import IrwError
 
 
@@ -33,7 +33,7 @@ def test_any_whitespace_gzip_exponent_and_several_runs_per_file(con, tmp_path):
     gz = tmp_path / "b.gz"
     with gzip.open(gz, "wt") as fh:
         fh.write("1 Q0 d4 1 0.5 t\n")
-    summary = loader.load_runs(con, [plain, str(gz)])
+    summary = loading.load_runs(con, [plain, str(gz)])
     assert summary["runs"] == ["r", "s", "t"]
     assert ranks(con) == ["d2", "d1"]  # 2e-5 > 1.5e-5: the file's rank column is ignored
     assert con.execute("SELECT score FROM runs WHERE docno = 'd1'").fetchone()[0] == pytest.approx(1.5e-5)
@@ -43,11 +43,11 @@ def test_any_whitespace_gzip_exponent_and_several_runs_per_file(con, tmp_path):
 def test_ranking_policies(con, tmp_path):
     # given ranks disagree with scores; d2 and d3 tie in score
     text = "1 Q0 d1 3 9 r\n1 Q0 d2 1 5 r\n1 Q0 d3 2 5 r\n"
-    loader.load_runs(con, [write(tmp_path / "r", text)], policy="trec_eval")
+    loading.load_runs(con, [write(tmp_path / "r", text)], policy="trec_eval")
     assert ranks(con) == ["d1", "d3", "d2"]  # ties: docno descending
-    loader.load_runs(con, [write(tmp_path / "r", text)], policy="given", replace=True)
+    loading.load_runs(con, [write(tmp_path / "r", text)], policy="given", replace=True)
     assert ranks(con) == ["d2", "d3", "d1"]
-    loader.load_runs(con, [write(tmp_path / "r", text)], policy="score_then_rank", replace=True)
+    loading.load_runs(con, [write(tmp_path / "r", text)], policy="score_then_rank", replace=True)
     assert ranks(con) == ["d1", "d2", "d3"]  # ties: given rank ascending
     assert con.execute("SELECT ranking_policy FROM run_info").fetchone()[0] == "score_then_rank"
 
@@ -55,9 +55,9 @@ def test_ranking_policies(con, tmp_path):
 def test_trec_eval_policy_compares_scores_as_32_bit_floats(con, tmp_path):
     # equal as 32-bit floats (as trec_eval stores them), different as doubles
     text = "1 Q0 a 1 100001.3320310 r\n1 Q0 b 2 100001.3309590 r\n"
-    loader.load_runs(con, [write(tmp_path / "r", text)])
+    loading.load_runs(con, [write(tmp_path / "r", text)])
     assert ranks(con) == ["b", "a"]
-    loader.load_runs(con, [write(tmp_path / "r", text)], policy="score_then_rank", replace=True)
+    loading.load_runs(con, [write(tmp_path / "r", text)], policy="score_then_rank", replace=True)
     assert ranks(con) == ["a", "b"]
 
 
@@ -67,10 +67,10 @@ def test_directories_globs_and_metadata(con, tmp_path):
     write(d / "x.txt", "1 Q0 d1 1 1 x\n")
     write(d / "y.txt", "1 Q0 d1 1 1 y\n")
     meta = write(tmp_path / "m.tsv", "run_id\tteam\tkind\tpooled\nx\tT1\tautomatic\ttrue\ny\tT2\tmanual\tfalse\n")
-    loader.load_runs(con, [str(d)], meta=meta)
+    loading.load_runs(con, [str(d)], meta=meta)
     assert con.execute("SELECT run_id, team, pooled FROM run_info ORDER BY run_id").fetchall() == \
         [("x", "T1", True), ("y", "T2", False)]
-    loader.load_runs(con, [str(tmp_path / "runs" / "*.txt")], replace=True)
+    loading.load_runs(con, [str(tmp_path / "runs" / "*.txt")], replace=True)
     assert con.execute("SELECT count(*) FROM run_info").fetchone()[0] == 2
 
 
@@ -88,11 +88,11 @@ BAD_RUNS = [
 @pytest.mark.parametrize("text, message", BAD_RUNS)
 def test_bad_run_lines_are_reported_and_nothing_is_loaded(con, tmp_path, text, message, sep):
     good = write(tmp_path / "good", "9 Q0 z 1 1 keep\n")
-    loader.load_runs(con, [good])
+    loading.load_runs(con, [good])
     before = counts(con)
     bad = write(tmp_path / "bad.txt", text.replace(" ", sep))
     with pytest.raises(IrwError) as info:
-        loader.load_runs(con, [bad])
+        loading.load_runs(con, [bad])
     assert message in str(info.value) and "bad.txt" in str(info.value)
     assert counts(con) == before
 
@@ -117,15 +117,13 @@ def layouts(lines):
 
 
 def test_every_layout_loads_alike_and_clean_files_take_the_fast_path(con, tmp_path, monkeypatch):
-    from irwarehouse import db
-
     used = []
-    run_script = db.run_script
-    monkeypatch.setattr(db, "run_script", lambda c, template, *a, **k: (used.append(template), run_script(c, template, *a, **k))[1])
+    run_script = loading.run_script
+    monkeypatch.setattr(loading, "run_script", lambda c, template, *a, **k: (used.append(template), run_script(c, template, *a, **k))[1])
     loaded = {}
     for name, text in layouts(LINES).items():
         used.clear()
-        loader.load_runs(con, [write(tmp_path / "run", text)], replace=True)
+        loading.load_runs(con, [write(tmp_path / "run", text)], replace=True)
         loaded[name] = sorted(con.execute("SELECT topic, docno, rank, score, given_rank FROM runs").fetchall())
         fast = "stage_lines.sql" not in used
         assert fast == (name in ("tabs", "spaces", "crlf", "tabs with blank lines")), name
@@ -137,7 +135,7 @@ def test_every_layout_loads_alike_and_clean_files_take_the_fast_path(con, tmp_pa
 def test_a_field_holding_the_other_separator_is_an_error(con, tmp_path):
     text = "1\tQ0\td1\t1\t1\tr\n1\tQ0\td2\t2\t1\tmy run\n"
     with pytest.raises(IrwError, match="line 2: expected 6 fields"):
-        loader.load_runs(con, [write(tmp_path / "r", text)])
+        loading.load_runs(con, [write(tmp_path / "r", text)])
     assert counts(con)[0] == 0
 
 
@@ -147,7 +145,7 @@ def test_a_field_holding_the_other_separator_is_an_error(con, tmp_path):
     (" 1 Q0 d 1 2.5 r\n", None), ("1\tQ0\td\t1\t2.5\tr\textra\n", None),
 ])
 def test_delimiter_of_the_first_line(tmp_path, line, delim):
-    assert loader._delimiter(write(tmp_path / "f", "\n" + line), 6) == delim
+    assert loading._delimiter(write(tmp_path / "f", "\n" + line), 6) == delim
 
 
 def test_qrels_layouts_load_alike(con, tmp_path):
@@ -156,7 +154,7 @@ def test_qrels_layouts_load_alike(con, tmp_path):
              "tabs": "\n".join("\t".join(r) for r in rows) + "\n",
              "mixed": "\n".join((" \t" if i % 2 else " ").join(r) for i, r in enumerate(rows)) + "\n"}
     for name, text in texts.items():
-        loader.load_qrels(con, [write(tmp_path / name, text)], name)
+        loading.load_qrels(con, [write(tmp_path / name, text)], name)
     got = {name: sorted(con.execute("SELECT topic, docno, rel FROM qrels WHERE qrels = ?", [name]).fetchall())
            for name in texts}
     assert got["spaces"] == got["tabs"] == got["mixed"] and len(got["spaces"]) == 30
@@ -166,30 +164,31 @@ def test_duplicate_across_files_names_both(con, tmp_path):
     a = write(tmp_path / "a", "1 Q0 d1 1 1 r\n")
     b = write(tmp_path / "b", "1 Q0 d2 1 1 r\n1 Q0 d1 2 0 r\n")
     with pytest.raises(IrwError, match=r"/b, line 2: document d1 appears twice .*/a, line 1\)"):
-        loader.load_runs(con, [a, b])
+        loading.load_runs(con, [a, b])
     assert counts(con)[0] == 0
 
 
 def test_extra_fields_accepted_on_request(con, tmp_path):
-    loader.load_runs(con, [write(tmp_path / "r", "1 Q0 d1 1 1 r trailing words\n")], extra_fields=True)
+    loading.load_runs(con, [write(tmp_path / "r", "1 Q0 d1 1 1 r trailing words\n")], extra_fields=True)
     assert ranks(con) == ["d1"]
 
 
 def test_existing_run_needs_replace_and_replace_recomputes_its_scores(con, tmp_path):
-    from irwarehouse import evaluate, measures
+    from irwarehouse import measures
+    from irwarehouse.engine import evaluation
 
     q = write(tmp_path / "q", "1 0 d1 1\n")
-    loader.load_qrels(con, [q], "q")
+    loading.load_qrels(con, [q], "q")
     r = write(tmp_path / "r", "1 Q0 d1 1 1 r\n")
-    loader.load_runs(con, [r])
-    evaluate.evaluate(con, "q", measures.parse_all(["AP"]), ["r"])
+    loading.load_runs(con, [r])
+    evaluation.evaluate(con, "q", measures.parse_all(["AP"]), ["r"])
     with pytest.raises(IrwError, match=r"already loaded: r \(in .*/r\); use --replace"):
-        loader.load_runs(con, [r])
+        loading.load_runs(con, [r])
     assert con.execute("SELECT value FROM scores").fetchall() == [(1.0,)]
-    loader.load_runs(con, [write(tmp_path / "r", "1 Q0 d0 1 2 r\n1 Q0 d1 2 1 r\n")], replace=True)
+    loading.load_runs(con, [write(tmp_path / "r", "1 Q0 d0 1 2 r\n1 Q0 d1 2 1 r\n")], replace=True)
     # the stored score is recomputed for the new run, not dropped (a dashboard stays current)
     assert con.execute("SELECT value FROM scores").fetchall() == [(0.5,)]
-    per = evaluate.evaluate(con, "q", measures.parse_all(["AP"]), ["r"])
+    per = evaluation.evaluate(con, "q", measures.parse_all(["AP"]), ["r"])
     assert per["value"].tolist() == [0.5]  # the cached base was brought up to date
 
 
@@ -199,28 +198,29 @@ def test_loading_runs_extends_the_materialized_bases(tmp_path):
     import duckdb
 
     from conftest import FIXTURES
-    from irwarehouse import db, evaluate, measures
+    from irwarehouse import measures, schema
+    from irwarehouse.engine import evaluation
 
     path = str(tmp_path / "w.duckdb")
-    con = db.connect(path)
+    con = schema.connect(path)
     runs = sorted(p.name for p in (FIXTURES / "runs").iterdir())
-    loader.load_qrels(con, [str(FIXTURES / "qrels.txt")], "fixture")
-    loader.load_runs(con, [str(FIXTURES / "runs" / r) for r in runs[:3]])
+    loading.load_qrels(con, [str(FIXTURES / "qrels.txt")], "fixture")
+    loading.load_runs(con, [str(FIXTURES / "runs" / r) for r in runs[:3]])
     parsed = measures.parse_all(["AP", "nDCG@5", "Bpref", "RBPres(p=0.8)", "AP'"])
-    before = evaluate.evaluate(con, "fixture", parsed, ["alpha1"], store=False)  # materializes the base
+    before = evaluation.evaluate(con, "fixture", parsed, ["alpha1"], store=False)  # materializes the base
     built = con.execute("SELECT built_at FROM irw_base_built").fetchall()
-    loader.load_runs(con, [str(FIXTURES / "runs" / r) for r in runs[3:]])
+    loading.load_runs(con, [str(FIXTURES / "runs" / r) for r in runs[3:]])
     reversed_scores = "".join(  # alpha.txt with every score negated: the rankings turn around
         " ".join(f[:4] + ["-" + f[4]] + f[5:]) + "\n"
         for f in (line.split() for line in (FIXTURES / "runs" / "alpha.txt").read_text().splitlines()))
-    loader.load_runs(con, [write(tmp_path / "alpha.txt", reversed_scores)], replace=True)
+    loading.load_runs(con, [write(tmp_path / "alpha.txt", reversed_scores)], replace=True)
     assert con.execute("SELECT built_at FROM irw_base_built").fetchall() == built  # not rebuilt
-    after = evaluate.evaluate(con, "fixture", parsed, ["alpha1"], store=False)
+    after = evaluation.evaluate(con, "fixture", parsed, ["alpha1"], store=False)
     assert not after["value"].equals(before["value"])
     ids = [r[0] for r in con.execute("SELECT run_id FROM run_loads ORDER BY 1").fetchall()]
-    cached = evaluate.evaluate(con, "fixture", parsed, ids, store=False)
+    cached = evaluation.evaluate(con, "fixture", parsed, ids, store=False)
     con.close()
-    fresh = evaluate.evaluate(duckdb.connect(path, read_only=True), "fixture", parsed, ids, store=False)
+    fresh = evaluation.evaluate(duckdb.connect(path, read_only=True), "fixture", parsed, ids, store=False)
     assert len(cached) == len(fresh) > 0 and set(cached["run_id"]) == set(ids)
     assert (cached["value"] - fresh["value"]).abs().max() < 1e-12
 
@@ -229,10 +229,10 @@ def test_bad_metadata_rolls_back_the_runs(con, tmp_path):
     r = write(tmp_path / "r", "1 Q0 d1 1 1 r\n")
     meta = write(tmp_path / "m.tsv", "run_id\tteam\tpooled\nr\tT\tmaybe\n")
     with pytest.raises(IrwError, match=r"m.tsv, line 2: pooled must be true or false"):
-        loader.load_runs(con, [r], meta=meta)
+        loading.load_runs(con, [r], meta=meta)
     assert counts(con) == (0, 0, 0, 0, 0, 0)
     with pytest.raises(IrwError, match="must name a run_id column"):
-        loader.load_meta(con, write(tmp_path / "m2.tsv", "run\tteam\nr\tT\n"))
+        loading.load_meta(con, write(tmp_path / "m2.tsv", "run\tteam\nr\tT\n"))
 
 
 @pytest.mark.parametrize("paths, message", [
@@ -242,7 +242,7 @@ def test_bad_metadata_rolls_back_the_runs(con, tmp_path):
 def test_missing_inputs(con, tmp_path, monkeypatch, paths, message):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(IrwError, match=message):
-        loader.load_runs(con, paths)
+        loading.load_runs(con, paths)
 
 
 BAD_QRELS = [
@@ -254,20 +254,20 @@ BAD_QRELS = [
 
 @pytest.mark.parametrize("text, message", BAD_QRELS)
 def test_bad_qrels(con, tmp_path, text, message):
-    loader.load_qrels(con, [write(tmp_path / "ok", "1 0 d 1\n")], "ok")
+    loading.load_qrels(con, [write(tmp_path / "ok", "1 0 d 1\n")], "ok")
     before = counts(con)
     with pytest.raises(IrwError) as info:
-        loader.load_qrels(con, [write(tmp_path / "bad", text)], "ok", replace=True)
+        loading.load_qrels(con, [write(tmp_path / "bad", text)], "ok", replace=True)
     assert message in str(info.value) and "bad" in str(info.value)
     assert counts(con) == before
     assert con.execute("SELECT docno FROM qrels WHERE qrels = 'ok'").fetchall() == [("d",)]
 
 
 def test_qrels_names_and_replace(con, tmp_path):
-    loader.load_qrels(con, [write(tmp_path / "a", "1 0 d 1\n2 0 e -1\n")], "a")
+    loading.load_qrels(con, [write(tmp_path / "a", "1 0 d 1\n2 0 e -1\n")], "a")
     with pytest.raises(IrwError, match="already exists; use --replace"):
-        loader.load_qrels(con, [write(tmp_path / "a", "1 0 d 1\n")], "a")
-    loader.load_qrels(con, [write(tmp_path / "b", "1 0 d 2\n")], "a", replace=True)
+        loading.load_qrels(con, [write(tmp_path / "a", "1 0 d 1\n")], "a")
+    loading.load_qrels(con, [write(tmp_path / "b", "1 0 d 2\n")], "a", replace=True)
     assert con.execute("SELECT rel FROM qrels WHERE qrels = 'a'").fetchall() == [(2,)]
     assert con.execute("SELECT topic_qrels, kind FROM qrels_info").fetchall() == [("a", "file")]
 
@@ -275,21 +275,22 @@ def test_qrels_names_and_replace(con, tmp_path):
 def test_a_warehouse_of_an_older_layout_gets_a_new_base_cache(tmp_path):
     """Opening a warehouse written with an older schema version replaces the internal base
     cache (rebuilt on demand) and keeps everything loaded."""
-    from irwarehouse import db, evaluate, measures
+    from irwarehouse import connection, measures, schema
+    from irwarehouse.engine import evaluation
 
     path = str(tmp_path / "old.duckdb")
-    con = db.connect(path)
-    loader.load_qrels(con, [write(tmp_path / "q", "1 0 d1 1\n1 0 d2 0\n")], "q")
-    loader.load_runs(con, [write(tmp_path / "r", "1 Q0 d2 1 2 r\n1 Q0 d1 2 1 r\n")])
+    con = schema.connect(path)
+    loading.load_qrels(con, [write(tmp_path / "q", "1 0 d1 1\n1 0 d2 0\n")], "q")
+    loading.load_runs(con, [write(tmp_path / "r", "1 Q0 d2 1 2 r\n1 Q0 d1 2 1 r\n")])
     con.execute("DROP TABLE irw_base")
     con.execute("CREATE TABLE irw_base (qrels VARCHAR, docno VARCHAR)")  # an older layout
     con.execute("INSERT INTO irw_base_built VALUES ('q', current_timestamp, 0, 0)")
     con.execute("UPDATE irw_meta SET value = '1' WHERE key = 'schema_version'")
     con.close()
-    con = db.connect(path)
-    assert con.execute("SELECT value FROM irw_meta WHERE key = 'schema_version'").fetchone()[0] == db.SCHEMA_VERSION
+    con = schema.connect(path)
+    assert con.execute("SELECT value FROM irw_meta WHERE key = 'schema_version'").fetchone()[0] == connection.SCHEMA_VERSION
     assert "jid" in [r[0] for r in con.execute("DESCRIBE irw_base").fetchall()]
-    per = evaluate.evaluate(con, "q", measures.parse_all(["AP"]), ["r"])
+    per = evaluation.evaluate(con, "q", measures.parse_all(["AP"]), ["r"])
     assert per["value"].tolist() == [0.5]
     assert counts(con)[:2] == (2, 1)
 
@@ -307,12 +308,12 @@ def test_progress_counts_every_file_once(con, tmp_path, monkeypatch, fall_back):
             ticks.append(n)
             labels.append(self.label)
 
-    monkeypatch.setattr(loader, "_progress_bar",
+    monkeypatch.setattr(loading, "_progress_bar",
                         lambda files, label, phases=0: contextlib.nullcontext(Bar()))
-    paths = [write(tmp_path / f"r{i:02d}", f"1\tQ0\td{i}\t1\t1\tr{i}\n") for i in range(loader.BATCH + 5)]
+    paths = [write(tmp_path / f"r{i:02d}", f"1\tQ0\td{i}\t1\t1\tr{i}\n") for i in range(loading.BATCH + 5)]
     if fall_back:  # the last file's second line is space-separated: everything is re-read
         write(tmp_path / paths[-1], "1\tQ0\tx\t1\t1\tlast\n1 Q0 y 2 0 last\n")
-    summary = loader.load_runs(con, paths)
+    summary = loading.load_runs(con, paths)
     # each file once, then the phases after reading: checking, ranking, writing
     assert sum(ticks) == len(paths) + 3 and len(ticks) >= 2 + 3
     assert labels[-4:] == ["checking", "ranking", "writing to the warehouse", "done"]
@@ -335,11 +336,9 @@ def _both_layouts(line: str) -> dict[str, str]:
 @pytest.fixture()
 def templates(monkeypatch):
     """The staging templates each load used."""
-    from irwarehouse import db
-
     used = []
-    run_script = db.run_script
-    monkeypatch.setattr(db, "run_script", lambda c, template, *a, **k: (
+    run_script = loading.run_script
+    monkeypatch.setattr(loading, "run_script", lambda c, template, *a, **k: (
         used.append(template), run_script(c, template, *a, **k))[1])
     return used
 
@@ -366,7 +365,7 @@ def test_numbers_outside_the_syntax_are_errors_on_both_paths(con, tmp_path, temp
         text = first[layout] + text
         templates.clear()
         with pytest.raises(IrwError) as info:
-            loader.load_runs(con, [write(tmp_path / "bad.txt", text)])
+            loading.load_runs(con, [write(tmp_path / "bad.txt", text)])
         assert ("stage_lines.sql" in templates) == (layout == "mixed")
         assert f"bad.txt, line 2: {message}" in str(info.value), layout
         assert counts(con)[0] == 0
@@ -379,7 +378,7 @@ def test_numbers_outside_the_syntax_are_errors_on_both_paths(con, tmp_path, temp
 def test_numbers_in_the_syntax_load_alike_on_both_paths(con, tmp_path, templates, rank, score, stored):
     for layout, text in _both_layouts(f"1 Q0 d1 {rank} {score} r").items():
         templates.clear()
-        loader.load_runs(con, [write(tmp_path / "r.txt", text)], replace=True)
+        loading.load_runs(con, [write(tmp_path / "r.txt", text)], replace=True)
         assert ("stage_lines.sql" in templates) == (layout == "mixed")
         assert con.execute("SELECT given_rank, score FROM runs").fetchone() == stored, layout
 
@@ -399,7 +398,7 @@ def test_whitespace_inside_fields_leaves_the_fast_path(con, tmp_path, templates,
     at beside the read, and the whitespace splitter reads the file instead: the same rows."""
     path = tmp_path / ("r.gz" if gzipped else "r.txt")
     path.write_bytes(gzip.compress(text.encode()) if gzipped else text.encode())
-    loader.load_runs(con, [str(path)])
+    loading.load_runs(con, [str(path)])
     assert ("stage_lines.sql" in templates) == (not fast)
     assert con.execute("SELECT topic, docno, given_rank, score, run_id FROM runs "
                        "ORDER BY docno").fetchall() == [("1", "d1", 1, 1.0, "r"), ("1", "d2", 2, 0.5, "r")]
@@ -416,10 +415,10 @@ def test_bad_grades_are_errors(con, tmp_path, grade, message):
     for sep in (" ", "\t", " \t "):
         text = sep.join(["1", "0", "d0", "1"]) + "\n" + sep.join(["1", "0", "d1", grade]) + "\n"
         with pytest.raises(IrwError) as info:
-            loader.load_qrels(con, [write(tmp_path / "q.txt", text)], "q")
+            loading.load_qrels(con, [write(tmp_path / "q.txt", text)], "q")
         assert f"q.txt, line 2: {message}" in str(info.value)
         assert counts(con)[4:] == (0, 0)
-    loader.load_qrels(con, [write(tmp_path / "q.txt", "1 0 d1 +2\n1 0 d2 -1\n1 0 d3 007\n")], "q")
+    loading.load_qrels(con, [write(tmp_path / "q.txt", "1 0 d1 +2\n1 0 d2 -1\n1 0 d3 007\n")], "q")
     assert sorted(con.execute("SELECT docno, rel FROM qrels").fetchall()) == [("d1", 2), ("d2", -1), ("d3", 7)]
 
 
@@ -432,11 +431,11 @@ def test_whitespace_and_line_ends_are_read_alike_everywhere(con, tmp_path):
              "crlf and blank": "\r\n1\tQ0\td1\t1\t1\tr\r\n\r\n1\tQ0\td2\t2\t0.5\tr\r\n",
              "byte order mark": "\ufeff1\tQ0\td1\t1\t1\tr\n1\tQ0\td2\t2\t0.5\tr\n"}
     for name, text in texts.items():
-        loader.load_runs(con, [write(tmp_path / "r.txt", text)], replace=True)
+        loading.load_runs(con, [write(tmp_path / "r.txt", text)], replace=True)
         assert con.execute("SELECT docno, given_rank, score FROM runs ORDER BY docno").fetchall() == \
             [("d1", 1, 1.0), ("d2", 2, 0.5)], name
     with pytest.raises(IrwError, match=r"r.txt, line 2: expected 6 fields .* found 3"):
-        loader.load_runs(con, [write(tmp_path / "r.txt", "1 Q0 d1 1 1 r\n1 Q0 d2\r2 0.5 r\n")], replace=True)
+        loading.load_runs(con, [write(tmp_path / "r.txt", "1 Q0 d1 1 1 r\n1 Q0 d2\r2 0.5 r\n")], replace=True)
 
 
 def test_a_full_temporary_disk_is_named(con, tmp_path, monkeypatch):
@@ -450,18 +449,18 @@ def test_a_full_temporary_disk_is_named(con, tmp_path, monkeypatch):
             raise OSError(errno.ENOSPC, "No space left on device")
 
     real_open = open
-    monkeypatch.setattr(loader, "open", lambda f, mode="r", *a, **k: Full() if mode == "wb"
+    monkeypatch.setattr(loading, "open", lambda f, mode="r", *a, **k: Full() if mode == "wb"
                         else real_open(f, mode, *a, **k), raising=False)
     with pytest.raises(IrwError, match=r"r\.gz: no space left in .* to decompress the file "
                                        r"\(TMPDIR names another directory\)"):
-        loader.load_runs(con, [str(path)])
+        loading.load_runs(con, [str(path)])
     assert counts(con)[0] == 0
 
 
 def test_a_very_long_line_is_named(con, tmp_path):
     text = "1 Q0 d1 1 1 r\n1 Q0 " + "x" * 6_000_000 + " 2 1 r\n"
     with pytest.raises(IrwError) as info:
-        loader.load_runs(con, [write(tmp_path / "long.txt", text)])
+        loading.load_runs(con, [write(tmp_path / "long.txt", text)])
     assert str(info.value) == (f"{tmp_path}/long.txt, line 2: the line is 6,000,011 bytes long, irw "
                                "reads lines of up to 2,097,152 bytes (is this a run or qrels file?)")
     assert counts(con)[0] == 0
@@ -473,19 +472,19 @@ def test_encodings(con, tmp_path):
     path = tmp_path / "latin.txt"
     path.write_bytes("1 Q0 d1 1 2 r\n1 Q0 caf\u00e9 2 1 r\n".encode("latin-1"))
     with pytest.raises(IrwError) as info:
-        loader.load_runs(con, [str(path)])
+        loading.load_runs(con, [str(path)])
     assert str(info.value) == (f"{path}, line 2: byte 0xe9 (column 9) is not valid UTF-8; if the "
                                "file is Latin-1, load it with --encoding latin-1")
-    loader.load_runs(con, [str(path)], encoding="latin-1")
+    loading.load_runs(con, [str(path)], encoding="latin-1")
     assert ranks(con) == ["d1", "caf\u00e9"]
     path.write_bytes(b"1 0 d1 1\n1 0 \x93quoted\x94 1\n")
     with pytest.raises(IrwError, match=r"line 2: byte 0x93 \(column 5\) is a control code, not a Latin-1"):
-        loader.load_qrels(con, [str(path)], "q", encoding="latin-1")
+        loading.load_qrels(con, [str(path)], "q", encoding="latin-1")
     path.write_bytes("1 0 d1 1\n".encode("utf-16"))
     with pytest.raises(IrwError, match=r"line 1: byte 0xff \(column 1\) is not valid UTF-8"):
-        loader.load_qrels(con, [str(path)], "q")
+        loading.load_qrels(con, [str(path)], "q")
     with pytest.raises(IrwError, match="unknown encoding 'cp1252'; valid: utf-8, latin-1"):
-        loader.load_qrels(con, [str(path)], "q", encoding="cp1252")
+        loading.load_qrels(con, [str(path)], "q", encoding="cp1252")
     assert counts(con)[4:] == (0, 0)
 
 
@@ -500,13 +499,13 @@ def test_compression_is_recognised_by_content(con, tmp_path):
              "xz": lzma.compress(text), "tabs.bz2": bz2.compress(text.replace(b" ", b"\t"))}
     for name, data in files.items():
         (tmp_path / name).write_bytes(data)
-        loader.load_runs(con, [str(tmp_path / name)], replace=True)
+        loading.load_runs(con, [str(tmp_path / name)], replace=True)
         assert ranks(con) == ["d1", "d2"], name
         assert con.execute("SELECT source FROM run_loads").fetchone()[0] == str(tmp_path / name)
     (tmp_path / "z").write_bytes(b"\x28\xb5\x2f\xfd" + b"\0" * 20)
     with pytest.raises(IrwError, match=r"z: the file is zstd-compressed, which irw does not read; "
                                        r"decompress it first \(zstd -d\)"):
-        loader.load_runs(con, [str(tmp_path / "z")])
+        loading.load_runs(con, [str(tmp_path / "z")])
 
 
 def _damaged_copies(text: bytes) -> dict[str, tuple[bytes, str]]:
@@ -533,30 +532,30 @@ def test_a_damaged_stream_is_one_line_naming_the_file(con, tmp_path, damage):
         path.write_bytes(data)
         with pytest.raises(IrwError) as info:
             if kind == "runs":
-                loader.load_runs(con, [str(path)])
+                loading.load_runs(con, [str(path)])
             else:
-                loader.load_qrels(con, [str(path)], "q")
+                loading.load_qrels(con, [str(path)], "q")
         assert str(info.value).startswith(f"{path}: {message}"), str(info.value)
         assert "\n" not in str(info.value)
         assert counts(con) == (0, 0, 0, 0, 0, 0)
 
 
 def test_memory_limit_default_option_and_bad_value(tmp_path, monkeypatch):
-    from irwarehouse import db
+    from irwarehouse import connection, schema
 
     monkeypatch.delenv("IRW_MEMORY_LIMIT", raising=False)
-    default = db.memory_limit()
+    default = connection.memory_limit()
     assert default.endswith("MiB") and 0 < int(default[:-3]) <= 2048
     monkeypatch.setenv("IRW_MEMORY_LIMIT", "300MB")
-    con = db.connect(str(tmp_path / "w.duckdb"))
+    con = schema.connect(str(tmp_path / "w.duckdb"))
     assert con.execute("SELECT current_setting('memory_limit')").fetchone()[0] == "286.1 MiB"
     spill = con.execute("SELECT current_setting('temp_directory')").fetchone()[0]
     assert os.path.basename(spill).startswith("irw-spill-")
     con.close()
-    with db.Staging(str(tmp_path / "w.duckdb"), memory="1GB") as staging:
+    with connection.Staging(str(tmp_path / "w.duckdb"), memory="1GB", prepare=schema.prepare) as staging:
         assert staging.con.execute("SELECT current_setting('memory_limit')").fetchone()[0] == "953.6 MiB"
     with pytest.raises(IrwError, match="memory limit 'lots' is not a size"):
-        db.Staging(str(tmp_path / "new.duckdb"), memory="lots")
+        connection.Staging(str(tmp_path / "new.duckdb"), memory="lots", prepare=schema.prepare)
     assert not (tmp_path / "new.duckdb").exists()
 
 
@@ -564,18 +563,18 @@ def test_a_load_larger_than_the_memory_limit_spills_and_loads_alike(tmp_path):
     """400,000 lines staged under a 32 MB limit (their staged rows take several times that):
     DuckDB spills to the private directory, which is gone afterwards, and the warehouse holds
     the same rankings as one loaded without a limit."""
-    from irwarehouse import db
+    from irwarehouse import connection, schema
 
     lines = [f"{t} Q0 D{(d * 7919 + t) % 100000} {d} {(d * 37 % 1000) / 7:.3f} run{r}\n"
              for r in range(40) for t in range(100) for d in range(100)]
     write(tmp_path / "runs.txt", "".join(lines))
     rankings = []
     for name, limit in (("small.duckdb", "32MB"), ("large.duckdb", "4GB")):
-        with db.Staging(str(tmp_path / name), memory=limit) as staging:
+        with connection.Staging(str(tmp_path / name), memory=limit, prepare=schema.prepare) as staging:
             spill = staging.con.execute("SELECT current_setting('temp_directory')").fetchone()[0]
-            loader.load_runs(staging.con, [str(tmp_path / "runs.txt")], final=staging.attach)
+            loading.load_runs(staging.con, [str(tmp_path / "runs.txt")], final=staging.attach)
         assert not os.path.exists(spill)
-        con = db.connect(str(tmp_path / name), read_only=True)
+        con = schema.connect(str(tmp_path / name), read_only=True)
         rankings.append(con.execute("SELECT * FROM runs ORDER BY ALL").fetchall())
         con.close()
     assert len(rankings[0]) == 400_000 and rankings[0] == rankings[1]
@@ -609,15 +608,15 @@ def _split_run(tmp_path):
 
 @pytest.mark.parametrize("policy", ["trec_eval", "given", "score_then_rank"])
 def test_loading_in_batches_equals_loading_at_once(tmp_path, monkeypatch, policy):
-    from irwarehouse import db
+    from irwarehouse import schema
 
     paths = _split_run(tmp_path)
-    at_once = db.connect(":memory:")
-    loader.load_runs(at_once, paths, policy=policy)
-    monkeypatch.setattr(loader, "BATCH_SHARE", 1e-12)  # every file a batch of its own
-    assert len(loader._batches(at_once, paths)) == len(paths)
-    batched = db.connect(":memory:")
-    summary = loader.load_runs(batched, paths, policy=policy)
+    at_once = schema.connect(":memory:")
+    loading.load_runs(at_once, paths, policy=policy)
+    monkeypatch.setattr(loading, "BATCH_SHARE", 1e-12)  # every file a batch of its own
+    assert len(loading._batches(at_once, paths)) == len(paths)
+    batched = schema.connect(":memory:")
+    summary = loading.load_runs(batched, paths, policy=policy)
     assert _tables(batched) == _tables(at_once)
     # the fingerprint sums taken batch by batch are those of the rows stored
     assert batched.execute("SELECT collection, run_id, n_rows, rows_sum FROM irw_run_state "
@@ -632,26 +631,26 @@ def test_loading_in_batches_equals_loading_at_once(tmp_path, monkeypatch, policy
 def test_a_duplicate_across_batches_is_found(tmp_path, monkeypatch, con):
     a = write(tmp_path / "a.txt", "1 Q0 d1 1 2 r\n1 Q0 d2 2 1 r\n")
     b = write(tmp_path / "b.txt", "1 Q0 d3 3 0.5 r\n1 Q0 d1 4 0.2 r\n")
-    monkeypatch.setattr(loader, "BATCH_SHARE", 1e-12)
+    monkeypatch.setattr(loading, "BATCH_SHARE", 1e-12)
     with pytest.raises(IrwError, match=r"b.txt, line 2: document d1 appears twice for run r, topic 1 "
                                        r"\(first at .*a.txt, line 1\)"):
-        loader.load_runs(con, [a, b])
+        loading.load_runs(con, [a, b])
     assert counts(con)[:3] == (0, 0, 0)
     # the same lines without the duplicate: one ranking over both files
     write(tmp_path / "b.txt", "1 Q0 d3 3 0.5 r\n2 Q0 d1 4 0.2 r\n")
-    loader.load_runs(con, [a, b])
+    loading.load_runs(con, [a, b])
     assert ranks(con) == ["d1", "d2", "d3"]
     assert con.execute("SELECT n_docs FROM run_topics WHERE topic = '1'").fetchone()[0] == 3
 
 
 def test_batches_follow_the_memory_limit(tmp_path):
-    from irwarehouse import db
+    from irwarehouse import schema
 
-    con = db.connect(":memory:", memory="64MB")  # a budget of 8 MB of text per batch
+    con = schema.connect(":memory:", memory="64MB")  # a budget of 8 MB of text per batch
     big = tmp_path / "big.gz"
     with gzip.open(big, "wt") as fh:  # 6 MB of text in a file of a few kB
         fh.write("1 Q0 d 1 1 r\n" * 500_000)
     small = write(tmp_path / "small.txt", "1 Q0 d 1 1 s\n")
-    assert loader._text_size(str(big)) == 13 * 500_000
-    assert loader._batches(con, [str(big), str(big), small]) == [[str(big)], [str(big), small]]
-    assert loader._batches(con, [small, small]) == [[small, small]]
+    assert loading._text_size(str(big)) == 13 * 500_000
+    assert loading._batches(con, [str(big), str(big), small]) == [[str(big)], [str(big), small]]
+    assert loading._batches(con, [small, small]) == [[small, small]]

@@ -1,4 +1,4 @@
-"""Many derived qrels in one pass (evaluate.evaluate_many, sql/evaluate_many.sql): the scores
+"""Many derived qrels in one pass (engine.many.evaluate_many, sql/evaluate_many.sql): the scores
 equal evaluating each qrels on its own, for every catalogue measure and setting; the one-pass
 route is really taken where it applies (and not where it does not); its formulas give the
 hand-computed values on small rankings.
@@ -11,7 +11,8 @@ import shutil
 
 import pytest
 
-from irwarehouse import Warehouse, db, evaluate, loader, measures, pools, state
+from irwarehouse import Warehouse, catalogue, measures, schema, state
+from irwarehouse.engine import base, evaluation, loading, many, pools, rendering
 from test_sql_product import CASES, load_fixtures
 
 ALL = [name for name, _, _ in CASES]  # every catalogue measure at several settings
@@ -26,32 +27,42 @@ def derive(con, name: str, parent: str, where: str) -> None:
     """A derived qrels of ``parent``: its judgments where the SQL condition ``where`` holds."""
     con.execute(f"INSERT INTO qrels SELECT ?, topic, docno, rel FROM qrels WHERE qrels = ? AND ({where})",
                 [name, parent])
-    loader.register_qrels(con, name, source=None, kind="depth", parent=parent)
+    catalogue.register_qrels(con, name, source=None, kind="depth", parent=parent)
     state.record_qrels(con, name)
 
 
 class Route:
-    """Which measures each qrels was evaluated with on its own (evaluate._compute)."""
+    """Which measures each qrels was evaluated with on its own (engine.evaluation.compute)."""
 
     def __init__(self, monkeypatch):
         self.calls: dict[str, set[str]] = {}
-        inner = evaluate._compute
+        inner = evaluation.compute
 
         def spy(con, qrels, measures_, *args):
             self.calls.setdefault(qrels, set()).update(str(m) for m in measures_)
             return inner(con, qrels, measures_, *args)
 
-        monkeypatch.setattr(evaluate, "_compute", spy)
+        # engine.many looks the function up by its own name (from .evaluation import compute)
+        monkeypatch.setattr(evaluation, "compute", spy)
+        monkeypatch.setattr(many, "compute", spy)
+
+
+def evaluate_many_rows(con, names, parsed, run_ids, **options) -> dict[str, list[tuple]]:
+    """engine.many.evaluate_many as {qrels: [(run_id, topic, measure, value), ...]}."""
+    out: dict[str, list[tuple]] = {q: [] for q in names}
+    for q, *row in many.evaluate_many(con, names, parsed, run_ids, **options).rows():
+        out.setdefault(q, []).append(tuple(row))
+    return out
 
 
 def compare(con, names, parsed, run_ids, **options) -> int:
     """evaluate_many's rows against evaluate_rows per qrels; the number of scores compared."""
-    many = evaluate.evaluate_many_rows(con, names, parsed, run_ids, store=False, **options)
+    by_qrels = evaluate_many_rows(con, names, parsed, run_ids, store=False, **options)
     n = 0
     for q in names:
-        one = evaluate.evaluate_rows(con, q, parsed, run_ids, store=False, **options)
-        assert [r[:3] for r in many[q]] == [r[:3] for r in one], (q, options)
-        for a, b in zip(many[q], one):
+        one = evaluation.evaluate(con, q, parsed, run_ids, store=False, **options).rows()
+        assert [r[:3] for r in by_qrels[q]] == [r[:3] for r in one], (q, options)
+        for a, b in zip(by_qrels[q], one):
             assert close(a[3], b[3]), (q, options, a, b)
         n += len(one)
     return n
@@ -65,7 +76,7 @@ def fx(tmp_path_factory):
     take-one-team, depth pools, a pool of a derived qrels, and a qrels whose grades differ
     from its root's (not a subset: evaluated per qrels)."""
     path = str(tmp_path_factory.mktemp("many") / "fx.duckdb")
-    con = db.connect(path)
+    con = schema.connect(path)
     load_fixtures(con)
     teams = sorted(pools_teams(con))
     pools.build_many(con, "leave-out", "fixture", [(f"lo-{t}", [t]) for t in teams], "pooled", 10)
@@ -76,7 +87,7 @@ def fx(tmp_path_factory):
     derive(con, "regraded", "fixture", "TRUE")
     con.execute("UPDATE qrels SET rel = 3 - rel WHERE qrels = 'regraded' AND rel BETWEEN 1 AND 2")
     state.record_qrels(con, "regraded")
-    evaluate.ensure_base(con, "fixture")
+    base.ensure_base(con, "fixture")
     names = [r[0] for r in con.execute("SELECT qrels FROM qrels_info WHERE parent IS NOT NULL ORDER BY qrels").fetchall()]
     runs = [r[0] for r in con.execute("SELECT run_id FROM run_loads ORDER BY run_id").fetchall()]
     con.close()
@@ -92,7 +103,7 @@ def pools_teams(con) -> list[str]:
 ], ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
 def test_every_measure_equals_per_qrels_evaluation(fx, options):
     path, names, runs = fx
-    con = db.connect(path)
+    con = schema.connect(path)
     parsed = measures.parse_all(ALL, rel_level=options.get("rel_level"))
     assert compare(con, names, parsed, runs, **options) > 0
     con.close()
@@ -103,25 +114,25 @@ def test_the_one_pass_route_is_taken_where_it_applies(fx, monkeypatch):
     the regraded qrels (grades differ from its root's) and a single derived qrels are
     evaluated per qrels for every measure."""
     path, names, runs = fx
-    con = db.connect(path)
+    con = schema.connect(path)
     parsed = measures.parse_all(ALL)
-    rest = {str(m) for m in parsed if evaluate.many_kind(m) is None}
+    rest = {str(m) for m in parsed if rendering.many_kind(m) is None}
     together = {str(m) for m in parsed} - rest
     assert {"AP", "P@10", "nDCG@10", "RBP(p=0.8)", "Bpref", "RPrec", "RR", "Judged@10",
             "FirstUnjudged"} <= together
     assert {"AP'", "Q", "RBPres(p=0.8)", "Bpref(rel=2)", "RPrec(rel=2)"} <= rest
     route = Route(monkeypatch)
-    evaluate.evaluate_many_rows(con, names, parsed, runs, store=False)
+    evaluate_many_rows(con, names, parsed, runs, store=False)
     for q in names:
         assert route.calls[q] == ({str(m) for m in parsed} if q == "regraded" else rest), q
     route.calls.clear()
-    evaluate.evaluate_many_rows(con, ["lo-alpha"], parsed, runs, store=False)
+    evaluate_many_rows(con, ["lo-alpha"], parsed, runs, store=False)
     assert route.calls == {"lo-alpha": {str(m) for m in parsed}}
     con.close()
 
 
 def test_many_kind_follows_the_settings():
-    kind = lambda name: evaluate.many_kind(measures.parse(name))  # noqa: E731
+    kind = lambda name: rendering.many_kind(measures.parse(name))  # noqa: E731
     assert kind("AP") == kind("nDCG(rel=2)@10") == kind("nDCG(gains={1:1,2:3})@5") == "rows"
     assert kind("Bpref") == kind("RPrec") == kind("Bpref@10") == "delta"
     assert kind("Judged@10") == kind("FirstUnjudged") == "delta"
@@ -196,12 +207,12 @@ def by_hand(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("hand")
     (tmp / "runs.txt").write_text("\n".join(RUN_LINES) + "\n")
     (tmp / "qrels.txt").write_text("".join(f"1 0 {d} {g}\n" for d, g in QRELS.items()))
-    con = db.connect(str(tmp / "w.duckdb"))
-    loader.load_qrels(con, [str(tmp / "qrels.txt")], "root")
-    loader.load_runs(con, [str(tmp / "runs.txt")])
+    con = schema.connect(str(tmp / "w.duckdb"))
+    loading.load_qrels(con, [str(tmp / "qrels.txt")], "root")
+    loading.load_runs(con, [str(tmp / "runs.txt")])
     for name, docs in REMOVED.items():
         derive(con, name, "root", "docno NOT IN (" + ", ".join(f"'{d}'" for d in docs) + ")")
-    evaluate.ensure_base(con, "root")
+    base.ensure_base(con, "root")
     yield con
     con.close()
 
@@ -210,7 +221,7 @@ def test_hand_computed_cases(by_hand, monkeypatch):
     route = Route(monkeypatch)
     labels = sorted({m for values in EXPECTED.values() for m in values})
     parsed = measures.parse_all(labels)
-    rows = evaluate.evaluate_many_rows(by_hand, list(REMOVED), parsed, ["r1", "r2"], store=False)
+    rows = evaluate_many_rows(by_hand, list(REMOVED), parsed, ["r1", "r2"], store=False)
     assert route.calls == {}  # all of them in the one pass
     got = {(q, run, m): v for q in rows for run, _topic, m, v in rows[q]}
     for (q, run), values in EXPECTED.items():
@@ -244,7 +255,7 @@ def test_trec8_derived_qrels_equal_per_qrels_evaluation(trec8_many, monkeypatch)
         parsed = measures.parse_all(["AP", "P@10", "nDCG@10", "nDCG(discount=jk)@1000", "RBP(p=0.8)",
                                      "Bpref", "RPrec", "RR", "Bpref@100", "R@50", "Judged@10",
                                      "FirstUnjudged"])
-        evaluate.evaluate_many_rows(w.con, names, parsed, runs, store=False)
+        evaluate_many_rows(w.con, names, parsed, runs, store=False)
         assert route.calls == {}  # every one of them in the one pass
         assert compare(w.con, names, parsed, runs) == len(names) * len(runs) * 50 * len(parsed)
         assert compare(w.con, names[:2], measures.parse_all(["AP", "Bpref", "RPrec"]), runs, max_docs=100) > 0

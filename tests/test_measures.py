@@ -17,7 +17,8 @@ import math
 
 import pytest
 
-from irwarehouse import db, evaluate, loader, measures
+from irwarehouse import measures, schema
+from irwarehouse.engine import evaluation, loading
 from irwarehouse.errors import IrwError
 
 LOG2 = math.log2
@@ -32,16 +33,16 @@ def hand(tmp_path):
     # scores out of order in the file on purpose: the ranking comes from the scores
     run.write_text("T1 Q0 d3 4 3.0 r\nT1 Q0 d1 1 6.0 r\nT1 Q0 dX 2 5.0 r\n"
                    "T1 Q0 d2 3 4.0 r\nT1 Q0 d9 5 2.0 r\nT1 Q0 d4 6 1.0 r\n")
-    con = db.connect(":memory:")
-    loader.load_qrels(con, [str(qrels)], "h")
-    loader.load_runs(con, [str(run)])
+    con = schema.connect(":memory:")
+    loading.load_qrels(con, [str(qrels)], "h")
+    loading.load_runs(con, [str(run)])
     yield con
     con.close()
 
 
 def scores(con, names, topics="qrels", **kw):
     parsed = measures.parse_all(names)
-    per = evaluate.evaluate(con, "h", parsed, ["r"], topics=topics, store=False, **kw)
+    per = evaluation.evaluate(con, "h", parsed, ["r"], topics=topics, store=False, **kw)
     return {(r.measure, r.topic): r.value for r in per.itertuples()}
 
 
@@ -129,7 +130,7 @@ def test_max_docs_truncates_rankings(hand):
 def test_rel_level_applies_to_binary_measures_not_gains(hand):
     parsed = measures.parse_all(["AP", "nDCG", "NumRel"], rel_level=2)
     assert [str(m) for m in parsed] == ["AP(rel=2)", "nDCG", "NumRel(rel=2)"]
-    per = evaluate.evaluate(hand, "h", parsed, ["r"], rel_level=2, store=False)
+    per = evaluation.evaluate(hand, "h", parsed, ["r"], rel_level=2, store=False)
     got = {(r.measure, r.topic): r.value for r in per.itertuples()}
     assert got[("AP(rel=2)", "T1")] == pytest.approx((1 / 4) / 1)
     assert got[("nDCG", "T1")] == pytest.approx(DCG / IDCG)

@@ -18,7 +18,9 @@ import json
 
 import pytest
 
-from irwarehouse import evaluate, loader, measures, pools
+from irwarehouse import catalogue, measures
+from irwarehouse.api import Warehouse
+from irwarehouse.engine import evaluation, loading, pools
 from irwarehouse.errors import IrwError
 
 
@@ -31,9 +33,14 @@ def hand(con, tmp_path):
     (tmp_path / "qrels").write_text("T1 0 a 1\nT1 0 b 0\nT1 0 c 1\nT1 0 d 1\nT1 0 e 0\nT1 0 f 2\n"
                                     "T1 0 g 0\nT1 0 h 1\nT2 0 p 1\n")
     (tmp_path / "meta").write_text("run_id\tteam\tpooled\nx1\tX\ttrue\nx2\tX\ttrue\ny1\tY\ttrue\nz1\tZ\tfalse\n")
-    loader.load_qrels(con, [str(tmp_path / "qrels")], "J")
-    loader.load_runs(con, [str(tmp_path / "runs")], meta=str(tmp_path / "meta"))
+    loading.load_qrels(con, [str(tmp_path / "qrels")], "J")
+    loading.load_runs(con, [str(tmp_path / "runs")], meta=str(tmp_path / "meta"))
     return con
+
+
+def pool_stats(con, what, qrels, runs="all", depth=100):
+    """Pool statistics of a run spec as a DataFrame (the public API over the connection)."""
+    return Warehouse.attach(con).pool_stats(what, qrels, runs, depth).df()
 
 
 def qrels_set(con, name):
@@ -62,7 +69,7 @@ def test_team_and_unique_contributions(hand):
     u = hand.execute("SELECT team, topic || ':' || docno, rel FROM unique_contributions('J', $runs, 2)", bind).fetchall()
     assert sorted(u, key=str) == sorted([("X", "T1:b", 0), ("X", "T1:d", 1), ("X", "T2:p", 1), ("X", "T2:q", None),
                                          ("Y", "T1:f", 2)], key=str)
-    stats = pools.stats(hand, "teams", "J", "pooled", 2).set_index("team")
+    stats = pool_stats(hand, "teams", "J", "pooled", 2).set_index("team")
     assert stats.loc["X"].tolist() == [2.5, 1.5, 2.0, 1.0]   # (3+2)/2, (2+1)/2, (2+2)/2, (1+1)/2
     assert stats.loc["Y"].tolist() == [1.0, 1.0, 0.5, 0.5]
 
@@ -76,35 +83,35 @@ def test_leave_one_team_out_and_take(hand):
     pools.build(hand, "depth", "J", "J-d2", runs="pooled", depth=2)
     assert qrels_set(hand, "J-take-XY") == qrels_set(hand, "J-d2")  # take all teams = the pool
     # the derived qrels keeps its parent's topic set: T2 still counts, with AP 0
-    per = evaluate.evaluate(hand, "J-lo-X", measures.parse_all(["AP", "R@10"]), ["x1"], store=False)
+    per = evaluation.evaluate(hand, "J-lo-X", measures.parse_all(["AP", "R@10"]), ["x1"], store=False)
     got = {(r.measure, r.topic): r.value for r in per.itertuples()}
     assert got[("AP", "T2")] == 0 and got[("R@10", "T2")] == 0
     assert got[("AP", "T1")] == pytest.approx((1 / 1 + 2 / 3) / 4)  # a, c relevant at 1, 3; R = a c f h
 
 
 def test_multiplicity_and_pool_statistics(hand):
-    bands = pools.stats(hand, "multiplicity", "J", "pooled", 2)
+    bands = pool_stats(hand, "multiplicity", "J", "pooled", 2)
     assert bands.to_dict("records") == [
         {"band": "1", "documents": 4, "judged": 3, "relevant": 3, "fraction_relevant": 0.75},
         {"band": "2", "documents": 2, "judged": 2, "relevant": 1, "fraction_relevant": 0.5},
         {"band": "total", "documents": 6, "judged": 5, "relevant": 4, "fraction_relevant": 4 / 6}]
-    topics = pools.stats(hand, "topics", "J", "pooled", 2)
+    topics = pool_stats(hand, "topics", "J", "pooled", 2)
     assert topics.to_dict("records") == [
         {"topic": "T1", "pool_size": 4, "judged": 4, "relevant": 3, "unjudged": 0},
         {"topic": "T2", "pool_size": 2, "judged": 1, "relevant": 1, "unjudged": 1}]
-    judged = pools.stats(hand, "judged", "J", "all", 2).set_index(["run_id", "topic"])
+    judged = pool_stats(hand, "judged", "J", "all", 2).set_index(["run_id", "topic"])
     assert judged.loc[("x1", "T2")].tolist() == [2, 0.5]  # p judged, q not: first unjudged 2
     assert judged.loc[("z1", "T1")].tolist() == [3, 1.0]  # h, a judged; length 2
-    coll = pools.stats(hand, "collection", "J")
+    coll = pool_stats(hand, "collection", "J")
     assert coll.loc[0, "mean_judged"] == 4.5 and coll.loc[0, "mean_relevant"] == 3.0  # (8+1)/2, (5+1)/2
     # per qrels, the mean first unjudged rank over every run and topic of the topic set (T1,
     # T2 have relevant documents): x1 T1 a b c judged -> 4, T2 p judged, q not -> 2; x2 T1
     # b d e -> 4; y1 T1 a f g -> 4; z1 T1 h a -> 3; x2, y1, z1 lack T2 -> 1 (length 0 + 1)
-    row = pools.stats(hand, "qrels", "J").to_dict("records")
+    row = pool_stats(hand, "qrels", "J").to_dict("records")
     assert row == [{"qrels": "J", "topics": 2, "mean_judged": 4.5, "mean_relevant": 3.0, "judged": 9,
                     "relevant": 6, "runs": 4, "mean_first_unjudged": (4 + 2 + 4 + 1 + 4 + 1 + 3 + 1) / 8}]
     pools.build(hand, "depth", "J", "J2", "pooled", 1)  # T1 {a, b}, T2 {p}: x1 T1 -> 3, T2 -> 2
-    row = pools.stats(hand, "qrels", "J2", runs="x1").to_dict("records")[0]
+    row = pool_stats(hand, "qrels", "J2", runs="x1").to_dict("records")[0]
     assert (row["runs"], row["mean_first_unjudged"]) == (1, (3 + 2) / 2)
 
 
@@ -135,16 +142,16 @@ def test_replace_and_drop(hand):
     pools.build(hand, "depth", "J", "J-d", depth=2, replace=True)
     assert json.loads(hand.execute("SELECT params FROM qrels_info WHERE qrels = 'J-d'").fetchone()[0])["depth"] == 2
     with pytest.raises(IrwError, match="has derived qrels"):
-        loader.drop_qrels(hand, "J")
-    loader.drop_qrels(hand, "J-d")
-    assert "J-d" not in loader.qrels_names(hand)
+        loading.drop_qrels(hand, "J")
+    loading.drop_qrels(hand, "J-d")
+    assert "J-d" not in catalogue.qrels_names(hand)
 
 
 def test_fixture_properties(con):
     from conftest import FIXTURES
 
-    loader.load_qrels(con, [str(FIXTURES / "qrels.txt")], "f")
-    loader.load_runs(con, [str(FIXTURES / "runs")], meta=str(FIXTURES / "runs.tsv"))
+    loading.load_qrels(con, [str(FIXTURES / "qrels.txt")], "f")
+    loading.load_runs(con, [str(FIXTURES / "runs")], meta=str(FIXTURES / "runs.tsv"))
     # J ∩ pool(all runs, ∞) = J restricted to retrieved documents
     pools.build(con, "depth", "f", "f-all", runs="all", depth=10_000)
     retrieved = set(con.execute("""SELECT q.topic, q.docno, q.rel FROM qrels q
@@ -203,21 +210,21 @@ def test_base_sources_agree(tmp_path):
     to its judgment ids, and both computed afresh from the runs (read-only warehouse) agree."""
     import duckdb
 
-    from irwarehouse import db
+    from irwarehouse import schema
     from conftest import FIXTURES
 
     path = str(tmp_path / "w.duckdb")
-    con = db.connect(path)
-    loader.load_qrels(con, [str(FIXTURES / "qrels.txt")], "fixture")
-    loader.load_runs(con, [str(FIXTURES / "runs")], meta=str(FIXTURES / "runs.tsv"))
+    con = schema.connect(path)
+    loading.load_qrels(con, [str(FIXTURES / "qrels.txt")], "fixture")
+    loading.load_runs(con, [str(FIXTURES / "runs")], meta=str(FIXTURES / "runs.tsv"))
     pools.build(con, "depth", "fixture", "fx-d3", runs="pooled", depth=3)
     parsed = measures.parse_all(ALL_SOURCES_MEASURES)
     runs = [r[0] for r in con.execute("SELECT run_id FROM run_loads ORDER BY 1").fetchall()]
-    cached = {q: evaluate.evaluate(con, q, parsed, runs, store=False) for q in ("fixture", "fx-d3")}
+    cached = {q: evaluation.evaluate(con, q, parsed, runs, store=False) for q in ("fixture", "fx-d3")}
     con.close()
     ro = duckdb.connect(path, read_only=True)
     for q, got in cached.items():
-        fresh = evaluate.evaluate(ro, q, parsed, runs, store=False)
+        fresh = evaluation.evaluate(ro, q, parsed, runs, store=False)
         assert len(fresh) == len(got) > 0
         assert fresh[["run_id", "topic", "measure"]].equals(got[["run_id", "topic", "measure"]])
         assert (fresh["value"] - got["value"]).abs().max() < 1e-12, q

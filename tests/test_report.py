@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -21,7 +20,7 @@ import pandas as pd
 import pytest
 
 from conftest import FIXTURES, cli_for
-from irwarehouse import db, significance
+from irwarehouse import schema, significance
 from irwarehouse.measures import parse_all
 from irwarehouse.report import SECTIONS, Report, _mark_list, build_report
 
@@ -281,7 +280,7 @@ def test_correlation_and_coverage_are_correlate_and_compare(fx, page):
 
 
 def test_report_api_without_the_command_line(fx):
-    con = db.connect(fx.db_path, read_only=True)
+    con = schema.connect(fx.db_path, read_only=True)
     try:
         report = build_report(con, ["P@10", "AP", "P_10"], runs="team:alpha,team:beta,gamma2",
                               test="t", correction="holm")
@@ -400,7 +399,7 @@ def test_page_renders_in_a_browser(page, tmp_path):
 def test_trec8_report(trec8_db):
     """All 129 TREC-8 runs: the whole page in reasonable time, and the paper table's marks
     (numbered: more than 26 runs) are irw pvalues' significant pairs."""
-    con = db.connect(trec8_db, read_only=True)
+    con = schema.connect(trec8_db, read_only=True)
     try:
         start = time.perf_counter()
         report = build_report(con, ["AP", "P@10", "nDCG@10"], correction="holm")

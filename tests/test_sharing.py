@@ -9,7 +9,6 @@ import stat
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import duckdb
 import pytest

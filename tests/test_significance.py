@@ -12,7 +12,8 @@ import pytest
 from scipy import stats as sps
 
 from conftest import FIXTURES
-from irwarehouse import db, evaluate, measures, runsets, significance
+from irwarehouse import measures, runsets, schema, significance
+from irwarehouse.engine import evaluation
 
 
 @pytest.fixture()
@@ -23,9 +24,9 @@ def loaded(cli):
 
 
 def matrix(db_path, measure="AP", qrels="fx"):
-    con = db.connect(db_path)
+    con = schema.connect(db_path)
     runs = runsets.resolve(con, "all")
-    per = evaluate.evaluate(con, qrels, measures.parse_all([measure]), runs, store=False)
+    per = evaluation.evaluate(con, qrels, measures.parse_all([measure]), runs, store=False).df()
     con.close()
     wide = per.pivot(index="run_id", columns="topic", values="value").reindex(runs)
     return runs, wide.to_numpy()
@@ -113,7 +114,7 @@ def test_bad_input(loaded, args, message):
 
 
 def test_trec8_discriminative_power_of_ap(trec8_db):
-    con = db.connect(trec8_db)
+    con = schema.connect(trec8_db)
     runs = runsets.resolve(con, "all")
     ap = measures.parse_all(["AP"])
     frame = significance.discpower(con, "trec8", ap, runs, test="t")

@@ -22,7 +22,8 @@ import duckdb
 import pandas as pd
 import pytest
 
-from irwarehouse import db, evaluate, measures, pools
+from irwarehouse import Warehouse, catalogue, measures, schema
+from irwarehouse.engine import evaluation, pools
 from irwarehouse import spark as irs
 from irwarehouse.errors import IrwError
 from conftest import cli_for
@@ -97,10 +98,10 @@ def assert_equal_scores(spark_frame: pd.DataFrame, duck_frame: pd.DataFrame, wha
 
 
 def _duck(path: str, qrels: str, names: list[str], **options) -> pd.DataFrame:
-    con = db.connect(path, read_only=True)
+    con = schema.connect(path, read_only=True)
     try:
         runs = [r[0] for r in con.execute("SELECT run_id FROM run_loads ORDER BY 1").fetchall()]
-        return evaluate.evaluate(con, qrels, measures.parse_all(names), runs, store=False, **options)
+        return evaluation.evaluate(con, qrels, measures.parse_all(names), runs, store=False, **options).df()
     finally:
         con.close()
 
@@ -145,7 +146,7 @@ def test_trec8_pools_identical(trec8_wh, trec8_db, tmp_path):
     pool`, are the same judgments."""
     wh = trec8_wh
     pooled = wh.run_ids("pooled")
-    teams = list(pools.teams_of(wh, pooled, "default"))
+    teams = list(catalogue.teams_of(wh, pooled, "default"))
     assert len(teams) == 40
     targets = [(f"trec8-lo-{t}", [t]) for t in teams[::5]]
     depth_rows, _ = wh.derived_qrels("depth", "trec8", [("trec8-d10", [])], pooled, 10)
@@ -155,7 +156,7 @@ def test_trec8_pools_identical(trec8_wh, trec8_db, tmp_path):
 
     ours = str(tmp_path / "ours.duckdb")
     shutil.copy(trec8_db, ours)
-    con = db.connect(ours)
+    con = schema.connect(ours)
     pools.build(con, "depth", "trec8", "trec8-d10", "pooled", 10)
     pools.build_many(con, "leave-out", "trec8", targets, "pooled", 100)
     names = ["trec8-d10"] + [n for n, _ in targets]
@@ -175,11 +176,8 @@ def test_trec8_pools_identical(trec8_wh, trec8_db, tmp_path):
 @pytest.mark.parametrize("what", ["topics", "multiplicity", "teams", "unique", "judged", "collection"])
 def test_pool_statistics(fixture_wh, sql_warehouse, what):
     got = fixture_wh.pool_stats(what, "fixture", fixture_wh.run_ids("pooled"), 10).toPandas()
-    con = db.connect(sql_warehouse, read_only=True)
-    try:
-        expected = pools.stats(con, what, "fixture", "pooled", 10)
-    finally:
-        con.close()
+    with Warehouse(sql_warehouse, read_only=True) as w:
+        expected = w.pool_stats(what, "fixture", "pooled", 10).df()
     assert len(expected) > 0
     pd.testing.assert_frame_equal(got.reset_index(drop=True),
                                   expected.rename_axis(columns=None).reset_index(drop=True),

@@ -10,7 +10,6 @@ equivalently edited files.
 
 from __future__ import annotations
 
-import gzip
 import subprocess
 import sys
 
@@ -18,7 +17,8 @@ import duckdb
 import pandas as pd
 import pytest
 
-from irwarehouse import db, evaluate, loader, measures, pools
+from irwarehouse import catalogue, measures, schema
+from irwarehouse.engine import evaluation, loading, pools
 from irwarehouse.errors import IrwError
 
 from conftest import FIXTURES
@@ -60,13 +60,13 @@ def test_every_catalogue_measure_is_a_case():
 
 
 def load_fixtures(con):
-    loader.load_qrels(con, [str(FIXTURES / "qrels.txt")], "fixture")
-    loader.load_runs(con, [str(FIXTURES / "runs")], meta=str(FIXTURES / "runs.tsv"))
+    loading.load_qrels(con, [str(FIXTURES / "qrels.txt")], "fixture")
+    loading.load_runs(con, [str(FIXTURES / "runs")], meta=str(FIXTURES / "runs.tsv"))
 
 
 def engine(con, qrels, name, runs=None):
     runs = runs or [r[0] for r in con.execute("SELECT run_id FROM run_loads ORDER BY 1").fetchall()]
-    per = evaluate.evaluate(con, qrels, measures.parse_all([name]), runs, store=False)
+    per = evaluation.evaluate(con, qrels, measures.parse_all([name]), runs, store=False).df()
     if per["measure"].nunique() > 1:
         return per.set_index(["run_id", "topic", "measure"])["value"].sort_index()
     return per.set_index(["run_id", "topic"])["value"].sort_index()
@@ -85,7 +85,7 @@ def assert_same(a: pd.Series, b: pd.Series, what: str):
 @pytest.fixture(scope="module")
 def fixture_db(tmp_path_factory):
     path = str(tmp_path_factory.mktemp("fx") / "fx.duckdb")
-    con = db.connect(path)
+    con = schema.connect(path)
     load_fixtures(con)
     pools.build_many(con, "leave-out", "fixture", [("fixture-lo-alpha", ["alpha"])], "pooled", 10)
     con.close()
@@ -94,7 +94,7 @@ def fixture_db(tmp_path_factory):
 
 @pytest.mark.parametrize("qrels", ["fixture", "fixture-lo-alpha"])
 def test_measure_macros_equal_the_engine_on_the_fixtures(fixture_db, qrels):
-    con = db.connect(fixture_db)
+    con = schema.connect(fixture_db)
     for name, mac, args in CASES:
         assert_same(macro(con, qrels, mac, args), engine(con, qrels, name), f"{name} on {qrels}")
     con.close()
@@ -110,7 +110,7 @@ def test_measure_macros_from_a_plain_duckdb_process(fixture_db):
                          check=True).stdout
     import json
 
-    con = db.connect(fixture_db, read_only=True)
+    con = schema.connect(fixture_db, read_only=True)
     want = engine(con, "fixture", "nDCG(discount=jk)@10").groupby("run_id").mean()
     con.close()
     got = dict(json.loads(out))
@@ -146,15 +146,15 @@ def build(path, run_lines, qrels_lines, tmp):
     tmp.mkdir(exist_ok=True)
     (tmp / "runs.txt").write_text("\n".join(l for lines in run_lines.values() for l in lines) + "\n")
     (tmp / "qrels.txt").write_text("\n".join(qrels_lines) + "\n")
-    con = db.connect(path)
-    loader.load_qrels(con, [str(tmp / "qrels.txt")], "q")
-    loader.load_runs(con, [str(tmp / "runs.txt")])
+    con = schema.connect(path)
+    loading.load_qrels(con, [str(tmp / "qrels.txt")], "q")
+    loading.load_runs(con, [str(tmp / "runs.txt")])
     return con
 
 
 def results(path, runs, read_only):
     """Per-topic scores by the engine (on a write or read-only connection) and the macros."""
-    con = db.connect(path, read_only=read_only)
+    con = schema.connect(path, read_only=read_only)
     out = {"engine": engine(con, "q", ",".join(MEASURES), runs)}
     out["macros"] = pd.concat({m: macro(con, "q", *_macro_call(m)) for m in MEASURES},
                               names=["measure"]).reorder_levels(["run_id", "topic", "measure"]).sort_index()
@@ -195,7 +195,7 @@ def test_results_after_sql_edits_equal_a_fresh_load(tmp_path, edit, read_only):
     path = str(tmp_path / "w.duckdb")
     con = build(path, RUN_LINES, QRELS_LINES, tmp_path / "a")
     engine(con, "q", ",".join(MEASURES))  # base materialized
-    evaluate.evaluate(con, "q", measures.parse_all(MEASURES), ["r1", "r2"])  # scores stored
+    evaluation.evaluate(con, "q", measures.parse_all(MEASURES), ["r1", "r2"])  # scores stored
     con.close()
     plain = duckdb.connect(path)  # outside irw
     plain.execute(statement)
@@ -209,7 +209,7 @@ def test_results_after_sql_edits_equal_a_fresh_load(tmp_path, edit, read_only):
     assert_same(got["engine"], want["engine"], f"engine after {edit}")
     assert_same(got["macros"], want["macros"], f"macros after {edit}")
     if not read_only:  # the write connection brought the warehouse in line: nothing is stale
-        con = db.connect(path, read_only=True)
+        con = schema.connect(path, read_only=True)
         from irwarehouse import state
         assert state.changed(con) == [] and state.runs_current(con), edit
         con.close()
@@ -230,7 +230,7 @@ def test_a_duplicate_inserted_with_sql_is_refused_with_a_way_out(tmp_path):
     plain.execute("INSERT INTO runs VALUES ('default', 'r1', '1', 'a', 9, 1.0, 9)")
     plain.close()
     with pytest.raises(IrwError, match="run r1 now holds document a twice for topic 1.*--replace"):
-        db.connect(path)
+        schema.connect(path)
     con = duckdb.connect(path)  # unchanged: nothing was half-done
     assert con.execute("SELECT count(*) FROM runs WHERE run_id = 'r1'").fetchone()[0] == 7
     con.close()
@@ -240,7 +240,7 @@ def test_a_derived_qrels_edited_with_sql_is_not_evaluated_from_its_root(tmp_path
     path = str(tmp_path / "w.duckdb")
     con = build(path, RUN_LINES, QRELS_LINES, tmp_path / "a")
     con.execute("INSERT INTO qrels SELECT 'sub', topic, docno, rel FROM qrels WHERE qrels = 'q' AND docno <> 'e'")
-    loader.register_qrels(con, "sub", source=None, kind="depth", parent="q")
+    catalogue.register_qrels(con, "sub", source=None, kind="depth", parent="q")
     from irwarehouse import state
     state.record_qrels(con, "sub")
     before = engine(con, "sub", "AP")
@@ -252,7 +252,7 @@ def test_a_derived_qrels_edited_with_sql_is_not_evaluated_from_its_root(tmp_path
 
 
 def test_measure_macros_on_trec8_equal_the_engine(trec8_db):
-    con = db.connect(trec8_db, read_only=True)
+    con = schema.connect(trec8_db, read_only=True)
     for name, mac, args in [("AP", "AP", ""), ("P@10", "P", "k := 10"), ("nDCG@10", "nDCG", "k := 10"),
                             ("nDCG(discount=jk)@1000", "nDCG", "k := 1000, discount := 'jk'"),
                             ("RBP(p=0.8)", "RBP", ""), ("Bpref", "Bpref", ""), ("RPrec", "RPrec", "")]:

@@ -18,7 +18,8 @@ import pytest
 from scipy import stats
 
 from conftest import FIXTURES
-from irwarehouse import db, evaluate, loader, measures
+from irwarehouse import measures, schema
+from irwarehouse.engine import evaluation, loading
 from irwarehouse import standardize as st
 from irwarehouse.errors import IrwError
 
@@ -27,9 +28,9 @@ REFERENCE = ["alpha1", "alpha2", "beta1", "beta2", "gamma1"]  # delta1, delta2, 
 
 
 def load_fixture(con, runs=None, name="fixture"):
-    loader.load_qrels(con, [str(FIXTURES / "qrels.txt")], name)
-    loader.load_runs(con, [str(FIXTURES / "runs" / r) for r in runs] if runs else [str(FIXTURES / "runs")],
-                     meta=str(FIXTURES / "runs.tsv"))
+    loading.load_qrels(con, [str(FIXTURES / "qrels.txt")], name)
+    loading.load_runs(con, [str(FIXTURES / "runs" / r) for r in runs] if runs else [str(FIXTURES / "runs")],
+                      meta=str(FIXTURES / "runs.tsv"))
     return con
 
 
@@ -109,7 +110,7 @@ def test_factors_and_standardized_scores_match_pandas(fx):
     info = st.create_factor_set(fx, "ref5", ["AP", "nDCG@10"], qrels="fixture", reference=",".join(REFERENCE))
     assert info["n_ref"] == 5 and info["topics"] == 5  # topic 106 has no relevant document
     parsed = measures.parse_all(["AP", "nDCG@10"])
-    per = evaluate.evaluate(fx, "fixture", parsed, ALL_RUNS, store=False)
+    per = evaluation.evaluate(fx, "fixture", parsed, ALL_RUNS, store=False).df()
     expected = pandas_standardize(per, REFERENCE)
     factors = st.factors_frame(fx, "ref5").merge(
         expected[["measure", "topic", "mu", "sigma"]].drop_duplicates(), on=["measure", "topic"])
@@ -153,7 +154,7 @@ def test_scores_are_evaluated_when_missing_and_eval_standardize_agrees(fx):
     assert fx.execute("SELECT count(*) FROM scores").fetchone()[0] == 0
     st.create_factor_set(fx, "self", ["AP"], qrels="fixture")
     assert fx.execute("SELECT count(*) FROM scores WHERE measure = 'AP'").fetchone()[0] == 8 * 5
-    per = evaluate.evaluate(fx, "fixture", measures.parse_all(["AP"]), ALL_RUNS, store=False)
+    per = evaluation.evaluate(fx, "fixture", measures.parse_all(["AP"]), ALL_RUNS, store=False).df()
     applied = st.apply_factors(fx, per, "self")
     assert list(applied.columns) == ["run_id", "topic", "measure", "value"] and len(applied) == 40
     view = fx.execute("SELECT run_id, topic, phi FROM std_scores WHERE factors = 'self'").df()
@@ -163,7 +164,7 @@ def test_scores_are_evaluated_when_missing_and_eval_standardize_agrees(fx):
 
 def test_plain_duckdb_reads_the_standardized_views(tmp_path):
     path = str(tmp_path / "w.duckdb")
-    con = load_fixture(db.connect(path))
+    con = load_fixture(schema.connect(path))
     st.create_factor_set(con, "self", ["AP"], qrels="fixture")
     expected = st.standardized_scores(con, "self")
     con.close()
@@ -183,7 +184,7 @@ def test_plain_duckdb_reads_the_standardized_views(tmp_path):
 
 @pytest.mark.parametrize("suffix", ["csv", "parquet"])
 def test_export_import_round_trip_to_runs_outside_the_reference(tmp_path, suffix):
-    a = load_fixture(db.connect(str(tmp_path / "a.duckdb")))
+    a = load_fixture(schema.connect(str(tmp_path / "a.duckdb")))
     st.create_factor_set(a, "ref5", ["AP", "nDCG@10"], qrels="fixture", reference=",".join(REFERENCE),
                          description='five runs, "quoted"')
     outside = ["delta1", "delta2", "gamma2"]
@@ -193,7 +194,7 @@ def test_export_import_round_trip_to_runs_outside_the_reference(tmp_path, suffix
     assert st.export_factor_set(a, "ref5", path) == 10
     a.close()
     # a second warehouse: other qrels name, only runs that were not in the reference set
-    b = load_fixture(db.connect(str(tmp_path / "b.duckdb")), runs=["delta.txt", "gamma2.txt"], name="local")
+    b = load_fixture(schema.connect(str(tmp_path / "b.duckdb")), runs=["delta.txt", "gamma2.txt"], name="local")
     with pytest.raises(IrwError, match="qrels 'fixture' is not loaded"):
         st.import_factor_set(b, path)
     info = st.import_factor_set(b, path, qrels="local")
@@ -231,7 +232,7 @@ def test_fewer_than_two_reference_runs(fx):
 
 def test_missing_measure_or_topic_is_named(fx, tmp_path):
     st.create_factor_set(fx, "self", ["AP"], qrels="fixture")
-    per = evaluate.evaluate(fx, "fixture", measures.parse_all(["AP", "P@10"]), ALL_RUNS, store=False)
+    per = evaluation.evaluate(fx, "fixture", measures.parse_all(["AP", "P@10"]), ALL_RUNS, store=False).df()
     with pytest.raises(IrwError, match=r"factor set self has no factors for measure\(s\) P@10; it has: AP"):
         st.apply_factors(fx, per, "self")
     with pytest.raises(IrwError, match="unknown factor set 'nope'; known: self"):
@@ -313,8 +314,8 @@ def test_split_collection_by_topics_and_halves(fx):
             == ("topics", "fixture", name)
     # per-topic scores on a collection equal the parent's on those topics
     ap = measures.parse_all(["AP"])
-    parent = evaluate.evaluate(fx, "fixture", ap, ALL_RUNS, store=False)
-    child = evaluate.evaluate(fx, "A", ap, ALL_RUNS, store=False)
+    parent = evaluation.evaluate(fx, "fixture", ap, ALL_RUNS, store=False).df()
+    child = evaluation.evaluate(fx, "A", ap, ALL_RUNS, store=False).df()
     merged = child.merge(parent, on=["run_id", "topic", "measure"])
     assert len(merged) == len(child) == 24 and np.allclose(merged["value_x"], merged["value_y"], atol=1e-15)
     # random halves: deterministic given the seed, disjoint, covering the topic set
@@ -348,7 +349,7 @@ def test_compare_collections_against_numpy_and_scipy(fx):
     summary, per_run = st.compare_collections(fx, "A", "B", "AP")
     assert list(summary["form"]) == ["raw", "normalized", "standardized"]
     assert list(summary["measure"]) == ["SP", "AP", "AP"]
-    full = evaluate.evaluate(fx, "fixture", measures.parse_all(["AP", "SP"]), ALL_RUNS, store=False)
+    full = evaluation.evaluate(fx, "fixture", measures.parse_all(["AP", "SP"]), ALL_RUNS, store=False).df()
     std = pandas_standardize(full[full.measure == "AP"], ALL_RUNS)  # per-topic factors: self-standardization
     std = std.assign(value=std["phi"])
     sources = {"raw": full[full.measure == "SP"], "normalized": full[full.measure == "AP"], "standardized": std}
@@ -429,7 +430,7 @@ def test_random_splits_experiment(fx):
         st.SPLIT_CHUNK = old
     pd.testing.assert_frame_equal(a, c)
     # the summary equals the statistics recomputed split by split
-    per = evaluate.evaluate(fx, "fixture", measures.parse_all(["AP"]), ALL_RUNS, store=False)
+    per = evaluation.evaluate(fx, "fixture", measures.parse_all(["AP"]), ALL_RUNS, store=False).df()
     X = per.pivot(index="run_id", columns="topic", values="value").loc[ALL_RUNS].to_numpy()
     idx_c, idx_d = st.random_split_indices(5, 300, 2, np.random.default_rng(5))
     drmse, fp = [], []
@@ -455,7 +456,7 @@ def test_reference_size_experiment(fx):
     full = frame[frame.n == 8].iloc[0]
     assert full["tau_median"] == full["tau_min"] == 1.0  # all 8 runs: the full standardization itself
     # recompute n = 3 sample by sample with pandas/scipy
-    per = evaluate.evaluate(fx, "fixture", measures.parse_all(["AP"]), ALL_RUNS, store=False)
+    per = evaluation.evaluate(fx, "fixture", measures.parse_all(["AP"]), ALL_RUNS, store=False).df()
     X = per.pivot(index="run_id", columns="topic", values="value").loc[ALL_RUNS].to_numpy()
     full_means = stats.norm.cdf((X - X.mean(0)) / X.std(0, ddof=1)).mean(1)
     rng = np.random.default_rng([4, 3])
@@ -558,7 +559,7 @@ def test_cli_collections(loaded):
 
 @pytest.fixture()
 def trec8_con(trec8_db):
-    con = db.connect(trec8_db)
+    con = schema.connect(trec8_db)
     yield con
     con.close()
 
@@ -568,7 +569,7 @@ def test_trec8_z_scores_match_pandas(trec8_con):
     runs = [r[0] for r in con.execute("SELECT run_id FROM run_loads ORDER BY run_id").fetchall()]
     assert len(runs) == 129
     st.create_factor_set(con, "test-self-ap", ["AP"], qrels="trec8", replace=True)
-    per = evaluate.evaluate(con, "trec8", measures.parse_all(["AP"]), runs, store=False)
+    per = evaluation.evaluate(con, "trec8", measures.parse_all(["AP"]), runs, store=False).df()
     expected = pandas_standardize(per, runs)
     got = con.execute("SELECT run_id, topic, mu, sigma, z, phi, in_reference FROM std_scores "
                       "WHERE factors = 'test-self-ap'").df()
@@ -597,7 +598,7 @@ def test_trec8_identities(trec8_con):
 
 
 def test_trec8_plain_duckdb(trec8_db):
-    con = db.connect(trec8_db)
+    con = schema.connect(trec8_db)
     st.create_factor_set(con, "test-plain", ["AP"], qrels="trec8", replace=True)
     expected = st.standardized_scores(con, "test-plain").set_index("run_id")["mean_phi"]
     con.close()
@@ -609,16 +610,16 @@ def test_trec8_plain_duckdb(trec8_db):
 
 
 def test_a_qrels_with_factor_sets_is_neither_dropped_nor_replaced(fx):
-    from irwarehouse import loader
+    from irwarehouse.engine import loading
     from irwarehouse.errors import IrwError
 
     st.create_factor_set(fx, "self", ["AP"], qrels="fixture")
     before = fx.execute("SELECT count(*) FROM qrels WHERE qrels = 'fixture'").fetchone()[0]
     with pytest.raises(IrwError, match=r"has standardization factor sets \(self\); drop them first"):
-        loader.drop_qrels(fx, "fixture")
+        loading.drop_qrels(fx, "fixture")
     with pytest.raises(IrwError, match="has standardization factor sets"):
-        loader.load_qrels(fx, [str(FIXTURES / "qrels.txt")], "fixture", replace=True)
+        loading.load_qrels(fx, [str(FIXTURES / "qrels.txt")], "fixture", replace=True)
     assert fx.execute("SELECT count(*) FROM qrels WHERE qrels = 'fixture'").fetchone()[0] == before
     st.drop_factor_set(fx, "self")
-    loader.drop_qrels(fx, "fixture")
+    loading.drop_qrels(fx, "fixture")
     assert fx.execute("SELECT count(*) FROM qrels").fetchone()[0] == 0

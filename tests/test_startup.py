@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -51,12 +52,13 @@ def test_short_commands_import_no_heavy_module(tmp_path, args):
                                   ["-m", "nDCG@10", "--format", "json"]])
 def test_eval_imports_no_heavy_module(tmp_path, args):
     from conftest import FIXTURES
-    from irwarehouse import db, loader
+    from irwarehouse import schema
+    from irwarehouse.engine import loading
 
     path = str(tmp_path / "fixtures.duckdb")
-    con = db.connect(path)
-    loader.load_qrels(con, [str(FIXTURES / "qrels.txt")], "fixture")
-    loader.load_runs(con, [str(FIXTURES / "runs")], meta=str(FIXTURES / "runs.tsv"))
+    con = schema.connect(path)
+    loading.load_qrels(con, [str(FIXTURES / "qrels.txt")], "fixture")
+    loading.load_runs(con, [str(FIXTURES / "runs")], meta=str(FIXTURES / "runs.tsv"))
     con.close()
     result, stdout = run_cli(tmp_path, "--db", path, "eval", *args)
     assert result["code"] == 0, stdout
@@ -65,8 +67,11 @@ def test_eval_imports_no_heavy_module(tmp_path, args):
 
 
 def test_the_check_sees_heavy_modules(tmp_path):
-    # the experiments need numpy and pandas: listing them loads their modules
-    result, stdout = run_cli(tmp_path, "experiment", "--help")
+    # a significance test needs numpy and pandas: running one loads their modules
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures"
+    for load in (["qrels", str(fixtures / "qrels.txt"), "--name", "fixture"], ["runs", str(fixtures / "runs")]):
+        assert run_cli(tmp_path, "load", *load)[0]["code"] == 0
+    result, stdout = run_cli(tmp_path, "compare", "alpha1", "alpha2", "-m", "AP")
     assert result["code"] == 0, stdout
     assert {"numpy", "pandas"} <= set(result["heavy"])
 
@@ -74,24 +79,24 @@ def test_the_check_sees_heavy_modules(tmp_path):
 def test_a_warehouse_is_set_up_again_only_when_its_sql_changes(tmp_path, monkeypatch):
     """Opening a warehouse for writing renders and runs the schema templates only when the
     templates, the catalogue or the layout version differ from those it was set up with."""
-    from irwarehouse import db
+    from irwarehouse import schema
 
     path = str(tmp_path / "w.duckdb")
-    db.connect(path).close()
+    schema.connect(path).close()
     scripts = []
-    real = db.schema_statements
-    monkeypatch.setattr(db, "schema_statements", lambda: (scripts.append("schema"), real())[1])
-    db.connect(path).close()
+    real = schema.schema_statements
+    monkeypatch.setattr(schema, "schema_statements", lambda: (scripts.append("schema"), real())[1])
+    schema.connect(path).close()
     assert scripts == []
-    monkeypatch.setattr(db, "schema_fingerprint", lambda: "changed templates")
-    con = db.connect(path)
+    monkeypatch.setattr(schema, "schema_fingerprint", lambda: "changed templates")
+    con = schema.connect(path)
     assert scripts == ["schema"]
     assert con.execute("SELECT value FROM irw_meta WHERE key = 'schema_fingerprint'").fetchone() == (
         "changed templates",)
     con.execute("DROP VIEW run_info")  # dropped by hand: back with the next change only
     con.close()
     monkeypatch.undo()
-    con = db.connect(path)
+    con = schema.connect(path)
     assert con.execute("SELECT count(*) FROM run_info").fetchone() == (0,)
     con.close()
 
@@ -99,16 +104,16 @@ def test_a_warehouse_is_set_up_again_only_when_its_sql_changes(tmp_path, monkeyp
 def test_the_fingerprint_follows_every_template(tmp_path, monkeypatch):
     import shutil
 
-    from irwarehouse import db
+    from irwarehouse import schema, sql
 
     copy = tmp_path / "sql"
-    shutil.copytree(db.sql_dir(), copy)
-    monkeypatch.setattr(db, "sql_dir", lambda: copy)
-    before = db.schema_fingerprint()
-    assert db.schema_fingerprint() == before
+    shutil.copytree(sql.sql_dir(), copy)
+    monkeypatch.setattr(sql, "sql_dir", lambda: copy)
+    before = schema.schema_fingerprint()
+    assert schema.schema_fingerprint() == before
     with open(copy / "measures" / "AP.sql", "a") as f:
         f.write("\n")
-    assert db.schema_fingerprint() != before
+    assert schema.schema_fingerprint() != before
 
 
 @pytest.mark.parametrize("args, code", [(["measures", "--format", "json"], 0),

@@ -10,7 +10,8 @@ import gzip
 
 import pytest
 
-from irwarehouse import db, evaluate, measures
+from irwarehouse import measures, schema
+from irwarehouse.engine import evaluation
 
 ORACLE = {  # trec_eval measure -> ours
     "map": "AP", "P_5": "P@5", "P_10": "P@10", "P_20": "P@20", "P_100": "P@100",
@@ -20,7 +21,7 @@ ORACLE = {  # trec_eval measure -> ours
 
 
 def test_loaded_facts(trec8_db):
-    con = db.connect(trec8_db, read_only=True)
+    con = schema.connect(trec8_db, read_only=True)
     assert con.execute("SELECT count(*) FROM runs").fetchone()[0] == 6_284_293
     assert con.execute("SELECT count(*) FROM run_info").fetchone()[0] == 129
     assert con.execute("SELECT count(*) FROM run_info WHERE pooled").fetchone()[0] == 71
@@ -53,10 +54,10 @@ def test_agrees_with_trec_eval_on_all_runs(trec8, trec8_db):
     pytrec_eval = pytest.importorskip("pytrec_eval", reason="the oracle pytrec-eval-terrier is a test dependency")
     qrels, runs = _read_trec8(trec8)
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(ORACLE))
-    con = db.connect(trec8_db)
+    con = schema.connect(trec8_db)
     parsed = measures.parse_all(list(ORACLE.values()))
     label = {te: str(m) for te, m in zip(ORACLE, parsed)}
-    per = evaluate.evaluate(con, "trec8", parsed, sorted(runs), topics="run", store=False)
+    per = evaluation.evaluate(con, "trec8", parsed, sorted(runs), topics="run", store=False).df()
     ours = {(r.run_id, r.topic, r.measure): r.value for r in per.itertuples()}
     compared, worst = 0, (0.0, None)
     for run_id, run in runs.items():
@@ -71,9 +72,9 @@ def test_agrees_with_trec_eval_on_all_runs(trec8, trec8_db):
 
 
 def test_depth_100_pool_of_pooled_runs_is_the_official_qrels(trec8_db):
-    from irwarehouse import pools
+    from irwarehouse.engine import pools
 
-    con = db.connect(trec8_db)
+    con = schema.connect(trec8_db)
     pools.build(con, "depth", "trec8", "trec8-pool100", runs="pooled", depth=100, replace=True)
     official = set(con.execute("SELECT topic, docno FROM qrels WHERE qrels = 'trec8'").fetchall())
     rebuilt = set(con.execute("SELECT topic, docno FROM qrels WHERE qrels = 'trec8-pool100'").fetchall())
@@ -82,9 +83,9 @@ def test_depth_100_pool_of_pooled_runs_is_the_official_qrels(trec8_db):
 
 
 def test_unique_contributions_and_leave_one_team_out(trec8_db):
-    from irwarehouse import pools
+    from irwarehouse.engine import pools
 
-    con = db.connect(trec8_db)
+    con = schema.connect(trec8_db)
     top = con.execute("""SELECT i.team, r.topic, r.docno FROM runs r JOIN run_info i USING (run_id)
                          WHERE i.pooled AND r.rank <= 100""").fetchall()
     # independent computation of |U_t| per team
@@ -107,8 +108,8 @@ def test_unique_contributions_and_leave_one_team_out(trec8_db):
     parsed = measures.parse_all(["P@10", "P@100", "RBP(p=0.8)", "AP"])
     for (name, (team,)) in targets:
         runs = [r[0] for r in con.execute("SELECT run_id FROM run_info WHERE team = ?", [team]).fetchall()]
-        full = evaluate.evaluate(con, "trec8", parsed, runs, store=False).set_index(["run_id", "topic", "measure"])
-        lo = evaluate.evaluate(con, name, parsed, runs, store=False).set_index(["run_id", "topic", "measure"])
+        full = evaluation.evaluate(con, "trec8", parsed, runs, store=False).df().set_index(["run_id", "topic", "measure"])
+        lo = evaluation.evaluate(con, name, parsed, runs, store=False).df().set_index(["run_id", "topic", "measure"])
         diff = (lo["value"] - full["value"]).unstack("measure")
         for m in ("P@10", "P@100", "RBP(p=0.8)"):
             assert (diff[m] <= 1e-12).all(), (team, m)

@@ -11,7 +11,8 @@ import re
 
 import pytest
 
-from irwarehouse import db, evaluate, loader, measures
+from irwarehouse import measures, schema
+from irwarehouse.engine import evaluation, loading
 
 # trec_eval name -> our measure (None: compared specially below)
 MAPPING = {
@@ -52,18 +53,18 @@ CASES = {
 def test_reproduces_trec_eval(trec_eval_suite, expected_file):
     qrels_file, results_file, options = CASES[expected_file]
     expected = read_expected(trec_eval_suite / expected_file)
-    con = db.connect(":memory:")
-    loader.load_qrels(con, [str(trec_eval_suite / qrels_file)], "q")
-    loader.load_runs(con, [str(trec_eval_suite / results_file)], extra_fields=True)
+    con = schema.connect(":memory:")
+    loading.load_qrels(con, [str(trec_eval_suite / qrels_file)], "q")
+    loading.load_runs(con, [str(trec_eval_suite / results_file)], extra_fields=True)
     names = [n for n in MAPPING.values() if n]
     parsed = measures.parse_all(names + ["Bpref"], rel_level=options.get("rel_level"))
     label = {n: str(p) for n, p in zip(names, parsed)}
-    per = evaluate.evaluate(con, "q", parsed, ["STANDARD"], store=False, **options)
+    per = evaluation.evaluate(con, "q", parsed, ["STANDARD"], store=False, **options)
     ours = {(r.measure, r.topic): r.value for r in per.itertuples()}
     topics = sorted(per["topic"].unique())
     assert topics == sorted({t for (_, t) in expected if t != "all"})
-    means = evaluate.aggregate(per).set_index("measure")["value"]
-    gm = evaluate.aggregate(per, "gm_trec").set_index("measure")["value"]
+    means = per.aggregate().df().set_index("measure")["value"]
+    gm = per.aggregate("gm_trec").df().set_index("measure")["value"]
     run_topics = {r[0] for r in con.execute("SELECT topic FROM run_topics").fetchall()}
 
     checked, wrong = 0, []

@@ -17,8 +17,8 @@ try:  # typer vendors click in its later releases; before, it depends on it
 except ImportError:  # pragma: no cover - older typer
     from click import exceptions as click_errors
 
-from .. import db
-from ..errors import IrwError, IrwNote, duckdb_problem, one_line, shown
+from .. import api, output
+from ..errors import Interrupts, IrwError, IrwNote, duckdb_problem, one_line, shown
 
 def _plain_metavar(param) -> None:
     """Help shows what to type, not Python types: flags take no value (no ``<bool>``), an
@@ -178,14 +178,8 @@ CollectionOpt = typer.Option(
 TopicsOpt = typer.Option("qrels", "--topics", help="Topic set: qrels (topics with a relevant document) | run (trec_eval default) | all (trec_eval -c).")
 
 
-def _db_path(ctx: typer.Context) -> str:
-    root = ctx.find_root()
-    return (root.obj or {}).get("db") or db.resolve_path(None)
-
-
-def warehouse_path(ctx: typer.Context) -> str:
-    """The warehouse file of the command (no output is ever written onto it)."""
-    return db.resolve_path(_db_path(ctx))
+def _db_path(ctx: typer.Context) -> str | None:
+    return (ctx.find_root().obj or {}).get("db")
 
 
 _reported: list[str] = []  # the error this process printed
@@ -216,14 +210,15 @@ def _show_note(message, category, filename, lineno, file=None, line=None) -> Non
         text = one_line(str(message))
         if text not in _noted:
             _noted.add(text)
-            say(f"note: {text}")
+            # why a table is empty is said as "no rows: ...", right under "(no rows)"
+            say(text if text.startswith("no rows:") else f"note: {text}")
 
 
 def command(group: typer.Typer, name: str | None = None, aliases: tuple = ()):
     """Register a command. Every failure ends it with one line ``error: ...`` on stderr and
     exit status 1: never a traceback. Ctrl-C before anything was committed ends it with
     status 130 and nothing changed; after the commit the command finishes and reports what
-    it kept (db.Interrupts). Notes (errors.note) are printed as ``note: ...`` on stderr.
+    it kept (Interrupts). Notes (errors.note) are printed as ``note: ...`` on stderr.
     ``aliases``: (group, name) pairs under which the command is also reachable, hidden from
     help (former names)."""
     def wrap(fn):
@@ -232,15 +227,15 @@ def command(group: typer.Typer, name: str | None = None, aliases: tuple = ()):
             import signal
             import warnings
 
-            previous = signal.signal(signal.SIGINT, db.Interrupts.handler)
-            db.Interrupts.reset(keep=True)
+            previous = signal.signal(signal.SIGINT, Interrupts.handler)
+            Interrupts.reset(keep=True)
             _noted.clear()
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("always", IrwNote)
                     warnings.showwarning = _show_note
                     result = fn(*args, **kwargs)
-                if db.Interrupts.requested and not db.Interrupts.commits:
+                if Interrupts.requested and not Interrupts.commits:
                     raise KeyboardInterrupt  # taken for an error somewhere, and carried on
                 return result
             except IrwError as exc:
@@ -250,10 +245,10 @@ def command(group: typer.Typer, name: str | None = None, aliases: tuple = ()):
             except Exception as exc:
                 if type(exc).__module__.split(".")[0] in ("click", "typer"):
                     raise  # exit, abort and usage errors: the command line handles them
-                if _interrupted(exc) or (db.Interrupts.requested and not db.Interrupts.commits):
+                if _interrupted(exc) or (Interrupts.requested and not Interrupts.commits):
                     fail("interrupted; nothing was changed", status=130)
                 if isinstance(exc, duckdb.Error):
-                    fail(duckdb_problem(exc, db.memory_limit_text()))
+                    fail(duckdb_problem(exc, api.memory_limit_text()))
                 if isinstance(exc, MemoryError):
                     fail(f"out of memory: {exc}; ask for less (fewer samples, runs or topics, "
                          "a smaller --n), or free memory")
@@ -265,7 +260,7 @@ def command(group: typer.Typer, name: str | None = None, aliases: tuple = ()):
             except KeyboardInterrupt:
                 fail("interrupted; nothing was changed", status=130)
             finally:
-                db.Interrupts.reset(keep=False)
+                Interrupts.reset(keep=False)
                 signal.signal(signal.SIGINT, previous)
         for other, old in aliases:
             other.command(old, cls=IrwCommand, hidden=True)(inner)
@@ -275,29 +270,16 @@ def command(group: typer.Typer, name: str | None = None, aliases: tuple = ()):
 
 @contextlib.contextmanager
 def open_warehouse(ctx: typer.Context, read_only: bool = False, create: bool = False):
-    """The warehouse for one command, closed when the command ends: read-only for commands
-    that only read (other readers may share it), created only by commands that load. The
-    command is one transaction, opening included (db.prepare): when it fails, the
-    warehouse is left exactly as it was."""
+    """The warehouse of one command (irwarehouse.api.Warehouse), closed when the command ends:
+    read-only for commands that only read (other readers may share it), created only by
+    commands that load. What it notes on opening is printed as ``note: ...``."""
     obj = ctx.find_root().obj or {}
-    path = _db_path(ctx)
-    con = db.connect(path, read_only=read_only, create=create, wait=obj.get("wait"),
-                     memory=obj.get("memory"), prepared=False)
+    w = api.Warehouse(_db_path(ctx), read_only=read_only, create=create, wait=obj.get("wait"),
+                      memory_limit=obj.get("memory"), notify=lambda message: say(f"note: {message}"))
     try:
-        with db.transaction(con):
-            db.prepare(con, db.resolve_path(path), read_only,
-                       notify=lambda message: say(f"note: {message}"))
-            yield con
+        yield w
     finally:
-        con.close()
-
-
-def staging(ctx: typer.Context) -> db.Staging:
-    """A load's staging connection, the warehouse attached for the final transaction only
-    (created if need be)."""
-    obj = ctx.find_root().obj or {}
-    return db.Staging(_db_path(ctx), wait=obj.get("wait"), memory=obj.get("memory"),
-                      notify=lambda m: say(f"note: {m}"))
+        w.close()
 
 
 def check_format(fmt: str, allowed=("table", "csv", "json")) -> None:
@@ -305,30 +287,7 @@ def check_format(fmt: str, allowed=("table", "csv", "json")) -> None:
         raise IrwError(f"unknown format {fmt!r}; valid: {', '.join(allowed)}")
 
 
-@contextlib.contextmanager
-def progress_callback(label: str):
-    """A ``progress(done, total)`` callback drawing a bar on a terminal (stderr), or None
-    when not on one."""
-    import sys
-
-    if not sys.stderr.isatty():
-        yield None
-        return
-    state: dict = {}
-
-    def update(done: int, total: int) -> None:
-        bar = state.get("bar")
-        if bar is None:
-            bar = typer.progressbar(length=total, label=label, file=sys.stderr)
-            bar.__enter__()
-            state["bar"] = bar
-        bar.update(done - bar.pos)
-
-    try:
-        yield update
-    finally:
-        if "bar" in state:
-            state["bar"].__exit__(None, None, None)
+progress_callback = output.progress_callback  # a bar on a terminal, None elsewhere
 
 
 def say(message: str) -> None:
@@ -349,10 +308,10 @@ def main_callback(
     ctx: typer.Context,
     db_path: Optional[str] = typer.Option(
         None, "--db", envvar="IRW_DB", metavar="PATH",
-        help=f"The warehouse file (default ./{db.DEFAULT_DB}; ':memory:' for a throw-away one)."),
+        help=f"The warehouse file (default ./{api.DEFAULT_DB}; ':memory:' for a throw-away one)."),
     wait: Optional[float] = typer.Option(
         None, "--wait", envvar="IRW_WAIT", metavar="SECONDS",
-        help=f"How long to wait for a warehouse another process holds (default {db.DEFAULT_WAIT:g})."),
+        help=f"How long to wait for a warehouse another process holds (default {api.DEFAULT_WAIT:g})."),
     memory: Optional[str] = typer.Option(
         None, "--memory-limit", envvar="IRW_MEMORY_LIMIT", metavar="SIZE",
         help="How much memory DuckDB may use before it spills to a temporary directory, e.g. "
@@ -366,7 +325,7 @@ def main_callback(
         raise typer.BadParameter(f"{shown(wait)} is not a number of seconds >= 0", param_hint="--wait")
     if memory is not None:
         try:
-            db.memory_limit(memory)
+            api.check_settings(memory_limit=memory)
         except IrwError as exc:
             raise typer.BadParameter(str(exc), param_hint="--memory-limit") from None
-    ctx.obj = {"db": db.resolve_path(db_path), "wait": wait, "memory": memory}
+    ctx.obj = {"db": db_path, "wait": wait, "memory": memory}

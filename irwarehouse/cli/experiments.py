@@ -1,79 +1,57 @@
 """``irw experiment NAME ... --out DIR``: the papers' analyses.
 
-Each module of :mod:`irwarehouse.experiments` with a ``register(experiment_app)`` function
-adds its command here. The modules (numpy, pandas, scipy, matplotlib) are imported when an
-``irw experiment ...`` command line needs them, not for every ``irw`` command.
+The commands are made from the declarations of :data:`irwarehouse.experiments.REGISTRY`
+(name, summary, options): each parses its options, calls
+:meth:`irwarehouse.api.Warehouse.experiment` and prints the outcome. An experiment's module
+(numpy, pandas, scipy, matplotlib) is imported only when it runs.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+import inspect
+from typing import List, Optional
 
 import typer
 
-from .. import output
-from .app import IrwGroup, app, check_format, open_warehouse, say
-
-if TYPE_CHECKING:
-    from ..experiments.base import Experiment, ExperimentContext
-
-_registered = False
-
-
-def _register_experiments() -> None:
-    """Import the experiment modules once; each registers its command on experiment_app."""
-    global _registered
-    if _registered:
-        return
-    import importlib
-    import pkgutil
-
-    from .. import experiments
-
-    for info in pkgutil.iter_modules(experiments.__path__):
-        module = importlib.import_module(f"{experiments.__name__}.{info.name}")
-        if hasattr(module, "register"):
-            module.register(experiment_app)
-    _registered = True
-
-
-class _ExperimentGroup(IrwGroup):
-    """``irw experiment``: its commands are registered when it is used."""
-
-    def _load(self) -> None:
-        if not self.commands:
-            _register_experiments()
-            self.commands.update(typer.main.get_group(experiment_app).commands)
-
-    def list_commands(self, ctx):
-        self._load()
-        return super().list_commands(ctx)
-
-    def get_command(self, ctx, cmd_name):
-        self._load()
-        return super().get_command(ctx, cmd_name)
-
+from .. import experiments, output
+from .app import app, check_format, command, open_warehouse, say
 
 experiment_app = typer.Typer(help="The meta-evaluation analyses of the papers: tables, figures and a report.",
-                             no_args_is_help=True, cls=_ExperimentGroup)
-app.add_typer(experiment_app, name="experiment", cls=_ExperimentGroup)
+                             no_args_is_help=True)
+app.add_typer(experiment_app, name="experiment")
 
 OutOpt = typer.Option(..., "--out", "-o", help="Output directory (tables as CSV, figures as PNG, report.md).")
 FormatOpt = typer.Option("table", "--format", "-f", help="table | csv | json: also print the main table on stdout.")
 
 
-def run_experiment(ctx: typer.Context, experiment: Experiment, out: str, fmt: str,
-                   body: Callable[[ExperimentContext], str], read_only: bool = False) -> None:
-    """Run ``body`` (which returns the name of its main table), write the report, print."""
-    import pandas as pd
+def _parameter(option: experiments.Option) -> inspect.Parameter:
+    if option.kind == "list":
+        annotation = Optional[List[str]]
+    else:
+        annotation = option.kind if option.default is not None else Optional[option.kind]
+    return inspect.Parameter(option.name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation,
+                             default=typer.Option(option.default, *option.flags, help=option.help))
 
-    from ..experiments.base import ExperimentContext
 
-    check_format(fmt)
-    with open_warehouse(ctx, create=True) as con:  # the experiment's tables are kept in it
-        ectx = ExperimentContext(con, experiment, out)
-        main = body(ectx)
-        report = ectx.finish()
-    say(f"{experiment.title}: {len(ectx.tables)} tables in {out}; report: {report}")
-    output.emit(ectx.tables.get(main, pd.DataFrame()), fmt)
+def _command(spec: experiments.ExperimentSpec) -> None:
+    def run(ctx: typer.Context, out: str, fmt: str, **params):
+        check_format(fmt)
+        params = {k: (list(v) or None) if isinstance(v, (list, tuple)) else v for k, v in params.items()}
+        with open_warehouse(ctx, create=True) as w:  # the experiment's tables are kept in it
+            outcome = w.experiment(spec.name, out, **params)
+        say(f"{outcome.title}: {len(outcome.tables)} tables in {out}; report: {outcome.report}")
+        output.emit(outcome.main_table(), fmt)
 
+    fixed = [inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context),
+             inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, annotation=str, default=OutOpt)]
+    params = fixed + [_parameter(o) for o in spec.options] + [
+        inspect.Parameter("fmt", inspect.Parameter.KEYWORD_ONLY, annotation=str, default=FormatOpt)]
+    run.__signature__ = inspect.Signature(params)
+    run.__annotations__ = {p.name: p.annotation for p in params}
+    run.__doc__ = spec.summary
+    run.__name__ = spec.name.replace("-", "_")
+    command(experiment_app, spec.name)(run)
+
+
+for _spec in experiments.REGISTRY.values():
+    _command(_spec)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import typer
 
-from .. import export as ex
 from .app import app, command, open_warehouse, say
 
 
@@ -17,11 +16,11 @@ def export_cmd(
 ):
     """Every public table as Parquet or CSV files, with the SQL that recreates the warehouse
     (tables, views, macros): IMPORT DATABASE 'DIRECTORY' in any DuckDB."""
-    with open_warehouse(ctx, read_only=True) as con:
-        info = ex.export(con, directory, fmt, replace=replace)
+    with open_warehouse(ctx, read_only=True) as w:
+        info = w.export(directory, format=fmt, replace=replace)
     n = len(info["tables"])
     say(f"exported {n} table{'s' if n != 1 else ''} ({sum(info['tables'].values()):,} rows) as "
-        f"{fmt} with {ex.SCHEMA_FILE} and {ex.LOAD_FILE} to {info['directory']}; recreate with: "
+        f"{fmt} with {info['schema_file']} and {info['load_file']} to {info['directory']}; recreate with: "
         f"duckdb NEW.duckdb \"IMPORT DATABASE '{info['directory']}'\"")
 
 
@@ -33,8 +32,8 @@ def publish_cmd(
 ):
     """A compact copy for dashboards and BI tools: every public table, view and macro, in a
     storage format DuckDB 1.4 and later read; without caches."""
-    with open_warehouse(ctx, read_only=True) as con:
-        info = ex.publish(con, out, replace=replace)
+    with open_warehouse(ctx, read_only=True) as w:
+        info = w.publish(out, replace=replace)
     n = len(info["tables"])
     say(f"published {n} table{'s' if n != 1 else ''} ({sum(info['tables'].values()):,} rows), "
         f"{info['views']} views and {info['macros']} macros to {info['file']} "

@@ -7,8 +7,6 @@ from typing import List, Optional
 import typer
 
 from .. import output
-from ..api import Warehouse
-from ..errors import IrwError
 from .app import FormatOpt, app, check_format, command, open_warehouse, runs_app, say
 
 pool_app = typer.Typer(help="Pools, unique contributions and derived qrels.", no_args_is_help=True)
@@ -21,8 +19,8 @@ ReplaceOpt = typer.Option(False, "--replace", help="Replace a qrels of that name
 DescriptionOpt = typer.Option(None, "--description", help="Free text for the catalogue.")
 
 
-def _report(rows: list[dict]) -> None:
-    for r in rows:
+def _report(rows) -> None:
+    for r in rows.records():
         say(f"created qrels {r['qrels']} ({r['kind']} of {r['parent']}, depth {r['depth']}, "
             f"{r['n_runs']} runs): {r['judged']:,} judged, {r['relevant']:,} relevant")
 
@@ -32,9 +30,8 @@ def pool_depth(ctx: typer.Context, name: str = typer.Option(..., "--name", "-n",
                qrels: Optional[str] = QrelsOpt, runs: str = RunsOpt, depth: int = DepthOpt,
                replace: bool = ReplaceOpt, description: Optional[str] = DescriptionOpt):
     """Reduced qrels J ∩ pool(S, d): only judgments of documents in the depth-d pool of S."""
-    with open_warehouse(ctx) as con:
-        _report(Warehouse.attach(con).pool_rows("depth", name, qrels, runs, depth=depth, replace=replace,
-                                                description=description))
+    with open_warehouse(ctx) as w:
+        _report(w.pool("depth", name, qrels, runs, depth=depth, replace=replace, description=description))
 
 
 @command(pool_app, "shallow")
@@ -42,9 +39,8 @@ def pool_shallow(ctx: typer.Context, name: str = typer.Option(..., "--name", "-n
                  qrels: Optional[str] = QrelsOpt, depth: int = typer.Option(..., "--depth", "-d", help="Pool depth pd."),
                  replace: bool = ReplaceOpt, description: Optional[str] = DescriptionOpt):
     """Shallow-pool qrels J ∩ pool(all runs, pd) (Sakai uses pd = 50, 10, 1)."""
-    with open_warehouse(ctx) as con:
-        _report(Warehouse.attach(con).pool_rows("shallow", name, qrels, depth=depth, replace=replace,
-                                                description=description))
+    with open_warehouse(ctx) as w:
+        _report(w.pool("shallow", name, qrels, depth=depth, replace=replace, description=description))
 
 
 @command(pool_app, "leave-out")
@@ -56,15 +52,9 @@ def pool_leave_out(ctx: typer.Context,
                    qrels: Optional[str] = QrelsOpt, runs: str = RunsOpt, depth: int = DepthOpt,
                    replace: bool = ReplaceOpt, description: Optional[str] = DescriptionOpt):
     """Leave-one-team-out qrels J − U_t: the team's unique contributions become unjudged."""
-    with open_warehouse(ctx) as con:
-        w = Warehouse.attach(con)
-        parent = w.qrels_name(qrels)
-        teams = list(w.teams(parent, runs)) if all_teams else list(team)
-        if name and len(teams) > 1:
-            raise IrwError("--name names one qrels: use --prefix for several teams")
-        names = [name] if name else prefix if prefix is not None else f"{parent}-lo-"
-        _report(w.pool_rows("leave-out", names, parent, runs, depth=depth, teams=teams,
-                            replace=replace, description=description))
+    with open_warehouse(ctx) as w:
+        _report(w.pool("leave-out", [name] if name else None, qrels, runs, depth=depth, teams="all" if all_teams else list(team),
+                       prefix=prefix, replace=replace, description=description))
 
 
 @command(pool_app, "take")
@@ -74,9 +64,9 @@ def pool_take(ctx: typer.Context,
               qrels: Optional[str] = QrelsOpt, runs: str = RunsOpt, depth: int = DepthOpt,
               replace: bool = ReplaceOpt, description: Optional[str] = DescriptionOpt):
     """Take-one-team qrels J ∩ D_t (several --team: take-k-teams J ∩ ∪ D_t)."""
-    with open_warehouse(ctx) as con:
-        _report(Warehouse.attach(con).pool_rows("take", name, qrels, runs, depth=depth, teams=list(team),
-                                                replace=replace, description=description))
+    with open_warehouse(ctx) as w:
+        _report(w.pool("take", name, qrels, runs, depth=depth, teams=list(team), replace=replace,
+                       description=description))
 
 
 @command(pool_app, "stats")
@@ -88,14 +78,8 @@ def pool_stats(ctx: typer.Context,
     per run and topic the first unjudged rank and Judged@depth, per collection, or per qrels
     (with the mean first unjudged rank)."""
     check_format(fmt)
-    if len(qrels) > 1 and what != "qrels":
-        raise IrwError(f"pool stats {what} takes one --qrels (several: pool stats qrels)")
-    import pandas as pd
-
-    with open_warehouse(ctx, read_only=True) as con:
-        w = Warehouse.attach(con)
-        frames = [w.pool_stats(what, q, runs, depth) for q in (qrels or [None])]
-    output.emit(pd.concat(frames, ignore_index=True), fmt)
+    with open_warehouse(ctx, read_only=True) as w:
+        output.emit(w.pool_stats(what, list(qrels) or None, runs, depth), fmt)
 
 
 @command(runs_app, "deeply-judged")
@@ -103,9 +87,6 @@ def runs_deeply_judged(ctx: typer.Context, qrels: Optional[str] = QrelsOpt,
                        depth: int = typer.Option(50, "--depth", "-d", help="m: documents judged at the top of every topic."),
                        fmt: str = FormatOpt):
     """Runs with at least m documents for every topic, all of their top m judged."""
-    import pandas as pd
-
     check_format(fmt)
-    with open_warehouse(ctx, read_only=True) as con:
-        ids = Warehouse.attach(con).deeply_judged(qrels, depth)
-    output.emit(pd.DataFrame({"run_id": ids}), fmt)
+    with open_warehouse(ctx, read_only=True) as w:
+        output.emit([{"run_id": r} for r in w.deeply_judged(qrels, depth)] or output.no_rows(["run_id"]), fmt)

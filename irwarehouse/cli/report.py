@@ -7,11 +7,9 @@ from typing import List, Optional
 
 import typer
 
-from .. import files
-from ..api import Warehouse
 from ..errors import IrwError
 from .app import (QrelsOpt, RunsOpt, TopicsOpt, app, check_format, command, open_warehouse,
-                  progress_callback, say, warehouse_path)
+                  progress_callback, say)
 from .stats import AlphaOpt, BOpt, CorrectionOpt, SeedOpt, TestOpt
 
 REPORT_FORMATS = ("html", "latex", "markdown")
@@ -38,18 +36,12 @@ def report_cmd(
     check_format(fmt, REPORT_FORMATS)
     if fmt == "html" and not out:
         raise IrwError("the html report is a page: give a file with --out (latex and markdown print on stdout without it)")
-    if out is not None:  # refused before the work, not after it
-        files.check_target(out, replace=replace, what=f"{fmt} report", protected=(warehouse_path(ctx),))
-    with open_warehouse(ctx, read_only=True) as con:
-        with progress_callback(f"{test} test") as progress:
-            rep = Warehouse.attach(con).report(measure, qrels, runs, topics=topics, test=test,
-                                               correction=correction, alpha=alpha, B=samples, seed=seed,
-                                               level=level, judged_k=judged_k, rbp_p=rbp_p,
-                                               progress=progress)
-    text = rep.render(fmt)
+    with open_warehouse(ctx, read_only=True) as w, progress_callback(f"{test} test") as progress:
+        rep = w.report(measure, qrels, runs, topics=topics, test=test, correction=correction,
+                       alpha=alpha, B=samples, seed=seed, level=level, judged_k=judged_k, rbp_p=rbp_p,
+                       format=fmt, out=out, replace=replace, progress=progress)
     if out is None:
-        sys.stdout.write(text)
+        sys.stdout.write(rep.render(fmt))
         return
-    files.write_text(out, text, replace=replace, what=f"{fmt} report", protected=(warehouse_path(ctx),))
     say(f"wrote the {fmt} report on {len(rep.run_ids)} runs and {len(rep.measures)} measure"
         f"{'s' if len(rep.measures) != 1 else ''} (qrels {rep.qrels}) to {out}")

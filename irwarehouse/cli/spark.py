@@ -8,7 +8,8 @@ from typing import List, Optional
 
 import typer
 
-from .. import evaluate as ev
+from .. import api, output, spark
+from ..errors import IrwError
 from .app import FormatOpt, IrwGroup, TopicsOpt, app, check_format, command, load_app, open_warehouse, say
 
 spark_app = typer.Typer(
@@ -30,8 +31,6 @@ DescriptionOpt = typer.Option(None, "--description", help="Free text for the cat
 
 
 def _conf(pairs: list[str]) -> dict[str, str]:
-    from ..errors import IrwError
-
     out = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
@@ -41,28 +40,10 @@ def _conf(pairs: list[str]) -> dict[str, str]:
     return out
 
 
-class _Session:
-    """The Spark warehouse of one command; the session it started is stopped at the end."""
-
-    def __init__(self, data: str, master: str | None, conf: list[str]):
-        from .. import spark as irs
-
-        self.irs = irs
-        settings = _conf(conf)
-        self.owned = not irs.active_session()  # a session this process already had stays
-        self.spark = irs.session(master, settings)
-        try:
-            self.wh = irs.SparkWarehouse(self.spark, data)
-        except BaseException:
-            self.__exit__()
-            raise
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        if self.owned:
-            self.spark.stop()
+def _open(data: str, master: str | None, conf: list[str]):
+    """The Spark warehouse of one command (irwarehouse.spark.SparkWarehouse); the session it
+    started is stopped at the end."""
+    return spark.open(data, master, _conf(conf))
 
 
 @command(spark_app, "eval")
@@ -77,46 +58,23 @@ def spark_eval(
 ):
     """Per-topic scores of the measures on Spark, as `irw eval` computes them, written to
     OUT/scores.parquet with OUT/evaluations.parquet."""
-    from .. import measures as ms
-
-    wanted = ms.parse_all(measure)
-    with _Session(data, master, conf) as s:
-        def run():
-            wh = s.wh
-            name = qrels or wh.default_qrels()
-            run_ids = wh.run_ids(runs, name)
-            scores = wh.evaluate(name, wanted, run_ids, topics, max_docs, rel_level)
-            log = wh.evaluations(name, wanted, run_ids, topics, max_docs, rel_level)
-            paths = s.irs.write_results({"scores": scores, "evaluations": log}, out, replace)
-            n = s.spark.read.parquet(paths["scores"]).count()
-            return name, len(run_ids), n, paths["scores"]
-        name, n_runs, n, path = s.irs.spark_errors(run)
-    say(f"wrote {n:,} scores ({len(wanted)} measure{'s' if len(wanted) != 1 else ''}, {n_runs} runs, "
-        f"qrels {name}) to {path}; store them in the warehouse with: irw load results {out}")
+    api.measure_labels(measure, rel_level)  # a bad measure: before Spark starts
+    with _open(data, master, conf) as wh:
+        s = wh.eval(measure, qrels, runs, out=out, topics=topics, max_docs=max_docs,
+                    rel_level=rel_level, replace=replace)
+    n = len(s["measures"])
+    say(f"wrote {s['scores']:,} scores ({n} measure{'s' if n != 1 else ''}, {s['runs']} runs, "
+        f"qrels {s['qrels']}) to {s['path']}; store them in the warehouse with: irw load results {out}")
 
 
-def _pool(kind: str, data: str, out: str, master, conf, replace: bool, qrels: Optional[str],
-          runs: str, depth: int, targets, description: Optional[str]) -> None:
-    """Build derived qrels on Spark; ``targets(wh, parent, run_ids)`` gives [(name, teams)]."""
-    with _Session(data, master, conf) as s:
-        def run():
-            wh = s.wh
-            parent = qrels or wh.default_qrels()
-            run_ids = wh.run_ids(runs, parent)
-            chosen = targets(wh, parent, run_ids)
-            rows, info = wh.derived_qrels(kind, parent, chosen, run_ids, depth, description, runs)
-            paths = s.irs.write_results({"qrels": rows, "qrels_info": info}, out, replace)
-            s.spark.read.parquet(paths["qrels"]).createOrReplaceTempView("irw_written")
-            counts = {r[0]: (r[1], r[2]) for r in s.spark.sql(
-                "SELECT qrels, count(*) FILTER (WHERE rel >= 0), count(*) FILTER (WHERE rel >= 1) "
-                "FROM irw_written GROUP BY qrels").collect()}
-            return parent, run_ids, chosen, counts, paths["qrels"]
-        parent, run_ids, chosen, counts, path = s.irs.spark_errors(run)
-    for name, _ in chosen:
-        judged, relevant = counts.get(name, (0, 0))
-        say(f"qrels {name} ({kind} of {parent}, depth {depth}, {len(run_ids)} runs): "
-            f"{judged:,} judged, {relevant:,} relevant")
-    say(f"wrote {len(chosen)} derived qrels to {path}; store them in the warehouse with: "
+def _pool(kind: str, data: str, out: str, master, conf, **options) -> None:
+    """Build derived qrels on Spark (SparkWarehouse.pool) and say what was written."""
+    with _open(data, master, conf) as wh:
+        made = wh.pool(kind, out=out, **options)
+    for r in made.records():
+        say(f"qrels {r['qrels']} ({kind} of {r['parent']}, depth {r['depth']}, {r['n_runs']} runs): "
+            f"{r['judged']:,} judged, {r['relevant']:,} relevant")
+    say(f"wrote {len(made)} derived qrels to {made.info['path']}; store them in the warehouse with: "
         f"irw load results {out}")
 
 
@@ -126,8 +84,8 @@ def spark_pool_depth(name: str = typer.Option(..., "--name", "-n", help="Name of
                      runs: str = RunsOpt, depth: int = DepthOpt, description: Optional[str] = DescriptionOpt,
                      master: Optional[str] = MasterOpt, conf: List[str] = ConfOpt, replace: bool = ReplaceOpt):
     """Reduced qrels J ∩ pool(S, d), as `irw pool depth`."""
-    _pool("depth", data, out, master, conf, replace, qrels, runs, depth,
-          lambda wh, parent, run_ids: [(name, [])], description)
+    _pool("depth", data, out, master, conf, name=name, qrels=qrels, runs=runs, depth=depth,
+          replace=replace, description=description)
 
 
 @command(spark_pool_app, "shallow")
@@ -137,8 +95,8 @@ def spark_pool_shallow(name: str = typer.Option(..., "--name", "-n", help="Name 
                        description: Optional[str] = DescriptionOpt, master: Optional[str] = MasterOpt,
                        conf: List[str] = ConfOpt, replace: bool = ReplaceOpt):
     """Shallow-pool qrels J ∩ pool(all runs, pd), as `irw pool shallow`."""
-    _pool("shallow", data, out, master, conf, replace, qrels, "all", depth,
-          lambda wh, parent, run_ids: [(name, [])], description)
+    _pool("shallow", data, out, master, conf, name=name, qrels=qrels, depth=depth, replace=replace,
+          description=description)
 
 
 @command(spark_pool_app, "leave-out")
@@ -152,18 +110,9 @@ def spark_pool_leave_out(
     master: Optional[str] = MasterOpt, conf: List[str] = ConfOpt, replace: bool = ReplaceOpt,
 ):
     """Leave-one-team-out qrels J − U_t, as `irw pool leave-out`: all teams in one Spark job."""
-    from .. import pools
-
-    def targets(wh, parent, run_ids):
-        teams = list(pools.teams_of(wh, run_ids, ev.collection_of(wh, parent))) if all_teams else list(team)
-        if not teams:
-            raise pools.IrwError("name a team with --team, or use --all-teams")
-        if name and len(teams) > 1:
-            raise pools.IrwError("--name names one qrels: use --prefix for several teams")
-        stem = prefix if prefix is not None else f"{parent}-lo-"
-        return [(name, [teams[0]])] if name else [(stem + t, [t]) for t in teams]
-
-    _pool("leave-out", data, out, master, conf, replace, qrels, runs, depth, targets, description)
+    _pool("leave-out", data, out, master, conf, name=[name] if name else None, qrels=qrels, runs=runs, depth=depth,
+          teams="all" if all_teams else list(team), prefix=prefix, replace=replace,
+          description=description)
 
 
 @command(spark_pool_app, "take")
@@ -175,8 +124,8 @@ def spark_pool_take(
     master: Optional[str] = MasterOpt, conf: List[str] = ConfOpt, replace: bool = ReplaceOpt,
 ):
     """Take-one-team qrels J ∩ D_t (several --team: J ∩ ∪ D_t), as `irw pool take`."""
-    _pool("take", data, out, master, conf, replace, qrels, runs, depth,
-          lambda wh, parent, run_ids: [(name, list(team))], description)
+    _pool("take", data, out, master, conf, name=name, qrels=qrels, runs=runs, depth=depth,
+          teams=list(team), replace=replace, description=description)
 
 
 @command(spark_pool_app, "stats")
@@ -188,20 +137,11 @@ def spark_pool_stats(
     replace: bool = ReplaceOpt,
 ):
     """Pool statistics on Spark, as `irw pool stats`: printed, or written as Parquet (--out)."""
-    from .. import output, pools
-
     check_format(fmt)
-    if what not in pools.STATS:
-        raise pools.IrwError(f"unknown statistics {what!r}; valid: {', '.join(pools.STATS)}")
-    with _Session(data, master, conf) as s:
-        def run():
-            wh = s.wh
-            name = qrels or wh.default_qrels()
-            frame = wh.pool_stats(what, name, wh.run_ids(runs, name), depth)
-            if out:
-                return s.irs.write_results({f"pool_{what}": frame}, out, replace)[f"pool_{what}"]
-            return [row.asDict() for row in frame.collect()]
-        result = s.irs.spark_errors(run)
+    with _open(data, master, conf) as wh:
+        result = wh.pool_stats(what, qrels, runs, depth, out=out, replace=replace)
+        if out is None:
+            result = spark.spark_errors(lambda: [row.asDict() for row in result.collect()])
     if out:
         say(f"wrote the {what} statistics to {result}")
     else:
@@ -216,10 +156,8 @@ def load_results_cmd(
 ):
     """Store results computed on Spark in the warehouse: derived qrels, and scores with their
     evaluations (replacing the stored scores of the same qrels, runs and measures)."""
-    from .. import spark as irs
-
-    with open_warehouse(ctx) as con:
-        info = irs.load_results(con, directory, replace=replace)
+    with open_warehouse(ctx) as w:
+        info = w.load_results(directory, replace=replace)
     for q in info["qrels"]:
         say(f"stored qrels {q['qrels']} ({q['kind']} of {q['parent']}): {q['judged']:,} judged, "
             f"{q['relevant']:,} relevant")

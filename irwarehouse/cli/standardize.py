@@ -5,19 +5,14 @@ a "collection" in the paper; the test collections of the warehouse are ``irw col
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Optional
+from typing import List, Optional
 
 import typer
 
-from .. import output, runsets
-from .. import evaluate as ev
-from .. import measures as ms
+from .. import api, output
 from ..errors import IrwError
 from .app import (FormatOpt, QrelsOpt, app, check_format, collections_app, command,
                   open_warehouse, progress_callback, say)
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 standardize_app = typer.Typer(
     help="Score standardization: factor sets (per-topic mean and sd of reference runs), "
@@ -38,10 +33,6 @@ AlphaOpt = typer.Option(0.05, "--alpha", help="Significance level of the two-sam
 FileFormatOpt = typer.Option(None, "--file-format", help="csv | parquet (default: from the file name).")
 
 
-def _qrels(con, qrels: Optional[str]) -> str:
-    return qrels or ev.default_qrels(con)
-
-
 # ----------------------------------------------------------------------------- factor sets
 
 @command(standardize_app, "factors")
@@ -56,34 +47,23 @@ def factors_cmd(
     fmt: str = FormatOpt,
 ):
     """Compute a factor set: per measure and topic, mean and sample sd of the reference runs' scores."""
-    from .. import standardize as st
-
     check_format(fmt)
-    parsed = ms.parse_all(measure)
-    with open_warehouse(ctx) as con:
-        info = st.create_factor_set(con, name, parsed, qrels=_qrels(con, qrels), reference=reference,
-                                    description=description, replace=replace)
-        say(f"factor set {info['factors']}: {', '.join(info['measures'])} on qrels {info['qrels']}, "
-            f"{info['topics']} topics, reference {info['reference']}")
-        output.emit(_factor_summary(con, name), fmt)
-
-
-def _factor_summary(con, name: str) -> pd.DataFrame:
-    return con.execute("""
-        SELECT factors, measure, count(*)::INTEGER AS topics, min(n_ref) AS n_ref,
-               avg(mu) AS mean_mu, avg(sigma) AS mean_sigma,
-               count(*) FILTER (WHERE sigma = 0)::INTEGER AS zero_sigma
-        FROM std_factors WHERE factors = ? GROUP BY factors, measure ORDER BY measure""", [name]).df()
+    api.measure_labels(measure)  # a bad measure is reported before the warehouse is opened
+    with open_warehouse(ctx) as w:
+        summary = w.standardize(name, measure, qrels, reference=reference, description=description,
+                                replace=replace)
+    info = summary.info
+    say(f"factor set {info['factors']}: {', '.join(info['measures'])} on qrels {info['qrels']}, "
+        f"{info['topics']} topics, reference {info['reference']}")
+    output.emit(summary, fmt)
 
 
 @command(standardize_app, "list")
 def list_cmd(ctx: typer.Context, fmt: str = FormatOpt):
     """The factor sets in the warehouse."""
-    from .. import standardize as st
-
     check_format(fmt)
-    with open_warehouse(ctx, read_only=True) as con:
-        output.emit(st.list_factor_sets(con), fmt)
+    with open_warehouse(ctx, read_only=True) as w:
+        output.emit(w.factor_sets(), fmt)
 
 
 @command(standardize_app, "show")
@@ -94,11 +74,9 @@ def show_cmd(
     fmt: str = FormatOpt,
 ):
     """The factors of a set: per measure and topic, mu, sigma and n_ref."""
-    from .. import standardize as st
-
     check_format(fmt)
-    with open_warehouse(ctx, read_only=True) as con:
-        output.emit(st.factors_frame(con, name, measure), fmt, digits=6)
+    with open_warehouse(ctx, read_only=True) as w:
+        output.emit(w.factors(name, measure), fmt, digits=6)
 
 
 @command(standardize_app, "scores")
@@ -111,14 +89,10 @@ def scores_cmd(
     fmt: str = FormatOpt,
 ):
     """Standardized scores (views std_scores / std_score_means); evaluates runs not yet scored."""
-    from .. import standardize as st
-
     check_format(fmt)
-    with open_warehouse(ctx) as con:
-        info = st.factor_set_info(con, name)
-        run_ids = runsets.resolve(con, runs, qrels=info["qrels"])
-        frame = st.standardized_scores(con, name, measure or None, run_ids, per_topic=per_topic)
-        output.emit(frame, fmt)
+    with open_warehouse(ctx) as w:
+        result = w.standardized_scores(name, list(measure) or None, runs, per_topic=per_topic)
+    output.emit(result, fmt)
 
 
 @command(standardize_app, "export")
@@ -133,11 +107,9 @@ def export_cmd(
 
     Columns: factors, qrels, measure, topic, mu, sigma, n_ref, reference, description.
     """
-    from .. import standardize as st
-
-    with open_warehouse(ctx, read_only=True) as con:
-        n = st.export_factor_set(con, name, path, file_format, replace=replace)
-        say(f"wrote {n} factors of {name} to {path}")
+    with open_warehouse(ctx, read_only=True) as w:
+        n = w.export_factors(name, path, file_format=file_format, replace=replace)
+    say(f"wrote {n} factors of {name} to {path}")
 
 
 @command(standardize_app, "import")
@@ -151,12 +123,10 @@ def import_cmd(
     file_format: Optional[str] = FileFormatOpt,
 ):
     """Import a published factor set (all or nothing)."""
-    from .. import standardize as st
-
-    with open_warehouse(ctx) as con:
-        info = st.import_factor_set(con, path, name=name, qrels=qrels, replace=replace,
-                                    description=description, fmt=file_format)
-        say(f"imported factor set {info['factors']}: {info['rows']} factors "
+    with open_warehouse(ctx) as w:
+        info = w.import_factors(path, name=name, qrels=qrels, replace=replace,
+                                description=description, file_format=file_format)
+    say(f"imported factor set {info['factors']}: {info['rows']} factors "
             f"({', '.join(info['measures'])}; {info['topics']} topics) for qrels {info['qrels']}, "
             f"reference {info['reference']}")
 
@@ -164,11 +134,9 @@ def import_cmd(
 @command(standardize_app, "drop")
 def drop_cmd(ctx: typer.Context, name: str = typer.Argument(..., help="The factor set to remove.")):
     """Remove a factor set."""
-    from .. import standardize as st
-
-    with open_warehouse(ctx) as con:
-        st.drop_factor_set(con, name)
-        say(f"dropped factor set {name}")
+    with open_warehouse(ctx) as w:
+        w.drop_factors(name)
+    say(f"dropped factor set {name}")
 
 
 @command(standardize_app, "reference-size")
@@ -189,8 +157,6 @@ def reference_size_cmd(
     runs and the ranking with factors from all of them: median, tau_95 and tau_99 (the 95th-
     and 99th-percentile-lowest tau), minimum and mean per n.
     """
-    from .. import standardize as st
-
     check_format(fmt)
     try:
         ns = [int(s) for s in sizes.split(",") if s.strip()]
@@ -198,10 +164,10 @@ def reference_size_cmd(
         raise IrwError(f"--sizes must be integers separated by commas, not {sizes!r}") from None
     if not ns:
         raise IrwError("--sizes is empty")
-    with open_warehouse(ctx) as con, progress_callback("sampling reference sets") as progress:
-        frame = st.reference_size_experiment(con, _qrels(con, qrels), measure, runs, reference,
-                                             sizes=ns, samples=samples, seed=seed, progress=progress)
-        output.emit(frame, fmt)
+    with open_warehouse(ctx) as w, progress_callback("sampling reference sets") as progress:
+        result = w.reference_size(measure, qrels, runs, reference=reference, sizes=ns, samples=samples,
+                                  seed=seed, progress=progress)
+    output.emit(result, fmt)
 
 
 # ----------------------------------------------------------------------------- topic splits
@@ -219,29 +185,20 @@ def split_cmd(
     replace: bool = typer.Option(False, "--replace", help="Replace topic splits of those names."),
 ):
     """Create a topic split: the parent's judgments for chosen topics, with its own topic set."""
-    from .. import standardize as st
-
-    with open_warehouse(ctx) as con:
-        made = st.split_collection(con, qrels, name, topics=topics, half_seed=half, rest=rest,
-                                   description=description, replace=replace)
-        for row in made:
-            say(f"created topic split {row['qrels']} of {row['parent']}: {row['topics']} topics "
+    with open_warehouse(ctx) as w:
+        made = w.split(qrels, name, topics=topics, half=half, rest=rest, description=description,
+                       replace=replace)
+    for row in made.records():
+        say(f"created topic split {row['qrels']} of {row['parent']}: {row['topics']} topics "
                 f"({row['topic_set']} with a relevant document)")
 
 
 @command(splits_app, "list")
 def splits_list_cmd(ctx: typer.Context, fmt: str = FormatOpt):
     """The topic splits (qrels of kind 'topics') with their topic counts."""
-    from .. import standardize as st
-
     check_format(fmt)
-    with open_warehouse(ctx, read_only=True) as con:
-        frame = con.execute("""
-            SELECT i.qrels, i.parent, count(t.topic)::INTEGER AS topics, i.description
-            FROM qrels_info i LEFT JOIN topic_sets t USING (qrels)
-            WHERE i.kind = ? GROUP BY i.qrels, i.parent, i.description, i.created_at
-            ORDER BY i.created_at""", [st.COLLECTION_KIND]).df()
-        output.emit(frame, fmt)
+    with open_warehouse(ctx, read_only=True) as w:
+        output.emit(w.splits(), fmt)
 
 
 @command(splits_app, "compare", aliases=((collections_app, "compare"),))
@@ -265,19 +222,11 @@ def compare_cmd(
     equal variances, two-tailed). The runs are those of C's test collection (--runs); when D
     belongs to another test collection, its runs of the same ids are compared.
     """
-    from .. import standardize as st
-
     check_format(fmt)
-    if reference and factors:
-        raise IrwError("give --reference (self-standardization) or --factors, not both")
-    with open_warehouse(ctx) as con:
-        cc, cd = ev.collection_of(con, c), ev.collection_of(con, d)
-        if cc != cd:
-            say(f"note: comparing the runs of collection {cc} on {c} with the runs of the same ids "
-                f"in collection {cd} on {d}")
-        summary, rows = st.compare_collections(con, c, d, measure, runs, raw=raw, reference=reference,
-                                               factors=factors, alpha=alpha)
-        output.emit(rows if per_run else summary, fmt)
+    with open_warehouse(ctx) as w:
+        result = w.compare_splits(c, d, measure, raw=raw, runs=runs, reference=reference,
+                                  factors=factors, alpha=alpha, per_run=per_run)
+    output.emit(result, fmt)
 
 
 @command(splits_app, "random", aliases=((collections_app, "random-splits"),))
@@ -300,13 +249,9 @@ def random_splits_cmd(
     Each split draws two disjoint halves of the topic set (--size topics each) and compares
     the runs on them as `splits compare` does, per form of the measure.
     """
-    from .. import standardize as st
-
     check_format(fmt)
-    if reference and factors:
-        raise IrwError("give --reference (self-standardization) or --factors, not both")
-    with open_warehouse(ctx) as con, progress_callback("random splits") as progress:
-        frame = st.random_splits_experiment(con, _qrels(con, qrels), measure, runs, raw=raw,
-                                            reference=reference, factors=factors, splits=splits,
-                                            seed=seed, size=size, alpha=alpha, progress=progress)
-        output.emit(frame, fmt)
+    with open_warehouse(ctx) as w, progress_callback("random splits") as progress:
+        result = w.random_splits(measure, qrels, raw=raw, runs=runs, reference=reference,
+                                 factors=factors, splits=splits, seed=seed, size=size, alpha=alpha,
+                                 progress=progress)
+    output.emit(result, fmt)

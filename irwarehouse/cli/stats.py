@@ -1,4 +1,6 @@
-"""Commands for significance and correlation: compare, discpower, pvalues, correlate, ci, summary."""
+"""Commands for significance and correlation: compare, discpower, pvalues, correlate, ci,
+summary. Each parses its arguments, calls one method of irwarehouse.api.Warehouse and prints
+what it returns."""
 
 from __future__ import annotations
 
@@ -6,26 +8,25 @@ from typing import List, Optional
 
 import typer
 
-from .. import measures as ms
-from .. import output
-from ..api import Warehouse
+from .. import api, output
 from ..errors import IrwError
 from .app import (FormatOpt, QrelsOpt, RunsOpt, TopicsOpt, app, check_format, command,
                   open_warehouse, progress_callback, say)
 
+_TESTS = " | ".join(api.TESTS)
 AlphaOpt = typer.Option(0.05, "--alpha", help="Significance level.")
-BOpt = typer.Option(None, "-B", "--samples", help="Bootstrap / randomization samples (default 1000 bootstrap, 10000 otherwise).")
+BOpt = typer.Option(None, "-B", "--samples", help="Monte Carlo samples (default: "
+                    + ", ".join(f"{t.default_B} {t.name}" for t in api.TESTS.values() if t.default_B) + ").")
 SeedOpt = typer.Option(0, "--seed", help="Random seed (Monte Carlo tests are deterministic given it).")
-CorrectionOpt = typer.Option("none", "--correction", help="Multiple comparisons: none | bonferroni | holm | bh (over all pairs).")
+CorrectionOpt = typer.Option("none", "--correction", help="Multiple comparisons: " + " | ".join(api.CORRECTIONS) + " (over all pairs).")
 MeasuresOpt = typer.Option(..., "--measure", "-m", help="Measure (repeatable).")
-TestOpt = typer.Option("t", "--test", help="t | bootstrap | randomization | wilcoxon | tukey")
+TestOpt = typer.Option("t", "--test", help=_TESTS + ".")
 
 
-def _one(names: list[str], what: str) -> ms.Measure:
-    parsed = ms.parse_all(names)
-    if len(parsed) != 1:
+def one_measure(name: str, what: str) -> None:
+    """A bad measure, or several, is reported before the warehouse is opened."""
+    if len(api.measure_labels([name])) != 1:
         raise IrwError(f"{what} takes one measure")
-    return parsed[0]
 
 
 @command(app, "compare")
@@ -34,7 +35,7 @@ def compare_cmd(
     run_a: str = typer.Argument(..., help="First run."),
     run_b: str = typer.Argument(..., help="Second run."),
     measure: List[str] = MeasuresOpt,
-    test: List[str] = typer.Option(["t"], "--test", help="t | bootstrap | randomization | wilcoxon | tukey (repeatable)."),
+    test: List[str] = typer.Option(["t"], "--test", help=_TESTS + " (repeatable)."),
     qrels: Optional[str] = QrelsOpt, topics: str = TopicsOpt, alpha: float = AlphaOpt,
     samples: Optional[int] = BOpt, seed: int = SeedOpt,
     rbp_p: float = typer.Option(0.8, "--rbp-p", help="Persistence of the RBP residual reported beside the p-values."),
@@ -43,11 +44,10 @@ def compare_cmd(
 ):
     """Two runs per measure: means, difference with 95% CI, p-values, RBP residual and Judged@k."""
     check_format(fmt)
-    with open_warehouse(ctx, read_only=True) as con:
-        frame = Warehouse.attach(con).compare(run_a, run_b, measure, qrels, tests=list(test), alpha=alpha,
-                                              B=samples, seed=seed, topics=topics, rbp_p=rbp_p,
-                                              judged_k=judged_k)
-    output.emit(frame, fmt)
+    with open_warehouse(ctx, read_only=True) as w:
+        result = w.compare(run_a, run_b, measure, qrels, tests=list(test), alpha=alpha, B=samples,
+                           seed=seed, topics=topics, rbp_p=rbp_p, judged_k=judged_k)
+    output.emit(result, fmt)
 
 
 @command(app, "discpower")
@@ -65,16 +65,14 @@ def discpower_cmd(
 ):
     """Discriminative power: the fraction of run pairs a test separates, per measure."""
     check_format(fmt)
-    ms.parse_all(measure)  # a bad measure is reported before the warehouse is opened
-    with open_warehouse(ctx, read_only=save is None) as con:
-        with progress_callback(f"{test} test") as progress:
-            frame = Warehouse.attach(con).discpower(
-                measure, qrels, runs, test=test, correction=correction, alpha=alpha, B=samples,
-                seed=seed, topics=topics, reference_qrels=reference_qrels,
-                reference_measure=reference_measure, save=save, progress=progress)
-        if save:
-            say(f"saved {len(frame)} rows in discpower_results as {save!r}")
-    output.emit(frame, fmt)
+    api.measure_labels(measure)  # a bad measure is reported before the warehouse is opened
+    with open_warehouse(ctx, read_only=save is None) as w, progress_callback(f"{test} test") as progress:
+        result = w.discpower(measure, qrels, runs, test=test, correction=correction, alpha=alpha,
+                             B=samples, seed=seed, topics=topics, reference_qrels=reference_qrels,
+                             reference_measure=reference_measure, save=save, progress=progress)
+    if save:
+        say(f"saved {len(result)} rows in discpower_results as {save!r}")
+    output.emit(result, fmt)
 
 
 @command(app, "pvalues")
@@ -90,18 +88,13 @@ def pvalues_cmd(
 ):
     """Every run pair with its mean difference and p-value (and adjusted p-value)."""
     check_format(fmt)
-    _one([measure], "pvalues")
-    with open_warehouse(ctx, read_only=save is None) as con:
-        with progress_callback(f"{test} test") as progress:
-            frame = Warehouse.attach(con).pvalues(measure, qrels, runs, test=test, correction=correction,
-                                                  alpha=alpha, B=samples, seed=seed, topics=topics,
-                                                  save=save, progress=progress)
-        if save:
-            say(f"saved {len(frame)} pairs in pair_tests as {save!r}")
-    output.emit(frame, fmt)
-
-
-MATRIX_STATISTICS = ["kendall_tau", "tau_ap", "rbo"]
+    one_measure(measure, "pvalues")
+    with open_warehouse(ctx, read_only=save is None) as w, progress_callback(f"{test} test") as progress:
+        result = w.pvalues(measure, qrels, runs, test=test, correction=correction, alpha=alpha,
+                           B=samples, seed=seed, topics=topics, save=save, progress=progress)
+    if save:
+        say(f"saved {len(result)} pairs in pair_tests as {save!r}")
+    output.emit(result, fmt)
 
 
 @command(app, "correlate")
@@ -121,31 +114,27 @@ def correlate_cmd(
     """Rank correlation of the run orderings by A on X and by B on Y: tau-b, tau-a, tau_AP, RBO, Pearson;
     with --matrix, of every two conditions (measure, qrels)."""
     check_format(fmt)
-    parsed = ms.parse_all(measure)
+    labels = api.measure_labels(measure)
     if matrix:
         if qrels_b:
             raise IrwError("--qrels-b names the second qrels of one cell; with --matrix name every qrels with --qrels")
-        stats_wanted = list(statistic) or (MATRIX_STATISTICS if of == "scores" else ["kendall_tau"])
-        with open_warehouse(ctx, read_only=save is None) as con:
-            frame = Warehouse.attach(con).correlation_matrix(
-                measure, list(qrels) or None, runs, topics=topics, rbo_p=rbo_p, of=of,
-                statistics=stats_wanted, save=save, notify=lambda message: say(f"note: {message}"))
-            if save:
-                say(f"saved {len(frame)} cells in correlation_matrices as {save!r}")
-        from .. import significance
-
-        output.emit(frame, fmt, table=significance.matrix_layout(frame))
+        with open_warehouse(ctx, read_only=save is None) as w:
+            cells = w.correlation_matrix(measure, list(qrels) or None, runs, topics=topics, rbo_p=rbo_p,
+                                         of=of, statistics=list(statistic) or None, save=save)
+        if save:
+            say(f"saved {len(cells)} cells in correlation_matrices as {save!r}")
+        output.emit(cells, fmt, table=output.matrix_layout(cells))
         return
     if of != "scores" or statistic or save:
         raise IrwError("--of, --statistic and --save go with --matrix")
-    if len(parsed) > 2:
+    if len(labels) > 2:
         raise IrwError("correlate takes one or two measures (more with --matrix)")
     if len(qrels) > 1:
         raise IrwError("correlate takes one --qrels and one --qrels-b (more with --matrix)")
-    with open_warehouse(ctx, read_only=True) as con:
-        frame = Warehouse.attach(con).correlate(measure[0], measure[-1], qrels[0] if qrels else None,
-                                                qrels_b, runs, topics=topics, rbo_p=rbo_p)
-    output.emit(frame, fmt)
+    with open_warehouse(ctx, read_only=True) as w:
+        result = w.correlate(measure[0], measure[-1], qrels[0] if qrels else None, qrels_b, runs,
+                             topics=topics, rbo_p=rbo_p)
+    output.emit(result, fmt)
 
 
 @command(app, "ci")
@@ -158,10 +147,10 @@ def ci_cmd(
 ):
     """Each run's mean with its t-distribution confidence interval."""
     check_format(fmt)
-    _one([measure], "ci")
-    with open_warehouse(ctx, read_only=True) as con:
-        frame = Warehouse.attach(con).ci(measure, qrels, runs, topics=topics, level=level)
-    output.emit(frame, fmt)
+    one_measure(measure, "ci")
+    with open_warehouse(ctx, read_only=True) as w:
+        result = w.ci(measure, qrels, runs, topics=topics, level=level)
+    output.emit(result, fmt)
 
 
 @command(app, "summary")
@@ -174,9 +163,7 @@ def summary_cmd(
 ):
     """Per run or per topic: n, mean, standard deviation, minimum and maximum of each measure."""
     check_format(fmt)
-    ms.parse_all(measure)
-    with open_warehouse(ctx, read_only=True) as con:
-        rows, reason = Warehouse.attach(con).summary_rows(measure, qrels, runs, topics=topics, by=by)
-        if not rows:
-            say(reason)
-    output.emit(rows, fmt)
+    api.measure_labels(measure)
+    with open_warehouse(ctx, read_only=True) as w:
+        result = w.summary(measure, qrels, runs, topics=topics, by=by)
+    output.emit(result, fmt)

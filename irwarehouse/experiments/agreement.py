@@ -31,17 +31,15 @@ within that tolerance of Δ · scale does not exceed the fuzziness (a difference
 from __future__ import annotations
 
 from itertools import combinations
-from typing import List, Optional
 
 import numpy as np
 import pandas as pd
-import typer
 
-from .. import evaluate as ev
+from .. import catalogue
 from .. import measures as ms
 from .. import runsets, stats
 from ..errors import IrwError
-from .base import Experiment, ExperimentContext, split_values
+from .base import Experiment, ExperimentContext, Outcome, execute, split_values
 from .vector_measures import all_vectors, binary_scores, check_vector_measure
 
 DEFAULT_MEASURES = ["AP", "DCG", "P@10", "RBP(p=0.5)", "RBP(p=0.8)"]
@@ -371,63 +369,48 @@ def _figure(ectx: ExperimentContext, main: pd.DataFrame, labels: list[str]) -> N
     ectx.figure("matrix", fig, f"Agreement rate of each pair of measures ({fuzziness} fuzziness)")
 
 
-def register(experiment_app) -> None:
-    from ..cli.app import command
-    from ..cli.experiments import FormatOpt, OutOpt, run_experiment
+def main(con, out: str, replace: bool, *, n, delta, fuzziness, ap_r, mode, measure, seed,
+         samples, qrels, runs) -> Outcome:
+    """Metric agreement on binary relevance vectors (Shokouhi et al. 2009)."""
+    n = list(n or ["10"])
+    delta = list(delta or ["0"])
+    mode = list(mode or ["uniform"])
+    measure = list(measure or DEFAULT_MEASURES)
+    parsed = ms.parse_all(measure)
+    for m in parsed:
+        check_vector_measure(m)
+    if len(parsed) < 2:
+        raise IrwError("agreement needs at least two measures")
+    modes = split_values(mode, str, "--mode")
+    bad = [m for m in modes if m not in MODES]
+    if bad:
+        raise IrwError(f"unknown mode {bad[0]!r}; valid: {', '.join(MODES)}")
+    ns = split_values(n, int, "--n")
+    if any(x < 1 for x in ns):
+        raise IrwError("--n must be at least 1")
+    deltas = split_values(delta, float, "--delta")
+    if any(not 0 <= d < float("inf") for d in deltas):
+        raise IrwError("--delta must be >= 0")
+    if samples < 0:
+        raise IrwError("--samples must be >= 0")
+    if fuzziness not in FUZZINESS:
+        raise IrwError(f"unknown --fuzziness {fuzziness!r}; valid: {', '.join(FUZZINESS)}")
+    if ap_r not in AP_R:
+        raise IrwError(f"unknown --ap-r {ap_r!r}; valid: {', '.join(AP_R)}")
+    params = {"measures": [str(m) for m in parsed], "n": ns, "delta": deltas,
+              "fuzziness": fuzziness, "ap_r": ap_r, "mode": modes, "seed": seed,
+              "samples": samples}
 
-    @command(experiment_app, "agreement")
-    def agreement_cmd(
-        ctx: typer.Context,
-        out: str = OutOpt,
-        n: List[str] = typer.Option(["10"], "--n", help="Length N of the relevance vectors (comma-separated or repeated)."),
-        delta: List[str] = typer.Option(["0"], "--delta", help="Fuzziness Δ >= 0 (comma-separated or repeated)."),
-        fuzziness: str = typer.Option("relative", "--fuzziness", help="relative: a difference exceeds Δ when |A(l_i) − A(l_j)| > Δ · max(|A(l_i)|, |A(l_j)|); absolute: when |A(l_i) − A(l_j)| > Δ."),
-        ap_r: str = typer.Option("n", "--ap-r", help="R of AP on the vectors: n (R = N) | retrieved (the number of relevant documents in the vector)."),
-        mode: List[str] = typer.Option(["uniform"], "--mode", help="uniform | sampled (comma-separated or repeated)."),
-        measure: List[str] = typer.Option(DEFAULT_MEASURES, "--measure", "-m",
-                                          help="Measures (repeatable; default AP, DCG, P@10, RBP(p=0.5), RBP(p=0.8))."),
-        seed: int = typer.Option(0, "--seed", help="Random seed of the Monte Carlo samples."),
-        samples: int = typer.Option(0, "--samples", help=f"Monte Carlo pairs; 0: exact enumeration while at most {EXACT_LIMIT} distinct vectors, else {DEFAULT_SAMPLES:,} pairs."),
-        qrels: Optional[str] = typer.Option(None, "--qrels", "-q", help="Qrels of the sampled mode (default: the only one loaded)."),
-        runs: str = typer.Option("all", "--runs", "-r", help="Runs of the sampled mode (run spec)."),
-        fmt: str = FormatOpt,
-    ):
-        """Metric agreement on binary relevance vectors (Shokouhi et al. 2009)."""
-        parsed = ms.parse_all(measure)
-        for m in parsed:
-            check_vector_measure(m)
-        if len(parsed) < 2:
-            raise IrwError("agreement needs at least two measures")
-        modes = split_values(mode, str, "--mode")
-        bad = [m for m in modes if m not in MODES]
-        if bad:
-            raise IrwError(f"unknown mode {bad[0]!r}; valid: {', '.join(MODES)}")
-        ns = split_values(n, int, "--n")
-        if any(x < 1 for x in ns):
-            raise IrwError("--n must be at least 1")
-        deltas = split_values(delta, float, "--delta")
-        if any(not 0 <= d < float("inf") for d in deltas):
-            raise IrwError("--delta must be >= 0")
-        if samples < 0:
-            raise IrwError("--samples must be >= 0")
-        if fuzziness not in FUZZINESS:
-            raise IrwError(f"unknown --fuzziness {fuzziness!r}; valid: {', '.join(FUZZINESS)}")
-        if ap_r not in AP_R:
-            raise IrwError(f"unknown --ap-r {ap_r!r}; valid: {', '.join(AP_R)}")
-        params = {"measures": [str(m) for m in parsed], "n": ns, "delta": deltas,
-                  "fuzziness": fuzziness, "ap_r": ap_r, "mode": modes, "seed": seed,
-                  "samples": samples}
+    def body(ectx: ExperimentContext) -> str:
+        con = ectx.con
+        name, run_ids = None, None
+        if "sampled" in modes:
+            name = qrels or catalogue.default_qrels(con)
+            catalogue.qrels_info(con, name)
+            run_ids = runsets.resolve(con, runs, qrels=name)
+            # the parameters (and the cells kept under them) name the qrels and runs used
+            ectx.experiment.params.update(qrels=name, runs=runs, n_runs=len(run_ids))
+        return run(ectx, parsed, ns, deltas, modes, seed, samples, name, run_ids, fuzziness, ap_r)
 
-        def body(ectx: ExperimentContext) -> str:
-            con = ectx.con
-            name, run_ids = None, None
-            if "sampled" in modes:
-                name = qrels or ev.default_qrels(con)
-                ev.qrels_info(con, name)
-                run_ids = runsets.resolve(con, runs, qrels=name)
-                # the parameters (and the cells kept under them) name the qrels and runs used
-                ectx.experiment.params.update(qrels=name, runs=runs, n_runs=len(run_ids))
-            return run(ectx, parsed, ns, deltas, modes, seed, samples, name, run_ids, fuzziness, ap_r)
-
-        run_experiment(ctx, Experiment("agreement", "Metric agreement (Shokouhi et al. 2009)", params),
-                       out, fmt, body)
+    return execute(con, Experiment("agreement", "Metric agreement (Shokouhi et al. 2009)", params),
+                   out, body, replace)

@@ -12,13 +12,44 @@ from typing import Callable
 
 import pandas as pd
 
-from .. import db, files
+from .. import catalogue, connection, files, output, sql
+from ..engine import evaluation, many
 from ..errors import IrwError
 
 REPORT = "report.md"
 # parameters that choose what to run, not what a cell holds: left out of the cell key
 NOT_IN_CELL_KEY = {"parts"}
 _SAFE = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+@dataclass
+class Outcome:
+    """What an experiment run gives: its tables (by name), the name of its main one, and the
+    report it rewrote."""
+
+    experiment: str
+    title: str
+    out: Path
+    tables: dict
+    main: str
+    report: Path
+
+    def main_table(self):
+        """The main table, as a Result (empty when the run wrote none)."""
+        from ..result import Result
+
+        frame = self.tables.get(self.main)
+        return Result([], []) if frame is None else Result.of(frame)
+
+
+def execute(con, experiment: "Experiment", out: str, body: Callable[["ExperimentContext"], str],
+            replace: bool = False) -> Outcome:
+    """Run ``body`` (which returns the name of its main table) in a context writing to
+    ``out``, then write the report."""
+    ectx = ExperimentContext(con, experiment, out, replace=replace)
+    main = body(ectx)
+    report = ectx.finish()
+    return Outcome(experiment.name, experiment.title, ectx.out, ectx.tables, main, report)
 
 
 @dataclass
@@ -44,7 +75,7 @@ class ExperimentContext:
                  replace: bool = False):
         self.con = con
         self.experiment = experiment
-        warehouse = db.database_path(con)
+        warehouse = connection.database_path(con)
         # every file goes through the output guard: never onto a database, never over a file
         # irw did not write there (unless replace), each written whole or not at all
         self.dir = files.OutputDirectory(str(out), replace=replace, what="experiment output",
@@ -57,9 +88,7 @@ class ExperimentContext:
         self.tables: dict[str, pd.DataFrame] = {}
         self.show_progress = sys.stderr.isatty() if progress is None else progress
         # when runs or loaded qrels change, earlier cells no longer describe the data
-        self._data_stamp = str(con.execute(
-            "SELECT (SELECT max(loaded_at) FROM run_loads), (SELECT max(created_at) "
-            "FROM qrels_info WHERE parent IS NULL)").fetchall()[0])
+        self._data_stamp = str(con.execute(sql.statement("experiments.sql", "data_stamp")).fetchall()[0])
 
     @property
     def _params_key(self) -> str:
@@ -82,18 +111,16 @@ class ExperimentContext:
                         run_ids: list[str]) -> dict[str, pd.DataFrame]:
         """Per-topic scores for the cells ``cells`` ({cell key: (derived qrels name, build)})
         not computed yet, keyed as ``cells``: each qrels is built (``build()``) and all are
-        evaluated together, in one pass over their root's base (evaluate.evaluate_many); a
+        evaluated together, in one pass over their root's base (engine.many.evaluate_many); a
         single one on its own."""
-        from .. import evaluate
-
         missing = {key: (name, build) for key, (name, build) in cells.items() if not self.has_cell(key)}
         for _, build in missing.values():
             build()
         names = [name for name, _ in missing.values()]
         if len(names) < 2:
-            return {key: evaluate.evaluate(self.con, name, measures, run_ids, store=False)
+            return {key: evaluation.evaluate(self.con, name, measures, run_ids, store=False).df()
                     for key, (name, _) in missing.items()}
-        frame = evaluate.evaluate_many(self.con, names, measures, run_ids, store=False)
+        frame = many.evaluate_many(self.con, names, measures, run_ids, store=False).df()
         parts = {name: part.drop(columns="qrels").reset_index(drop=True)
                  for name, part in frame.groupby("qrels", sort=False)}
         empty = frame.iloc[0:0].drop(columns="qrels")
@@ -107,21 +134,19 @@ class ExperimentContext:
         frame = compute()
         # written whole or not at all: an interrupted cell is simply recomputed
         with self.dir.file(str(path.relative_to(self.out))) as tmp:
-            db.register(self.con, "irw_cell", frame)
+            connection.register(self.con, "irw_cell", frame)
             try:
-                self.con.execute(f"COPY irw_cell TO {db.quote_literal(str(tmp))} (FORMAT PARQUET)")
+                self.con.execute(sql.statement("experiments.sql", "write_cell", str(tmp)))
             finally:
-                db.unregister(self.con, "irw_cell")
+                connection.unregister(self.con, "irw_cell")
         return frame
 
     def progress(self, items, label: str):
         """Iterate with a progress bar on a terminal."""
         items = list(items)
-        if not self.show_progress or len(items) < 2:
+        if not self.show_progress:
             return iter(items)
-        import typer
-
-        return _bar(typer.progressbar(items, label=label, file=sys.stderr))
+        return output.iterate(items, label)
 
     # ---------------------------------------------------------------- outputs
     def text(self, paragraph: str) -> None:
@@ -157,19 +182,17 @@ class ExperimentContext:
         table = f"exp_{stem}"
         qrels = self.experiment.params.get("qrels")
         if "run_id" in frame.columns and "collection" not in frame.columns and isinstance(qrels, str):
-            from ..evaluate import collection_of  # a stored table naming runs carries their collection
-
+            # a stored table naming runs carries their collection
             frame = frame.copy()
-            frame.insert(list(frame.columns).index("run_id"), "collection", collection_of(self.con, qrels))
-        with db.transaction(self.con):
-            db.register(self.con, "irw_exp_frame", frame)
+            frame.insert(list(frame.columns).index("run_id"), "collection", catalogue.collection_of(self.con, qrels))
+        with connection.transaction(self.con):
+            connection.register(self.con, "irw_exp_frame", frame)
             try:
-                self.con.execute(f"CREATE OR REPLACE TABLE {db.quote_ident(table)} AS "
-                                 "SELECT * FROM irw_exp_frame")
+                self.con.execute(sql.statement("experiments.sql", "store_table", table))
             finally:
-                db.unregister(self.con, "irw_exp_frame")
-            self.con.execute("DELETE FROM experiment_tables WHERE table_name = ?", [table])
-            self.con.execute("INSERT INTO experiment_tables VALUES (?, ?, ?, ?, current_timestamp)",
+                connection.unregister(self.con, "irw_exp_frame")
+            self.con.execute(sql.statement("experiments.sql", "forget_table"), [table])
+            self.con.execute(sql.statement("experiments.sql", "record_table"),
                              [self.experiment.name, table, len(frame),
                               json.dumps(self.experiment.params, default=str)])
 
@@ -206,11 +229,6 @@ def write_report(out: files.OutputDirectory) -> Path:
             "`irw experiment NAME --out DIR`; every table is also a CSV file here and a table in "
             "the warehouse (see `experiment_tables`).\n\n" + body)
     return out.write_text(REPORT, text)
-
-
-def _bar(bar):
-    with bar as items:
-        yield from items
 
 
 def _markdown(frame: pd.DataFrame) -> str:

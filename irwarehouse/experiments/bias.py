@@ -24,14 +24,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import List, Optional
 
 import numpy as np
 import pandas as pd
-import typer
 
-from .. import evaluate, measures, pools, runsets, significance, stats
-from .base import Experiment, ExperimentContext, require, split_values
+from .. import catalogue, measures, runsets, significance, stats
+from ..engine import evaluation, pools
+from .base import Experiment, ExperimentContext, Outcome, execute, require, split_values
 
 DEFAULT_MEASURES = ["AP", "Q", "nDCG(discount=jk)@1000", "RBP(p=0.95)",
                     "AP'", "Q'", "nDCG'(discount=jk)@1000", "RBP'(p=0.95)", "Bpref"]
@@ -47,7 +46,7 @@ def select_runs(con, run_ids: list[str], seed: int, collection: str) -> pd.DataF
     each draws one of its runs (in name order) uniformly with ``numpy.random.default_rng(seed)``."""
     rng = stats.rng_of(seed)
     rows = []
-    for team, runs in sorted(pools.teams_of(con, run_ids, collection).items()):
+    for team, runs in sorted(catalogue.teams_of(con, run_ids, collection).items()):
         runs = sorted(runs)
         rows.append({"team": team, "run_id": runs[int(rng.integers(len(runs)))],
                      "team_runs": len(runs)})
@@ -138,7 +137,7 @@ def run(ectx: ExperimentContext, qrels: str, run_ids: list[str], pool_runs: str,
     labels = [str(m) for m in parsed]
     pool_ids = runsets.resolve(con, pool_runs, qrels=qrels)
 
-    selected = select_runs(con, run_ids, seed, evaluate.collection_of(con, qrels))
+    selected = select_runs(con, run_ids, seed, catalogue.collection_of(con, qrels))
     require(len(selected) >= 2, f"the run set has {len(selected)} team(s): the bias experiment "
             "needs at least two (one run per team)")
     sel_ids = list(selected["run_id"])
@@ -151,7 +150,7 @@ def run(ectx: ExperimentContext, qrels: str, run_ids: list[str], pool_runs: str,
         def compute():
             if build is not None:
                 build()
-            per = evaluate.evaluate(con, name, parsed, run_list, store=False)
+            per = evaluation.evaluate(con, name, parsed, run_list, store=False).df()
             return per[["run_id", "topic", "measure", "value"]].assign(qrels=name)
         return ectx.cell(f"{tag}-scores-{key}", compute)
 
@@ -431,44 +430,26 @@ def _parts(text: str) -> tuple[str, ...]:
     return tuple(p for p in PARTS if p in parts)
 
 
-def register(experiment_app: typer.Typer) -> None:
-    from ..cli.app import command
-    from ..cli.experiments import FormatOpt, OutOpt, run_experiment
+def main(con, out: str, replace: bool, *, qrels, runs, pool_runs, pool_depth, measure, seed,
+         shallow, samples, alpha, parts) -> Outcome:
+    """System bias and pool-depth bias: leave-one-team-out, take-one/three-teams, shallow
+    pools (Sakai 2009)."""
+    labels = [str(m) for m in measures.parse_all(list(measure) if measure else DEFAULT_MEASURES)]
+    pds = split_values(shallow, int, "--shallow", minimum=1)
+    chosen = _parts(parts)
+    require(pool_depth >= 1, f"the pool depth must be at least 1 (got {pool_depth})")
+    significance.check_test("bootstrap", alpha, samples)
 
-    @command(experiment_app, "bias")
-    def bias(
-        ctx: typer.Context,
-        out: str = OutOpt,
-        qrels: Optional[str] = typer.Option(None, "--qrels", "-q", help="The full qrels J (default: the only one loaded)."),
-        runs: str = typer.Option("all", "--runs", "-r", help="Evaluated runs; one per team is drawn at random."),
-        pool_runs: Optional[str] = typer.Option(None, "--pool-runs", help="Runs forming the pool, D_t and U_t (default: pooled if known, else all)."),
-        pool_depth: int = typer.Option(100, "--pool-depth", "-d", help="Pool depth d of D_t and U_t."),
-        measure: Optional[List[str]] = typer.Option(None, "--measure", "-m", help="Measures (repeatable; default: Sakai's nine)."),
-        seed: int = typer.Option(0, "--seed", help="Seed of the run selection and of the bootstrap."),
-        shallow: str = typer.Option(",".join(map(str, SHALLOW)), "--shallow", help="Shallow pool depths pd (pool of all runs)."),
-        samples: int = typer.Option(1000, "--samples", "-B", help="Bootstrap samples B."),
-        alpha: float = typer.Option(0.05, "--alpha", help="Significance level."),
-        parts: str = typer.Option("a,b,c", "--parts", help="Which analyses: a (leave-one-team-out), b (take teams), c (shallow pools)."),
-        fmt: str = FormatOpt,
-    ):
-        """System bias and pool-depth bias: leave-one-team-out, take-one/three-teams, shallow pools (Sakai 2009)."""
-        labels = [str(m) for m in measures.parse_all(list(measure) if measure else DEFAULT_MEASURES)]
-        pds = split_values(shallow, int, "--shallow", minimum=1)
-        chosen = _parts(parts)
-        require(pool_depth >= 1, f"the pool depth must be at least 1 (got {pool_depth})")
-        significance.check_test("bootstrap", alpha, samples)
+    def body(ectx: ExperimentContext) -> str:
+        q = qrels or catalogue.default_qrels(con)
+        pr = pool_runs or catalogue.default_pool_runs(con, catalogue.collection_of(con, q))
+        run_ids = runsets.resolve(con, runs, qrels=q)
+        # after the cell key is fixed: --parts does not change what a cell holds
+        ectx.experiment.params.update(qrels=q, pool_runs=pr, parts=",".join(chosen))
+        return run(ectx, q, run_ids, pr, pool_depth, labels, seed, pds, samples, alpha, chosen)
 
-        def body(ectx: ExperimentContext) -> str:
-            con = ectx.con
-            q = qrels or evaluate.default_qrels(con)
-            pr = pool_runs or runsets.default_pool_runs(con, evaluate.collection_of(con, q))
-            run_ids = runsets.resolve(con, runs, qrels=q)
-            # after the cell key is fixed: --parts does not change what a cell holds
-            ectx.experiment.params.update(qrels=q, pool_runs=pr, parts=",".join(chosen))
-            return run(ectx, q, run_ids, pr, pool_depth, labels, seed, pds, samples, alpha, chosen)
-
-        params = {"qrels": qrels, "runs": runs, "pool_runs": pool_runs, "pool_depth": pool_depth,
-                  "measures": labels, "seed": seed, "shallow": pds, "samples": samples,
-                  "alpha": alpha}
-        run_experiment(ctx, Experiment("bias", "System bias and pool-depth bias (Sakai 2009)", params),
-                       out, fmt, body)
+    params = {"qrels": qrels, "runs": runs, "pool_runs": pool_runs, "pool_depth": pool_depth,
+              "measures": labels, "seed": seed, "shallow": pds, "samples": samples,
+              "alpha": alpha}
+    return execute(con, Experiment("bias", "System bias and pool-depth bias (Sakai 2009)", params),
+                   out, body, replace)

@@ -10,14 +10,11 @@ rankings of chosen cells, and between their p-value orderings of the run pairs.
 from __future__ import annotations
 
 import pandas as pd
-import typer
-from typing import Optional
 
-from .. import evaluate, measures, pools, runsets, significance, standardize, stats
-from .base import Experiment, ExperimentContext, require, split_values
+from .. import catalogue, measures, runsets, significance, standardize, stats
+from ..engine import evaluation, pools
+from .base import Experiment, ExperimentContext, Outcome, execute, require, split_values
 
-POOL_DEPTHS = [5, 10, 20, 50, 100]
-EVAL_DEPTHS = [5, 10, 20, 50, 100, 200, 500, 1000]
 FULL = 0  # pool depth label of the full qrels
 # (family, form, measure template); standardized rows standardize the raw measure
 FORMS = [
@@ -55,7 +52,7 @@ def run(ectx: ExperimentContext, qrels: str, run_ids: list[str], pool_runs: str,
     for d in ectx.progress([FULL, *pool_depths], "pool depths"):
         def compute(d=d):
             if d == FULL:
-                return evaluate.evaluate(con, qrels, parsed, run_ids, store=False)
+                return evaluation.evaluate(con, qrels, parsed, run_ids, store=False).df()
             return ready[f"scores-d{d}"]
 
         rows_by_depth[d] = ectx.cell(f"scores-d{d}", compute)
@@ -163,34 +160,19 @@ def _figures(ectx, power, pool_depths, means, present) -> None:
         ectx.figure("scatter", fig, f"System mean AP in the {first} and the {last} cell")
 
 
-def register(experiment_app: typer.Typer) -> None:
-    from ..cli.app import command
-    from ..cli.experiments import FormatOpt, OutOpt, run_experiment
+def main(con, out: str, replace: bool, *, qrels, runs, pool_runs, pool_depths, eval_depths,
+         alpha) -> Outcome:
+    """Evaluation depth x pooling depth: discriminative power and tau (Webber et al. 2010)."""
+    pds = split_values(pool_depths, int, "--pool-depths", minimum=1)
+    eds = split_values(eval_depths, int, "--eval-depths", minimum=1)
 
-    @command(experiment_app, "depth-grid")
-    def depth_grid(
-        ctx: typer.Context,
-        out: str = OutOpt,
-        qrels: Optional[str] = typer.Option(None, "--qrels", "-q", help="The full qrels (default: the only one loaded)."),
-        runs: str = typer.Option("all", "--runs", "-r", help="Evaluated runs."),
-        pool_runs: str = typer.Option("all", "--pool-runs", help="Runs forming the pools: all (the paper's setting), pooled, or any run spec."),
-        pool_depths: str = typer.Option(",".join(map(str, POOL_DEPTHS)), "--pool-depths", help="Pool depths d."),
-        eval_depths: str = typer.Option(",".join(map(str, EVAL_DEPTHS)), "--eval-depths", help="Evaluation depths k."),
-        alpha: float = typer.Option(0.05, "--alpha", help="Significance level."),
-        fmt: str = FormatOpt,
-    ):
-        """Evaluation depth x pooling depth: discriminative power and tau (Webber et al. 2010)."""
-        pds = split_values(pool_depths, int, "--pool-depths", minimum=1)
-        eds = split_values(eval_depths, int, "--eval-depths", minimum=1)
+    def body(ectx: ExperimentContext) -> str:
+        q = qrels or catalogue.default_qrels(con)
+        run_ids = runsets.resolve(con, runs, qrels=q)
+        require(len(run_ids) >= 2, "the depth grid needs at least two runs")
+        ectx.experiment.params.update(qrels=q, pool_runs=pool_runs)
+        return run(ectx, q, run_ids, pool_runs, pds, eds, alpha)
 
-        def body(ectx: ExperimentContext) -> str:
-            con = ectx.con
-            q = qrels or evaluate.default_qrels(con)
-            run_ids = runsets.resolve(con, runs, qrels=q)
-            require(len(run_ids) >= 2, "the depth grid needs at least two runs")
-            ectx.experiment.params.update(qrels=q, pool_runs=pool_runs)
-            return run(ectx, q, run_ids, pool_runs, pds, eds, alpha)
-
-        params = {"runs": runs, "pool_depths": pds, "eval_depths": eds, "alpha": alpha}
-        run_experiment(ctx, Experiment("depth-grid", "Evaluation depth × pooling depth", params),
-                       out, fmt, body)
+    params = {"runs": runs, "pool_depths": pds, "eval_depths": eds, "alpha": alpha}
+    return execute(con, Experiment("depth-grid", "Evaluation depth × pooling depth", params),
+                   out, body, replace)

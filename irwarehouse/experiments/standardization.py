@@ -5,12 +5,10 @@ The computations are those of :mod:`irwarehouse.standardize`."""
 
 from __future__ import annotations
 
-from typing import Optional
 
-import typer
 
-from .. import evaluate, measures, runsets, standardize
-from .base import Experiment, ExperimentContext, require, split_values
+from .. import catalogue, measures, runsets, standardize
+from .base import Experiment, ExperimentContext, Outcome, execute, require, split_values
 
 
 def run(ectx: ExperimentContext, qrels: str, runs: str, measure: str, splits: int, seed: int,
@@ -66,35 +64,20 @@ def _figure(ectx, splits_frame, size_frame) -> None:
     ectx.figure("summary", fig, "dRMSE per form over random splits; τ against full standardization by n")
 
 
-def register(experiment_app: typer.Typer) -> None:
-    from ..cli.app import command
-    from ..cli.experiments import FormatOpt, OutOpt, run_experiment
+def main(con, out: str, replace: bool, *, measure, qrels, runs, splits, sizes, samples, seed,
+         alpha) -> Outcome:
+    """Score standardization: random topic splits and the number of standardizing runs
+    (Webber et al. 2008)."""
+    size_list = sorted(split_values(sizes, int, "--sizes", minimum=2))
+    label = str(measures.parse(measure))
 
-    @command(experiment_app, "standardization")
-    def standardization(
-        ctx: typer.Context,
-        out: str = OutOpt,
-        measure: str = typer.Option("AP", "--measure", "-m", help="The R-normalized measure (its raw form is derived: AP→SP, nDCG→DCG)."),
-        qrels: Optional[str] = typer.Option(None, "--qrels", "-q", help="Qrels (default: the only one loaded)."),
-        runs: str = typer.Option("all", "--runs", "-r", help="Runs compared and used as the reference."),
-        splits: int = typer.Option(2000, "--splits", help="Random topic splits."),
-        sizes: str = typer.Option("2,5,10,20", "--sizes", help="Numbers of standardizing runs sampled."),
-        samples: int = typer.Option(1000, "--samples", help="Samples per number of standardizing runs."),
-        seed: int = typer.Option(0, "--seed", help="Random seed."),
-        alpha: float = typer.Option(0.05, "--alpha", help="Level of the two-sample t-test."),
-        fmt: str = FormatOpt,
-    ):
-        """Score standardization: random topic splits and the number of standardizing runs (Webber et al. 2008)."""
-        size_list = sorted(split_values(sizes, int, "--sizes", minimum=2))
-        label = str(measures.parse(measure))
+    def body(ectx: ExperimentContext) -> str:
+        q = qrels or catalogue.default_qrels(ectx.con)
+        require(splits >= 1 and samples >= 1, "--splits and --samples must be at least 1")
+        ectx.experiment.params.update(qrels=q)
+        return run(ectx, q, runs, label, splits, seed, size_list, samples, alpha)
 
-        def body(ectx: ExperimentContext) -> str:
-            q = qrels or evaluate.default_qrels(ectx.con)
-            require(splits >= 1 and samples >= 1, "--splits and --samples must be at least 1")
-            ectx.experiment.params.update(qrels=q)
-            return run(ectx, q, runs, label, splits, seed, size_list, samples, alpha)
-
-        params = {"measure": label, "runs": runs, "splits": splits, "sizes": size_list,
-                  "samples": samples, "seed": seed, "alpha": alpha}
-        run_experiment(ctx, Experiment("standardization", "Score standardization", params),
-                       out, fmt, body)
+    params = {"measure": label, "runs": runs, "splits": splits, "sizes": size_list,
+              "samples": samples, "seed": seed, "alpha": alpha}
+    return execute(con, Experiment("standardization", "Score standardization", params),
+                   out, body, replace)

@@ -26,17 +26,17 @@ Every score except the φ grid of (c) is computed by the SQL measures, many meas
 
 from __future__ import annotations
 
-from typing import List, Optional
 
 import numpy as np
 import pandas as pd
-import typer
 
-from .. import evaluate as ev
+from .. import catalogue
+from ..engine import evaluation
 from .. import measures as ms
-from .. import pools, runsets, significance, stats
+from .. import runsets, significance, stats
+from ..engine import pools
 from ..errors import IrwError
-from .base import Experiment, ExperimentContext, split_values
+from .base import Experiment, ExperimentContext, Outcome, execute, split_values
 from .vector_measures import gain_data, rbp_grid
 
 DEFAULT_PHIS = [0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995]
@@ -458,7 +458,7 @@ def run(ectx: ExperimentContext, qrels: str, run_ids: list[str], phis, reference
         # shared by every choice of parts)
         wanted = [x for p in phis for x in labels[p]] + list(references) + list(fit_refs)
         measures = ms.parse_all(list(dict.fromkeys(wanted)))
-        scores = ectx.cell("scores", lambda: ev.evaluate(con, qrels, measures, run_ids, store=False))
+        scores = ectx.cell("scores", lambda: evaluation.evaluate(con, qrels, measures, run_ids, store=False).df())
         if "a" in parts:
             part_a(ectx, scores, phis, labels)
             main = "rbp_distribution"
@@ -474,65 +474,48 @@ def run(ectx: ExperimentContext, qrels: str, run_ids: list[str], phis, reference
     return main
 
 
-def register(experiment_app) -> None:
-    from ..cli.app import command
-    from ..cli.experiments import FormatOpt, OutOpt, run_experiment
+def main(con, out: str, replace: bool, *, qrels, runs, phis, reference, fit_reference, fit_step,
+         rbo_p, deep_m, deep_depths, alpha, parts) -> Outcome:
+    """Measurement uncertainty: RBP residuals, best-fitting φ, deeply-judged runs (Moffat et
+    al. 2018)."""
+    parts_given = list(parts or [",".join(PARTS)])
+    phis = list(phis or [",".join(map(str, DEFAULT_PHIS))])
+    reference = list(reference or REFERENCES)
+    fit_reference = list(fit_reference or FIT_REFERENCES)
+    deep_depths = list(deep_depths or [",".join(map(str, DEEP_DEPTHS))])
+    parts = [p for p in PARTS if p in {x.strip() for v in parts_given for x in v.split(",")}]
+    unknown = {x.strip() for v in parts_given for x in v.split(",")} - set(PARTS)
+    if unknown or not parts:
+        raise IrwError(f"unknown part {sorted(unknown)[0] if unknown else ''!r}; valid: a, b, c, d")
+    phi_list = split_values(phis, float, "--phis")
+    if not phi_list or any(not 0 < p < 1 for p in phi_list):
+        raise IrwError("--phis: every φ must lie strictly between 0 and 1")
+    depths = sorted(split_values(deep_depths, int, "--deep-depths"))
+    if not depths or depths[0] < 1:
+        raise IrwError("--deep-depths: depths must be at least 1")
+    if deep_m < 1:
+        raise IrwError("--deep-m must be at least 1")
+    if not 0 < alpha < 1:
+        raise IrwError("--alpha must lie strictly between 0 and 1")
+    if not 0 < rbo_p < 1:
+        raise IrwError("--rbo-p must lie strictly between 0 and 1")
+    references = [str(m) for m in ms.parse_all(reference)]
+    fit_refs = [str(m) for m in ms.parse_all(fit_reference)]
+    fit_grid(fit_step)
+    # every parameter, whichever parts run: the cells (kept under these parameters) are
+    # then shared by runs of different parts
+    params = {"runs": runs, "phis": phi_list, "references": references,
+              "fit_references": fit_refs, "fit_step": fit_step, "rbo_p": rbo_p,
+              "deep_m": deep_m, "deep_depths": depths, "alpha": alpha}
 
-    @command(experiment_app, "uncertainty")
-    def uncertainty_cmd(
-        ctx: typer.Context,
-        out: str = OutOpt,
-        qrels: Optional[str] = typer.Option(None, "--qrels", "-q", help="Qrels (default: the only one loaded)."),
-        runs: str = typer.Option("all", "--runs", "-r", help="Run spec (default all)."),
-        phis: List[str] = typer.Option([",".join(map(str, DEFAULT_PHIS))], "--phis",
-                                       help="Persistences of parts (a) and (b), comma-separated or repeated."),
-        reference: List[str] = typer.Option(REFERENCES, "--reference", "-m",
-                                            help="Reference measures of part (b) (repeatable)."),
-        fit_reference: List[str] = typer.Option(FIT_REFERENCES, "--fit-reference",
-                                                help="Reference measures of the best fit (c) (repeatable)."),
-        fit_step: float = typer.Option(0.001, "--fit-step", help="Step of the φ grid 0.5 … 0.999 of part (c)."),
-        rbo_p: float = typer.Option(0.9, "--rbo-p", help="Persistence of RBO in part (c)."),
-        deep_m: int = typer.Option(DEEP_M, "--deep-m", help="Depth m judged on every topic for a run to be deeply judged (d)."),
-        deep_depths: List[str] = typer.Option([",".join(map(str, DEEP_DEPTHS))], "--deep-depths",
-                                              help="Pool depths d' of part (d); the largest is the reference."),
-        alpha: float = typer.Option(0.05, "--alpha", help="Significance level of part (d)."),
-        part: List[str] = typer.Option([",".join(PARTS)], "--parts", help="Parts to run: a,b,c,d (comma-separated or repeated; does not change the cells)."),
-        fmt: str = FormatOpt,
-    ):
-        """Measurement uncertainty: RBP residuals, best-fitting φ, deeply-judged runs (Moffat et al. 2018)."""
-        parts = [p for p in PARTS if p in {x.strip() for v in part for x in v.split(",")}]
-        unknown = {x.strip() for v in part for x in v.split(",")} - set(PARTS)
-        if unknown or not parts:
-            raise IrwError(f"unknown part {sorted(unknown)[0] if unknown else ''!r}; valid: a, b, c, d")
-        phi_list = split_values(phis, float, "--phis")
-        if not phi_list or any(not 0 < p < 1 for p in phi_list):
-            raise IrwError("--phis: every φ must lie strictly between 0 and 1")
-        depths = sorted(split_values(deep_depths, int, "--deep-depths"))
-        if not depths or depths[0] < 1:
-            raise IrwError("--deep-depths: depths must be at least 1")
-        if deep_m < 1:
-            raise IrwError("--deep-m must be at least 1")
-        if not 0 < alpha < 1:
-            raise IrwError("--alpha must lie strictly between 0 and 1")
-        if not 0 < rbo_p < 1:
-            raise IrwError("--rbo-p must lie strictly between 0 and 1")
-        references = [str(m) for m in ms.parse_all(reference)]
-        fit_refs = [str(m) for m in ms.parse_all(fit_reference)]
-        fit_grid(fit_step)
-        # every parameter, whichever parts run: the cells (kept under these parameters) are
-        # then shared by runs of different parts
-        params = {"runs": runs, "phis": phi_list, "references": references,
-                  "fit_references": fit_refs, "fit_step": fit_step, "rbo_p": rbo_p,
-                  "deep_m": deep_m, "deep_depths": depths, "alpha": alpha}
+    def body(ectx: ExperimentContext) -> str:
+        con = ectx.con
+        name = qrels or catalogue.default_qrels(con)
+        catalogue.qrels_info(con, name)
+        run_ids = runsets.resolve(con, runs, qrels=name)
+        ectx.experiment.params.update(qrels=name, n_runs=len(run_ids))
+        return run(ectx, name, run_ids, phi_list, references, fit_refs, fit_step, rbo_p,
+                   deep_m, depths, parts, alpha)
 
-        def body(ectx: ExperimentContext) -> str:
-            con = ectx.con
-            name = qrels or ev.default_qrels(con)
-            ev.qrels_info(con, name)
-            run_ids = runsets.resolve(con, runs, qrels=name)
-            ectx.experiment.params.update(qrels=name, n_runs=len(run_ids))
-            return run(ectx, name, run_ids, phi_list, references, fit_refs, fit_step, rbo_p,
-                       deep_m, depths, parts, alpha)
-
-        run_experiment(ctx, Experiment("uncertainty", "Measurement uncertainty (Moffat, Scholer, Yang 2018)",
-                                       params), out, fmt, body)
+    return execute(con, Experiment("uncertainty", "Measurement uncertainty (Moffat, Scholer, Yang 2018)",
+                                   params), out, body, replace)

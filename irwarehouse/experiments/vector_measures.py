@@ -4,7 +4,7 @@ Every score the warehouse reports comes from the SQL measures of ``sql/measures/
 analyses of SPEC §6 need scores the engine cannot give efficiently, and compute them here,
 in numpy, with tests that they equal the SQL measures (``tests/test_experiment_agreement.py``
 and ``tests/test_experiment_uncertainty.py`` load the same rankings into a warehouse and
-compare with :func:`irwarehouse.evaluate.evaluate`):
+compare with :func:`irwarehouse.engine.evaluation.evaluate`):
 
 1. **Synthetic relevance vectors** (metric agreement, Shokouhi et al. 2009): all 2^N binary
    relevance vectors of length N, or millions of random ones, have no runs or qrels to run
@@ -27,7 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import evaluate
+from .. import catalogue
+from ..engine.base import base_query
 from ..errors import IrwError
 from ..measures import Measure
 
@@ -194,13 +195,13 @@ def gain_data(con, qrels: str, run_ids: list[str], topics: list[str] | None = No
     topic set (its topic qrels's topics with at least one relevant document)."""
     from scipy import sparse
 
-    name, topic_qrels = evaluate.qrels_info(con, qrels)
+    name, topic_qrels = catalogue.qrels_info(con, qrels)
     if topics is None:
         topics = [r[0] for r in con.execute(
             "SELECT topic FROM topic_sets WHERE qrels = ? ORDER BY topic", [name]).fetchall()]
-    # The engine's base relation (see evaluate.base_query); g_max as evaluate.sql's gstats.
+    # The engine's base relation (see engine.base.base_query); g_max as evaluate.sql's gstats.
     # Rows come back as integer (run·topic, rank) coordinates.
-    base, params = evaluate.base_query(con, name, run_ids)
+    base, params = base_query(con, name, run_ids)
     cols = con.execute(f"""
         SELECT (r.i - 1) * $n_topics + (t.i - 1) AS row, b.rank - 1 AS col,
                CASE WHEN b.grade >= 1 AND g.gmax > 0 THEN b.grade / g.gmax ELSE 0.0 END AS gain

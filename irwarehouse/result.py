@@ -1,0 +1,165 @@
+"""Results: one type for every table irw computes, given as a DataFrame or as rows on
+demand (as DuckDB's relations are).
+
+A :class:`Result` holds columns and rows, or a pandas DataFrame; ``.df()`` gives the
+DataFrame, ``.rows()`` tuples and ``.records()`` dicts, converting only when asked, so a
+command that prints rows never imports pandas. In a notebook a Result shows as its table,
+and DataFrame methods (``.pivot``, ``.round``, ``[...]``) reach ``.df()``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .errors import IrwError
+
+
+class Result:
+    """A table: ``columns`` and ``rows`` (tuples), or a pandas DataFrame ``frame``; ``info``
+    says what the command that made it did, when it did more than compute the table (the
+    factor set :meth:`Warehouse.standardize` stored, say)."""
+
+    def __init__(self, columns=None, rows=None, frame=None, arrays=None, info: dict | None = None):
+        if frame is None and columns is None:
+            raise ValueError("a Result needs columns and rows (or arrays), or a frame")
+        self._columns = [str(c) for c in (frame.columns if frame is not None else columns)]
+        self._rows = None if rows is None else list(rows)
+        self._frame = frame
+        self._arrays = arrays  # one numpy array per column (a masked one where values are NULL)
+        self.info = dict(info or {})
+        if rows is None and frame is None and arrays is None:
+            self._rows = []
+
+    @classmethod
+    def of(cls, data, info: dict | None = None) -> "Result":
+        """A Result of a DataFrame, a list of dicts (their keys in order), or a Result."""
+        if isinstance(data, Result):
+            if info:
+                data.info.update(info)
+            return data
+        if isinstance(data, list):
+            columns = list(data[0]) if data else []
+            return cls(columns, [tuple(r[c] for c in columns) for r in data], info=info)
+        return cls(frame=data, info=info)
+
+    @property
+    def columns(self) -> list[str]:
+        return list(self._columns)
+
+    def rows(self) -> list[tuple]:
+        """The rows as tuples (numpy scalars as Python numbers; NULL as None)."""
+        if self._rows is None:
+            if self._arrays is not None:
+                self._rows = list(zip(*(a.tolist() for a in self._arrays)))
+            else:
+                self._rows = [tuple(_plain(v) for v in row)
+                              for row in self._frame.itertuples(index=False, name=None)]
+        return self._rows
+
+    def records(self) -> list[dict]:
+        """The rows as dicts of column -> value."""
+        return [dict(zip(self._columns, row)) for row in self.rows()]
+
+    def df(self):
+        """The table as a pandas DataFrame."""
+        if self._frame is None:
+            import pandas as pd
+
+            if self._arrays is not None:
+                import numpy as np
+
+                self._frame = pd.DataFrame({c: (a.filled(np.nan) if np.ma.isMaskedArray(a) else a)
+                                            for c, a in zip(self._columns, self._arrays)})
+            else:
+                self._frame = pd.DataFrame(self._rows, columns=self._columns)
+        return self._frame
+
+    def column(self, name: str) -> list:
+        i = self._columns.index(name)
+        return [row[i] for row in self.rows()]
+
+    def __len__(self) -> int:
+        if self._rows is not None:
+            return len(self._rows)
+        return len(self._arrays[0]) if self._arrays is not None else len(self._frame)
+
+    def __repr__(self) -> str:
+        from .output import to_table
+
+        return to_table(self._frame if self._frame is not None else self.records())
+
+    def _repr_html_(self) -> str:
+        return self.df()._repr_html_()
+
+    def __getitem__(self, key):
+        return self.df()[key]
+
+    def equals(self, other) -> bool:
+        """The same table as ``other`` (a Result or a DataFrame), as DataFrame.equals."""
+        return self.df().equals(other.df() if isinstance(other, Result) else other)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.df(), name)
+
+    def aggregate(self, how: str = "mean") -> "Result":
+        """Per-topic scores (columns [qrels,] run_id, topic, measure, value) aggregated over
+        the topics: [qrels,] run_id, measure, value, n_topics (:func:`aggregate_rows`)."""
+        keyed = self._columns[0] == "qrels"
+        if keyed:
+            groups: dict[str, list] = {}
+            for row in self.rows():
+                groups.setdefault(row[0], []).append(row[1:])
+            rows = [(q, *r) for q, per in groups.items() for r in aggregate_rows(per, how)]
+        else:
+            rows = aggregate_rows(self.rows(), how)
+        return Result((["qrels"] if keyed else []) + list(MEAN_COLUMNS), rows)
+
+
+MEAN_COLUMNS = ("run_id", "measure", "value", "n_topics")
+
+
+def _plain(value):
+    return value.item() if hasattr(value, "item") else value  # a numpy scalar: a Python one
+
+
+GM_EPSILON = 1e-5
+
+
+AGGREGATES = ("mean", "gm", "gm_trec")
+
+
+def _log(x: float) -> float:
+    if x > 0:
+        return math.log(x)
+    return -math.inf if x == 0 else math.nan
+
+
+def aggregate_rows(per_topic, how: str = "mean") -> list[tuple]:
+    """Per run and measure over topics, from (run_id, topic, measure, value) rows: a list of
+    (run_id, measure, value, n_topics) in order of first appearance. ``mean`` (arithmetic,
+    the exactly rounded sum divided by n); ``gm`` the geometric mean
+    exp(mean(log(x + eps))) - eps (SPEC); ``gm_trec`` trec_eval's gm_map form
+    exp(mean(log(max(x, eps)))). eps = 1e-5. Missing values (None, NaN) are left out."""
+    if how not in AGGREGATES:
+        raise IrwError(f"unknown aggregate {how!r}; valid: {', '.join(AGGREGATES)}")
+    groups: dict[tuple, list[float]] = {}
+    for run_id, _topic, measure, value in per_topic:
+        values = groups.setdefault((run_id, measure), [])
+        if value is not None and not math.isnan(value):
+            values.append(value)
+    out = []
+    for (run_id, measure), values in groups.items():
+        if how == "gm":
+            values = [_log(v + GM_EPSILON) for v in values]
+        elif how == "gm_trec":
+            values = [_log(max(v, GM_EPSILON)) for v in values]
+        mean = math.fsum(values) / len(values) if values else math.nan
+        if how == "gm":
+            mean = math.exp(mean) - GM_EPSILON
+        elif how == "gm_trec":
+            mean = math.exp(mean)
+        out.append((run_id, measure, mean, len(values)))
+    return out

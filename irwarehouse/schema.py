@@ -1,0 +1,306 @@
+"""The warehouse's schema -- its tables, views and macros, the measure macros among them -- and
+keeping what irw derived from the tables in line with them.
+
+This floor sits above what it installs: the schema's statements are the templates of
+``sql/`` (SCHEMA_TEMPLATES) and the measure macros rendered by the engine
+(irwarehouse.engine.rendering). :func:`connect` opens a warehouse ready for commands:
+:func:`prepare` sets up (or upgrades) the schema and brings ranks, caches and stored scores
+in line with changes made to the tables outside irw (:func:`reconcile`); opening read-only
+notes such changes instead (the engine then computes from the tables).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from functools import lru_cache
+
+import duckdb
+
+from . import catalogue, names, sql, state
+from .catalogue import DEFAULT_COLLECTION
+from .connection import (PUBLISHED_KEY, SCHEMA_VERSION, connect as open_file, stored_meta,
+                         transaction)
+from .engine.base import invalidate_bases, update_bases
+from .engine.evaluation import refresh_scores
+from .engine.rendering import macro_definitions
+from .errors import IrwError
+from .measures import CATALOGUE_COLUMNS, catalogue_rows
+
+# Templates run (in order) whenever a warehouse is opened for writing: tables, then views.
+SCHEMA_TEMPLATES = ["schema.sql", "views.sql", "state.sql", "pools.sql", "standardize_schema.sql"]
+
+
+@lru_cache(maxsize=1)
+def schema_statements() -> list[str]:
+    """The statements that create the schema -- tables, views, macros, measure macros; each
+    idempotent -- in the order they run. The one definition of the schema: :func:`ensure_schema`
+    runs it, and ``irw export`` / ``irw publish`` (irwarehouse.export) build their copies from it."""
+    text = "".join(sql.render(t) for t in SCHEMA_TEMPLATES)
+    text += sql.render("measure_macros.sql", macros=macro_definitions())
+    return sql.split_statements(text)
+
+
+_CREATES = re.compile(r"CREATE\s+(?:OR\s+REPLACE\s+)?(TABLE|VIEW|MACRO)\s+(?:IF\s+NOT\s+EXISTS\s+)?"
+                      r'(?:"?(\w+)"?\.)?"?(\w+)"?', re.I)
+
+
+@lru_cache(maxsize=1)
+def schema_objects() -> frozenset[tuple[str, str, str]]:
+    """(kind, schema, name) of every table, view and macro the schema creates (kind TABLE,
+    VIEW or MACRO)."""
+    out = set()
+    for statement in schema_statements():
+        text = "\n".join(line for line in statement.splitlines() if not line.lstrip().startswith("--"))
+        match = _CREATES.match(text.strip())
+        if match:
+            out.add((match.group(1).upper(), match.group(2) or "main", match.group(3)))
+    return frozenset(out)
+
+
+def missing_objects(con) -> list[str]:
+    """The tables, views and macros of the schema that the warehouse lacks (e.g. dropped by a
+    statement of ``irw sql --write``), as ``kind name``."""
+    have = set(con.execute(sql.statement("install.sql", "objects")).fetchall())
+    return sorted(f"{kind.lower()} {name if schema == 'main' else schema + '.' + name}"
+                  for kind, schema, name in schema_objects() - have)
+
+
+def schema_fingerprint() -> str:
+    """A digest of everything ensure_schema creates: the layout version, the SQL templates
+    and the measure catalogue (cheap: the templates are not rendered)."""
+    digest = hashlib.sha256(f"{SCHEMA_VERSION}\n{SCHEMA_TEMPLATES}\n".encode())
+    for path in sorted(sql.sql_dir().rglob("*.sql")):
+        digest.update(f"{path.relative_to(sql.sql_dir())}\n".encode() + path.read_bytes())
+    digest.update(repr(catalogue_rows()).encode())
+    return digest.hexdigest()
+
+
+def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
+    """Create the tables, views and macros (idempotent) and refresh the measure catalogue;
+    nothing to do when the warehouse already has this version's schema."""
+    fingerprint = schema_fingerprint()
+    meta = stored_meta(con)
+    stored = meta.get("schema_version")
+    if meta.get("schema_fingerprint") == fingerprint and stored == SCHEMA_VERSION:
+        return
+    with transaction(con):
+        if stored not in (None, SCHEMA_VERSION):
+            # caches are rebuilt on demand, so a new layout simply replaces them
+            sql.run(con, "install.sql", "drop_caches")
+        moved = _set_aside_without_collection(con) if stored not in (None, SCHEMA_VERSION) else []
+        for statement in schema_statements():
+            con.execute(statement)
+        for table in moved:  # what a warehouse of one collection held: collection 'default'
+            sql.run(con, "install.sql", "copy_back", {"collection": DEFAULT_COLLECTION}, table)
+        sql.run(con, "install.sql", "clear_measures")
+        con.executemany(sql.statement("install.sql", "measure_row", CATALOGUE_COLUMNS), catalogue_rows())
+        con.executemany(sql.statement("install.sql", "set_meta"),
+                        [("schema_version", SCHEMA_VERSION), ("schema_fingerprint", fingerprint)])
+        if stored not in (None, SCHEMA_VERSION):  # runs loaded by an older irw stand as they are
+            state.record_runs(con)
+
+
+# The tables that gained a collection column in schema version 5 (collections, issue of
+# many test collections in one warehouse).
+COLLECTION_TABLES = ("runs", "run_topics", "run_loads", "run_meta", "qrels_info", "scores",
+                     "evaluations", "discpower_results", "pair_tests")
+
+
+def _set_aside_without_collection(con) -> list[str]:
+    """Rename the tables of an older warehouse that lack the collection column (so that the
+    schema creates them anew, and their rows are copied into them); returns their names."""
+    rows = con.execute(sql.statement("install.sql", "has_collection"), {"tables": list(COLLECTION_TABLES)}).fetchall()
+    moved = sorted(name for name, has in rows if not has)
+    for table in moved:
+        sql.run(con, "install.sql", "set_aside", {}, table)
+    return moved
+
+
+def prepare(con: duckdb.DuckDBPyConnection, path: str, read_only: bool, notify=None) -> None:
+    """What opening a warehouse does before a command uses it: for writing, set up (or
+    upgrade) the schema and bring caches and stored scores in line with changes made outside
+    irw (:func:`reconcile`); for reading, check the schema version and note such changes. Run
+    inside the command's transaction, so that a command that fails leaves none of it."""
+    if not read_only or path == ":memory:":
+        ensure_schema(con)
+        if PUBLISHED_KEY in stored_meta(con):  # a published copy written to is a warehouse
+            con.execute(sql.statement("install.sql", "forget_meta"), [PUBLISHED_KEY])
+        messages = reconcile(con)
+    else:
+        older = stored_meta(con).get("schema_version")
+        if older is not None and older != SCHEMA_VERSION:
+            raise IrwError(f"{path} was written by an older irwarehouse (warehouse schema version "
+                           f"{older}, now {SCHEMA_VERSION}): open it for writing once to upgrade "
+                           "it (irw refresh)")
+        changed = state.changed(con)
+        messages = ([f"{', '.join(changed)} changed outside irw since irw last wrote: results "
+                     "are computed from the tables (open the warehouse for writing, e.g. "
+                     "`irw refresh`, to bring caches and stored scores in line)"]
+                    if changed else [])
+    if notify:
+        for message in messages:
+            notify(message)
+
+
+def connect(path: str | None = None, read_only: bool = False, notify=None, create: bool = True,
+            wait: float | None = None, memory: str | None = None) -> duckdb.DuckDBPyConnection:
+    """Open the warehouse ``path`` ready for commands (irwarehouse.connection.connect opens it;
+    :func:`prepare` sets it up, in a transaction of its own). ``notify(message)`` hears what
+    opening did or noticed."""
+    con = open_file(path, read_only=read_only, create=create, wait=wait, memory=memory)
+    try:
+        with transaction(con):
+            prepare(con, path or ":memory:", read_only, notify)
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+# ------------------------------------------------------------------------ reconciling
+
+def _rows(con, name: str, params: dict | None = None, *args) -> list[tuple]:
+    """The rows of the named statement ``name`` of sql/reconcile.sql."""
+    query = sql.statement("reconcile.sql", name, *args)
+    return con.execute(query, sql.used(params or {}, query)).fetchall()
+
+
+def reconcile(con, edited: bool = False) -> list[str]:
+    """Bring ranks, ranking lengths, caches and stored scores in line with the tables after
+    changes made outside irw. Returns what was done (one line each; empty: nothing to do).
+    Raises IrwError, changing nothing, when the tables hold what no load would accept.
+    ``edited``: the changes are those of a statement run just now (``irw sql --write``),
+    which the error says is undone (the caller rolls its transaction back)."""
+    done: list[str] = []
+    if edited:
+        _check_tables(con)
+    # one query says whether anything is to be done (the usual case: nothing)
+    fp, runs_ok, qrels_ok = _rows(con, "status")[0]
+    state._set_session(con, fp)
+    if runs_ok and qrels_ok:
+        return done
+    with transaction(con):
+        _check_qrels(con, edited)
+        if not runs_ok:
+            done += _reconcile_runs(con, edited)
+        for name in _unregistered_qrels(con):
+            known = catalogue.collection_names(con)
+            target = known[0] if len(known) == 1 else DEFAULT_COLLECTION
+            catalogue.register_qrels(con, name, source="(inserted with SQL)", kind="file",
+                                     collection=target)
+            done.append(f"registered qrels {name}, inserted with SQL"
+                        + ("" if len(known) == 1 else f", in collection {target}"))
+        for name, rec in _rows(con, "qrels_changes"):
+            if rec is None:
+                state.record_qrels(con, name)
+            else:
+                invalidate_bases(con, name)
+                dependents = [r[0] for r in _rows(con, "dependents", {"name": name})]
+                n = 0
+                for q in dependents:
+                    n += refresh_scores(con, qrels=q)
+                state.record_qrels(con, name)
+                done.append(f"qrels {name} changed: its base will be rebuilt"
+                            + (f"; {n} stored evaluation(s) recomputed" if n else ""))
+    return done
+
+
+def _check_tables(con) -> None:
+    """A statement may change the rows of the warehouse's tables, not remove the tables,
+    views and macros of its schema."""
+    gone = missing_objects(con)
+    if gone:
+        raise IrwError(f"not done: the statement would remove the {gone[0]}, which the "
+                       "warehouse needs; nothing was changed")
+
+
+def _refuse(problem: str, outside: str, edited: bool):
+    """The error for tables that hold what no load would accept: undone when a statement of
+    this call made them so (``edited``: the statement would leave ``problem``), else left by
+    another client (``outside``: what happened and how to correct it)."""
+    if edited:
+        raise IrwError(f"not done: the statement would leave {problem}, which no load accepts; "
+                       "nothing was changed")
+    raise IrwError(outside)
+
+
+def _check_qrels(con, edited: bool = False) -> None:
+    """The judgments changed outside irw hold what a load would accept: no document judged
+    twice for a topic (loads refuse such files), and names that can be addressed."""
+    dup = next(iter(_rows(con, "judged_twice")), None)
+    if dup:
+        _refuse(f"qrels {dup[0]} judging document {dup[2]} twice for topic {dup[1]}",
+                f"the table qrels was changed outside irw and qrels {dup[0]} now judges document "
+                f"{dup[2]} twice for topic {dup[1]}; correct it (irw sql --write) or reload the "
+                f"qrels (irw load qrels FILE --name {dup[0]} --replace)", edited)
+
+
+def _unregistered_qrels(con) -> list[str]:
+    return [r[0] for r in _rows(con, "unregistered_qrels")]
+
+
+def _reconcile_runs(con, edited: bool = False) -> list[str]:
+    recorded = {(r[0], r[1]): r[2:] for r in _rows(con, "run_rows", {}, "irw_run_state")}
+    current = {(r[0], r[1]): r[2:] for r in _rows(con, "run_rows", {}, "irw_run_rows()")}
+    loaded = set(_rows(con, "loaded_runs"))
+    lengths = set(_rows(con, "wrong_lengths"))
+    changed_runs = sorted({r for r in set(current) | set(recorded) | loaded
+                           if current.get(r) != recorded.get(r) or (r in current) != (r in loaded)}
+                          | lengths)
+    present = [r for r in changed_runs if r in current]
+    gone = [r for r in changed_runs if r not in current]
+    by_collection: dict[str, dict[str, list[str]]] = {}
+    for kind, runs in (("present", present), ("gone", gone)):
+        for c, run_id in runs:
+            by_collection.setdefault(c, {"present": [], "gone": []})[kind].append(run_id)
+    n = 0
+    for c, ids_of in sorted(by_collection.items()):
+        n += _reconcile_collection(con, c, ids_of["present"], ids_of["gone"], edited)
+    show = _run_names(con)
+    done = []
+    if present:
+        done.append(f"runs changed outside irw: ranked again {show(present)}"
+                    + (f"; {n} stored evaluation(s) recomputed" if n else ""))
+    if gone:
+        done.append(f"runs removed outside irw: {show(gone)} (their scores are removed too)")
+    return done
+
+
+def _run_names(con):
+    """Runs (collection, run id) in words: the run ids, with their collection when the
+    warehouse holds several."""
+    plain = catalogue.single_collection(con)
+    return lambda runs: ", ".join(r if plain else f"{r} ({c})" for c, r in runs)
+
+
+def _reconcile_collection(con, collection: str, present: list[str], gone: list[str],
+                          edited: bool = False) -> int:
+    """Rank again the runs ``present`` of ``collection`` changed outside irw, forget those
+    ``gone``; returns the number of stored evaluations recomputed."""
+    ids = {"ids": present, "collection": collection}
+    dup = next(iter(_rows(con, "docno_twice", ids)), None)
+    advice = "correct it (irw sql --write) or reload the run (irw load runs FILE --replace)"
+    if dup:
+        _refuse(f"run {dup[0]} holding document {dup[2]} twice for topic {dup[1]}",
+                f"the table runs was changed outside irw and run {dup[0]} now holds document "
+                f"{dup[2]} twice for topic {dup[1]}; {advice}", edited)
+    bad = next(iter(_rows(con, "not_finite", ids)), None)
+    if bad:
+        _refuse(f"run {bad[0]} giving document {bad[2]} of topic {bad[1]} the score {bad[3]}, not a "
+                "finite number",
+                f"the table runs was changed outside irw and run {bad[0]} now gives document "
+                f"{bad[2]} of topic {bad[1]} the score {bad[3]}, which is not a finite number; {advice}",
+                edited)
+    new_ids = [r[0] for r in _rows(con, "new_runs", ids)]
+    for run_id in new_ids:
+        problem = names.run_id_problem(run_id)
+        if problem:
+            _refuse(f"a new run whose {problem}",
+                    f"the table runs was changed outside irw: {problem}", edited)
+    sql.run(con, "reconcile.sql", "rerank", ids, sql.render("rerank.sql").strip())
+    if gone:
+        sql.run(con, "reconcile.sql", "forget_runs", {"ids": gone, "collection": collection})
+    update_bases(con, collection, present + gone)
+    state.record_runs(con, collection, present + gone)
+    return refresh_scores(con, runs=(collection, present)) if present else 0

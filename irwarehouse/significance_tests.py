@@ -1,0 +1,56 @@
+"""The statistical tests and the corrections for multiple comparisons irw offers: a registry.
+
+A test is one function of :mod:`irwarehouse.stats` (over a runs x topics matrix, all run
+pairs at once) and one entry here: its label (in reports and captions), its help (in the
+command line's help), and, for a Monte Carlo test, the default number of samples B. The
+command line, the report and :func:`irwarehouse.significance.run_test` read this table; a new
+test is a function and an entry. This module imports nothing heavy, so that the command
+line's help can list the tests without loading numpy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class TestSpec:
+    name: str
+    label: str
+    help: str
+    function: str  # the name of the function in irwarehouse.stats
+    default_B: int | None = None  # Monte Carlo tests: samples when -B is not given
+    takes_alpha: bool = False  # the test reports something at the level alpha
+
+
+TESTS: dict[str, TestSpec] = {t.name: t for t in [
+    TestSpec("t", "paired t-test", "paired two-tailed t-test", "paired_t"),
+    TestSpec("bootstrap", "paired bootstrap test",
+             "paired bootstrap (Sakai 2006), with the estimated difference required",
+             "paired_bootstrap", default_B=1000, takes_alpha=True),
+    TestSpec("randomization", "paired randomization test", "paired sign-flip permutation test",
+             "randomization", default_B=10000),
+    TestSpec("wilcoxon", "Wilcoxon signed-rank test", "Wilcoxon signed-rank test", "wilcoxon"),
+    TestSpec("tukey", "randomized Tukey HSD test",
+             "randomized Tukey HSD (Carterette 2012): family-wise error over all pairs",
+             "tukey_hsd", default_B=10000),
+]}
+
+CORRECTIONS: dict[str, str] = {
+    "none": "no correction for multiple comparisons",
+    "bonferroni": "Bonferroni correction",
+    "holm": "Holm correction",
+    "bh": "Benjamini-Hochberg correction",
+}
+
+MIN_B = 100
+
+
+def names() -> str:
+    """The tests' names, for help texts: ``t | bootstrap | ...``."""
+    return " | ".join(TESTS)
+
+
+def default_samples() -> str:
+    """What -B defaults to, in words (for help texts)."""
+    return ", ".join(f"{t.default_B} {t.name}" for t in TESTS.values() if t.default_B)

@@ -1,0 +1,58 @@
+{#- Keeping the caches (irwarehouse.engine.base, irwarehouse.state): the materialized base
+    relation (irw_base, irw_base_built) and the fingerprints of what irw last wrote
+    (irw_state, irw_run_state, temp.irw_session; sql/state.sql defines them). Bound: $q (a
+    qrels), $ids (run ids), $fp (a runs fingerprint), $name. -#}
+
+{# Build the base relation of the loaded qrels $q anew, as of the runs fingerprint $fp. #}
+{% macro rebuild_base() -%}
+DELETE FROM irw_base WHERE qrels = $q;
+DELETE FROM irw_base_built WHERE qrels = $q;
+INSERT INTO irw_base SELECT * FROM irw_base_rows($q);
+INSERT INTO irw_base_built VALUES ($q, current_timestamp, $fp, irw_qrels_fp($q));
+{%- endmacro %}
+
+{# The loaded qrels with a materialized base, of collection $c. #}
+{% macro built_bases() -%}
+SELECT b.qrels FROM irw_base_built b JOIN qrels_info i ON i.qrels = b.qrels
+WHERE i.collection = $c ORDER BY b.qrels
+{%- endmacro %}
+
+{# Recompute the base rows of the runs $ids in the base of $q. #}
+{% macro update_base() -%}
+DELETE FROM irw_base WHERE qrels = $q AND list_contains($ids, run_id);
+INSERT INTO irw_base SELECT * FROM irw_base_rows($q) WHERE run_id IN (SELECT unnest($ids::VARCHAR[]));
+{%- endmacro %}
+
+{# Forget the base of qrels $q, or (one=false) every base. #}
+{% macro forget_bases(one) -%}
+DELETE FROM irw_base{% if one %} WHERE qrels = $q{% endif %};
+DELETE FROM irw_base_built{% if one %} WHERE qrels = $q{% endif %};
+{%- endmacro %}
+
+{# The runs fingerprint this connection checked (or irw left). #}
+{% macro set_session() -%}
+CREATE OR REPLACE TEMP TABLE irw_session AS SELECT $fp::UBIGINT AS runs_fp
+{%- endmacro %}
+
+{# Forget what irw recorded of runs: of all of them (every=true), or of runs no longer loaded. #}
+{% macro forget_runs(every) -%}
+{% if every %}
+DELETE FROM irw_run_state;
+{% endif %}
+DELETE FROM irw_run_state WHERE NOT EXISTS (SELECT 1 FROM run_loads l
+    WHERE l.collection = irw_run_state.collection AND l.run_id = irw_run_state.run_id);
+{%- endmacro %}
+
+{# Every materialized base stands for the runs as recorded ($fp). #}
+{% macro bases_current() -%}
+UPDATE irw_base_built SET runs_fp = $fp
+{%- endmacro %}
+
+{# Record the judgments of qrels $q as irw wrote them, or forget them (gone=true). #}
+{% macro record_qrels(gone) -%}
+{% if gone %}
+DELETE FROM irw_state WHERE name = 'qrels:' || $q
+{% else %}
+INSERT OR REPLACE INTO irw_state VALUES ('qrels:' || $q, irw_qrels_fp($q))
+{% endif %}
+{%- endmacro %}

@@ -1,0 +1,45 @@
+{#- Evaluating many qrels in one pass (irwarehouse.engine.many): the table the scores of every
+    qrels gather in (irw_many_result, qi the qrels's position in $names), and reading it back
+    in order. The passes themselves are sql/evaluate_many.sql. -#}
+
+{% macro result_table() -%}
+CREATE OR REPLACE TEMP TABLE irw_many_result (qi INTEGER, qrels VARCHAR, run_id VARCHAR, topic VARCHAR,
+                                              measure VARCHAR, value DOUBLE)
+{%- endmacro %}
+
+{# A part of the pass over one root (judgments, removed), kept for the scores query. #}
+{% macro keep(part, query) -%}
+CREATE OR REPLACE TEMP TABLE irw_many_{{ part }} AS {{ query }}
+{%- endmacro %}
+
+{# The scores of the pass (qrels, run_id, topic, measure, value). #}
+{% macro add_pass(query) -%}
+INSERT INTO irw_many_result SELECT list_position($names, qrels) - 1, * FROM ({{ query }})
+{%- endmacro %}
+
+{# The qrels of the pass whose every judgment is the root's, with its grade: their scores
+   are complete. #}
+{% macro complete() -%}
+SELECT DISTINCT qrels FROM irw_many_judgments AS k
+WHERE NOT EXISTS (SELECT 1 FROM irw_many_judgments AS x
+                  WHERE x.qid = k.qid AND x.topic IS NOT NULL AND x.jid IS NULL)
+{%- endmacro %}
+
+{# The scores of qrels $q (position $qi) evaluated on its own (irw_eval_result). #}
+{% macro add_one() -%}
+INSERT INTO irw_many_result SELECT $qi, $q, * FROM irw_eval_result
+{%- endmacro %}
+
+{% macro distinct(column) -%}
+SELECT DISTINCT {{ column }} FROM irw_many_result ORDER BY {{ column }}
+{%- endmacro %}
+
+{# The scores by number: the run, topic and measure as positions in the sorted lists $a, $b
+   and $c, ordered by qrels, run, topic and measure. #}
+{% macro coded() -%}
+SELECT r.qi, a.i AS ri, b.i AS ti, c.i AS mi, r.value FROM irw_many_result AS r
+JOIN (SELECT unnest($a) AS s, generate_subscripts($a, 1) - 1 AS i) AS a ON a.s = r.run_id
+JOIN (SELECT unnest($b) AS s, generate_subscripts($b, 1) - 1 AS i) AS b ON b.s = r.topic
+JOIN (SELECT unnest($c) AS s, generate_subscripts($c, 1) - 1 AS i) AS c ON c.s = r.measure
+ORDER BY r.qi, ri, ti, mi
+{%- endmacro %}
