@@ -1,4 +1,4 @@
-"""The Python API (irwarehouse.Warehouse): the README's notebook session runs as written;
+"""The Python API (irwarehouse.Warehouse): the notebook session of docs/python.md runs as written;
 DataFrames load in PyTerrier, ir_measures and trec_eval conventions; the numbers equal the
 command line's."""
 
@@ -16,13 +16,13 @@ from irwarehouse import Warehouse
 from irwarehouse.errors import IrwError
 
 
-def test_readme_notebook_example_runs(monkeypatch):
-    text = (ROOT / "README.md").read_text()
+def test_notebook_example_runs(monkeypatch):
+    text = (ROOT / "docs" / "python.md").read_text()
     block = re.search(r"<!-- notebook-example -->\n```python\n(.*?)```", text, re.S).group(1)
     monkeypatch.chdir(ROOT)
     pd.set_option("display.width", 80)
     parser = doctest.DocTestParser()
-    test = parser.get_doctest(block, {}, "README notebook example", "README.md", 0)
+    test = parser.get_doctest(block, {}, "notebook example", "docs/python.md", 0)
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
     runner.run(test)
     result = runner.summarize(verbose=False)

@@ -5,7 +5,7 @@ The fuzz tests corrupt copies of TREC-8 files (byte flips, truncation, dropped o
 fields and lines, odd whitespace and line ends, tricky numbers, other encodings, compression
 that does not match the file name) and load each copy with the real command line. Every load
 must either succeed with exactly the rows that ``reference_rows`` -- a parser written here,
-independently of irw's, from the rules in README ("Input files") -- accepts, or fail with a
+independently of irw's, from the rules in docs/concepts.md ("Input files") -- accepts, or fail with a
 one-line error naming the file and leave the warehouse as it was (row counts and a content hash
 of every table). The cases follow from the seed (``IRW_FUZZ_SEED``); how many run depends on
 the time budget (``IRW_FUZZ_SECONDS`` per test), so a failure names the seed and the case.
@@ -82,7 +82,7 @@ def _decimal(text: str) -> float:
 
 
 def _run_id(text: str) -> str:
-    """A run id a run spec can address (README, "Bad input": names)."""
+    """A run id a run spec can address (docs/bad-input.md: names)."""
     if text in ("all", "pooled") or text.startswith(("team:", "deeply-judged", "id:", "@")):
         raise Rejected(f"a run spec word: {text!r}")
     if "," in text or any(ord(c) < 0x20 or 0x7f <= ord(c) <= 0x9f for c in text):

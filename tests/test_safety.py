@@ -1,7 +1,7 @@
 """Nothing kept is lost: what ordinary commands may and may not do to the warehouse and to
 the files around it.
 
-One class of fault per section, each with the mechanism that covers it (README, "Bad
+One class of fault per section, each with the mechanism that covers it (docs/bad-input.md, "Bad
 input"):
 
 - one guard for every file irw writes (irwarehouse.files): never onto a database, never over
