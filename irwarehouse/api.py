@@ -429,7 +429,7 @@ class Warehouse:
             present = {q} if len(per) else set()
         for q in names:  # why a qrels gave no rows, said rather than left to guess
             if q not in present:
-                note(evaluation.no_rows_reason(self.con, q, run_ids[q], topics, rel_level))
+                note(evaluation.no_rows_reason(self.con, q, run_ids[q], topics, rel_level), "no rows")
         if standardize:
             from .standardize import apply_factors
 
@@ -623,7 +623,7 @@ class Warehouse:
         parsed = _parsed(measures)
         rows = summary.summary(self.con, q, parsed, run_ids, topics, by)
         if not rows:
-            note(evaluation.no_rows_reason(self.con, q, run_ids, topics))
+            note(evaluation.no_rows_reason(self.con, q, run_ids, topics), "no rows")
             key = "run_id" if by == "run" else "topic"
             return Result([key, "measure", "n", "mean", "sd", "min", "max"], [])
         return Result.of(rows)

@@ -20,15 +20,23 @@ class IrwError(Exception):
 
 class IrwNote(UserWarning):
     """Something a user should know about a result that is not an error (a run that shares
-    no topic with the qrels, say). Issued with :func:`note`; the command line prints it as
-    ``note: ...`` on stderr, a notebook shows it as a warning."""
+    no topic with the qrels, say), read as ``LABEL: message`` (label ``note``, or what it is
+    about: ``no rows``). Issued with :func:`note`; the command line prints it on stderr, a
+    notebook shows it as a warning."""
+
+    def __init__(self, message: str, label: str = "note"):
+        super().__init__(message)
+        self.label, self.text = label, message
+
+    def __str__(self) -> str:
+        return f"{self.label}: {self.text}"
 
 
-def note(message: str) -> None:
+def note(message: str, label: str = "note") -> None:
     """Tell the user something about the result being computed (see :class:`IrwNote`)."""
     import warnings
 
-    warnings.warn(message, IrwNote, stacklevel=2)
+    warnings.warn(IrwNote(message, label), stacklevel=2)
 
 
 # C0 controls and DEL, and the C1 controls: never printed raw

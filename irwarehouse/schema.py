@@ -160,10 +160,6 @@ def connect(path: str | None = None, read_only: bool = False, notify=None, creat
 
 # ------------------------------------------------------------------------ reconciling
 
-def _rows(con, name: str, params: dict | None = None, *args) -> list[tuple]:
-    """The rows of the named statement ``name`` of sql/reconcile.sql."""
-    query = sql.statement("reconcile.sql", name, *args)
-    return con.execute(query, sql.used(params or {}, query)).fetchall()
 
 
 def reconcile(con, edited: bool = False) -> list[str]:
@@ -176,7 +172,7 @@ def reconcile(con, edited: bool = False) -> list[str]:
     if edited:
         _check_tables(con)
     # one query says whether anything is to be done (the usual case: nothing)
-    fp, runs_ok, qrels_ok = _rows(con, "status")[0]
+    fp, runs_ok, qrels_ok = sql.rows(con, "reconcile.sql", "status")[0]
     state._set_session(con, fp)
     if runs_ok and qrels_ok:
         return done
@@ -191,12 +187,12 @@ def reconcile(con, edited: bool = False) -> list[str]:
                                      collection=target)
             done.append(f"registered qrels {name}, inserted with SQL"
                         + ("" if len(known) == 1 else f", in collection {target}"))
-        for name, rec in _rows(con, "qrels_changes"):
+        for name, rec in sql.rows(con, "reconcile.sql", "qrels_changes"):
             if rec is None:
                 state.record_qrels(con, name)
             else:
                 invalidate_bases(con, name)
-                dependents = [r[0] for r in _rows(con, "dependents", {"name": name})]
+                dependents = [r[0] for r in sql.rows(con, "reconcile.sql", "dependents", {"name": name})]
                 n = 0
                 for q in dependents:
                     n += refresh_scores(con, qrels=q)
@@ -228,7 +224,7 @@ def _refuse(problem: str, outside: str, edited: bool):
 def _check_qrels(con, edited: bool = False) -> None:
     """The judgments changed outside irw hold what a load would accept: no document judged
     twice for a topic (loads refuse such files), and names that can be addressed."""
-    dup = next(iter(_rows(con, "judged_twice")), None)
+    dup = next(iter(sql.rows(con, "reconcile.sql", "judged_twice")), None)
     if dup:
         _refuse(f"qrels {dup[0]} judging document {dup[2]} twice for topic {dup[1]}",
                 f"the table qrels was changed outside irw and qrels {dup[0]} now judges document "
@@ -237,14 +233,14 @@ def _check_qrels(con, edited: bool = False) -> None:
 
 
 def _unregistered_qrels(con) -> list[str]:
-    return [r[0] for r in _rows(con, "unregistered_qrels")]
+    return [r[0] for r in sql.rows(con, "reconcile.sql", "unregistered_qrels")]
 
 
 def _reconcile_runs(con, edited: bool = False) -> list[str]:
-    recorded = {(r[0], r[1]): r[2:] for r in _rows(con, "run_rows", {}, "irw_run_state")}
-    current = {(r[0], r[1]): r[2:] for r in _rows(con, "run_rows", {}, "irw_run_rows()")}
-    loaded = set(_rows(con, "loaded_runs"))
-    lengths = set(_rows(con, "wrong_lengths"))
+    recorded = {(r[0], r[1]): r[2:] for r in sql.rows(con, "reconcile.sql", "run_rows", {}, "irw_run_state")}
+    current = {(r[0], r[1]): r[2:] for r in sql.rows(con, "reconcile.sql", "run_rows", {}, "irw_run_rows()")}
+    loaded = set(sql.rows(con, "reconcile.sql", "loaded_runs"))
+    lengths = set(sql.rows(con, "reconcile.sql", "wrong_lengths"))
     changed_runs = sorted({r for r in set(current) | set(recorded) | loaded
                            if current.get(r) != recorded.get(r) or (r in current) != (r in loaded)}
                           | lengths)
@@ -279,20 +275,20 @@ def _reconcile_collection(con, collection: str, present: list[str], gone: list[s
     """Rank again the runs ``present`` of ``collection`` changed outside irw, forget those
     ``gone``; returns the number of stored evaluations recomputed."""
     ids = {"ids": present, "collection": collection}
-    dup = next(iter(_rows(con, "docno_twice", ids)), None)
+    dup = next(iter(sql.rows(con, "reconcile.sql", "docno_twice", ids)), None)
     advice = "correct it (irw sql --write) or reload the run (irw load runs FILE --replace)"
     if dup:
         _refuse(f"run {dup[0]} holding document {dup[2]} twice for topic {dup[1]}",
                 f"the table runs was changed outside irw and run {dup[0]} now holds document "
                 f"{dup[2]} twice for topic {dup[1]}; {advice}", edited)
-    bad = next(iter(_rows(con, "not_finite", ids)), None)
+    bad = next(iter(sql.rows(con, "reconcile.sql", "not_finite", ids)), None)
     if bad:
         _refuse(f"run {bad[0]} giving document {bad[2]} of topic {bad[1]} the score {bad[3]}, not a "
                 "finite number",
                 f"the table runs was changed outside irw and run {bad[0]} now gives document "
                 f"{bad[2]} of topic {bad[1]} the score {bad[3]}, which is not a finite number; {advice}",
                 edited)
-    new_ids = [r[0] for r in _rows(con, "new_runs", ids)]
+    new_ids = [r[0] for r in sql.rows(con, "reconcile.sql", "new_runs", ids)]
     for run_id in new_ids:
         problem = names.run_id_problem(run_id)
         if problem:

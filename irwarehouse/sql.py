@@ -114,17 +114,26 @@ def split_statements(sql: str) -> list[str]:
 
 def run_script(con, template: str, params: dict | None = None, **context) -> None:
     """Run every statement of a rendered template, binding the ``$name`` parameters it uses."""
-    params = params or {}
-    for stmt in split_statements(render(template, **context)):
-        bound = used(params, stmt)
-        con.execute(stmt, bound) if bound else con.execute(stmt)
+    _execute(con, render(template, **context), params)
 
 
 def run(con, template: str, name: str, params: dict | None = None, *args, **kwargs) -> None:
     """Run the statements of the macro ``name`` of ``sql/<template>`` (a library of named
     statements; several separated by ``;`` at line ends), each binding the ``$name``
     parameters of ``params`` it uses."""
-    for stmt in split_statements(statement(template, name, *args, **kwargs)):
+    _execute(con, statement(template, name, *args, **kwargs), params)
+
+
+def rows(con, template: str, name: str, params: dict | None = None, *args) -> list[tuple]:
+    """The rows of the query that is the macro ``name`` of ``sql/<template>``, binding the
+    ``$name`` parameters of ``params`` it uses."""
+    query = statement(template, name, *args)
+    return con.execute(query, used(params or {}, query)).fetchall()
+
+
+def _execute(con, text: str, params: dict | None) -> None:
+    """Run the statements of ``text`` one by one, each with the parameters it binds."""
+    for stmt in split_statements(text):
         bound = used(params or {}, stmt)
         con.execute(stmt, bound) if bound else con.execute(stmt)
 

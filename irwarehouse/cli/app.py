@@ -210,8 +210,7 @@ def _show_note(message, category, filename, lineno, file=None, line=None) -> Non
         text = one_line(str(message))
         if text not in _noted:
             _noted.add(text)
-            # why a table is empty is said as "no rows: ...", right under "(no rows)"
-            say(text if text.startswith("no rows:") else f"note: {text}")
+            say(text)
 
 
 def command(group: typer.Typer, name: str | None = None, aliases: tuple = ()):

@@ -162,20 +162,20 @@ def refresh_scores(con, qrels: str | None = None,
 
 def no_rows_reason(source, qrels: str, run_ids: list[str], topics: str = "qrels",
                    rel_level: int | None = None) -> str:
-    """Why an evaluation gave no rows, in words for the user."""
+    """Why an evaluation gave no rows, in words for the user (noted as ``no rows: ...``)."""
     engine = engine_of(source)
     name, topic_qrels = catalogue.qrels_info(engine, qrels)
     if not run_ids:
-        return "no rows: no run is selected"
+        return "no run is selected"
     if topics == "qrels":
         threshold = rel_level if rel_level is not None else 1
         if engine.rows("SELECT count(*) FROM qrels WHERE qrels = ? AND rel >= ?",
                        [topic_qrels, threshold])[0][0] == 0:
             source_text = name if topic_qrels == name else f"{topic_qrels} (which defines the topics of {name})"
-            return (f"no rows: qrels {source_text} has no relevant document (grade >= {threshold}), "
+            return (f"qrels {source_text} has no relevant document (grade >= {threshold}), "
                     "so the default topic set, the topics with a relevant document, is empty; "
                     "--topics all evaluates every judged topic")
     if topics == "run":
-        return (f"no rows: the selected runs share no topic with qrels {topic_qrels} "
+        return (f"the selected runs share no topic with qrels {topic_qrels} "
                 "(--topics run); --topics all evaluates every judged topic")
-    return "no rows: the topic set is empty"
+    return "the topic set is empty"

@@ -37,11 +37,6 @@ from .base import invalidate_bases, update_bases
 from .evaluation import refresh_scores
 
 
-def _rows(con, name: str, params: dict | None = None, *args) -> list[tuple]:
-    """The rows of the named statement ``name`` of sql/load.sql."""
-    query = sql.statement("load.sql", name, *args)
-    return con.execute(query, sql.used(params or {}, query)).fetchall()
-
 # Ranking policies (SPEC section 1), defined in sql/_ranking.sql.
 POLICIES = ("trec_eval", "given", "score_then_rank")
 
@@ -369,7 +364,7 @@ def _stage(con, target: str, files: list[str], nfields: int, columns, progress,
             try:
                 for delim, group in by_delim.items():
                     read("stage_delimited.sql", group, {"delim": delim}, False)
-                fast = not _rows(con, "unsplit", {}, target)
+                fast = not sql.rows(con, "load.sql", "unsplit", {}, target)
             except duckdb.Error:
                 Interrupts.check()  # an interrupt, not a file the fast reader cannot read
                 fast = False
@@ -527,14 +522,14 @@ def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding
         _check_runs(con, batch, extra_fields, encoding)
         if bar is not None:
             bar.label = "ranking"
-        start = _rows(con, "count", {}, "irw_ranked")[0][0]
+        start = sql.rows(con, "load.sql", "count", {}, "irw_ranked")[0][0]
         run_script(con, "rank_runs.sql", {"batch": number, "files": batch, "start": start,
                                              "collection": collection}, policy=policy)
-    if _rows(con, "count", {}, "irw_staged_files")[0][0] == 0:
+    if sql.rows(con, "load.sql", "count", {}, "irw_staged_files")[0][0] == 0:
         raise IrwError(f"{', '.join(files)}: no run lines found")
-    across = [r[0] for r in _rows(con, "runs_across_batches")]
+    across = [r[0] for r in sql.rows(con, "load.sql", "runs_across_batches")]
     if across:
-        if _rows(con, "docno_twice_across", {"ids": across}):
+        if sql.rows(con, "load.sql", "docno_twice_across", {"ids": across}):
             _run_problem(files, extra_fields, encoding, "a docno twice in a run's topic")
         run_script(con, "rank_runs_across.sql", {"ids": across, "collection": collection},
                       policy=policy)
@@ -576,11 +571,11 @@ def _text_size(path: str) -> int:
 def _check_runs(con, files: list[str], extra_fields: bool, encoding: str = "utf-8") -> None:
     """Check a batch's staged lines (irw_staged, read from ``files``): the fields, and a
     docno twice in a (run, topic); leaves the batch's ranking lengths in irw_batch_topics."""
-    bad = _rows(con, "bad_run_line", {}, extra_fields)
+    bad = sql.rows(con, "load.sql", "bad_run_line", {}, extra_fields)
     if not bad:
         # ranking lengths, and duplicates: a docno twice in a (run, topic)
         sql.run(con, "load.sql", "batch_topics")
-        bad = _rows(con, "docno_twice_in_batch")
+        bad = sql.rows(con, "load.sql", "docno_twice_in_batch")
     if bad:
         _run_problem(files, extra_fields, encoding, files[bad[0][0]])
 
@@ -605,12 +600,12 @@ def _check_run_ids(con, files: list[str], encoding: str) -> None:
 
 
 def _staged_run_ids(con) -> list[str]:
-    return [r[0] for r in _rows(con, "staged_run_ids")]
+    return [r[0] for r in sql.rows(con, "load.sql", "staged_run_ids")]
 
 
 def _insert_runs(con, files: list[str], policy: str, replace: bool, collection: str) -> dict:
     run_ids = _staged_run_ids(con)
-    existing = [r[0] for r in _rows(con, "loaded_among", {"ids": run_ids, "c": collection})]
+    existing = [r[0] for r in sql.rows(con, "load.sql", "loaded_among", {"ids": run_ids, "c": collection})]
     if existing and not replace:
         raise IrwError(_already_loaded(con, existing, collection))
     _delete_runs(con, collection, existing, scores=False)
@@ -619,14 +614,14 @@ def _insert_runs(con, files: list[str], policy: str, replace: bool, collection: 
     state.record_runs(con, collection, run_ids, parts="irw_staged_parts")
     # the scores stored for replaced runs are recomputed, not dropped: they stay current
     refreshed = refresh_scores(con, runs=(collection, existing)) if existing else 0
-    lines = _rows(con, "staged_lines")[0][0]
+    lines = sql.rows(con, "load.sql", "staged_lines")[0][0]
     return {"collection": collection, "runs": run_ids, "lines": lines, "files": len(files),
             "replaced": existing, "refreshed": refreshed}
 
 
 def _already_loaded(con, run_ids: list[str], collection: str, shown: int = 10) -> str:
     """The error for runs loaded before: each run id with the file(s) of this load it is in."""
-    rows = _rows(con, "files_of_runs", {"ids": run_ids})
+    rows = sql.rows(con, "load.sql", "files_of_runs", {"ids": run_ids})
     listed = "; ".join(f"{run_id} (in {files})" for run_id, files in rows[:shown])
     more = f"; and {len(rows) - shown} more" if len(rows) > shown else ""
     where = "" if catalogue.single_collection(con) else f" in collection {collection}"
@@ -685,7 +680,7 @@ def load_qrels(con, patterns: Iterable[str], name: str, replace: bool = False,
 
 
 def _qrels_summary(con, name: str, collection: str) -> dict:
-    stats = _rows(con, "qrels_summary", {"name": name})[0]
+    stats = sql.rows(con, "load.sql", "qrels_summary", {"name": name})[0]
     return {"qrels": name, "collection": collection, "topics": stats[0], "judgments": stats[1],
             "relevant": stats[2]}
 
@@ -697,11 +692,11 @@ def _stage_qrels(con, files: list[str], name: str, encoding: str) -> None:
     names.check(names.qrels_problem(name))
     sql.run(con, "load.sql", "staged_qrels")
     _stage(con, "irw_staged_qrels", files, 4, QRELS_COLUMNS, None, encoding)
-    bad = _rows(con, "bad_qrels_line") or _rows(con, "judged_twice")
+    bad = sql.rows(con, "load.sql", "bad_qrels_line") or sql.rows(con, "load.sql", "judged_twice")
     if bad:
         raise IrwError(_locate_qrels_problem(files, encoding_name(encoding))
                        or f"{files[bad[0][0]]}: malformed qrels")
-    if _rows(con, "count", {}, "irw_staged_qrels")[0][0] == 0:
+    if sql.rows(con, "load.sql", "count", {}, "irw_staged_qrels")[0][0] == 0:
         raise IrwError(f"{', '.join(files)}: no qrels lines found")
 
 
@@ -766,7 +761,7 @@ def load_collection(con, name: str, qrels_file: str, runs: Iterable[str], meta: 
 
 def _insert_qrels(con, files: list[str], name: str, replace: bool, description: str | None,
                   collection: str) -> None:
-    info = next(iter(_rows(con, "qrels_entry", {"name": name})), None)
+    info = next(iter(sql.rows(con, "load.sql", "qrels_entry", {"name": name})), None)
     if info and not replace:
         where = "" if info[1] == collection else f" (in collection {info[1]}; qrels names are unique in a warehouse)"
         raise IrwError(f"qrels {name!r} already exists{where}; use --replace to replace it")
@@ -789,7 +784,7 @@ def drop_qrels(con, name: str) -> None:
     """Remove a qrels, its cached base and its scores (refused while qrels or factor sets
     derived from it exist)."""
     with transaction(con):
-        if not _rows(con, "qrels_entry", {"name": name}):
+        if not sql.rows(con, "load.sql", "qrels_entry", {"name": name}):
             known = catalogue.qrels_names(con)
             raise IrwError(f"qrels {name!r} does not exist; known: {', '.join(known) or 'none'}")
         catalogue.check_no_dependents(con, name)
