@@ -13,6 +13,7 @@ warehouse only for its final transaction.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
@@ -100,8 +101,11 @@ def configure(con: duckdb.DuckDBPyConnection, limit: str | None = None) -> None:
     """Settings of every connection irw opens: no progress bar (irw's stdout is its own), the
     memory limit (:func:`memory_limit`), and a private directory, under the system's temporary
     directory, to which DuckDB spills what does not fit (created on demand and removed by
-    DuckDB when the connection closes)."""
+    DuckDB when the connection closes). Insertion order is not kept: every statement whose
+    result order matters says ORDER BY, and without it large inserts run in parallel and in
+    less memory."""
     con.execute("SET enable_progress_bar = false")
+    con.execute("SET preserve_insertion_order = false")
     sweep()  # what killed irw processes left in the temporary directory
     spill = os.path.join(tempfile.gettempdir(), f"{TEMP_PREFIX}spill-{os.getpid()}-{uuid.uuid4().hex[:8]}")
     try:
@@ -221,23 +225,31 @@ class Staging:
 
     @contextmanager
     def _attach(self):
-        if not Path(self.path).exists():  # created only now: a failed first load leaves no file
+        created = not Path(self.path).exists()
+        if created:  # created only now, and removed if the load fails: a failed first load leaves no file
             _check_new_file(self.path)
             create_file(self.path)
-        _waiting(lambda: self.con.execute(f"ATTACH {quote_literal(self.path)} AS irw_warehouse"),
-                 self.path, False, self.wait)
         try:
-            self.con.execute("USE irw_warehouse")
-            problem = _warehouse_problem(self.con, self.path)
-            if problem:
-                raise IrwError(problem)
-            with transaction(self.con):  # the set-up and the load: one transaction
-                if self.prepare is not None:
-                    self.prepare(self.con, self.path, False, self.notify)
-                yield self.con
-        finally:
-            self.con.execute("USE memory")
-            self.con.execute("DETACH irw_warehouse")
+            _waiting(lambda: self.con.execute(f"ATTACH {quote_literal(self.path)} AS irw_warehouse"),
+                     self.path, False, self.wait)
+            try:
+                self.con.execute("USE irw_warehouse")
+                problem = _warehouse_problem(self.con, self.path)
+                if problem:
+                    raise IrwError(problem)
+                with transaction(self.con):  # the set-up and the load: one transaction
+                    if self.prepare is not None:
+                        self.prepare(self.con, self.path, False, self.notify)
+                    yield self.con
+            finally:
+                self.con.execute("USE memory")
+                self.con.execute("DETACH irw_warehouse")
+        except BaseException:
+            if created:
+                for leftover in (self.path, self.path + ".wal"):
+                    with contextlib.suppress(FileNotFoundError):
+                        os.remove(leftover)
+            raise
 
     def close(self) -> None:
         if self.owned:
