@@ -33,7 +33,7 @@ import shutil
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Iterable
 
-from . import catalogue, connection, files, runsets, schema, sql, statements
+from . import catalogue, connection, files, names, runsets, schema, sql, statements
 from . import measures as ms
 from .connection import DEFAULT_DB, DEFAULT_WAIT, memory_limit_text, transaction
 from .engine import base, evaluation, loading, many, pools
@@ -436,6 +436,38 @@ class Warehouse:
             per = Result.of(apply_factors(self.con, per.df(), standardize))
         return per if per_topic else per.aggregate(aggregate)
 
+    @staticmethod
+    def eval_files(qrels, runs, measures, *, name: str | None = None, meta=None, save=None,
+                   replace: bool = False, run_spec="all", order: str = "trec_eval",
+                   extra_fields: bool = False, encoding: str = "utf-8", wait: float | None = None,
+                   memory_limit: str | None = None, **options) -> Result:
+        """Evaluate files without a warehouse, as ``trec_eval QRELS RUN`` does: the qrels
+        file (or DataFrame) ``qrels``, the run files ``runs`` (paths, globs, directories,
+        compressed or not) and their metadata ``meta`` (a TSV or DataFrame, for run specs
+        such as ``team:NAME``) are loaded with every check of :meth:`load_collection` into an
+        in-memory warehouse and evaluated by :meth:`eval` (``options``: its keyword
+        arguments, e.g. ``per_topic``, ``topics``, ``max_docs``); nothing is written.
+        ``save``: a warehouse file to load them into instead (created if missing), where the
+        scores are then kept: the load and the evaluation are one transaction (``replace``:
+        replacing a qrels and runs of those names there). ``name``: the qrels's name
+        (default: the file's name without a compression suffix). ``wait``,
+        ``memory_limit``: as for :class:`Warehouse`."""
+        _parsed(measures, options.get("rel_level"))  # a bad measure: before any reading
+        name = name or _file_qrels_name(qrels)
+        with Warehouse(":memory:" if save is None else save, wait=wait, memory_limit=memory_limit) as w:
+            with w._staging() as stage, _source_files(qrels, "qrels") as qrels_paths, \
+                    _source_files(runs, "runs") as run_paths, _meta_file(meta) as meta_path:
+                if len(qrels_paths) != 1:
+                    raise IrwError(f"one qrels file expected, got {len(qrels_paths)}")
+                target, implicit = w._target(stage, None)
+                loaded = loading.load_collection(
+                    stage.con, target, qrels_paths[0], run_paths, meta=meta_path, qrels_name=name,
+                    policy=order, replace=replace, extra_fields=extra_fields, final=stage.attach,
+                    encoding=encoding, implicit=implicit,
+                    then=lambda con: Warehouse.attach(con, w.path).eval(
+                        measures, name, run_spec, store=save is not None, **options))
+            return loaded["then"]
+
     @_atomic
     def no_rows_reason(self, qrels: str | None = None, runs="all", *, topics: str = "qrels",
                        rel_level: int | None = None, collection: str | None = None) -> str:
@@ -824,6 +856,16 @@ class Warehouse:
         if len(parsed) != 1:
             raise IrwError(f"one measure expected, got {len(parsed)} ({', '.join(map(str, parsed))})")
         return parsed[0]
+
+
+def _file_qrels_name(source) -> str:
+    """The name a qrels file evaluated directly takes: its file name without a compression
+    suffix (``qrels.trec8.gz``: ``qrels.trec8``); ``qrels`` for a DataFrame or a name that a
+    list of qrels could not address."""
+    if not isinstance(source, (str, os.PathLike)):
+        return "qrels"
+    stem = re.sub(r"\.(gz|bz2|xz)$", "", os.path.basename(str(source)))
+    return "qrels" if names.qrels_problem(stem) else stem
 
 
 @contextmanager

@@ -99,6 +99,8 @@ READS = {
                          lambda w: w.eval(["nDCG@5"], runs="team:alpha", store=False)),
     "eval several qrels": (["eval", "-m", "AP", "--qrels", "fixture,fixture-lo-alpha", "--no-store"],
                            lambda w: w.eval("AP", "fixture,fixture-lo-alpha", per_topic=False, store=False)),
+    "eval files": (["eval", FIXTURES / "qrels.txt", FIXTURES / "runs", "-m", "AP", "--per-topic"],
+                   lambda w: Warehouse.eval_files(FIXTURES / "qrels.txt", [FIXTURES / "runs"], "AP")),
     "sql": (["sql", "SELECT run_id, count(*) AS n FROM runs GROUP BY ALL ORDER BY ALL"],
             lambda w: w.sql("SELECT run_id, count(*) AS n FROM runs GROUP BY ALL ORDER BY ALL")),
     "measures": (["measures"], lambda w: Warehouse.measures()),

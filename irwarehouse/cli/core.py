@@ -113,8 +113,9 @@ def load_collection(
 @command(app, "eval")
 def eval_cmd(
     ctx: typer.Context,
+    files: Optional[List[str]] = typer.Argument(None, help="Evaluate files directly, as trec_eval does: a qrels file, then run files, globs or directories (nothing is written; the warehouse is not used)."),
     measure: List[str] = typer.Option(..., "--measure", "-m", help="Measure name, e.g. AP, P@10, 'nDCG(discount=jk)@10'. Repeatable."),
-    qrels: Optional[str] = typer.Option(None, "--qrels", "-q", help="Qrels name (default: the only one loaded from a file); several: names and glob patterns, comma-separated."),
+    qrels: Optional[str] = typer.Option(None, "--qrels", "-q", help="Qrels name (default: the only one loaded from a file); several: names and glob patterns, comma-separated. With files: the name the qrels file takes (default: its file name)."),
     runs: str = RunsOpt,
     per_topic: bool = typer.Option(False, "--per-topic", help="One row per topic (trec_eval -q)."),
     topics: str = TopicsOpt,
@@ -125,16 +126,35 @@ def eval_cmd(
     store: bool = typer.Option(True, "--store/--no-store", help="Keep the per-topic scores in the scores table."),
     standardize: Optional[str] = typer.Option(None, "--standardize", help="Report Phi(z) under this factor set (irw standardize) instead of raw values."),
     collection: Optional[str] = CollectionOpt,
+    meta: Optional[str] = typer.Option(None, "--meta", metavar="TSV", help="With files: the runs' metadata (run_id, team, kind, pooled), for run specs such as team:NAME."),
+    save: Optional[str] = typer.Option(None, "--save", metavar="DB", help="With files: load them into this warehouse (created if missing) and keep the scores there."),
+    replace: bool = typer.Option(False, "--replace", help="With --save: replace a qrels and runs of those names there."),
+    order: Optional[str] = typer.Option(None, "--order", help="With files: the ranking policy (as irw load runs; default trec_eval)."),
+    ignore_extra_fields: bool = typer.Option(False, "--ignore-extra-fields", help="With files: accept text after the 6th field of run lines."),
+    encoding: Optional[str] = typer.Option(None, "--encoding", help="With files: their text encoding, utf-8 (default) | latin-1."),
 ):
-    """Evaluate runs: per-topic scores are computed in SQL and kept in the `scores` table."""
+    """Evaluate runs: per-topic scores are computed in SQL and kept in the `scores` table.
+    Given files (`irw eval QRELS RUN...`), evaluate them without a warehouse."""
     check_format(fmt, output.FORMATS)
     labels = api.measure_labels(measure, rel_level)  # a bad measure: before the warehouse is opened
-    several = api.Warehouse.several_qrels(qrels)
+    several = not files and api.Warehouse.several_qrels(qrels)
     if several and fmt == "trec":
         raise IrwError("--format trec shows one qrels; name one with --qrels")
-    with open_warehouse(ctx, read_only=not store) as w:
-        per = w.eval(measure, qrels, runs, collection=collection, topics=topics, max_docs=max_docs,
-                     rel_level=rel_level, store=store, standardize=standardize)
+    evaluate = dict(per_topic=True, topics=topics, max_docs=max_docs, rel_level=rel_level)
+    if files:
+        per = _eval_files(ctx, files, measure, qrels, runs, evaluate, standardize=standardize,
+                          collection=collection, meta=meta, save=save, replace=replace, order=order,
+                          ignore_extra_fields=ignore_extra_fields, encoding=encoding)
+    else:
+        given = [opt for opt, value in (("--save", save), ("--replace", replace), ("--meta", meta),
+                                        ("--order", order),
+                                        ("--encoding", encoding),
+                                        ("--ignore-extra-fields", ignore_extra_fields)) if value]
+        if given:
+            raise IrwError(f"{given[0]} applies to files evaluated directly (irw eval QRELS RUN...)")
+        with open_warehouse(ctx, read_only=not store) as w:
+            per = w.eval(measure, qrels, runs, collection=collection, store=store,
+                         standardize=standardize, **evaluate)
     means = per.aggregate(aggregate)
     if fmt == "trec":
         sys.stdout.write(output.trec_lines(per.rows(), means.rows(), labels, per_topic))
@@ -143,6 +163,26 @@ def eval_cmd(
         output.emit(means.records(), fmt, table=output.wide_means(means.rows(), labels, several))
     else:
         output.emit(per.records(), fmt, table=output.wide_scores(per.rows(), labels, several))
+
+
+def _eval_files(ctx, files: list[str], measure, qrels, runs, evaluate: dict, *, standardize,
+                collection, meta, save, replace, order, ignore_extra_fields, encoding):
+    """`irw eval QRELS RUN...`: Warehouse.eval_files."""
+    if len(files) < 2:
+        raise IrwError(f"evaluating files takes a qrels file and run files: only {files[0]} given")
+    for opt, value in (("--standardize", standardize), ("--collection", collection)):
+        if value:
+            raise IrwError(f"{opt} reads a warehouse: evaluating files, use --save DB, then irw eval {opt} there")
+    if replace and not save:
+        raise IrwError("--replace replaces what --save DB holds: name the warehouse with --save")
+    if qrels is not None and api.Warehouse.several_qrels(qrels):
+        raise IrwError("with files, --qrels names the one qrels file")
+    obj = ctx.find_root().obj or {}
+    return api.Warehouse.eval_files(files[0], files[1:], measure, name=qrels, meta=meta, save=save, replace=replace,
+                                    run_spec=runs,
+                                    order=order or "trec_eval", extra_fields=ignore_extra_fields,
+                                    encoding=encoding or "utf-8", wait=obj.get("wait"),
+                                    memory_limit=obj.get("memory"), **evaluate)
 
 
 # ------------------------------------------------------------------------------- sql

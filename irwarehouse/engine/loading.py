@@ -734,10 +734,12 @@ def collection_layout(directory: str, qrels: str | None = None, runs: str | None
 def load_collection(con, name: str, qrels_file: str, runs: Iterable[str], meta: str | None = None,
                     qrels_name: str | None = None, policy: str = "trec_eval", replace: bool = False,
                     extra_fields: bool = False, final=None, encoding: str = "utf-8",
-                    description: str | None = None) -> dict:
+                    description: str | None = None, implicit: bool = False, then=None) -> dict:
     """Load a test collection -- its qrels, runs and run metadata -- as collection ``name``, in
     one final transaction (all or nothing). The qrels is named ``qrels_name`` (default:
-    ``name``). ``con`` and ``final`` as for :func:`load_runs`."""
+    ``name``). ``con``, ``final`` and ``implicit`` as for :func:`load_runs`. ``then(con)``:
+    work done in the same transaction once they are in (its result: the summary's ``then``),
+    which a failure of it undoes with the load."""
     catalogue.check_collection_name(name)
     qrels_name = qrels_name or name
     qrels_files = expand_paths([qrels_file])
@@ -749,9 +751,13 @@ def load_collection(con, name: str, qrels_file: str, runs: Iterable[str], meta: 
             _phase(bar, "writing to the warehouse")
             with final() if final else contextlib.nullcontext():
                 with transaction(con):
+                    if implicit:
+                        catalogue.check_still_only(con, name)
                     _insert_qrels(con, qrels_files, qrels_name, replace, description, name)
                     summary = _insert_runs(con, run_files, policy, replace, name)
                     summary["meta"] = _load_meta(con, meta, name) if meta else 0
+                    if then is not None:
+                        summary["then"] = then(con)
                 summary["qrels"] = _qrels_summary(con, qrels_name, name)
             _phase(bar, "done")
     finally:

@@ -1,0 +1,161 @@
+"""Files in, scores out (``irw eval QRELS RUN...``, Warehouse.eval_files): the same loader
+checks and the same engine as a warehouse, in an in-memory one. The scores equal those of
+loading the files into a warehouse and evaluating there, for every catalogue measure, on the
+fixtures and on TREC-8; nothing is written unless ``--save`` names a warehouse, and then the
+qrels and runs go in together or not at all.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+
+import pytest
+
+from conftest import FIXTURES, cli_for, snapshot
+from irwarehouse import Warehouse
+from irwarehouse import measures as ms
+from test_sql_product import CASES
+
+ALL = [name for name, _, _ in CASES]  # every catalogue measure at several settings
+QRELS, RUNS = str(FIXTURES / "qrels.txt"), str(FIXTURES / "runs")
+
+
+def test_every_catalogue_measure_is_in_the_cases():
+    assert {ms.parse_all([name])[0].name for name in ALL} == set(ms.CATALOGUE)
+
+
+@pytest.fixture(scope="module")
+def fixture_warehouse(tmp_path_factory) -> str:
+    path = str(tmp_path_factory.mktemp("files") / "fx.duckdb")
+    with Warehouse(path) as w:
+        w.load_qrels(QRELS, "fixture")
+        w.load_runs(RUNS)
+    return path
+
+
+@pytest.mark.parametrize("options", [
+    {}, {"topics": "run", "max_docs": 5}, {"topics": "all", "rel_level": 2},
+], ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "defaults")
+def test_files_equal_the_warehouse_for_every_measure(fixture_warehouse, options):
+    files = Warehouse.eval_files(QRELS, [RUNS], ALL, **options)
+    with Warehouse(fixture_warehouse, read_only=True) as w:
+        loaded = w.eval(ALL, "fixture", **options)
+    assert len(files) > 0
+    assert files.rows() == loaded.rows()
+
+
+def test_files_equal_the_warehouse_on_trec8(trec8, trec8_db):
+    names = [m for m in ALL if "@" not in m or m.startswith(("P@", "nDCG"))]
+    files = Warehouse.eval_files(str(trec8 / "qrels.trec8.gz"), [str(trec8 / "runs")], names)
+    with Warehouse(trec8_db, read_only=True) as w:
+        loaded = w.eval(names, "trec8")
+    assert len(files) == 129 * 50 * len(set(map(str, ms.parse_all(names))))
+    assert files.rows() == loaded.rows()
+
+
+def test_means_options_and_data_frames():
+    import pandas as pd
+
+    per = Warehouse.eval_files(QRELS, RUNS, ["AP", "P@10"], run_spec="alpha1,beta1", per_topic=False)
+    assert sorted({r[0] for r in per.rows()}) == ["alpha1", "beta1"]
+    assert per.columns == ["run_id", "measure", "value", "n_topics"]
+    qrels = pd.read_csv(QRELS, sep=" ", header=None, names=["topic", "iteration", "docno", "rel"],
+                        dtype={"topic": str})
+    assert (Warehouse.eval_files(qrels, RUNS, ["AP"]).rows()
+            == Warehouse.eval_files(QRELS, RUNS, ["AP"]).rows())
+
+
+# --------------------------------------------------------------------------- the command
+
+
+@pytest.fixture()
+def invoke(tmp_path, monkeypatch):
+    """The CLI in an empty directory, IRW_DB naming a warehouse that must stay unwritten."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("IRW_DB", str(tmp_path / "never.duckdb"))
+    return cli_for(str(tmp_path / "never.duckdb"))
+
+
+def test_the_command_prints_what_the_warehouse_prints(invoke, tmp_path):
+    loaded = cli_for(str(tmp_path / "w.duckdb"))
+    loaded("load", "qrels", QRELS, "--name", "fixture")
+    loaded("load", "runs", RUNS)
+    for args in (["-m", "AP", "-m", "P@10"],
+                 ["-m", "AP", "-m", "nDCG@10", "--per-topic", "--format", "trec"],
+                 ["-m", "Bpref", "--format", "csv", "--runs", "alpha1,gamma1", "--max-docs", "5"],
+                 ["-m", "AP", "--aggregate", "gm_trec", "--format", "json"]):
+        files = invoke("eval", QRELS, str(FIXTURES / "runs" / "*.txt*"), *args)
+        assert files.stdout == loaded("eval", *args, "--no-store").stdout, args
+        assert files.stdout.strip()
+    assert sorted(os.listdir(tmp_path)) == ["w.duckdb"]  # nothing else written
+
+
+def test_several_files_globs_and_compressed_files(invoke, tmp_path):
+    qrels = tmp_path / "qrels.gz"
+    with open(QRELS, "rb") as src, gzip.open(qrels, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    out = invoke("eval", str(qrels), str(FIXTURES / "runs" / "alpha.txt"),
+                 str(FIXTURES / "runs" / "gamma1.txt.gz"), "-m", "AP", "--format", "csv").stdout
+    assert [line.split(",")[0] for line in out.splitlines()[1:]] == ["alpha1", "alpha2", "gamma1"]
+
+
+def test_save_loads_all_or_nothing(invoke, tmp_path):
+    saved = str(tmp_path / "saved.duckdb")
+    invoke("eval", QRELS, RUNS, "-m", "AP", "--save", saved, "--qrels", "fx")
+    with Warehouse(saved, read_only=True) as w:
+        assert w.qrels_names() == ["fx"]
+        assert w.sql("SELECT count(*) AS n FROM scores WHERE qrels = 'fx'")["n"][0] == 8 * 5  # the 5 topics with relevant documents
+        assert len(w.run_ids()) == 8
+    before = snapshot(saved)
+    # the qrels is new, the runs are not: neither goes in
+    failed = invoke("eval", QRELS, RUNS, "-m", "AP", "--save", saved, "--qrels", "other", ok=False)
+    assert "already loaded" in failed.stderr and "--replace" in failed.stderr
+    assert snapshot(saved) == before
+    invoke("eval", QRELS, RUNS, "-m", "AP", "--save", saved, "--qrels", "fx", "--replace")
+    assert not os.path.exists(tmp_path / "never.duckdb")
+
+
+def test_a_failed_evaluation_saves_nothing(invoke, tmp_path):
+    """The load and the evaluation are one transaction: a run spec that selects nothing
+    undoes the load, and a warehouse created for it is removed."""
+    saved = tmp_path / "saved.duckdb"
+    failed = invoke("eval", QRELS, RUNS, "-m", "AP", "--save", saved, "--runs", "team:alpha", ok=False)
+    assert "unknown team 'alpha'" in failed.stderr
+    assert not saved.exists() and not (tmp_path / "saved.duckdb.wal").exists()
+    out = invoke("eval", QRELS, RUNS, "-m", "AP", "--save", saved, "--runs", "team:alpha",
+                 "--meta", FIXTURES / "runs.tsv", "--format", "csv").stdout
+    assert [line.split(",")[0] for line in out.splitlines()[1:]] == ["alpha1", "alpha2"]
+    with Warehouse(str(saved), read_only=True) as w:
+        assert w.sql("SELECT DISTINCT run_id FROM scores ORDER BY 1").rows() == [("alpha1",), ("alpha2",)]
+        assert w.teams()["alpha"] == ["alpha1", "alpha2"]
+
+
+@pytest.mark.parametrize("args, message", [
+    ([QRELS, "-m", "AP"], "takes a qrels file and run files"),
+    ([QRELS, RUNS, "-m", "AP", "--collection", "c"], "--collection reads a warehouse"),
+    ([QRELS, RUNS, "-m", "AP", "--standardize", "f"], "--standardize reads a warehouse"),
+    ([QRELS, RUNS, "-m", "AP", "--replace"], "--replace replaces what --save DB holds"),
+    ([QRELS, RUNS, "-m", "AP", "--qrels", "a,b"], "--qrels names the one qrels file"),
+    (["-m", "AP", "--order", "given"], "--order applies to files evaluated directly"),
+    (["-m", "AP", "--save", "x.duckdb"], "--save applies to files evaluated directly"),
+    (["-m", "AP", "--meta", "x.tsv"], "--meta applies to files evaluated directly"),
+    ([QRELS, RUNS, "-m", "nDCG(discount=nope)"], "discount"),
+])
+def test_usage_errors(invoke, tmp_path, args, message):
+    result = invoke("eval", *args, ok=False)
+    assert message in result.stderr
+    assert not os.path.exists(tmp_path / "never.duckdb")
+
+
+def test_bad_input_names_the_file_and_line(invoke, tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("101 Q0 d1 1 2.5 r1\n101 Q0 d2 2 nope r1\n")
+    result = invoke("eval", QRELS, str(bad), "-m", "AP", ok=False)
+    assert f"{bad}, line 2" in result.stderr and "score" in result.stderr
+    twice = tmp_path / "twice.txt"
+    twice.write_text("101 Q0 d1 1 2.5 r1\n101 Q0 d1 2 1.5 r1\n")
+    result = invoke("eval", QRELS, str(twice), "-m", "AP", ok=False)
+    assert f"{twice}, line 2" in result.stderr and "twice" in result.stderr
+    assert sorted(os.listdir(tmp_path)) == ["bad.txt", "twice.txt"]
