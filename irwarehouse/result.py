@@ -20,13 +20,17 @@ class Result:
     says what the command that made it did, when it did more than compute the table (the
     factor set :meth:`Warehouse.standardize` stored, say)."""
 
-    def __init__(self, columns=None, rows=None, frame=None, arrays=None, info: dict | None = None):
+    def __init__(self, columns=None, rows=None, frame=None, arrays=None, info: dict | None = None,
+                 codes: dict | None = None):
         if frame is None and columns is None:
             raise ValueError("a Result needs columns and rows (or arrays), or a frame")
         self._columns = [str(c) for c in (frame.columns if frame is not None else columns)]
         self._rows = None if rows is None else list(rows)
         self._frame = frame
         self._arrays = arrays  # one numpy array per column (a masked one where values are NULL)
+        # with arrays: column -> integer numpy array numbering its values (equal values, equal
+        # numbers), so that grouping (aggregate) need not compare strings
+        self._codes = dict(codes or {})
         self.info = dict(info or {})
         if rows is None and frame is None and arrays is None:
             self._rows = []
@@ -77,6 +81,8 @@ class Result:
 
     def column(self, name: str) -> list:
         i = self._columns.index(name)
+        if self._rows is None and self._arrays is not None:
+            return self._arrays[i].tolist()
         return [row[i] for row in self.rows()]
 
     def __len__(self) -> int:
@@ -106,17 +112,39 @@ class Result:
 
     def aggregate(self, how: str = "mean") -> "Result":
         """Per-topic scores (columns [qrels,] run_id, topic, measure, value) aggregated over
-        the topics: [qrels,] run_id, measure, value, n_topics (:func:`aggregate_rows`)."""
-        keyed = self._columns[0] == "qrels"
-        if keyed:
-            groups: dict[str, list] = {}
-            for row in self.rows():
-                groups.setdefault(row[0], []).append(row[1:])
-            rows = [(q, *r) for q, per in groups.items() for r in aggregate_rows(per, how)]
+        the topics: [qrels,] run_id, measure, value, n_topics, in order of first appearance
+        (:func:`summarize`)."""
+        check_aggregate(how)
+        keys = (["qrels"] if self._columns[0] == "qrels" else []) + ["run_id", "measure"]
+        if self._arrays is not None and all(k in self._codes for k in keys):
+            rows = self._aggregate_coded(keys, how)
         else:
-            rows = aggregate_rows(self.rows(), how)
-        return Result((["qrels"] if keyed else []) + list(MEAN_COLUMNS), rows)
+            width = len(keys)
+            groups: dict[tuple, list] = {}
+            for row in self.rows():
+                values = groups.setdefault(row[:width - 2] + (row[width - 2], row[width]), [])
+                if row[-1] is not None and not math.isnan(row[-1]):
+                    values.append(row[-1])
+            rows = [(*key, *summarize(values, how)) for key, values in groups.items()]
+        return Result(keys[:-2] + list(MEAN_COLUMNS), rows)
 
+    def _aggregate_coded(self, keys: list[str], how: str) -> list[tuple]:
+        """:meth:`aggregate` by the columns' codes: the rows are grouped by numbers, not strings."""
+        import numpy as np
+
+        key = np.zeros(len(self), dtype=np.int64)
+        for k in keys:
+            codes = np.asarray(self._codes[k], dtype=np.int64)
+            key = key * (int(codes.max(initial=0)) + 1) + codes
+        _, first, group = np.unique(key, return_index=True, return_inverse=True)
+        values = self._arrays[self._columns.index("value")]
+        values = np.ma.filled(values, np.nan) if np.ma.isMaskedArray(values) else np.asarray(values, float)
+        present = ~np.isnan(values)  # missing values (NULL, NaN) are left out
+        sizes = np.bincount(group[present], minlength=len(first))
+        chunks = np.split(values[present][np.argsort(group[present], kind="stable")], np.cumsum(sizes)[:-1])
+        arrays = [self._arrays[self._columns.index(k)] for k in keys]
+        return [(*(a[first[g]] for a in arrays), *summarize(chunks[g].tolist(), how))
+                for g in np.argsort(first, kind="stable")]
 
 MEAN_COLUMNS = ("run_id", "measure", "value", "n_topics")
 
@@ -137,29 +165,23 @@ def _log(x: float) -> float:
     return -math.inf if x == 0 else math.nan
 
 
-def aggregate_rows(per_topic, how: str = "mean") -> list[tuple]:
-    """Per run and measure over topics, from (run_id, topic, measure, value) rows: a list of
-    (run_id, measure, value, n_topics) in order of first appearance. ``mean`` (arithmetic,
-    the exactly rounded sum divided by n); ``gm`` the geometric mean
-    exp(mean(log(x + eps))) - eps (SPEC); ``gm_trec`` trec_eval's gm_map form
-    exp(mean(log(max(x, eps)))). eps = 1e-5. Missing values (None, NaN) are left out."""
+def check_aggregate(how: str) -> None:
     if how not in AGGREGATES:
         raise IrwError(f"unknown aggregate {how!r}; valid: {', '.join(AGGREGATES)}")
-    groups: dict[tuple, list[float]] = {}
-    for run_id, _topic, measure, value in per_topic:
-        values = groups.setdefault((run_id, measure), [])
-        if value is not None and not math.isnan(value):
-            values.append(value)
-    out = []
-    for (run_id, measure), values in groups.items():
-        if how == "gm":
-            values = [_log(v + GM_EPSILON) for v in values]
-        elif how == "gm_trec":
-            values = [_log(max(v, GM_EPSILON)) for v in values]
-        mean = math.fsum(values) / len(values) if values else math.nan
-        if how == "gm":
-            mean = math.exp(mean) - GM_EPSILON
-        elif how == "gm_trec":
-            mean = math.exp(mean)
-        out.append((run_id, measure, mean, len(values)))
-    return out
+
+
+def summarize(values, how: str = "mean") -> tuple[float, int]:
+    """(aggregate, n) of one run's values of one measure over topics. ``mean`` (arithmetic,
+    the exactly rounded sum divided by n); ``gm`` the geometric mean
+    exp(mean(log(x + eps))) - eps (SPEC); ``gm_trec`` trec_eval's gm_map form
+    exp(mean(log(max(x, eps)))). eps = 1e-5. ``values``: the values present (no None, NaN)."""
+    if how == "gm":
+        values = [_log(v + GM_EPSILON) for v in values]
+    elif how == "gm_trec":
+        values = [_log(max(v, GM_EPSILON)) for v in values]
+    mean = math.fsum(values) / len(values) if values else math.nan
+    if how == "gm":
+        mean = math.exp(mean) - GM_EPSILON
+    elif how == "gm_trec":
+        mean = math.exp(mean)
+    return mean, len(values)

@@ -14,7 +14,9 @@ CREATE OR REPLACE TEMP TABLE irw_many_{{ part }} AS {{ query }}
 
 {# The scores of the pass (qrels, run_id, topic, measure, value). #}
 {% macro add_pass(query) -%}
-INSERT INTO irw_many_result SELECT list_position($names, qrels) - 1, * FROM ({{ query }})
+INSERT INTO irw_many_result
+SELECT n.qi, p.* FROM ({{ query }}) AS p
+JOIN (SELECT unnest($names) AS qrels, generate_subscripts($names, 1) - 1 AS qi) AS n USING (qrels)
 {%- endmacro %}
 
 {# The qrels of the pass whose every judgment is the root's, with its grade: their scores
@@ -35,11 +37,10 @@ SELECT DISTINCT {{ column }} FROM irw_many_result ORDER BY {{ column }}
 {%- endmacro %}
 
 {# The scores by number: the run, topic and measure as positions in the sorted lists $a, $b
-   and $c, ordered by qrels, run, topic and measure. #}
+   and $c (unordered: the caller sorts the numbers). #}
 {% macro coded() -%}
 SELECT r.qi, a.i AS ri, b.i AS ti, c.i AS mi, r.value FROM irw_many_result AS r
 JOIN (SELECT unnest($a) AS s, generate_subscripts($a, 1) - 1 AS i) AS a ON a.s = r.run_id
 JOIN (SELECT unnest($b) AS s, generate_subscripts($b, 1) - 1 AS i) AS b ON b.s = r.topic
 JOIN (SELECT unnest($c) AS s, generate_subscripts($c, 1) - 1 AS i) AS c ON c.s = r.measure
-ORDER BY r.qi, ri, ti, mi
 {%- endmacro %}

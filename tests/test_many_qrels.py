@@ -259,3 +259,21 @@ def test_trec8_derived_qrels_equal_per_qrels_evaluation(trec8_many, monkeypatch)
         assert route.calls == {}  # every one of them in the one pass
         assert compare(w.con, names, parsed, runs) == len(names) * len(runs) * 50 * len(parsed)
         assert compare(w.con, names[:2], measures.parse_all(["AP", "Bpref", "RPrec"]), runs, max_docs=100) > 0
+
+
+def test_means_by_numbers_equal_means_by_rows(fx):
+    """Result.aggregate groups the many-qrels table by its columns' numbers; the means, their
+    order and n are those of grouping the rows themselves."""
+    from irwarehouse.result import Result
+
+    path, names, runs = fx
+    con = schema.connect(path)
+    per = many.evaluate_many(con, names, measures.parse_all(["AP", "P@10", "Bpref", "nDCG@5"]), runs,
+                             store=False)
+    con.close()
+    assert set(per._codes) >= {"qrels", "run_id", "measure"}
+    plain = Result(per.columns, per.rows())
+    for how in ("mean", "gm", "gm_trec"):
+        means = per.aggregate(how).rows()
+        assert len(means) == len(names) * len(runs) * 4
+        assert means == plain.aggregate(how).rows()

@@ -64,16 +64,18 @@ def _evaluate_many(con, qrels_list, measures, run_ids, topics, max_docs, rel_lev
             if store:
                 store_scores(con, q, catalogue.collection_of(con, q, collection), measures, runs_of[q],
                              topics, max_docs, rel_level, "irw_many_result", "qi = $qi", {"qi": position[q]})
-        return Result(columns=["qrels", *RESULT_COLUMNS], arrays=_sorted_columns(con, names))
+        arrays, codes = _sorted_columns(con, names)
+        return Result(columns=["qrels", *RESULT_COLUMNS], arrays=arrays, codes=codes)
     finally:
         for table in ("irw_many_result", "irw_many_judgments", "irw_many_removed"):
             engine_of(con).drop(table)
 
 
-def _sorted_columns(con, names: list[str]) -> list:
+def _sorted_columns(con, names: list[str]) -> tuple[list, dict]:
     """The columns qrels, run_id, topic, measure, value of irw_many_result ordered by qrels (in
     the order of ``names``), run_id, topic and measure, as numpy arrays; the strings are
-    fetched once each (the rows carry their numbers: quicker than fetching the strings)."""
+    fetched once each (the rows carry their numbers: quicker than fetching the strings). With
+    them, the numbers of the string columns (Result's codes)."""
     import numpy as np
 
     codes = {}
@@ -81,21 +83,14 @@ def _sorted_columns(con, names: list[str]) -> list:
         codes[column] = [r[0] for r in con.execute(sql.statement("many.sql", "distinct", column)).fetchall()]
     coded = con.execute(sql.statement("many.sql", "coded"),
                         {"a": codes["run_id"], "b": codes["topic"], "c": codes["measure"]}).fetchnumpy()
+    order = np.lexsort([coded[k] for k in ("mi", "ti", "ri", "qi")])  # sorting numbers: quicker in numpy
+    coded = {k: v[order] for k, v in coded.items()}
     strings = lambda values, index: np.array(values, dtype=object)[np.asarray(index, dtype=np.int64)]  # noqa: E731
-    return [strings(names, coded["qi"]), strings(codes["run_id"], coded["ri"]),
-            strings(codes["topic"], coded["ti"]), strings(codes["measure"], coded["mi"]),
-            coded["value"]]  # a masked array where a score is NULL
-
-
-def _runs_of(values) -> tuple[list, list]:
-    """The runs of equal consecutive values (a numpy array): (values, lengths)."""
-    import numpy as np
-
-    values = np.asarray(values)
-    if not len(values):
-        return [], []
-    starts = np.concatenate(([0], np.flatnonzero(values[1:] != values[:-1]) + 1))
-    return values[starts].tolist(), np.diff(np.append(starts, len(values))).tolist()
+    arrays = [strings(names, coded["qi"]), strings(codes["run_id"], coded["ri"]),
+              strings(codes["topic"], coded["ti"]), strings(codes["measure"], coded["mi"]),
+              coded["value"]]  # a masked array where a score is NULL
+    return arrays, {"qrels": coded["qi"], "run_id": coded["ri"], "topic": coded["ti"],
+                    "measure": coded["mi"]}
 
 
 def _many_groups(con, names: list[str], collection: str | None, runs_of: dict) -> dict[tuple, list[str]]:
