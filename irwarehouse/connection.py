@@ -194,8 +194,9 @@ def _warehouse_problem(con: duckdb.DuckDBPyConnection, path: str) -> str | None:
 
 class Staging:
     """A load's connection: an in-memory DuckDB (spilling beyond the memory limit, see
-    :func:`configure`) in which files are read, checked and ranked, with the warehouse file
-    attached to it only for the final transaction (``attach``), so that the warehouse is
+    :func:`configure`) in which files are read, checked and ranked -- the ranked rows of a
+    load of several batches in a staging database file it attaches (engine.loading) --
+    with the warehouse file attached to it only for the final transaction (``attach``), so that the warehouse is
     locked for that transaction alone and readers may use it while the files are read. For a
     ``:memory:`` warehouse, ``con`` is the warehouse itself (then ``attach`` is None).
 

@@ -5,6 +5,19 @@
 
 {# ------------------------------------------------------------------ staging #}
 
+{# The database of a load's ranked rows (loading._attach_staging): a file, or ':memory:'. #}
+{% macro attach_staging(path) -%}
+ATTACH {{ path | literal }} AS irw_staging
+{%- endmacro %}
+
+{% macro staging_path() -%}
+SELECT path FROM duckdb_databases() WHERE database_name = 'irw_staging'
+{%- endmacro %}
+
+{% macro detach_staging() -%}
+DETACH irw_staging
+{%- endmacro %}
+
 {% macro staged_runs() -%}
 CREATE OR REPLACE TEMP TABLE irw_staged (file INTEGER, nf INTEGER, topic VARCHAR, docno VARCHAR,
                                          run_id VARCHAR, given_rank BIGINT, score DOUBLE)
@@ -54,7 +67,7 @@ SELECT run_id FROM irw_staged_files GROUP BY run_id HAVING count(DISTINCT batch)
 {%- endmacro %}
 
 {% macro docno_twice_across() -%}
-SELECT 1 FROM irw_ranked WHERE list_contains($ids, run_id)
+SELECT 1 FROM irw_staging.irw_ranked WHERE list_contains($ids, run_id)
 GROUP BY run_id, topic HAVING count(*) <> count(DISTINCT docno) LIMIT 1
 {%- endmacro %}
 

@@ -1,9 +1,10 @@
 {#-
-  Move ranked run lines (irw_ranked, with ranking lengths per (run, topic) in
+  Move ranked run lines (irw_staging.irw_ranked, with ranking lengths per (run, topic) in
   irw_staged_topics) into the public tables: the warehouse's final transaction of a load.
   Bound: $policy (the ranking policy's name), $collection (the runs' collection).
 -#}
-INSERT INTO runs SELECT $collection, run_id, topic, docno, rank, score, given_rank FROM irw_ranked;
+INSERT INTO runs
+SELECT $collection, run_id, topic, docno, rank, score, given_rank FROM irw_staging.irw_ranked;
 
 INSERT INTO run_topics
 SELECT $collection, run_id, topic, n_docs FROM irw_staged_topics;

@@ -1,22 +1,22 @@
 {#-
   Rank a batch's checked staged run lines (irw_staged, with its ranking lengths in
   irw_batch_topics) under the chosen policy, each (run, topic) on its own, and append them to
-  the load's tables (stage_runs.sql); then drop the batch's lines. Runs in the staging
-  connection, before the warehouse is locked. Context: policy (a policy name, see
-  _ranking.sql). Bound: $batch (the batch's number), $files (its files, which the staged
-  `file` numbers), $start (how many rows irw_ranked held before; rows are only appended to
-  it until every batch is ranked, so the batch's rows are those of rowid >= $start),
-  $collection.
+  the load's tables (stage_runs.sql: the ranked rows to irw_staging.irw_ranked); then drop
+  the batch's lines. Runs in the staging connection, before the warehouse is locked.
+  Context: policy (a policy name, see _ranking.sql). Bound: $batch (the batch's number),
+  $files (its files, which the staged `file` numbers), $start (how many rows irw_ranked
+  held before; rows are only appended to it until every batch is ranked, so the batch's
+  rows are those of rowid >= $start), $collection.
   The fingerprint sums of the batch's rows are taken while they are fresh, not at the end
-  from all of irw_ranked, which may by then have spilled to disk.
+  in one more pass over all of irw_ranked.
 -#}
 {% import '_ranking.sql' as rk %}
 {% import '_state.sql' as st %}
-INSERT INTO irw_ranked
+INSERT INTO irw_staging.irw_ranked
 {{ rk.ranked('irw_staged', policy) }};
 
 INSERT INTO irw_staged_sums
-{{ st.row_sums('(SELECT $collection AS collection, * FROM irw_ranked WHERE rowid >= $start)') }};
+{{ st.row_sums('(SELECT $collection AS collection, * FROM irw_staging.irw_ranked WHERE rowid >= $start)') }};
 
 INSERT INTO irw_staged_topics SELECT run_id, topic, n_docs FROM irw_batch_topics;
 

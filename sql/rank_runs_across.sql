@@ -7,10 +7,10 @@
 {% import '_ranking.sql' as rk %}
 {% import '_state.sql' as st %}
 CREATE OR REPLACE TEMP TABLE irw_reranked AS
-{{ rk.ranked('irw_ranked', policy, 'list_contains($ids, run_id)') }};
+{{ rk.ranked('irw_staging.irw_ranked', policy, 'list_contains($ids, run_id)') }};
 
-DELETE FROM irw_ranked WHERE list_contains($ids, run_id);
-INSERT INTO irw_ranked SELECT * FROM irw_reranked;
+DELETE FROM irw_staging.irw_ranked WHERE list_contains($ids, run_id);
+INSERT INTO irw_staging.irw_ranked SELECT * FROM irw_reranked;
 
 DELETE FROM irw_staged_sums WHERE list_contains($ids, run_id);
 INSERT INTO irw_staged_sums

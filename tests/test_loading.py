@@ -643,6 +643,50 @@ def test_a_duplicate_across_batches_is_found(tmp_path, monkeypatch, con):
     assert con.execute("SELECT n_docs FROM run_topics WHERE topic = '1'").fetchone()[0] == 3
 
 
+def test_a_load_of_several_batches_stages_its_ranked_rows_in_a_file(tmp_path, monkeypatch):
+    """The ranked rows of a load of several batches wait for the final transaction in a
+    database file in a private temporary directory (DuckDB writes them there compressed and
+    holds no memory for them), those of one batch in memory; the directory is gone after the
+    load, whether it succeeds or fails, and the warehouse is the same either way."""
+    import tempfile
+
+    from irwarehouse import schema
+
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    staged = []
+    check = loading._check_run_ids
+
+    def look(con, files, encoding):  # after the last batch is ranked, before the final transaction
+        path = con.execute("SELECT path FROM duckdb_databases() "
+                           "WHERE database_name = 'irw_staging'").fetchone()[0]
+        rows = con.execute("SELECT count(*) FROM irw_staging.irw_ranked").fetchone()[0]
+        staged.append((path, path and os.path.getsize(path), rows))
+        return check(con, files, encoding)
+
+    monkeypatch.setattr(loading, "_check_run_ids", look)
+    paths = _split_run(tmp_path)
+    at_once = schema.connect(":memory:")
+    loading.load_runs(at_once, paths)
+    assert staged == [(None, None, 1290)]
+    monkeypatch.setattr(loading, "BATCH_SHARE", 1e-12)  # every file a batch of its own
+    batched = schema.connect(":memory:")
+    loading.load_runs(batched, paths)
+    path, size, rows = staged[-1]
+    assert os.path.dirname(os.path.dirname(path)) == str(temp) and size > 0 and rows == 1290
+    assert os.path.basename(os.path.dirname(path)).startswith(f"irw-stage-{os.getpid()}-")
+    assert not os.path.exists(os.path.dirname(path))
+    assert _tables(batched) == _tables(at_once)
+    # a failed load (a docno twice, found after the last batch) removes its file too
+    twice = write(tmp_path / "twice.txt", "401 Q0 d1 1 1 late\n")
+    write(tmp_path / "twice2.txt", "401 Q0 d1 2 0.5 late\n")
+    with pytest.raises(IrwError, match="document d1 appears twice for run late"):
+        loading.load_runs(batched, [twice, str(tmp_path / "twice2.txt")])
+    assert not [p for p in os.listdir(temp) if p.startswith("irw-stage-")]
+    assert _tables(batched) == _tables(at_once)
+
+
 def test_batches_follow_the_memory_limit(tmp_path):
     from irwarehouse import schema
 

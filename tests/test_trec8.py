@@ -115,3 +115,28 @@ def test_unique_contributions_and_leave_one_team_out(trec8_db):
             assert (diff[m] <= 1e-12).all(), (team, m)
         assert (diff["P@100"] < 0).any()  # the team did lose judged relevant documents
     con.close()
+
+
+def test_loaded_in_batches_through_a_staging_file_alike(trec8, trec8_db, tmp_path):
+    """TREC-8 under a memory limit that makes its load several batches, whose ranked rows wait
+    in a staging database file: the same rankings, rows for rows, as the load of one batch in
+    memory (trec8_db), and the same fingerprints recorded."""
+    import duckdb
+
+    from irwarehouse import connection
+    from irwarehouse.engine import loading
+
+    path = str(tmp_path / "batched.duckdb")
+    with connection.Staging(path, memory="400MB", prepare=schema.prepare) as staging:
+        files = loading.expand_paths([str(trec8 / "runs")])
+        assert len(loading._batches(staging.con, files)) >= 4
+        loading.load_runs(staging.con, [str(trec8 / "runs")], final=staging.attach)
+    con = duckdb.connect()
+    con.execute(f"ATTACH '{path}' AS batched (READ_ONLY)")
+    con.execute(f"ATTACH '{trec8_db}' AS whole (READ_ONLY)")
+    assert con.execute("SELECT count(*) FROM batched.runs").fetchone()[0] == 6_284_293
+    for table in ("runs", "run_topics", "irw_run_state"):
+        for a, b in (("batched", "whole"), ("whole", "batched")):
+            assert con.execute(f"SELECT count(*) FROM (SELECT * FROM {a}.{table} EXCEPT ALL "
+                               f"SELECT * FROM {b}.{table})").fetchone()[0] == 0, (table, a)
+    con.close()

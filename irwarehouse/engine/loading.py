@@ -20,6 +20,7 @@ import lzma
 import math
 import os
 import re
+import shutil
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -31,7 +32,7 @@ from .. import catalogue, names, numbers, output, sql, state
 from ..catalogue import DEFAULT_COLLECTION
 from ..connection import engine_of, memory_bytes, transaction
 from ..errors import Interrupts, IrwError, note, shown
-from ..files import temporary_directory
+from ..files import temp_dir, temporary_directory
 from ..sql import run_script
 from .base import invalidate_bases, update_bases
 from .evaluation import refresh_scores
@@ -488,30 +489,56 @@ def load_runs(con, patterns: Iterable[str], policy: str = "trec_eval", replace: 
     return summary
 
 
-_STAGED = ("irw_staged", "irw_batch_topics", "irw_staged_topics", "irw_staged_files", "irw_ranked",
+_STAGED = ("irw_staged", "irw_batch_topics", "irw_staged_topics", "irw_staged_files",
            "irw_staged_sums", "irw_reranked", "irw_topics_across", "irw_staged_parts", "irw_staged_qrels")
 
 
 def _drop_staged(con) -> None:
+    """Remove what a load staged: its temporary tables and its staging database."""
     engine = engine_of(con)
     for table in _STAGED:
         engine.drop(table)
+    _detach_staging(con)
+
+
+def _attach_staging(con, on_disk: bool) -> None:
+    """Attach the database that holds a load's ranked rows (irw_staging) to ``con``: a file
+    in a private temporary directory when ``on_disk``, else one in memory. On disk, DuckDB
+    writes each batch's rows into the file as it inserts them, compressed, and evicts them
+    from memory without writing them again, where rows of a temporary table would spill to
+    the temporary directory uncompressed."""
+    _detach_staging(con)
+    path = os.path.join(temp_dir("stage"), "staging.duckdb") if on_disk else ":memory:"
+    sql.run(con, "load.sql", "attach_staging", {}, path)
+
+
+def _detach_staging(con) -> None:
+    """Detach the staging database, if attached, and remove its file with its directory."""
+    found = sql.rows(con, "load.sql", "staging_path")
+    if found:
+        sql.run(con, "load.sql", "detach_staging")
+        if found[0][0]:
+            shutil.rmtree(os.path.dirname(found[0][0]), ignore_errors=True)
 
 
 def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding: str,
                 collection: str, bar=None) -> None:
-    """Read, check and rank run files in temporary tables of ``con`` (irw_ranked,
-    irw_staged_topics, irw_staged_files, irw_staged_parts), ready for :func:`_insert_runs`.
+    """Read, check and rank run files in tables of ``con`` (irw_staging.irw_ranked, and the
+    temporary irw_staged_topics, irw_staged_files, irw_staged_parts), ready for
+    :func:`_insert_runs`.
 
     The files are taken in batches of about a memory budget's worth of text
     (:func:`_batches`): each is read, checked and ranked on its own, and its ranked rows are
-    appended to irw_ranked, which DuckDB spills to disk beyond its memory limit. So the
-    memory a load needs is bounded by the batch, not the archive, and a batch's checking and
-    sorting do not spill. A run whose lines are in files of several batches is checked for
-    duplicates and ranked again over all its lines at the end."""
+    appended to irw_staging.irw_ranked -- in memory when the files are one batch, else in
+    a staging database file (:func:`_attach_staging`), where they take about 27 bytes a
+    line on disk and, once written, no memory. So the memory a load needs is bounded by
+    the batch, not the archive, and a batch's checking and sorting do not spill. A run
+    whose lines are in files of several batches is checked for duplicates and ranked again
+    over all its lines at the end."""
     if policy not in POLICIES:
         raise IrwError(f"unknown ranking policy {policy!r}; valid: {', '.join(POLICIES)}")
     batches = _batches(con, files)
+    _attach_staging(con, len(batches) > 1)
     run_script(con, "stage_runs.sql")
     for number, batch in enumerate(batches):
         if bar is not None and number:
@@ -522,7 +549,7 @@ def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding
         _check_runs(con, batch, extra_fields, encoding)
         if bar is not None:
             bar.label = "ranking"
-        start = sql.rows(con, "load.sql", "count", {}, "irw_ranked")[0][0]
+        start = sql.rows(con, "load.sql", "count", {}, "irw_staging.irw_ranked")[0][0]
         run_script(con, "rank_runs.sql", {"batch": number, "files": batch, "start": start,
                                              "collection": collection}, policy=policy)
     if sql.rows(con, "load.sql", "count", {}, "irw_staged_files")[0][0] == 0:
