@@ -54,7 +54,7 @@ def _evaluate_many(con, qrels_list, measures, run_ids, topics, max_docs, rel_lev
             for part in ("judgments", "removed"):
                 sql.run(con, "many.sql", "keep", params, part, queries[part])
             sql.run(con, "many.sql", "add_pass", {**params, "names": names}, queries["scores"])
-            done.update(r[0] for r in con.execute(sql.statement("many.sql", "complete")).fetchall())
+            done.update(r[0] for r in sql.rows(con, "many.sql", "complete", {"qrels": group}))
         for q in names:
             rest = [m for m in measures if m not in together] if q in done else list(measures)
             if rest:
