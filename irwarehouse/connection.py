@@ -14,6 +14,7 @@ warehouse only for its final transaction.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import os
 import re
@@ -101,11 +102,8 @@ def configure(con: duckdb.DuckDBPyConnection, limit: str | None = None) -> None:
     """Settings of every connection irw opens: no progress bar (irw's stdout is its own), the
     memory limit (:func:`memory_limit`), and a private directory, under the system's temporary
     directory, to which DuckDB spills what does not fit (created on demand and removed by
-    DuckDB when the connection closes). Insertion order is not kept: every statement whose
-    result order matters says ORDER BY, and without it large inserts run in parallel and in
-    less memory."""
+    DuckDB when the connection closes)."""
     con.execute("SET enable_progress_bar = false")
-    con.execute("SET preserve_insertion_order = false")
     sweep()  # what killed irw processes left in the temporary directory
     spill = os.path.join(tempfile.gettempdir(), f"{TEMP_PREFIX}spill-{os.getpid()}-{uuid.uuid4().hex[:8]}")
     try:
@@ -119,6 +117,30 @@ def configure(con: duckdb.DuckDBPyConnection, limit: str | None = None) -> None:
         con.execute(f"SET memory_limit = {quote_literal(value)}")
     except duckdb.Error:
         raise IrwError(f"memory limit {shown(value)} is not a size (write e.g. 2GB, 1500MB, 4GiB)") from None
+
+
+@contextmanager
+def unordered(con):
+    """Bulk work that keeps no insertion order: the statements of a load, of the base and of
+    an evaluation say ORDER BY wherever order matters, and without insertion order DuckDB
+    writes large results in parallel and in less memory. Elsewhere (users' SQL, exports) a
+    query without ORDER BY keeps the order rows were stored in, as in any DuckDB client."""
+    before = con.execute("SELECT current_setting('preserve_insertion_order')").fetchone()[0]
+    con.execute("SET preserve_insertion_order = false")
+    try:
+        yield
+    finally:
+        if before:
+            con.execute("SET preserve_insertion_order = true")
+
+
+def without_order(fn):
+    """``fn(con, ...)`` run :func:`unordered`."""
+    @functools.wraps(fn)
+    def call(con, *args, **kwargs):
+        with unordered(con):
+            return fn(con, *args, **kwargs)
+    return call
 
 
 def connect(path: str | None = None, read_only: bool = False, create: bool = True,

@@ -12,12 +12,13 @@ each qrels on its own.
 from __future__ import annotations
 
 from .. import catalogue, sql, state
-from ..connection import engine_of
+from ..connection import engine_of, without_order
 from ..result import Result
 from .base import con_is_read_only, ensure_base
 from .evaluation import RESULT_COLUMNS, check_runs_in, compute, note_unshared_topics, store_scores
 from .rendering import many_kind, render_many_sql
 
+@without_order
 def evaluate_many(con, qrels_list: list[str], measures, run_ids,
                   topics: str = "qrels", max_docs: int | None = None, rel_level: int | None = None,
                   store: bool = True, collection: str | None = None) -> Result:
