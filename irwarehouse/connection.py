@@ -23,7 +23,7 @@ from pathlib import Path
 
 import duckdb
 
-from .errors import Interrupts, IrwError, shown
+from .errors import Interrupts, IrwError, inline, shown
 from .files import TEMP_PREFIX, sweep
 from .result import Result
 from .sql import quote_literal, used
@@ -293,8 +293,9 @@ def _command_of(pid: str) -> str:
             words = fh.read().split(b"\0")
     except OSError:
         return ""
+    # one line whatever the arguments hold (a newline would end the message before its advice)
     text = " ".join(w.decode(errors="replace") for w in words if w)
-    return f" ({text[:120]})" if text else ""
+    return f" ({inline(text[:120])})" if text else ""
 
 
 def create_file(path: str) -> None:
