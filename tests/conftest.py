@@ -23,14 +23,20 @@ FIXTURES = ROOT / "fixtures"
 SHARED = Path(os.environ.get("IRW_SHARED_DATA", ROOT.parent / "shared" / "data"))
 
 
+def unavailable(message: str):
+    """Skip the test for want of something outside the project (shared data, a package
+    registry, a browser, Java), saying what -- or fail it where that is required
+    (``IRW_REQUIRE_SHARED_DATA=1``: CI)."""
+    if os.environ.get("IRW_REQUIRE_SHARED_DATA") == "1":
+        pytest.fail(message + " -- IRW_REQUIRE_SHARED_DATA=1 requires it")
+    pytest.skip(message)
+
+
 def _shared(sub: str) -> Path:
     path = SHARED / sub
     if not path.exists():
-        message = (f"shared data {path} is absent (it is not part of the project; "
-                   "set IRW_SHARED_DATA to its location)")
-        if os.environ.get("IRW_REQUIRE_SHARED_DATA") == "1":
-            pytest.fail(message + " -- IRW_REQUIRE_SHARED_DATA=1 requires it")
-        pytest.skip(message)
+        unavailable(f"shared data {path} is absent (it is not part of the project; "
+                    "set IRW_SHARED_DATA to its location)")
     return path
 
 
@@ -134,12 +140,6 @@ def sql_warehouse(tmp_path_factory) -> str:
 CLI = "1.5.6"  # the newest duckdb-cli on the package registry
 
 
-def _unavailable(message: str):
-    if os.environ.get("IRW_REQUIRE_SHARED_DATA") == "1":
-        pytest.fail(message + " -- IRW_REQUIRE_SHARED_DATA=1 requires it")
-    pytest.skip(message)
-
-
 def installed(request, requirement: str) -> Path:
     """``requirement`` installed (without dependencies) into a directory of its own in
     pytest's cache, once (test workers take turns)."""
@@ -164,10 +164,10 @@ def _install(requirement: str, target: Path) -> None:
                             "--disable-pip-version-check", "--target", str(target), requirement],
                            capture_output=True, text=True, timeout=600)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        _unavailable(f"cannot run pip to install {requirement}: {exc}")
+        unavailable(f"cannot run pip to install {requirement}: {exc}")
     if r.returncode != 0:
         last = (r.stderr.strip().splitlines() or ["no output"])[-1]
-        _unavailable(f"cannot install {requirement} from the package registry: {last}")
+        unavailable(f"cannot install {requirement} from the package registry: {last}")
 
 
 @pytest.fixture(scope="session")
