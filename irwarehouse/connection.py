@@ -37,6 +37,12 @@ SCHEMA_VERSION = "5"
 # DuckDB 1.x clients (the DuckDB CLI, BI tools that pin duckdb<2) cannot read. A file keeps
 # the version it was created with.
 STORAGE_VERSION = "v1.4.0"
+# The oldest DuckDB that reads what irw writes -- a warehouse, its published copy, its
+# export -- with every view and macro. DuckDB 1.4.0 and 1.4.1 open a file in STORAGE_VERSION
+# but fail in every measure macro ("Table with name wide does not exist"). Tested at this
+# release and at the one before it (tests/test_clients.py). irw itself needs more (the
+# duckdb range of pyproject.toml).
+OLDEST_READER = "1.4.2"
 
 
 def resolve_path(path: str | None) -> str:

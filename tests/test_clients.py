@@ -1,6 +1,7 @@
-"""The warehouse with other DuckDB clients: the oldest supported DuckDB (the lower end of
-pyproject's ``duckdb`` range) in its own environment, and the DuckDB CLI of the
-``duckdb-cli`` package.
+"""The warehouse with other DuckDB clients: the oldest DuckDB that reads what irw writes
+(connection.OLDEST_READER) and the release before it, the oldest DuckDB irw runs on (the
+lower end of pyproject's ``duckdb`` range), each in its own environment, and the DuckDB CLI
+of the ``duckdb-cli`` package.
 
 The clients are installed from the package registry with ``pip install --target`` into
 pytest's cache directory (once; a later run reuses them), and run in subprocesses with that
@@ -26,17 +27,26 @@ import pytest
 import sql_probe
 from conftest import CLI, FIXTURES, ROOT, cli_for, installed
 
+from irwarehouse import connection
+
 OLD_DUCKDB = "1.4.4"  # the lower end of the duckdb range in pyproject.toml
+READER = connection.OLDEST_READER  # the oldest DuckDB that reads what irw writes
+BEFORE_READER = "1.4.1"  # the release before READER
 TESTS = Path(__file__).resolve().parent
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def duckdb_env(request, version: str) -> dict:
+    """The environment of a subprocess that imports duckdb ``version`` (and irwarehouse from
+    this checkout)."""
+    target = installed(request, f"duckdb=={version}")
+    path = os.pathsep.join([str(target), str(ROOT), os.environ.get("PYTHONPATH", "")])
+    return {**os.environ, "PYTHONPATH": path}
 
 
 @pytest.fixture(scope="session")
 def old_duckdb(request) -> dict:
-    """The environment of a subprocess that imports duckdb OLD_DUCKDB (and irwarehouse from
-    this checkout)."""
-    target = installed(request, f"duckdb=={OLD_DUCKDB}")
-    path = os.pathsep.join([str(target), str(ROOT), os.environ.get("PYTHONPATH", "")])
-    return {**os.environ, "PYTHONPATH": path}
+    return duckdb_env(request, OLD_DUCKDB)
 
 
 def _python(env: dict, *args: str, cwd=None) -> dict:
@@ -66,22 +76,76 @@ def test_supported_range_in_pyproject():
     assert duckdb.__version__ in spec and OLD_DUCKDB in spec
 
 
-def test_old_duckdb_reads_what_irw_writes(sql_warehouse, old_duckdb, tmp_path):
-    """A warehouse written by this irw, its published copy and its export: every view and
-    macro gives the same rows in DuckDB OLD_DUCKDB as here."""
-    published, exported = str(tmp_path / "dash.duckdb"), str(tmp_path / "export")
+@pytest.fixture(scope="module")
+def copies(sql_warehouse, tmp_path_factory) -> list[str]:
+    """The fixture warehouse, its published copy and its export."""
+    where = tmp_path_factory.mktemp("copies")
+    published, exported = str(where / "dash.duckdb"), str(where / "export")
     invoke = cli_for(sql_warehouse)
     invoke("publish", published)
     invoke("export", exported)
-    targets = [sql_warehouse, published, exported]
-    old = _python(old_duckdb, str(TESTS / "sql_probe.py"), *targets)
-    assert old["duckdb"] == OLD_DUCKDB
+    return [sql_warehouse, published, exported]
+
+
+@pytest.mark.parametrize("version", [READER, OLD_DUCKDB])
+def test_old_duckdb_reads_what_irw_writes(copies, request, version):
+    """A warehouse written by this irw, its published copy and its export: every view and
+    macro gives the same rows in DuckDB ``version`` as here -- the oldest release that reads
+    them (READER, the version the documents name), and the oldest irw runs on."""
+    targets = copies
+    old = _python(duckdb_env(request, version), str(TESTS / "sql_probe.py"), *targets)
+    assert old["duckdb"] == version
     for target in targets:
         ours, theirs = _probe(target), old["targets"][target]
         assert ours["uncovered"] == [] and theirs["uncovered"] == []
         assert all(ours["results"].values()), "every probe has rows (else it proves nothing)"
         assert theirs["results"].keys() == ours["results"].keys(), target
         assert sql_probe.close(theirs["results"], ours["results"]) == [], target
+
+
+BEFORE = """
+import json, sys
+import duckdb
+con = duckdb.connect(sys.argv[1], read_only=True)
+out = {"duckdb": duckdb.__version__, "runs": con.execute("SELECT count(*) FROM run_info").fetchone()[0]}
+try:
+    out["ap"] = len(con.execute("SELECT * FROM measure.AP('fixture')").fetchall())
+except duckdb.Error as exc:
+    out["error"] = str(exc).splitlines()[0]
+print(json.dumps(out))
+"""
+
+
+def test_the_release_before_the_oldest_reader_fails(copies, request):
+    """DuckDB BEFORE_READER opens a published copy but cannot run its measure macros, as the
+    documents say: READER is the oldest release that reads what irw writes. (Should this
+    fail, BEFORE_READER reads it too, and the oldest reader named in connection.OLDEST_READER
+    and the documents may go down.)"""
+    got = _python(duckdb_env(request, BEFORE_READER), "-c", BEFORE, copies[1])
+    assert got["duckdb"] == BEFORE_READER and got["runs"] == 8
+    assert "ap" not in got, f"DuckDB {BEFORE_READER} now runs the measure macros ({got['ap']} rows)"
+    assert "Table with name wide does not exist" in got["error"], got["error"]
+
+
+# "DuckDB 1.4 and later", "any DuckDB client from 1.4 on": a claim of the versions that read
+# what irw writes
+CLAIM = re.compile(r"\b(\d+\.\d+(?:\.\d+)?)\s+(?:and|or)\s+later\b|\bfrom\s+(\d+\.\d+(?:\.\d+)?)\s+on\b")
+
+
+def test_every_claim_names_the_oldest_reader():
+    """Every claim of the README, the guides and the package that DuckDB from some version on
+    reads the warehouse names READER, the version tested above (irw publish says it too:
+    tests/test_export.py)."""
+    sources = DOCUMENTS + sorted((ROOT / "irwarehouse").rglob("*.py"))
+    claims = []
+    for path in sources:
+        text = path.read_text(encoding="utf-8")
+        for match in CLAIM.finditer(text):
+            if "duckdb" in text[max(0, match.start() - 80):match.start()].lower():
+                claims.append((path.relative_to(ROOT).as_posix(), match.group(0),
+                               match.group(1) or match.group(2)))
+    assert len(claims) >= 6, claims  # README, sql-and-bi (2), commands, export.py, cli/export.py
+    assert [c for c in claims if c[2] != READER] == []
 
 
 # irw itself, step by step: (label, arguments; {db}, {fixtures} filled in). JSON steps are compared.
@@ -136,8 +200,6 @@ def test_irw_runs_under_old_duckdb(old_duckdb, tmp_path):
             x, y = json.loads(a["stdout"]), json.loads(b["stdout"])
             assert x and sql_probe.close(x, y) == [], label
     con = duckdb.connect(str(tmp_path / "old" / "irw.duckdb"), read_only=True)
-    from irwarehouse import connection
-
     assert connection.storage_version(con) == "v1.4.0+"
     con.close()
     for target in ("irw.duckdb", "published.duckdb", "export"):
