@@ -839,8 +839,8 @@ class Warehouse:
 
     @_atomic
     def publish(self, out, *, replace: bool = False) -> dict:
-        """A compact copy for dashboards and BI tools (storage v1.4.0), the base relation
-        materialized in it."""
+        """A compact copy for dashboards and BI tools (storage v1.4.0, read by DuckDB 1.4.2 and
+        later), the base relation materialized in it."""
         from . import export as copies
 
         return copies.publish(self.con, str(out), replace=replace)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import duckdb
 
-from .errors import Interrupts, IrwError, shown
+from .errors import Interrupts, IrwError, inline, shown
 from .files import TEMP_PREFIX, sweep
 from .result import Result
 from .sql import quote_literal, used
@@ -39,6 +39,12 @@ SCHEMA_VERSION = "5"
 # DuckDB 1.x clients (the DuckDB CLI, BI tools that pin duckdb<2) cannot read. A file keeps
 # the version it was created with.
 STORAGE_VERSION = "v1.4.0"
+# The oldest DuckDB that reads what irw writes -- a warehouse, its published copy, its
+# export -- with every view and macro. DuckDB 1.4.0 and 1.4.1 open a file in STORAGE_VERSION
+# but fail in every measure macro ("Table with name wide does not exist"). Tested at this
+# release and at the one before it (tests/test_clients.py). irw itself needs more (the
+# duckdb range of pyproject.toml).
+OLDEST_READER = "1.4.2"
 
 
 def resolve_path(path: str | None) -> str:
@@ -327,8 +333,9 @@ def _command_of(pid: str) -> str:
             words = fh.read().split(b"\0")
     except OSError:
         return ""
+    # one line whatever the arguments hold (a newline would end the message before its advice)
     text = " ".join(w.decode(errors="replace") for w in words if w)
-    return f" ({text[:120]})" if text else ""
+    return f" ({inline(text[:120])})" if text else ""
 
 
 def create_file(path: str) -> None:

@@ -4,7 +4,7 @@
 ``schema.sql`` (the tables, then every view and macro) and ``load.sql`` (the data, from the
 files by relative path) -- DuckDB's own export layout, so ``IMPORT DATABASE 'DIR'`` (or
 ``.read schema.sql`` and ``.read load.sql`` inside DIR) gives a working warehouse in any
-DuckDB 1.4 or later, without this package.
+DuckDB 1.4.2 or later (connection.OLDEST_READER), without this package.
 
 ``publish(con, out)`` writes a compact DuckDB file for dashboards: the same tables, views
 and macros, in the storage version every current DuckDB client reads (connection.STORAGE_VERSION),
@@ -232,6 +232,7 @@ def publish(con: duckdb.DuckDBPyConnection, out: str, replace: bool = False) -> 
                 info["views"] = new.execute(sql.statement("export.sql", "count_views")).fetchone()[0]
                 info["macros"] = new.execute(sql.statement("export.sql", "count_macros")).fetchone()[0]
                 info["storage_version"] = connection.storage_version(new)
+                info["readers"] = f"DuckDB {connection.OLDEST_READER} and later"
                 new.execute(sql.statement("export.sql", "checkpoint"))
             finally:
                 new.close()

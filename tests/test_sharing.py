@@ -65,6 +65,28 @@ def test_reading_commands_share_the_file_with_a_reader(fixture_db):
     irw(fixture_db, "--wait", "1", "eval", "-m", "AP")  # free again
 
 
+def test_the_holder_is_named_on_one_line(fixture_db):
+    """A holder whose command line holds newlines and a tab (as `duckdb -cmd "...\\n..."`
+    does): the message names it on one line, escaped, and keeps the advice after it."""
+    code = ("import duckdb, sys\ncon = duckdb.connect(sys.argv[1])\nprint('open', flush=True)  #\tholding\n"
+            "sys.stdin.read()")
+    holder = subprocess.Popen([sys.executable, "-c", code, str(fixture_db)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "open"
+        for args in (["eval", "-m", "AP"], ["runs", "list"]):  # a writer, and a reader
+            result = irw(fixture_db, "--wait", "0", *args, check=False)
+            assert result.returncode == 1
+            lines = result.stderr.splitlines()
+            assert len(lines) == 1, result.stderr
+            assert lines[0].startswith(f"error: the warehouse {fixture_db} is in use by process "
+                                       f"{holder.pid} ({sys.executable} -c import duckdb, sys\\ncon = "), lines[0]
+            assert lines[0].endswith("; waited 0 s. Try again when it is done, wait longer (--wait SECONDS), "
+                                     "or read a published copy (irw publish) meanwhile"), lines[0]
+    finally:
+        holder.communicate("")
+
+
 def test_a_read_only_file_can_be_evaluated(fixture_db):
     want = irw(fixture_db, "eval", "-m", "AP", "-m", "nDCG@10", "--format", "csv").stdout
     os.chmod(fixture_db, stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)

@@ -31,10 +31,10 @@ def publish_cmd(
     replace: bool = typer.Option(False, "--replace", help="Overwrite OUT if it exists."),
 ):
     """A compact copy for dashboards and BI tools: every public table, view and macro, in a
-    storage format DuckDB 1.4 and later read; without caches."""
+    storage format DuckDB 1.4.2 and later read; without caches."""
     with open_warehouse(ctx, read_only=True) as w:
         info = w.publish(out, replace=replace)
     n = len(info["tables"])
     say(f"published {n} table{'s' if n != 1 else ''} ({sum(info['tables'].values()):,} rows), "
         f"{info['views']} views and {info['macros']} macros to {info['file']} "
-        f"({info['bytes'] / 1e6:.1f} MB, storage {info['storage_version']}: DuckDB 1.4 and later)")
+        f"({info['bytes'] / 1e6:.1f} MB, storage {info['storage_version']}: {info['readers']})")
