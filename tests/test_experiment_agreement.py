@@ -128,7 +128,7 @@ def test_vector_measures_equal_sql(con, tmp_path, ap_r):
     loading.load_qrels(con, [str(tmp_path / "qrels")], "synth")
     loading.load_runs(con, [str(tmp_path / "run")])
     names = NAMES + ["P@4", "P", "R@3", "SP", "AP@4", "RR", "RR@2", "Success@2", "nDCG@4", "nDCG",
-                     "DCG(discount=jk)@5", "RBP(p=0.95)@4"]
+                     "DCG(discount=jk)@5", "RBP(p=0.95)@4", "RBP(depth=3)"]
     parsed = parse_all(names)
     sql = evaluation.evaluate(con, "synth", parsed, ["synth"], store=False).df()
     topics = range(len(V)) if ap_r == "n" else range(1, len(V))
