@@ -231,14 +231,15 @@ def correlation_matrix(con, measures: list[Measure], qrels: list[str], run_ids: 
     reference of tau_AP) and column condition b.
 
     ``of="scores"``: the rank correlations of the run orderings by mean score, as
-    :func:`correlate` gives for (a, b).  ``of="pvalues"``: Kendall's tau-b between the
-    orderings of all run pairs by their paired t-test p-values under a and under b
-    (:func:`stats.pvalue_order_tau`: pairs undefined under either are left out).  Each qrels
+    :func:`correlate` gives for (a, b).  ``of="pvalues"``: Kendall's tau-b and tau-a and
+    tau_AP between the orderings of all run pairs by their paired t-test p-values under a
+    and under b, the most significant pair on top (:func:`stats.pvalue_correlation_matrix`:
+    pairs undefined under either are left out).  Each qrels
     is evaluated once for all measures; every condition is taken over the topics that all
     conditions share (``notify`` is told when that leaves some out)."""
     if of not in MATRIX_OF:
         raise IrwError(f"unknown --of {of!r}; valid: {', '.join(MATRIX_OF)}")
-    valid = STATISTICS if of == "scores" else ("kendall_tau",)
+    valid = STATISTICS if of == "scores" else stats.PVALUE_STATISTICS
     statistics = list(dict.fromkeys(statistics or valid))
     unknown = [x for x in statistics if x not in valid]
     if unknown:
@@ -262,8 +263,8 @@ def correlation_matrix(con, measures: list[Measure], qrels: list[str], run_ids: 
             values = stats.rank_correlation_matrix(np.vstack([stats.row_means(x) for x in X]), rbo_p)
             items = np.full((len(X), len(X)), len(run_ids))
         else:
-            tau, items = stats.pvalue_tau_matrix(np.vstack([stats.paired_t(x).p for x in X]))
-            values = {"kendall_tau": tau}
+            values, items = stats.pvalue_correlation_matrix(
+                np.vstack([stats.paired_t(x).p for x in X]), statistics)
     except ValueError as exc:
         raise IrwError(str(exc)) from None
     rows = [{"of": of, "measure_a": ma, "qrels_a": qa, "measure_b": mb, "qrels_b": qb,

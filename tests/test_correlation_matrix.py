@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import warnings
 
 import numpy as np
@@ -103,16 +104,28 @@ def per_topic(db_path, measure, qrels):
     return per.pivot(index="run_id", columns="topic", values="value").reindex(runs).to_numpy()
 
 
-def test_pvalue_orderings_equal_scipy(pools):
-    """tau-b between the orderings of the 28 run pairs by paired t-test p-value; P@3 has
-    pairs whose differences have zero variance (undefined, left out) and ties."""
-    qrels, wanted = ["fx", "fx-d3"], ["AP", "P@10", "P@3"]
-    cells = matrix_cells(pools, *[a for m in wanted for a in ("-m", m)], *[a for q in qrels for a in ("-q", q)],
-                         "--of", "pvalues")
-    assert len(cells) == 36 and {c["statistic"] for c in cells} == {"kendall_tau"}
+def strict_orders(v):
+    """Every strict ordering (indices, top first) that breaks the ties of v."""
+    groups = [np.flatnonzero(v == value).tolist() for value in sorted(set(v), reverse=True)]
+    for combo in itertools.product(*(itertools.permutations(g) for g in groups)):
+        yield [item for group in combo for item in group]
+
+
+def tie_breakings(v) -> int:
+    return int(np.prod([math.factorial(c) for c in np.unique(v, return_counts=True)[1]]))
+
+
+def yilmaz_tau_ap(reference, order):
+    """tau_AP of two strict orderings (Yilmaz, Aslam, Robertson 2008), from its definition."""
+    above = {item: r for r, item in enumerate(reference)}
+    total = sum(sum(above[v] < above[order[i]] for v in order[:i]) / i for i in range(1, len(order)))
+    return 2 * total / (len(order) - 1) - 1
+
+
+def independent_pvalue_cells(db_path, wanted, qrels) -> dict:
     p = {}
     for m, q in itertools.product(wanted, qrels):
-        X = per_topic(pools.db_path, m, q)
+        X = per_topic(db_path, m, q)
         values = []
         for i, j in itertools.combinations(range(len(X)), 2):
             d = X[i] - X[j]
@@ -121,6 +134,17 @@ def test_pvalue_orderings_equal_scipy(pools):
             else:
                 values.append(sps.ttest_rel(X[i], X[j]).pvalue)
         p[(m, q)] = np.array(values)
+    return p
+
+
+def test_pvalue_orderings_equal_scipy(pools):
+    """tau-b between the orderings of the 28 run pairs by paired t-test p-value; P@3 has
+    pairs whose differences have zero variance (undefined, left out) and ties."""
+    qrels, wanted = ["fx", "fx-d3"], ["AP", "P@10", "P@3"]
+    cells = matrix_cells(pools, *[a for m in wanted for a in ("-m", m)], *[a for q in qrels for a in ("-q", q)],
+                         "--of", "pvalues")
+    assert len(cells) == 36 and {c["statistic"] for c in cells} == {"kendall_tau"}
+    p = independent_pvalue_cells(pools.db_path, wanted, qrels)
     assert np.isnan(p[("P@3", "fx")]).sum() == 3
     for c in cells:
         a, b = p[(c["measure_a"], c["qrels_a"])], p[(c["measure_b"], c["qrels_b"])]
@@ -130,6 +154,36 @@ def test_pvalue_orderings_equal_scipy(pools):
             expected = sps.kendalltau(a[keep], b[keep]).statistic
         assert c["value"] == pytest.approx(expected, abs=1e-12), c
         assert c["items"] == keep.sum() and c["topics"] == 5 and c["of"] == "pvalues"
+
+
+def test_pvalue_orderings_tau_a_and_tau_ap(pools):
+    """tau-a and tau_AP between p-value orderings (the smallest p-value on top), against
+    pair-by-pair counts and the definition of tau_AP on strict orderings, averaged over every
+    way to break the ties of both orderings where there are few."""
+    qrels, wanted = ["fx", "fx-d3"], ["AP", "nDCG@10", "P@3"]
+    cells = matrix_cells(pools, *[a for m in wanted for a in ("-m", m)], *[a for q in qrels for a in ("-q", q)],
+                         "--of", "pvalues", "-s", "kendall_tau_a", "-s", "tau_ap")
+    assert len(cells) == 72 and {c["statistic"] for c in cells} == {"kendall_tau_a", "tau_ap"}
+    p = independent_pvalue_cells(pools.db_path, wanted, qrels)
+    checked = 0
+    for c in cells:
+        a, b = p[(c["measure_a"], c["qrels_a"])], p[(c["measure_b"], c["qrels_b"])]
+        keep = ~(np.isnan(a) | np.isnan(b))
+        a, b = a[keep], b[keep]
+        assert c["items"] == keep.sum()
+        if c["statistic"] == "kendall_tau_a":
+            concordance = sum(np.sign(a[i] - a[j]) * np.sign(b[i] - b[j])
+                              for i, j in itertools.combinations(range(a.size), 2))
+            assert c["value"] == pytest.approx(concordance / (a.size * (a.size - 1) / 2), abs=1e-12), c
+        elif tie_breakings(a) * tie_breakings(b) <= 5000:
+            # scipy's p-values may differ from irw's in the last bits: equal within 1e-12 is a tie
+            ra, rb = np.round(-a, 12), np.round(-b, 12)
+            expected = np.mean([yilmaz_tau_ap(x, y) for x in strict_orders(ra) for y in strict_orders(rb)])
+            assert c["value"] == pytest.approx(expected, abs=1e-9), c
+            checked += 1
+    assert checked >= 16  # every cell without P@3's tied p-values, and some with
+    value = {(c["measure_a"], c["qrels_a"], c["measure_b"], c["qrels_b"], c["statistic"]): c["value"] for c in cells}
+    assert value[("AP", "fx", "nDCG@10", "fx", "tau_ap")] != value[("nDCG@10", "fx", "AP", "fx", "tau_ap")]
 
 
 def test_save_and_read_only(pools):

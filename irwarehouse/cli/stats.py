@@ -107,7 +107,7 @@ def correlate_cmd(
     rbo_p: float = typer.Option(0.9, "--rbo-p", help="Persistence of RBO."),
     matrix: bool = typer.Option(False, "--matrix", help="Every cell over the conditions measure x qrels, in one call."),
     of: str = typer.Option("scores", "--of", help="With --matrix: scores (run orderings by mean score) | pvalues (orderings of the run pairs by paired t-test p-value)."),
-    statistic: List[str] = typer.Option([], "--statistic", "-s", help="With --matrix: kendall_tau, kendall_tau_a, tau_ap, rbo, pearson (repeatable; default kendall_tau, tau_ap, rbo; --of pvalues: kendall_tau)."),
+    statistic: List[str] = typer.Option([], "--statistic", "-s", help="With --matrix: kendall_tau, kendall_tau_a, tau_ap, rbo, pearson (repeatable; default kendall_tau, tau_ap, rbo); --of pvalues: kendall_tau, kendall_tau_a, tau_ap (default kendall_tau)."),
     save: Optional[str] = typer.Option(None, "--save", help="With --matrix: keep the cells in table correlation_matrices under this name."),
     fmt: str = FormatOpt,
 ):
