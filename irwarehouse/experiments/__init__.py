@@ -132,8 +132,11 @@ REGISTRY: dict[str, ExperimentSpec] = {spec.name: spec for spec in [
             Option("samples", ("--samples",), int, 0,
                    "Monte Carlo pairs; 0: exact enumeration while at most 8192 distinct vectors, "
                    "else 200,000 pairs."),
-            _qrels("sampled mode's "),
-            _runs("Runs of the sampled mode (run spec)."))),
+            Option("qrels", ("--qrels", "-q"), "list", None,
+                   "The sampled mode's qrels (repeatable or comma-separated, names and glob "
+                   "patterns; default: the only one loaded): the rankings of the runs under "
+                   "every one of them are pooled."),
+            _runs("Runs of the sampled mode (run spec), in the collection of each qrels."))),
     ExperimentSpec(
         "standardization", "Score standardization",
         "Score standardization: random topic splits and the number of standardizing runs (Webber et al. 2008).",

@@ -16,7 +16,9 @@ Voorhees' percentage difference) |A(l_i) − A(l_j)| > Δ · max(|A(l_i)|, |A(l_
   gives the binary relevance vector of its top N under a qrels (fetched with the
   ``ranking(q)`` table macro); a pair of distinct vectors u, v counts c_u · c_v times, c the
   number of rankings with that vector. Exact over the distinct vectors while there are at
-  most :data:`EXACT_LIMIT`, Monte Carlo over pairs of rankings otherwise.
+  most :data:`EXACT_LIMIT`, Monte Carlo over pairs of rankings otherwise. Several qrels
+  (e.g. TREC-7's and TREC-8's, each with the runs of its collection) pool their rankings:
+  c counts the rankings under all of them, so pairs are drawn across collections too.
 
 The measures are computed on the vectors in numpy
 (:func:`irwarehouse.experiments.vector_measures.binary_scores`, tested against the SQL
@@ -169,6 +171,18 @@ def real_vectors(con, qrels: str, run_ids: list[str], n: int) -> pd.DataFrame:
     """, {"q": qrels, "runs": run_ids, "n": n}).df()
 
 
+def pooled_vectors(con, qrels: list[str], run_ids: dict[str, list[str]], n: int) -> pd.DataFrame:
+    """:func:`real_vectors` of the rankings under every qrels of ``qrels`` (each with its runs
+    ``run_ids[q]``), pooled: each distinct vector with the number of rankings having it under
+    any of them, in the same order (rankings descending, then the vector)."""
+    frames = [real_vectors(con, q, run_ids[q], n) for q in qrels]
+    if len(frames) == 1:
+        return frames[0]
+    pooled = pd.concat(frames).groupby("relevant_ranks", as_index=False)["rankings"].sum()
+    return pooled.sort_values(["rankings", "relevant_ranks"], ascending=[False, True],
+                              ignore_index=True)
+
+
 def vectors_from_ranks(texts, n: int) -> np.ndarray:
     """Rows of 0/1 from texts '1,3,7' of relevant ranks."""
     V = np.zeros((len(texts), n), dtype=np.uint8)
@@ -279,8 +293,8 @@ AP_R_TEXT = {
 
 
 def run(ectx: ExperimentContext, measures: list[ms.Measure], ns: list[int], deltas: list[float],
-        modes: list[str], seed: int, samples: int, qrels: str | None, run_ids: list[str] | None,
-        fuzziness: str = "relative", ap_r: str = "n") -> str:
+        modes: list[str], seed: int, samples: int, qrels: list[str] | None,
+        run_ids: dict[str, list[str]] | None, fuzziness: str = "relative", ap_r: str = "n") -> str:
     con = ectx.con
     frames, vector_rows = [], []
     cells = [(mode, n) for mode in modes for n in ns]
@@ -291,7 +305,7 @@ def run(ectx: ExperimentContext, measures: list[ms.Measure], ns: list[int], delt
             frame = ectx.cell(f"uniform-n{n}-{tag}",
                               lambda: uniform_cell(measures, n, deltas, samples, seed, **how))
         else:
-            vectors = ectx.cell(f"vectors-n{n}", lambda: real_vectors(con, qrels, run_ids, n))
+            vectors = ectx.cell(f"vectors-n{n}", lambda: pooled_vectors(con, qrels, run_ids, n))
             frame = ectx.cell(f"sampled-n{n}-{tag}",
                               lambda: sampled_cell(measures, n, deltas, samples, seed, vectors, **how))
             top = vectors.head(10)
@@ -315,7 +329,9 @@ def run(ectx: ExperimentContext, measures: list[ms.Measure], ns: list[int], delt
         "vectors. *uniform*: all pairs of the 2^N vectors (exact) or random pairs with "
         "p(relevant) = 0.5 (Monte Carlo, std_error = √(a(1−a)/pairs)); *sampled*: pairs of the "
         "real rankings of the warehouse's runs, each pair of distinct vectors weighted by how "
-        "many rankings have them. Scores within 1e-12 (relative) of each other tie, and a "
+        "many rankings have them"
+        + (f" (the rankings under the qrels {', '.join(qrels)} pooled)" if qrels and len(qrels) > 1 else "")
+        + ". Scores within 1e-12 (relative) of each other tie, and a "
         "difference within that tolerance of the fuzziness does not exceed it.")
     ectx.table("agreement", main, "Agreement rate of each pair of measures")
     summary = (result.groupby(["mode", "n", "method"], sort=False)
@@ -403,14 +419,16 @@ def main(con, out: str, replace: bool, *, n, delta, fuzziness, ap_r, mode, measu
 
     def body(ectx: ExperimentContext) -> str:
         con = ectx.con
-        name, run_ids = None, None
+        names, run_ids = None, None
         if "sampled" in modes:
-            name = qrels or catalogue.default_qrels(con)
-            catalogue.qrels_info(con, name)
-            run_ids = runsets.resolve(con, runs, qrels=name)
+            names = catalogue.expand_qrels(con, split_values(qrels, str, "--qrels") if qrels else None)
+            for q in names:
+                catalogue.qrels_info(con, q)
+            run_ids = {q: runsets.resolve(con, runs, qrels=q) for q in names}
             # the parameters (and the cells kept under them) name the qrels and runs used
-            ectx.experiment.params.update(qrels=name, runs=runs, n_runs=len(run_ids))
-        return run(ectx, parsed, ns, deltas, modes, seed, samples, name, run_ids, fuzziness, ap_r)
+            ectx.experiment.params.update(qrels=",".join(names), runs=runs,
+                                          n_runs=sum(len(r) for r in run_ids.values()))
+        return run(ectx, parsed, ns, deltas, modes, seed, samples, names, run_ids, fuzziness, ap_r)
 
     return execute(con, Experiment("agreement", "Metric agreement (Shokouhi et al. 2009)", params),
                    out, body, replace)
