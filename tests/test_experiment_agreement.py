@@ -288,7 +288,7 @@ def _independent_n10(delta_num, delta_den, fuzziness, ap_r):
 def test_exact_n10_both_readings_against_independent(ap_r):
     deltas = [(0, 1), (1, 100), (3, 100), (1, 20)]
     got = {f: ag.uniform_cell(parse_all(ag.DEFAULT_MEASURES), 10, [n / d for n, d in deltas],
-                              0, 0, f, ap_r) for f in ag.FUZZINESS}
+                              ag.DEFAULT_SAMPLES, 0, f, ap_r) for f in ag.FUZZINESS}
     at_threshold = 0
     for fuzziness, frame in got.items():
         assert set(frame["fuzziness"]) == {fuzziness} and set(frame["ap_r"]) == {ap_r}
@@ -357,14 +357,32 @@ def test_agreement_n10_exact_and_monte_carlo(cli, tmp_path):
         itertools.combinations(ag.DEFAULT_MEASURES, 2))
     # Monte Carlo over random pairs converges to the exact rate
     exact = {(r["measure_a"], r["measure_b"]): r["agreement"] for r in rows}
-    mc = json.loads(cli("experiment", "agreement", "--n", "10", "--samples", "40000", "--seed", "3",
-                        "--out", tmp_path / "b", "--format", "json").stdout)
-    for r in mc:
-        assert r["method"] == "monte-carlo" and 39900 < r["pairs"] <= 40000
-        assert abs(r["agreement"] - exact[(r["measure_a"], r["measure_b"])]) < 5 * r["std_error"]
-    again = json.loads(cli("experiment", "agreement", "--n", "10", "--samples", "40000", "--seed", "3",
-                           "--out", tmp_path / "c", "--format", "json").stdout)
-    assert again == mc  # deterministic given the seed
+    mc = ag.uniform_cell(parse_all(ag.DEFAULT_MEASURES), 10, [0.0], 40000, 3, exact_limit=0)
+    for r in mc.itertuples():
+        assert r.method == "monte-carlo" and 39900 < r.pairs <= 40000
+        assert abs(r.agreement - exact[(r.measure_a, r.measure_b)]) < 5 * r.std_error
+    again = ag.uniform_cell(parse_all(ag.DEFAULT_MEASURES), 10, [0.0], 40000, 3, exact_limit=0)
+    assert again.equals(mc)  # deterministic given the seed
+
+
+def test_samples_apply_to_monte_carlo_cells_only(cli, tmp_path):
+    """--samples sets the pairs of the cells that cannot be enumerated (N = 14: 16,384
+    vectors); the cells that can (N = 10, and the fixtures' real rankings) stay exact, with
+    the same rates as without --samples."""
+    cli("load", "qrels", FIXTURES / "qrels.txt", "--name", "fixture")
+    cli("load", "runs", FIXTURES / "runs")
+    args = ["experiment", "agreement", "--mode", "uniform,sampled", "-m", "P@10", "-m", "RBP(p=0.5)",
+            "--format", "json"]
+    plain = json.loads(cli(*args, "--n", "10", "--out", tmp_path / "a").stdout)
+    rows = json.loads(cli(*args, "--n", "10,14", "--samples", "3000", "--seed", "5",
+                          "--out", tmp_path / "b").stdout)
+    by = {(r["mode"], r["n"]): r for r in rows}
+    assert [by[("uniform", 10)], by[("sampled", 10)]] == plain
+    assert by[("uniform", 10)]["method"] == "exact" and by[("uniform", 10)]["pairs"] == 523776
+    assert by[("sampled", 10)]["method"] == "exact" and by[("sampled", 14)]["method"] == "exact"
+    assert by[("uniform", 14)]["method"] == "monte-carlo" and 2990 < by[("uniform", 14)]["pairs"] <= 3000
+    result = cli(*args, "--samples", "0", "--out", tmp_path / "c", ok=False)
+    assert result.exit_code == 1 and "--samples must be at least 1" in result.output
 
 
 def test_ap_r_and_fuzziness_options(cli, tmp_path):

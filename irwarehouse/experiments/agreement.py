@@ -52,7 +52,7 @@ FUZZINESS = ("relative", "absolute")
 AP_R = ("n", "retrieved")
 #: Exact enumeration while there are at most this many distinct vectors (uniform: N <= 13).
 EXACT_LIMIT = 8192
-#: Monte Carlo pairs when --samples is not given and enumeration is infeasible.
+#: Monte Carlo pairs of a cell that cannot be enumerated (``--samples``).
 DEFAULT_SAMPLES = 200_000
 TIE_RTOL = 1e-12
 _CHUNK = 1 << 20  # elements of one working array
@@ -218,14 +218,15 @@ def _rows(measures, rates, deltas, n, mode, pairs, method, std_error, vectors, r
 
 
 def uniform_cell(measures, n: int, deltas, samples: int, seed: int,
-                 fuzziness: str = "relative", ap_r: str = "n") -> pd.DataFrame:
-    """All pairs of the 2^n vectors (exact), or ``samples`` random pairs (Monte Carlo)."""
+                 fuzziness: str = "relative", ap_r: str = "n",
+                 exact_limit: int = EXACT_LIMIT) -> pd.DataFrame:
+    """All pairs of the 2^n vectors (exact) while there are at most ``exact_limit``,
+    otherwise ``samples`` random pairs (Monte Carlo)."""
     how = {"fuzziness": fuzziness, "ap_r": ap_r}
-    if samples == 0 and 2**min(n, 63) <= EXACT_LIMIT:
+    if 2**min(n, 63) <= exact_limit:
         S = scores_of(all_vectors(n), measures, ap_r)
         rates, total = exact_rates(S, deltas, fuzziness=fuzziness)
         return _rows(measures, rates, deltas, n, "uniform", total, "exact", False, 2**n, 2**n, **how)
-    samples = samples or DEFAULT_SAMPLES
     rng = stats.rng_of(seed)
     step = int(np.clip((1 << 22) // n, 1024, 1 << 16))  # pairs per batch (BLAS likes big ones)
     nbytes = -(-n // 8)
@@ -246,8 +247,11 @@ def uniform_cell(measures, n: int, deltas, samples: int, seed: int,
 
 
 def sampled_cell(measures, n: int, deltas, samples: int, seed: int, vectors: pd.DataFrame,
-                 fuzziness: str = "relative", ap_r: str = "n") -> pd.DataFrame:
-    """Pairs of real rankings with distinct vectors (``vectors``: relevant_ranks, rankings)."""
+                 fuzziness: str = "relative", ap_r: str = "n",
+                 exact_limit: int = EXACT_LIMIT) -> pd.DataFrame:
+    """Pairs of real rankings with distinct vectors (``vectors``: relevant_ranks, rankings):
+    all of them (exact) while there are at most ``exact_limit`` distinct vectors, otherwise
+    ``samples`` random pairs of rankings (Monte Carlo)."""
     how = {"fuzziness": fuzziness, "ap_r": ap_r}
     counts = vectors["rankings"].to_numpy(np.int64)
     total_rankings = int(counts.sum())
@@ -255,11 +259,10 @@ def sampled_cell(measures, n: int, deltas, samples: int, seed: int, vectors: pd.
         raise IrwError(f"the rankings have fewer than two distinct relevance vectors at N = {n}: "
                        "no pair to compare")
     S = scores_of(vectors_from_ranks(vectors["relevant_ranks"].tolist(), n), measures, ap_r)
-    if samples == 0 and len(counts) <= EXACT_LIMIT:
+    if len(counts) <= exact_limit:
         rates, total = exact_rates(S, deltas, counts, fuzziness)
         return _rows(measures, rates, deltas, n, "sampled", total, "exact", False, len(counts),
                      total_rankings, **how)
-    samples = samples or DEFAULT_SAMPLES
     rng = stats.rng_of(seed)
     prob = counts / total_rankings
     i = rng.choice(len(counts), size=samples, p=prob)
@@ -407,8 +410,9 @@ def main(con, out: str, replace: bool, *, n, delta, fuzziness, ap_r, mode, measu
     deltas = split_values(delta, float, "--delta")
     if any(not 0 <= d < float("inf") for d in deltas):
         raise IrwError("--delta must be >= 0")
-    if samples < 0:
-        raise IrwError("--samples must be >= 0")
+    if samples < 1:
+        raise IrwError("--samples must be at least 1 (the Monte Carlo pairs of a cell that "
+                       f"cannot be enumerated: more than {EXACT_LIMIT:,} distinct vectors)")
     if fuzziness not in FUZZINESS:
         raise IrwError(f"unknown --fuzziness {fuzziness!r}; valid: {', '.join(FUZZINESS)}")
     if ap_r not in AP_R:
