@@ -408,6 +408,27 @@ def _split_cli(text: str) -> list[str]:
     return [i.strip() for i in items if i.strip()]
 
 
+def parse_condition(text: str) -> tuple[Measure, str]:
+    """A condition of a correlation matrix, ``MEASURE:QRELS`` -- a measure name of the
+    grammar above at a qrels, e.g. ``AP@100:trec8-d10`` or ``nDCG(gains={1:1,2:3})@10:trec8``:
+    split at the first ``:`` outside parentheses and braces (a measure name has none
+    elsewhere; a qrels name may hold one)."""
+    raw = str(text).strip()
+    depth = 0
+    for at, ch in enumerate(raw):
+        if ch in "({":
+            depth += 1
+        elif ch in ")}":
+            depth -= 1
+        elif ch == ":" and depth == 0:
+            measure, qrels = raw[:at].strip(), raw[at + 1:].strip()
+            if not measure or not qrels:
+                break
+            return parse(measure), qrels
+    raise IrwError(f"cannot read the condition {shown(raw)}: expected MEASURE:QRELS, e.g. "
+                   "AP@100:trec8-d10 (a measure at a qrels)")
+
+
 def rbp_persistence(residual: float, depth: int) -> float:
     """The phi whose tail weight beyond ``depth`` equals ``residual``: phi = r^(1/k)."""
     if not 0 < residual < 1 or depth < 1:
