@@ -7,14 +7,13 @@ import csv
 import io
 import itertools
 import json
-import math
 import warnings
 
 import numpy as np
 import pytest
 from scipy import stats as sps
 
-from conftest import FIXTURES, cli_for
+from conftest import FIXTURES, cli_for, strict_orders, tie_breakings, yilmaz_tau_ap
 from irwarehouse import measures, runsets, schema, significance
 from irwarehouse.engine import evaluation
 
@@ -104,24 +103,6 @@ def per_topic(db_path, measure, qrels):
     per = evaluation.evaluate(con, qrels, [measures.parse(measure)], runs, store=False).df()
     con.close()
     return per.pivot(index="run_id", columns="topic", values="value").reindex(runs).to_numpy()
-
-
-def strict_orders(v):
-    """Every strict ordering (indices, top first) that breaks the ties of v."""
-    groups = [np.flatnonzero(v == value).tolist() for value in sorted(set(v), reverse=True)]
-    for combo in itertools.product(*(itertools.permutations(g) for g in groups)):
-        yield [item for group in combo for item in group]
-
-
-def tie_breakings(v) -> int:
-    return int(np.prod([math.factorial(c) for c in np.unique(v, return_counts=True)[1]]))
-
-
-def yilmaz_tau_ap(reference, order):
-    """tau_AP of two strict orderings (Yilmaz, Aslam, Robertson 2008), from its definition."""
-    above = {item: r for r, item in enumerate(reference)}
-    total = sum(sum(above[v] < above[order[i]] for v in order[:i]) / i for i in range(1, len(order)))
-    return 2 * total / (len(order) - 1) - 1
 
 
 def independent_pvalue_cells(db_path, wanted, qrels) -> dict:

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 import scipy.stats as sps
 
+from conftest import strict_orders, yilmaz_tau_ap
 from irwarehouse import stats as S
 
 ZERO_SD_RTOL = 1e-10  # the module's documented "zero variance" tolerance
@@ -651,20 +652,6 @@ def test_tau_ap_published_example():
     y = [0.48, 0.68, 0.32, 0.09, 0.06, 0.61, 0.87, 0.22, 0.44, 0.84]
     assert S.tau_ap(x, y) == pytest.approx(0.3928571, abs=1e-7)
     assert S.tau_ap(x, np.round(y, 1)) == pytest.approx(0.39903, abs=1e-5)
-
-
-def strict_orders(v):
-    """Every strict ranking (item indices, top first) that breaks v's ties."""
-    groups = [np.flatnonzero(v == value).tolist() for value in sorted(set(v), reverse=True)]
-    for combo in itertools.product(*(itertools.permutations(g) for g in groups)):
-        yield [item for group in combo for item in group]
-
-
-def yilmaz_tau_ap(ref_order, order):
-    pos = {item: r for r, item in enumerate(ref_order)}
-    total = sum(sum(pos[v] < pos[order[i]] for v in order[:i]) / i
-                for i in range(1, len(order)))
-    return 2 * total / (len(order) - 1) - 1
 
 
 def plain_rbo_ext(order_a, order_b, p):
