@@ -204,3 +204,44 @@ def duckdb_cli(request) -> str:
     if not binary.exists():
         pytest.fail(f"duckdb-cli {CLI} has no binary at {binary}")
     return str(binary)
+
+
+# ----------------------------------------------------------------- rank correlations by hand
+
+def strict_orders(v):
+    """Every strict ranking (item indices, top first) that breaks the ties of the scores v."""
+    import itertools
+
+    import numpy as np
+
+    v = np.asarray(v)
+    groups = [np.flatnonzero(v == value).tolist() for value in sorted(set(v.tolist()), reverse=True)]
+    for combo in itertools.product(*(itertools.permutations(g) for g in groups)):
+        yield [item for group in combo for item in group]
+
+
+def tie_breakings(v) -> int:
+    """How many strict rankings break the ties of the scores v."""
+    import math
+
+    import numpy as np
+
+    return int(np.prod([math.factorial(c) for c in np.unique(v, return_counts=True)[1]]))
+
+
+def yilmaz_tau_ap(reference, order):
+    """tau_AP (Yilmaz, Aslam, Robertson 2008) of the strict ranking ``order`` against the
+    strict ranking ``reference`` (item indices, top first), from its definition."""
+    above = {item: r for r, item in enumerate(reference)}
+    total = sum(sum(above[v] < above[order[i]] for v in order[:i]) / i for i in range(1, len(order)))
+    return 2 * total / (len(order) - 1) - 1
+
+
+def expected_tau_ap(reference_scores, scores):
+    """tau_AP of the scores against the reference scores (higher = top) when ties are broken
+    at random: the mean of :func:`yilmaz_tau_ap` over every way to break them."""
+    import numpy as np
+
+    return float(np.mean([yilmaz_tau_ap(a, b) for a in strict_orders(reference_scores)
+                          for b in strict_orders(scores)]))
+

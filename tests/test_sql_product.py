@@ -43,8 +43,12 @@ CASES = [
     ("RBP(p=0.5,rel=2)", "RBP", "p := 0.5, rel := 2"),
     ("RBP(gains={1:1,2:2,3:10},p=0.9)", "RBP", "p := 0.9, gains := MAP {1: 1, 2: 2, 3: 10}"),
     ("RBP'(p=0.8)", "RBP", "judged_only := true"),
+    ("RBP(depth=10)", "RBP", "depth := 10"), ("RBP(p=0.7943282347242815)", "RBP", "depth := 10"),
+    ("RBP(depth=100,residual=0.05)@50", "RBP", "depth := 100, residual := 0.05, k := 50"),
     ("RBPres(p=0.8)", "RBPres", ""), ("RBPres(p=0.9)@10", "RBPres", "p := 0.9, k := 10"),
+    ("RBPres(depth=20)@10", "RBPres", "depth := 20, k := 10"),
     ("nRBP(p=0.8)@10", "nRBP", "k := 10"), ("nRBP(p=0.6,rel=2)", "nRBP", "p := 0.6, rel := 2"),
+    ("nRBP(depth=5,residual=0.2)", "nRBP", "residual := 0.2, depth := 5"),
     ("Q", "Q", ""), ("Q(beta=0.5)@10", "Q", "beta := 0.5, k := 10"), ("Q(rel=2)", "Q", "rel := 2"),
     ("Q(gains={1:1,2:2,3:3})", "Q", "gains := MAP {1: 1, 2: 2, 3: 3}"),
     ("Bpref", "Bpref", ""), ("Bpref(rel=2)", "Bpref", "rel := 2"), ("Bpref'", "Bpref", "judged_only := true"),
@@ -124,6 +128,10 @@ def test_measure_macros_select_runs_and_check_parameters(fixture_db):
                        "ORDER BY 1").fetchall()
     assert rows == [("alpha1",), ("beta2",)]
     for call, message in [("RBP('fixture', p := 1.5)", "p must be in"),
+                          ("RBP('fixture', p := 0.9, depth := 10)", "give p or depth, not both"),
+                          ("RBPres('fixture', residual := 0.2)", "residual means nothing without depth"),
+                          ("nRBP('fixture', depth := 0)", "depth must be >= 1"),
+                          ("RBP('fixture', depth := 10, residual := 1)", r"residual must be in \(0, 1\)"),
                           ("nDCG('fixture', discount := 'log')", "discount must be"),
                           ("P('fixture', k := 0)", "k must be a positive"),
                           ("AP('nope')", "no such qrels")]:
