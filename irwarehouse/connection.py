@@ -292,7 +292,6 @@ class Staging:
 
 def _waiting(open_fn, path: str, read_only: bool, wait: float | None):
     """``open_fn()``, retried while another process holds the file, for ``wait`` seconds."""
-    import re
     import time
 
     if wait is None:
@@ -311,19 +310,34 @@ def _waiting(open_fn, path: str, read_only: bool, wait: float | None):
         try:
             return open_fn()
         except duckdb.Error as exc:
-            text = str(exc)
-            if "lock" not in text.lower():
+            if not is_locked(exc):
                 raise IrwError(open_problem(path, exc)) from None
             if time.monotonic() >= deadline:
-                pid = re.search(r"PID (\d+)", text)
-                holder = f"process {pid.group(1)}{_command_of(pid.group(1))}" if pid else "another process"
+                holder = lock_holder(exc)
+                if read_only:
+                    raise IrwError(
+                        f"the warehouse {path} is in use by {holder}, which is writing it; waited "
+                        f"{wait:g} s. Try again when it is done, wait longer (--wait SECONDS), or "
+                        "read a published copy (irw publish) meanwhile") from None
                 raise IrwError(
-                    f"the warehouse {path} is in use by {holder}, which "
-                    + ("is writing it" if read_only else "has it open")
-                    + f"; waited {wait:g} s. Try again when it is done, wait longer (--wait SECONDS), "
-                    "or read a published copy (irw publish) meanwhile") from None
+                    f"the warehouse {path} is in use by {holder}, which has it open; waited {wait:g} s. "
+                    "Try again when it is closed, or wait longer (--wait SECONDS). A client that keeps "
+                    "the warehouse open, even read-only, blocks every command that writes: let "
+                    "dashboards and notebooks read a published copy (irw publish COPY.duckdb), and "
+                    "reconnect them after each publish") from None
             time.sleep(pause)
             pause = min(pause * 2, 0.5)
+
+
+def is_locked(exc: Exception) -> bool:
+    """Did DuckDB refuse to open a file because another process holds it?"""
+    return "lock" in str(exc).lower()
+
+
+def lock_holder(exc: Exception) -> str:
+    """The process DuckDB names as holding a file: ``process 4242 (its command line)``."""
+    pid = re.search(r"PID (\d+)", str(exc))
+    return f"process {pid.group(1)}{_command_of(pid.group(1))}" if pid else "another process"
 
 
 def _command_of(pid: str) -> str:

@@ -189,10 +189,16 @@ def _make_current(new: duckdb.DuckDBPyConnection) -> None:
 
 
 def is_published_copy(path: Path) -> bool:
-    """Is ``path`` a copy ``irw publish`` wrote (which ``publish --replace`` may replace)?"""
+    """Is ``path`` a copy ``irw publish`` wrote (which ``publish --replace`` may replace)? A
+    copy a client holds open for writing is not replaced (its writes would be lost): an error
+    names the client."""
     try:
         con = duckdb.connect(str(path), read_only=True)
-    except duckdb.Error:
+    except duckdb.Error as exc:
+        if connection.is_locked(exc):
+            raise IrwError(f"{path} is open for writing in {connection.lock_holder(exc)}: "
+                           "a published copy is replaced only while its clients read it; open it "
+                           "read-only (duckdb -readonly, read_only=True) and publish again") from None
         return False
     try:
         if not connection.has_table(con, "irw_meta"):

@@ -28,7 +28,9 @@ def export_cmd(
 def publish_cmd(
     ctx: typer.Context,
     out: str = typer.Argument(..., help="The DuckDB file to write."),
-    replace: bool = typer.Option(False, "--replace", help="Overwrite OUT if it exists."),
+    replace: bool = typer.Option(False, "--replace", help=(
+        "Replace OUT, a copy irw publish wrote: the new copy is renamed onto it when complete; "
+        "connections open on the old one keep it until they close.")),
 ):
     """A compact copy for dashboards and BI tools: every public table, view and macro, in a
     storage format DuckDB 1.4.2 and later read; without caches."""
