@@ -7,13 +7,16 @@ import csv
 import io
 import itertools
 import json
+import re
+import shlex
+import shutil
 import warnings
 
 import numpy as np
 import pytest
 from scipy import stats as sps
 
-from conftest import FIXTURES, cli_for, strict_orders, tie_breakings, yilmaz_tau_ap
+from conftest import FIXTURES, ROOT, cli_for, strict_orders, tie_breakings, yilmaz_tau_ap
 from irwarehouse import measures, runsets, schema, significance
 from irwarehouse.engine import evaluation
 
@@ -306,3 +309,53 @@ def test_trec8_every_cell_equals_the_single_command(trec8_db, evaluated_once):
     assert pvalues[("P@10", "trec8", "P@10", "trec8-cm-d10")]["value"] == 1
     assert pvalues[("AP", "trec8", "AP", "trec8")]["value"] == 1
     assert 0.5 < pvalues[("AP", "trec8", "AP", "trec8-cm-d10")]["value"] < 1
+
+
+def test_trec8_table3_as_the_statistics_guide_shows_it(trec8_db, tmp_path):
+    """The commands docs/statistics.md shows for Webber et al.'s Table 3 on TREC-8, run as
+    they are written: their output is the table the guide prints, and each of its 36 cells is
+    Kendall's tau-b between the orderings of the 8,256 run pairs by scipy's paired t-test
+    p-values on `irw eval`'s per-topic scores (pairs without a p-value left out)."""
+    text = (ROOT / "docs" / "statistics.md").read_text()
+    block = text.split("<!-- trec8-table3-commands -->", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
+    printed = text.split("<!-- trec8-table3-output -->\n", 1)[1].split("<!-- /trec8-table3-output -->", 1)[0]
+    commands = [shlex.split(line) for line in block.splitlines() if line.strip()]
+    assert [c[:3] for c in commands] == [["irw", "pool", "depth"]] * 2 + [["irw", "correlate", "--matrix"]]
+    path = str(tmp_path / "trec8.duckdb")
+    shutil.copy(trec8_db, path)  # the session's warehouse stays as the other tests expect it
+    cli = cli_for(path)
+    for command in commands[:-1]:
+        cli(*command[1:])
+    out = cli(*commands[-1][1:]).stdout
+    assert out == printed
+    conditions = [c for flag, c in zip(commands[-1], commands[-1][1:]) if flag == "-c"]
+    assert len(conditions) == 9
+    p = {}
+    for condition in conditions:
+        measure, qrels = condition.rsplit(":", 1)
+        X = per_topic(path, measure, qrels)
+        assert X.shape == (129, 50)
+        i, j = np.triu_indices(len(X), k=1)
+        D = X[i] - X[j]
+        zero = D.std(axis=1) <= 1e-10 * np.maximum(np.abs(X[i]).max(axis=1), np.abs(X[j]).max(axis=1))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            values = sps.ttest_rel(X[i], X[j], axis=1).pvalue
+        p[condition] = np.where(zero, np.nan, values)
+    rows = [[cell.strip() for cell in re.split(r"(?<!\\)\|", line)[1:-1]] for line in out.splitlines()[2:]]
+    names = [f"{measures.parse(c.rsplit(':', 1)[0])} \\| {c.rsplit(':', 1)[1]}" for c in conditions]
+    assert [row[0] for row in rows] == names[1:]
+    cells = 0
+    for a, row in enumerate(rows, 1):
+        assert len(row) == 9
+        values = row[1:]
+        for b in range(8):
+            if b >= a:
+                assert values[b] == ""
+                continue
+            pa, pb = p[conditions[a]], p[conditions[b]]
+            keep = ~(np.isnan(pa) | np.isnan(pb))
+            assert keep.sum() >= 8256 - 10  # a few pairs score alike on every topic
+            assert float(values[b]) == pytest.approx(sps.kendalltau(pa[keep], pb[keep]).statistic, abs=5e-5), (a, b)
+            cells += 1
+    assert cells == 36

@@ -42,6 +42,7 @@ import numpy as np
 import pytest
 
 from conftest import FIXTURES
+from irwarehouse import schema
 from irwarehouse.engine import evaluation, loading
 from irwarehouse.errors import IrwError
 from irwarehouse.experiments import agreement as ag
@@ -363,6 +364,57 @@ def test_agreement_n10_exact_and_monte_carlo(cli, tmp_path):
         assert abs(r.agreement - exact[(r.measure_a, r.measure_b)]) < 5 * r.std_error
     again = ag.uniform_cell(parse_all(ag.DEFAULT_MEASURES), 10, [0.0], 40000, 3, exact_limit=0)
     assert again.equals(mc)  # deterministic given the seed
+
+
+def _in_memory_rates(Si, Sj, deltas, fuzziness):
+    """Agreement rates over all the pairs at once (the scores of every pair in memory)."""
+    M = Si.shape[0]
+    diffs = [ag.differences(Si[m], Sj[m], fuzziness) for m in range(M)]
+    return np.array([[ag.agree(diffs[a], diffs[b], d).mean() for a, b in itertools.combinations(range(M), 2)]
+                     for d in deltas])
+
+
+@pytest.mark.parametrize("fuzziness", ag.FUZZINESS)
+def test_monte_carlo_in_batches_equals_all_pairs_in_memory(fuzziness, tmp_path):
+    """The Monte Carlo cells keep running sums over batches of pairs; the rates are those of
+    every pair drawn at once with the same seed -- to the last bit -- for the uniform mode (N =
+    12, three batches) and the sampled mode (the fixtures' rankings, four batches, the pairs'
+    rankings drawn as numpy's Generator.choice draws them)."""
+    measures, deltas = parse_all(ag.DEFAULT_MEASURES), [0.0, 0.01, 0.1]
+    n, samples, seed = 12, 150_000, 7
+    got = ag.uniform_cell(measures, n, deltas, samples, seed, fuzziness, exact_limit=0)
+    rng = np.random.default_rng(seed)
+    step = int(np.clip((1 << 22) // n, 1024, 1 << 16))
+    assert samples // step == 2  # three batches
+    A, B = [], []
+    for s in range(0, samples, step):
+        size = min(step, samples - s)
+        bits = np.unpackbits(rng.integers(0, 256, size=(2 * size, 2), dtype=np.uint8), axis=1, count=n)
+        distinct = (bits[:size] != bits[size:]).any(axis=1)
+        A.append(bits[:size][distinct])
+        B.append(bits[size:][distinct])
+    A, B = np.vstack(A), np.vstack(B)
+    want = _in_memory_rates(ag.scores_of(A, measures), ag.scores_of(B, measures), deltas, fuzziness)
+    assert got["agreement"].tolist() == want.ravel().tolist()
+    assert set(got["pairs"]) == {len(A)} and set(got["method"]) == {"monte-carlo"}
+
+    con = schema.connect(":memory:")
+    loading.load_qrels(con, [str(FIXTURES / "qrels.txt")], "fixture")
+    loading.load_runs(con, [str(FIXTURES / "runs")])
+    run_ids = [r[0] for r in con.execute("SELECT DISTINCT run_id FROM runs ORDER BY 1").fetchall()]
+    vectors = ag.real_vectors(con, "fixture", run_ids, 10)
+    con.close()
+    samples = 4 * ag.MC_BATCH - 5
+    got = ag.sampled_cell(measures, 10, deltas, samples, seed, vectors, fuzziness, exact_limit=0)
+    counts = vectors["rankings"].to_numpy()
+    rng = np.random.default_rng(seed)
+    i = rng.choice(len(counts), size=samples, p=counts / counts.sum())
+    j = rng.choice(len(counts), size=samples, p=counts / counts.sum())
+    keep = i != j
+    S = ag.scores_of(ag.vectors_from_ranks(vectors["relevant_ranks"].tolist(), 10), measures)
+    want = _in_memory_rates(S[:, i[keep]], S[:, j[keep]], deltas, fuzziness)
+    assert got["agreement"].tolist() == want.ravel().tolist()
+    assert set(got["pairs"]) == {int(keep.sum())}
 
 
 def test_samples_apply_to_monte_carlo_cells_only(cli, tmp_path):

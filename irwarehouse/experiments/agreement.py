@@ -55,6 +55,12 @@ EXACT_LIMIT = 8192
 #: Monte Carlo pairs of a cell that cannot be enumerated (``--samples``).
 DEFAULT_SAMPLES = 200_000
 TIE_RTOL = 1e-12
+#: Pairs of one Monte Carlo batch of the sampled mode (the uniform mode's batches hold
+#: about 4 M relevance flags).
+MC_BATCH = 1 << 16
+#: Relevance flags of the vectors scored at a time in a Monte Carlo cell (the arrays of
+#: their scoring -- a few times this many doubles -- stay in the processor's cache).
+SCORE_ELEMENTS = 1 << 17
 _CHUNK = 1 << 20  # elements of one working array
 
 
@@ -123,13 +129,16 @@ def exact_rates(S: np.ndarray, deltas, weights: np.ndarray | None = None,
     return rates, total
 
 
-def pair_rates(Si: np.ndarray, Sj: np.ndarray, deltas, fuzziness: str = "relative"):
-    """Agreement rates over given pairs: ``Si``, ``Sj`` (measures x pairs) hold the scores
-    of the two rankings of each pair. Returns rates[delta][k] over the measure pairs."""
+def pair_agreements(Si: np.ndarray, Sj: np.ndarray, deltas, fuzziness: str = "relative") -> np.ndarray:
+    """On how many of the given pairs each two measures agree: ``Si``, ``Sj`` (measures x
+    pairs) hold the scores of the two rankings of each pair. Returns counts[delta][k] over
+    the measure pairs ``combinations(range(M), 2)`` (a Monte Carlo cell sums them over its
+    batches of pairs)."""
     M = Si.shape[0]
     pairs = list(combinations(range(M), 2))
     diffs = [differences(Si[m], Sj[m], fuzziness) for m in range(M)]
-    return np.array([[agree(diffs[a], diffs[b], d).mean() for a, b in pairs] for d in deltas])
+    return np.array([[np.count_nonzero(agree(diffs[a], diffs[b], d)) for a, b in pairs] for d in deltas],
+                    dtype=np.int64).reshape(len(deltas), len(pairs))
 
 
 # ---------------------------------------------------------------------------------------
@@ -228,20 +237,22 @@ def uniform_cell(measures, n: int, deltas, samples: int, seed: int,
         rates, total = exact_rates(S, deltas, fuzziness=fuzziness)
         return _rows(measures, rates, deltas, n, "uniform", total, "exact", False, 2**n, 2**n, **how)
     rng = stats.rng_of(seed)
-    step = int(np.clip((1 << 22) // n, 1024, 1 << 16))  # pairs per batch (BLAS likes big ones)
+    step = int(np.clip((1 << 22) // n, 1024, 1 << 16))  # pairs drawn at a time
+    part = max(1, SCORE_ELEMENTS // n)  # pairs scored at a time (their arrays stay in cache)
     nbytes = -(-n // 8)
-    Si, Sj, used = [], [], 0
+    agreed, used = 0, 0  # running sums: memory does not grow with the number of pairs
     for s in range(0, samples, step):
         size = min(step, samples - s)
         # p(relevant) = 0.5 at every rank: the bits of uniform random bytes
         bits = np.unpackbits(rng.integers(0, 256, size=(2 * size, nbytes), dtype=np.uint8),
                              axis=1, count=n)
-        A, B = bits[:size], bits[size:]
-        distinct = (A != B).any(axis=1)  # pairs of identical vectors are not pairs
-        Si.append(scores_of(A[distinct], measures, ap_r))
-        Sj.append(scores_of(B[distinct], measures, ap_r))
-        used += int(distinct.sum())
-    rates = pair_rates(np.hstack(Si), np.hstack(Sj), deltas, fuzziness)
+        for t in range(0, size, part):
+            A, B = bits[t:min(t + part, size)], bits[size + t:size + min(t + part, size)]
+            distinct = (A != B).any(axis=1)  # pairs of identical vectors are not pairs
+            agreed = agreed + pair_agreements(scores_of(A[distinct], measures, ap_r),
+                                              scores_of(B[distinct], measures, ap_r), deltas, fuzziness)
+            used += int(distinct.sum())
+    rates = agreed / used
     return _rows(measures, rates, deltas, n, "uniform", used, "monte-carlo", True, 2 * used,
                  2 * used, **how)
 
@@ -263,13 +274,22 @@ def sampled_cell(measures, n: int, deltas, samples: int, seed: int, vectors: pd.
         rates, total = exact_rates(S, deltas, counts, fuzziness)
         return _rows(measures, rates, deltas, n, "sampled", total, "exact", False, len(counts),
                      total_rankings, **how)
-    rng = stats.rng_of(seed)
-    prob = counts / total_rankings
-    i = rng.choice(len(counts), size=samples, p=prob)
-    j = rng.choice(len(counts), size=samples, p=prob)
-    keep = i != j  # two rankings with the same vector are not a pair
-    rates = pair_rates(S[:, i[keep]], S[:, j[keep]], deltas, fuzziness)
-    return _rows(measures, rates, deltas, n, "sampled", int(keep.sum()), "monte-carlo", True,
+    # each ranking of a pair drawn by its vector's frequency, by inverse CDF (as
+    # numpy's Generator.choice draws): the first rankings from the seed's stream, the second
+    # ones from the same stream after the first ones' draws; in batches, with running sums
+    cdf = np.cumsum(counts / total_rankings)
+    cdf /= cdf[-1]
+    first, second = stats.rng_of(seed), stats.rng_of(seed)
+    second.bit_generator.advance(samples)  # one 64-bit step per uniform draw
+    agreed, used = 0, 0
+    for s in range(0, samples, MC_BATCH):
+        size = min(MC_BATCH, samples - s)
+        i = cdf.searchsorted(first.random(size), side="right")
+        j = cdf.searchsorted(second.random(size), side="right")
+        keep = i != j  # two rankings with the same vector are not a pair
+        agreed = agreed + pair_agreements(S[:, i[keep]], S[:, j[keep]], deltas, fuzziness)
+        used += int(keep.sum())
+    return _rows(measures, agreed / used, deltas, n, "sampled", used, "monte-carlo", True,
                  len(counts), total_rankings, **how)
 
 
