@@ -1,11 +1,11 @@
 """Benchmark: load TREC-8 (129 runs, official qrels) and compute per-topic AP, P@10, nDCG,
-nDCG@10, RR, Bpref and RBP(p=0.8) for every run -- with irw and with the tools people use
-today (pytrec_eval, ranx, ir_measures; install them with `pip install '.[bench]'`).
+nDCG@10, RR, Bpref and RBP(p=0.8) for every run -- with irw (into a warehouse file: `irw`;
+files in, scores out: `irw_files`) and with the tools people use today (pytrec_eval, ranx, ir_measures; install them with `pip install '.[bench]'`).
 
 Each tool runs in its own process, one after another on the same machine; each reports its
 wall-clock times and its peak resident memory.
 
-    python bench/bench_eval.py [--data ../shared/data/trec8] [--tools irw,pytrec_eval,ranx,ir_measures]
+    python bench/bench_eval.py [--data ../shared/data/trec8] [--tools irw,irw_files,pytrec_eval,ranx,ir_measures]
                                [--repeat N]
 
 With --repeat N the tools run N times, interleaved (irw, pytrec_eval, ..., irw, ...), and the
@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import math
 import resource
 import subprocess
 import sys
@@ -78,6 +79,19 @@ def tool_irw(data: Path) -> dict:
             "note": f"first eval includes materializing the base; warm = base cached ({phases})"}
 
 
+def tool_irw_files(data: Path) -> dict:
+    """`irw eval QRELS RUN...`: the files evaluated in an in-memory warehouse, nothing kept
+    (the import of irwarehouse included)."""
+    t0 = time.perf_counter()
+    from irwarehouse import Warehouse
+
+    per = Warehouse.eval_files(str(data / "qrels.trec8.gz"), [str(data / "runs")], MEASURES)
+    t1 = time.perf_counter()
+    return {"load_s": math.nan, "first_eval_s": math.nan, "end_to_end_s": t1 - t0,
+            "values": len(per), "peak_mb": peak_mb(),
+            "note": "files in, scores out: load and evaluation in one call, import included"}
+
+
 def tool_pytrec_eval(data: Path) -> dict:
     import pytrec_eval
 
@@ -131,7 +145,7 @@ def tool_ir_measures(data: Path) -> dict:
             "values": values, "peak_mb": peak_mb(), "note": "6 of the 7 measures (no RBP)"}
 
 
-TOOLS = {"irw": tool_irw, "pytrec_eval": tool_pytrec_eval, "ranx": tool_ranx,
+TOOLS = {"irw": tool_irw, "irw_files": tool_irw_files, "pytrec_eval": tool_pytrec_eval, "ranx": tool_ranx,
          "ir_measures": tool_ir_measures}
 
 
@@ -171,9 +185,10 @@ def main() -> None:
         spread = f" (of {len(ordered)}: {times} s)" if len(ordered) > 1 else ""
         print(f"{tool:<12} {r['load_s']:8.2f} {r['first_eval_s']:8.2f} {r['end_to_end_s']:8.2f} "
               f"{warm} {r['peak_mb']:8.0f}  {r.get('note', '')}{spread}")
-    if "irw" in results and "pytrec_eval" in results:
-        ratio = results["irw"]["end_to_end_s"] / results["pytrec_eval"]["end_to_end_s"]
-        print(f"irw end-to-end / pytrec_eval end-to-end = {ratio:.2f}")
+    for tool in ("irw", "irw_files"):
+        if tool in results and "pytrec_eval" in results:
+            ratio = results[tool]["end_to_end_s"] / results["pytrec_eval"]["end_to_end_s"]
+            print(f"{tool} end-to-end / pytrec_eval end-to-end = {ratio:.2f}")
 
 
 if __name__ == "__main__":

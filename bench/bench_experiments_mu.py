@@ -85,16 +85,16 @@ def main() -> None:
     # ---- metric agreement
     default = measures.parse_all(agreement.DEFAULT_MEASURES)
     t = time.perf_counter()
-    exact = agreement.uniform_cell(default, 10, [0.0], 0, 0)
+    exact = agreement.uniform_cell(default, 10, [0.0], agreement.DEFAULT_SAMPLES, 0)
     print(f"agreement, N = 10 exact ({int(exact['pairs'].iloc[0]):,} pairs, 10 measure pairs): "
           f"{time.perf_counter() - t:.2f} s")
     t = time.perf_counter()
-    mc = agreement.uniform_cell(default, 1000, [0.0], 0, 0)
+    mc = agreement.uniform_cell(default, 1000, [0.0], agreement.DEFAULT_SAMPLES, 0)
     print(f"agreement, N = 1000 Monte Carlo ({int(mc['pairs'].iloc[0]):,} pairs): "
           f"{time.perf_counter() - t:.2f} s")
     t = time.perf_counter()
     vectors = agreement.real_vectors(con, "trec8", run_ids, 10)
-    sampled = agreement.sampled_cell(default, 10, [0.0], 0, 0, vectors)
+    sampled = agreement.sampled_cell(default, 10, [0.0], agreement.DEFAULT_SAMPLES, 0, vectors)
     ap_p10 = sampled[(sampled["measure_a"] == "AP") & (sampled["measure_b"] == "P@10")]["agreement"].iloc[0]
     print(f"agreement, N = 10 sampled from the TREC-8 rankings ({len(vectors)} distinct vectors of "
           f"{int(vectors['rankings'].sum()):,} rankings): {time.perf_counter() - t:.2f} s "

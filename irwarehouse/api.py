@@ -109,6 +109,27 @@ def _parsed(measures, rel_level: int | None = None) -> list[ms.Measure]:
     return ms.parse_all(measure_names(measures), rel_level=rel_level)
 
 
+def _conditions(con, conditions) -> list[tuple[ms.Measure, str]]:
+    """The conditions of a correlation matrix: each ``MEASURE:QRELS`` (a string) or a
+    (measure, qrels) pair, its qrels existing; a condition given twice is an error."""
+    if isinstance(conditions, str):
+        conditions = [conditions]
+    out = []
+    for item in conditions:
+        if isinstance(item, str):
+            measure, qrels = ms.parse_condition(item)
+        else:
+            measure, qrels = item
+            measure = _parsed([measure])[0]
+        catalogue.qrels_info(con, qrels)
+        if (measure, qrels) in out:
+            raise IrwError(f"the condition {measure}:{qrels} is given twice")
+        out.append((measure, qrels))
+    if not out:
+        raise IrwError("no condition given: name each as MEASURE:QRELS, e.g. AP@100:trec8-d10")
+    return out
+
+
 def measure_labels(measures, rel_level: int | None = None) -> list[str]:
     """The canonical names of ``measures`` (names or ir_measures objects), in order, without
     repeats: the names ``scores.measure`` stores. A bad name is an IrwError."""
@@ -608,26 +629,41 @@ class Warehouse:
         return Result.of([significance.correlate(self.con, a, q, b, qrels_b or q, run_ids, topics, rbo_p)])
 
     @_atomic
-    def correlation_matrix(self, measures, qrels=None, runs="all", *, topics: str = "qrels",
-                           rbo_p: float = 0.9, of: str = "scores", statistics=None,
-                           save: str | None = None) -> Result:
-        """``irw correlate --matrix``: every cell over the conditions measure x qrels (``qrels``
-        a list; default the only loaded qrels), one row per cell and statistic; ``of`` scores
-        (run orderings) or pvalues (orderings of the run pairs by paired t-test p-value);
-        ``save`` keeps the cells in table correlation_matrices."""
+    def correlation_matrix(self, measures=None, qrels=None, runs="all", *, conditions=None,
+                           topics: str = "qrels", rbo_p: float = 0.9, of: str = "scores",
+                           statistics=None, save: str | None = None) -> Result:
+        """``irw correlate --matrix``: every cell over the conditions, one row per cell and
+        statistic. The conditions are every measure of ``measures`` at every qrels of
+        ``qrels`` (a list; default the only loaded qrels), measures outer; or the list
+        ``conditions``, each ``MEASURE:QRELS`` (e.g. ``AP@100:trec8-d10``) or a (measure,
+        qrels) pair, in the order given. ``of`` scores (run orderings) or pvalues (orderings
+        of the run pairs by paired t-test p-value); ``save`` keeps the cells in table
+        correlation_matrices."""
         from . import significance
 
-        parsed = _parsed(measures)
-        qs = catalogue.expand_qrels(self.con, qrels)
+        if conditions is not None:
+            if measures is not None or qrels is not None:
+                raise IrwError("give the conditions as measures and qrels or as a list of "
+                               "conditions, not both")
+            pairs = _conditions(self.con, conditions)
+            qs = list(dict.fromkeys(q for _, q in pairs))
+        else:
+            if not measures:
+                raise IrwError("no measure given: name the measures (-m), or the conditions "
+                               "(--condition MEASURE:QRELS)")
+            parsed = _parsed(measures)
+            qs = catalogue.expand_qrels(self.con, qrels)
+            pairs = [(m, q) for m in parsed for q in qs]
         run_ids = runsets.resolve(self.con, _spec(runs), qrels=qs[0])
         wanted = list(statistics) if statistics else (
             ["kendall_tau", "tau_ap", "rbo"] if of == "scores" else ["kendall_tau"])
-        frame = significance.correlation_matrix(self.con, parsed, qs, run_ids, topics, rbo_p, of, wanted,
+        frame = significance.correlation_matrix(self.con, pairs, run_ids, topics, rbo_p, of, wanted,
                                                 notify=self._notify_note)
         if save:
+            params = ({"conditions": [f"{m}:{q}" for m, q in pairs]} if conditions is not None else
+                      {"measures": [str(m) for m in parsed], "qrels": qs})
             self._save(significance, "correlation_matrices", save, frame,
-                       {"measures": [str(m) for m in parsed], "qrels": qs,
-                        "runs": runs if isinstance(runs, str) else list(runs),
+                       {**params, "runs": runs if isinstance(runs, str) else list(runs),
                         "topics": topics, "rbo_p": rbo_p})
         return Result.of(frame)
 
@@ -839,8 +875,8 @@ class Warehouse:
 
     @_atomic
     def publish(self, out, *, replace: bool = False) -> dict:
-        """A compact copy for dashboards and BI tools (storage v1.4.0), the base relation
-        materialized in it."""
+        """A compact copy for dashboards and BI tools (storage v1.4.0, read by DuckDB 1.4.2 and
+        later), the base relation materialized in it."""
         from . import export as copies
 
         return copies.publish(self.con, str(out), replace=replace)

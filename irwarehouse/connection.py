@@ -14,6 +14,7 @@ warehouse only for its final transaction.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import os
 import re
@@ -24,7 +25,7 @@ from pathlib import Path
 
 import duckdb
 
-from .errors import Interrupts, IrwError, shown
+from .errors import Interrupts, IrwError, inline, shown
 from .files import TEMP_PREFIX, sweep
 from .result import Result
 from .sql import quote_literal, used
@@ -32,12 +33,18 @@ from .sql import quote_literal, used
 DEFAULT_DB = "irw.duckdb"
 PUBLISHED_KEY = "published_from"  # irw_meta: this file is a copy irw publish wrote
 # The layout of the warehouse's tables (irwarehouse.schema creates and upgrades it).
-SCHEMA_VERSION = "5"
+SCHEMA_VERSION = "6"  # 6: runs counts its writes (irw_runs_writes)
 # The oldest DuckDB release that can open files irw creates (DuckDB's
 # storage_compatibility_version): DuckDB 2.0 would otherwise write its own format, which
 # DuckDB 1.x clients (the DuckDB CLI, BI tools that pin duckdb<2) cannot read. A file keeps
 # the version it was created with.
 STORAGE_VERSION = "v1.4.0"
+# The oldest DuckDB that reads what irw writes -- a warehouse, its published copy, its
+# export -- with every view and macro. DuckDB 1.4.0 and 1.4.1 open a file in STORAGE_VERSION
+# but fail in every measure macro ("Table with name wide does not exist"). Tested at this
+# release and at the one before it (tests/test_clients.py). irw itself needs more (the
+# duckdb range of pyproject.toml).
+OLDEST_READER = "1.4.2"
 
 
 def resolve_path(path: str | None) -> str:
@@ -101,11 +108,8 @@ def configure(con: duckdb.DuckDBPyConnection, limit: str | None = None) -> None:
     """Settings of every connection irw opens: no progress bar (irw's stdout is its own), the
     memory limit (:func:`memory_limit`), and a private directory, under the system's temporary
     directory, to which DuckDB spills what does not fit (created on demand and removed by
-    DuckDB when the connection closes). Insertion order is not kept: every statement whose
-    result order matters says ORDER BY, and without it large inserts run in parallel and in
-    less memory."""
+    DuckDB when the connection closes)."""
     con.execute("SET enable_progress_bar = false")
-    con.execute("SET preserve_insertion_order = false")
     sweep()  # what killed irw processes left in the temporary directory
     spill = os.path.join(tempfile.gettempdir(), f"{TEMP_PREFIX}spill-{os.getpid()}-{uuid.uuid4().hex[:8]}")
     try:
@@ -119,6 +123,30 @@ def configure(con: duckdb.DuckDBPyConnection, limit: str | None = None) -> None:
         con.execute(f"SET memory_limit = {quote_literal(value)}")
     except duckdb.Error:
         raise IrwError(f"memory limit {shown(value)} is not a size (write e.g. 2GB, 1500MB, 4GiB)") from None
+
+
+@contextmanager
+def unordered(con):
+    """Bulk work that keeps no insertion order: the statements of a load, of the base and of
+    an evaluation say ORDER BY wherever order matters, and without insertion order DuckDB
+    writes large results in parallel and in less memory. Elsewhere (users' SQL, exports) a
+    query without ORDER BY keeps the order rows were stored in, as in any DuckDB client."""
+    before = con.execute("SELECT current_setting('preserve_insertion_order')").fetchone()[0]
+    con.execute("SET preserve_insertion_order = false")
+    try:
+        yield
+    finally:
+        if before:
+            con.execute("SET preserve_insertion_order = true")
+
+
+def without_order(fn):
+    """``fn(con, ...)`` run :func:`unordered`."""
+    @functools.wraps(fn)
+    def call(con, *args, **kwargs):
+        with unordered(con):
+            return fn(con, *args, **kwargs)
+    return call
 
 
 def connect(path: str | None = None, read_only: bool = False, create: bool = True,
@@ -265,7 +293,6 @@ class Staging:
 
 def _waiting(open_fn, path: str, read_only: bool, wait: float | None):
     """``open_fn()``, retried while another process holds the file, for ``wait`` seconds."""
-    import re
     import time
 
     if wait is None:
@@ -284,19 +311,34 @@ def _waiting(open_fn, path: str, read_only: bool, wait: float | None):
         try:
             return open_fn()
         except duckdb.Error as exc:
-            text = str(exc)
-            if "lock" not in text.lower():
+            if not is_locked(exc):
                 raise IrwError(open_problem(path, exc)) from None
             if time.monotonic() >= deadline:
-                pid = re.search(r"PID (\d+)", text)
-                holder = f"process {pid.group(1)}{_command_of(pid.group(1))}" if pid else "another process"
+                holder = lock_holder(exc)
+                if read_only:
+                    raise IrwError(
+                        f"the warehouse {path} is in use by {holder}, which is writing it; waited "
+                        f"{wait:g} s. Try again when it is done, wait longer (--wait SECONDS), or "
+                        "read a published copy (irw publish) meanwhile") from None
                 raise IrwError(
-                    f"the warehouse {path} is in use by {holder}, which "
-                    + ("is writing it" if read_only else "has it open")
-                    + f"; waited {wait:g} s. Try again when it is done, wait longer (--wait SECONDS), "
-                    "or read a published copy (irw publish) meanwhile") from None
+                    f"the warehouse {path} is in use by {holder}, which has it open; waited {wait:g} s. "
+                    "Try again when it is closed, or wait longer (--wait SECONDS). A client that keeps "
+                    "the warehouse open, even read-only, blocks every command that writes: let "
+                    "dashboards and notebooks read a published copy (irw publish COPY.duckdb), and "
+                    "reconnect them after each publish") from None
             time.sleep(pause)
             pause = min(pause * 2, 0.5)
+
+
+def is_locked(exc: Exception) -> bool:
+    """Did DuckDB refuse to open a file because another process holds it?"""
+    return "lock" in str(exc).lower()
+
+
+def lock_holder(exc: Exception) -> str:
+    """The process DuckDB names as holding a file: ``process 4242 (its command line)``."""
+    pid = re.search(r"PID (\d+)", str(exc))
+    return f"process {pid.group(1)}{_command_of(pid.group(1))}" if pid else "another process"
 
 
 def _command_of(pid: str) -> str:
@@ -306,8 +348,9 @@ def _command_of(pid: str) -> str:
             words = fh.read().split(b"\0")
     except OSError:
         return ""
+    # one line whatever the arguments hold (a newline would end the message before its advice)
     text = " ".join(w.decode(errors="replace") for w in words if w)
-    return f" ({text[:120]})" if text else ""
+    return f" ({inline(text[:120])})" if text else ""
 
 
 def create_file(path: str) -> None:

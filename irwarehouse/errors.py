@@ -49,6 +49,16 @@ def printable(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text))
 
 
+_BREAKS = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def inline(text: str) -> str:
+    """``text`` on one line (as a message quotes it): newlines, carriage returns, tabs and
+    the Unicode line and paragraph separators written as ``\\n``, ``\\r``, ``\\t``,
+    ``\\u2028``, ``\\u2029``, other control characters as escapes (:func:`printable`)."""
+    return printable("".join(_BREAKS.get(c, c) for c in str(text)))
+
+
 def shown(value, limit: int = 60) -> str:
     """User input as quoted in a message: ``repr`` of its text, cut to ``limit`` characters
     with the number of characters left out, control characters escaped."""

@@ -4,7 +4,7 @@
 ``schema.sql`` (the tables, then every view and macro) and ``load.sql`` (the data, from the
 files by relative path) -- DuckDB's own export layout, so ``IMPORT DATABASE 'DIR'`` (or
 ``.read schema.sql`` and ``.read load.sql`` inside DIR) gives a working warehouse in any
-DuckDB 1.4 or later, without this package.
+DuckDB 1.4.2 or later (connection.OLDEST_READER), without this package.
 
 ``publish(con, out)`` writes a compact DuckDB file for dashboards: the same tables, views
 and macros, in the storage version every current DuckDB client reads (connection.STORAGE_VERSION),
@@ -53,10 +53,12 @@ def _file_name(schema: str, table: str, fmt: str) -> str:
 
 
 def _schema_script(tables: list[tuple[str, str, str]]) -> list[str]:
-    """The statements that create the tables (as the warehouse defines them), then every
-    view and macro (as every warehouse gets them)."""
+    """The statements that create the sequences (which the check of runs draws from), the
+    tables (as the warehouse defines them), then every view and macro (as every warehouse
+    gets them)."""
     statements = [sql.statement("export.sql", "create_schema", s)
                   for s in sorted({s for s, _, _ in tables if s != "main"})]
+    statements += schema.sequence_statements()
     statements += [ddl if ddl.rstrip().endswith(";") else ddl + ";" for _, _, ddl in tables]
     return statements + schema.schema_statements()
 
@@ -189,10 +191,16 @@ def _make_current(new: duckdb.DuckDBPyConnection) -> None:
 
 
 def is_published_copy(path: Path) -> bool:
-    """Is ``path`` a copy ``irw publish`` wrote (which ``publish --replace`` may replace)?"""
+    """Is ``path`` a copy ``irw publish`` wrote (which ``publish --replace`` may replace)? A
+    copy a client holds open for writing is not replaced (its writes would be lost): an error
+    names the client."""
     try:
         con = duckdb.connect(str(path), read_only=True)
-    except duckdb.Error:
+    except duckdb.Error as exc:
+        if connection.is_locked(exc):
+            raise IrwError(f"{path} is open for writing in {connection.lock_holder(exc)}: "
+                           "a published copy is replaced only while its clients read it; open it "
+                           "read-only (duckdb -readonly, read_only=True) and publish again") from None
         return False
     try:
         if not connection.has_table(con, "irw_meta"):
@@ -232,6 +240,7 @@ def publish(con: duckdb.DuckDBPyConnection, out: str, replace: bool = False) -> 
                 info["views"] = new.execute(sql.statement("export.sql", "count_views")).fetchone()[0]
                 info["macros"] = new.execute(sql.statement("export.sql", "count_macros")).fetchone()[0]
                 info["storage_version"] = connection.storage_version(new)
+                info["readers"] = f"DuckDB {connection.OLDEST_READER} and later"
                 new.execute(sql.statement("export.sql", "checkpoint"))
             finally:
                 new.close()

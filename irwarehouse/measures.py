@@ -34,6 +34,8 @@ class Param:
     high_open: bool = False
     always_shown: bool = False  # part of the canonical name even at its default
     why: str = ""  # said when a value is out of range
+    excludes: str = ""  # the parameter this one sets instead (not both in one name)
+    requires: str = ""  # the parameter without which this one means nothing
 
     def valid_range(self) -> str:
         if self.low is not None and self.high is not None:
@@ -59,6 +61,12 @@ DISCOUNT = Param("discount", "choice", "log2p1", "log2p1: 1/log2(i+1) (trec_eval
 BASE = Param("base", "float", 2.0, "logarithm base of the discount; base > 1", low=1.0, low_open=True)
 PERSIST = Param("p", "float", 0.8, "persistence phi; 0 < p < 1", low=0.0, high=1.0, low_open=True,
                 high_open=True, always_shown=True)
+DEPTH = Param("depth", "int", None, "set p by the residual at a depth instead: p = residual^(1/depth), the "
+              "persistence whose weight beyond rank depth is residual (depth=10: p = 0.7943); "
+              "depth >= 1", low=1, excludes="p")
+RESIDUAL = Param("residual", "float", 0.1, "with depth: the weight beyond rank depth; 0 < residual < 1",
+                 low=0.0, high=1.0, low_open=True, high_open=True, always_shown=True,
+                 requires="depth")
 BETA = Param("beta", "float", 1.0, "weight of gain against rank (0 gives AP); beta >= 0", low=0.0)
 
 
@@ -117,9 +125,9 @@ CATALOGUE: dict[str, MeasureDef] = {
         MeasureDef("DCG", "Discounted cumulative gain: sum of gain x discount over ranks i <= k", GRADED, graded=True, paper=JK),
         MeasureDef("nDCG", "Normalized DCG: DCG@k / ideal DCG@k (ideal ranking truncated at k); no k: whole run and ideal ranking", GRADED, trec_eval="ndcg, ndcg_cut_k", graded=True, ideal=True, paper=JK),
         MeasureDef("enDCG", "DCG@k divided by the DCG of the whole ideal ranking (expanded normalization)", GRADED, graded=True, ideal=True, paper=WEBBER),
-        MeasureDef("RBP", "Rank-biased precision (base score): (1-p) sum_{i<=k} (g_i/g_max) p^(i-1)", (PERSIST, GAINS, REL, JUDGED), trec_eval="rbp (p=0.9)", graded=True, paper=MOFFAT),
-        MeasureDef("RBPres", "RBP residual: weight of unjudged ranks within min(k, n) plus the tail p^min(k, n)", (PERSIST, JUDGED), trec_eval="rbp_resid (p=0.9)", paper=MOFFAT),
-        MeasureDef("nRBP", "Normalized RBP: RBP@k divided by the RBP@k of the ideal ranking", (PERSIST, GAINS, REL, JUDGED), graded=True, ideal=True, paper="Sakai & Kando, IRJ 2008"),
+        MeasureDef("RBP", "Rank-biased precision (base score): (1-p) sum_{i<=k} (g_i/g_max) p^(i-1)", (PERSIST, DEPTH, RESIDUAL, GAINS, REL, JUDGED), trec_eval="rbp (p=0.9)", graded=True, paper=MOFFAT),
+        MeasureDef("RBPres", "RBP residual: weight of unjudged ranks within min(k, n) plus the tail p^min(k, n)", (PERSIST, DEPTH, RESIDUAL, JUDGED), trec_eval="rbp_resid (p=0.9)", paper=MOFFAT),
+        MeasureDef("nRBP", "Normalized RBP: RBP@k divided by the RBP@k of the ideal ranking", (PERSIST, DEPTH, RESIDUAL, GAINS, REL, JUDGED), graded=True, ideal=True, paper="Sakai & Kando, IRJ 2008"),
         MeasureDef("Q", "Q-measure: (1/R) sum_{relevant i<=k} (C(i) + beta cg(i)) / (i + beta cg_ideal(i))", (BETA, GAINS, REL, JUDGED), graded=True, rel_binarizes=False, cumulative_gain=True, ideal=True, paper=SAKAI),
         MeasureDef("Bpref", "Bpref: (1/R) sum over relevant retrieved of 1 - min(n_i, R)/min(R, N)", BINARY, trec_eval="bpref", paper="Buckley & Voorhees, SIGIR 2004"),
         MeasureDef("Judged", "Fraction of the top min(k, n) documents that is judged", (JUDGED,), paper=MOFFAT),
@@ -166,6 +174,8 @@ class Measure:
         for key, value in self.params:
             if key == name:
                 return value
+        if name == "p" and self.has("depth"):  # RBP's persistence set by its residual at a depth
+            return rbp_persistence(self.get("residual"), self.get("depth"))
         param = self.definition.param(name)
         return param.default if param is not None else None
 
@@ -272,7 +282,16 @@ def parse(text: str) -> Measure:
         if cutoff is None or not 1 <= cutoff <= MAX_INT:
             raise IrwError(f"cut-off @{shown(m.group('k'), 20)[1:-1]} in {whole} must be an integer from 1 to {MAX_INT}")
     for param in definition.params:
-        if param.always_shown and param.name not in values:
+        if param.excludes and param.name in values and param.excludes in values:
+            raise IrwError(f"give {param.excludes} or {param.name} in {whole}, not both "
+                           f"({param.name} sets {param.excludes})")
+        if param.requires and param.name in values and param.requires not in values:
+            raise IrwError(f"parameter {param.name} of {whole} means nothing without {param.requires}")
+    for param in definition.params:
+        excluded = any(other.excludes == param.name and other.name in values
+                       for other in definition.params)
+        if (param.always_shown and param.name not in values and not excluded
+                and (not param.requires or param.requires in values)):
             values[param.name] = param.default
     return Measure(name, (), cutoff).with_params(**values)
 
@@ -387,6 +406,27 @@ def _split_cli(text: str) -> list[str]:
             current.append(ch)
     items.append("".join(current))
     return [i.strip() for i in items if i.strip()]
+
+
+def parse_condition(text: str) -> tuple[Measure, str]:
+    """A condition of a correlation matrix, ``MEASURE:QRELS`` -- a measure name of the
+    grammar above at a qrels, e.g. ``AP@100:trec8-d10`` or ``nDCG(gains={1:1,2:3})@10:trec8``:
+    split at the first ``:`` outside parentheses and braces (a measure name has none
+    elsewhere; a qrels name may hold one)."""
+    raw = str(text).strip()
+    depth = 0
+    for at, ch in enumerate(raw):
+        if ch in "({":
+            depth += 1
+        elif ch in ")}":
+            depth -= 1
+        elif ch == ":" and depth == 0:
+            measure, qrels = raw[:at].strip(), raw[at + 1:].strip()
+            if not measure or not qrels:
+                break
+            return parse(measure), qrels
+    raise IrwError(f"cannot read the condition {shown(raw)}: expected MEASURE:QRELS, e.g. "
+                   "AP@100:trec8-d10 (a measure at a qrels)")
 
 
 def rbp_persistence(residual: float, depth: int) -> float:

@@ -2,7 +2,9 @@
 
 ``json`` prints one JSON array of flat objects and nothing else on stdout; ``csv`` has a
 header row; ``table`` is aligned text for people; ``trec`` is trec_eval's
-``measure<TAB>topic<TAB>value`` lines (commands with per-topic scores only).
+``measure<TAB>topic<TAB>value`` lines (commands with per-topic scores only); ``markdown``
+and ``latex`` (commands that offer them) print the table for people as a GitHub markdown
+table or a booktabs tabular.
 
 What is printed is a pandas DataFrame or a list of dicts (one per row, the columns in the
 order of the first row's keys): commands that have no frame print without importing pandas.
@@ -23,7 +25,7 @@ if TYPE_CHECKING:
 
 Rows = Union["pd.DataFrame", list]
 
-FORMATS = ("table", "csv", "json", "trec")
+FORMATS = ("table", "csv", "json", "trec", "markdown", "latex")
 
 
 def _clean(value):
@@ -136,17 +138,71 @@ def to_table(data: Rows, digits: int = 4) -> str:
     return "\n".join(out)
 
 
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+                  "^": r"\textasciicircum{}", "|": r"\textbar{}", "<": r"\textless{}",
+                  ">": r"\textgreater{}", "α": r"$\alpha$", "–": "--", "φ": r"$\varphi$"}
+
+
+def latex_text(text: str, keep_math: bool = False) -> str:
+    """Text for LaTeX; with ``keep_math`` the ``$...$`` spans are kept as they are."""
+    if keep_math:
+        pieces = text.split("$")
+        return "$".join(p if k % 2 else latex_text(p) for k, p in enumerate(pieces))
+    return "".join(_LATEX_SPECIAL.get(c, c) for c in text)
+
+
+def markdown_text(text: str) -> str:
+    """Text for a markdown table cell: markdown's special characters escaped."""
+    return "".join("\\" + c if c in "\\`*_[]<>|#" else c for c in text)
+
+
+def _wide(data: Rows, digits: int) -> tuple[list[str], list[list[str]], list[bool]]:
+    """Columns, cells (as :func:`to_table` writes them) and which columns are numeric."""
+    columns = _columns(data)
+    if isinstance(data, list):
+        rows = [[_cell(row[c], digits) for c in columns] for row in data]
+    else:
+        rows = [[_cell(v, digits) for v in row] for row in data.itertuples(index=False, name=None)]
+    return columns, rows, _numeric(data)
+
+
+def to_markdown(data: Rows, digits: int = 4) -> str:
+    """A GitHub markdown table; numeric columns right-aligned."""
+    columns, rows, numeric = _wide(data, digits)
+    lines = ["| " + " | ".join(markdown_text(c) for c in columns) + " |",
+             "|" + "|".join(" ---: " if num else " --- " for num in numeric) + "|"]
+    lines += ["| " + " | ".join(c if num else markdown_text(c) for c, num in zip(row, numeric)) + " |"
+              for row in rows]
+    return "\n".join(lines)
+
+
+def to_latex(data: Rows, digits: int = 4) -> str:
+    """A booktabs tabular (``\\usepackage{booktabs}``); numeric columns right-aligned."""
+    columns, rows, numeric = _wide(data, digits)
+    lines = ["\\begin{tabular}{" + "".join("r" if num else "l" for num in numeric) + "}", "\\toprule",
+             " & ".join(latex_text(c) for c in columns) + " \\\\", "\\midrule"]
+    lines += [" & ".join(c if num else latex_text(c) for c, num in zip(row, numeric)) + " \\\\"
+              for row in rows]
+    return "\n".join(lines + ["\\bottomrule", "\\end{tabular}"])
+
+
 def emit(frame: Rows, fmt: str, table: Rows | None = None, digits: int = 4) -> None:
     """Print ``frame`` (flat records: a Result, a DataFrame or a list of dicts) as ``fmt``;
-    ``table`` is an optional wider view for people."""
+    ``table`` is an optional wider view for people (``table``, ``markdown``, ``latex``)."""
     frame = _plain(frame)
     table = None if table is None else _plain(table)
+    shown_table = table if table is not None else frame
     if fmt == "json":
         sys.stdout.write(to_json(frame) + "\n")
     elif fmt == "csv":
         to_csv(frame, sys.stdout)
     elif fmt == "table":
-        sys.stdout.write(to_table(table if table is not None else frame, digits) + "\n")
+        sys.stdout.write(to_table(shown_table, digits) + "\n")
+    elif fmt == "markdown":
+        sys.stdout.write(to_markdown(shown_table, digits) + "\n")
+    elif fmt == "latex":
+        sys.stdout.write(to_latex(shown_table, digits) + "\n")
     elif fmt == "trec":
         raise IrwError("--format trec is only available for `irw eval`")
     else:
@@ -223,6 +279,33 @@ def matrix_layout(cells: Rows) -> list[dict]:
         row[str(number[(r["measure_b"], r["qrels_b"])])] = r["value"]
     statistics = {s: k for k, s in enumerate(dict.fromkeys(r["statistic"] for r in records))}
     return [rows[key] for key in sorted(rows, key=lambda k: (statistics[k[0]], number[k[1:]]))]
+
+
+def lower_triangle(cells: Rows) -> list[dict]:
+    """``irw correlate --matrix``'s cells in the layout of a paper's table: a row per
+    condition but the first and a column per condition but the last, both in the order of
+    the conditions and named as in :func:`matrix_layout`; the cell of row a and column b
+    holds the statistic of a against b (a is tau_AP's reference) below the diagonal, and the
+    diagonal and the upper triangle are blank (None). With several statistics, a first
+    column says which, and each has its triangle."""
+    records = _records(_plain(cells))
+    conditions = list(dict.fromkeys((r["measure_a"], r["qrels_a"]) for r in records))
+    one_qrels = len({q for _, q in conditions}) == 1
+    one_measure = len({m for m, _ in conditions}) == 1
+    name = {c: c[0] if one_qrels else c[1] if one_measure else f"{c[0]} | {c[1]}" for c in conditions}
+    value = {(r["statistic"], r["measure_a"], r["qrels_a"], r["measure_b"], r["qrels_b"]): r["value"]
+             for r in records}
+    statistics = list(dict.fromkeys(r["statistic"] for r in records))
+    out = []
+    for statistic in statistics:
+        for a, row_condition in enumerate(conditions[1:], 1):
+            row = {"statistic": statistic} if len(statistics) > 1 else {}
+            row["condition"] = name[row_condition]
+            for b, column_condition in enumerate(conditions[:-1]):
+                row[name[column_condition]] = (value[(statistic, *row_condition, *column_condition)]
+                                               if b < a else None)
+            out.append(row)
+    return out
 
 
 def pivot(per: list[tuple], index: list[str], labels: list[str]) -> list[dict]:

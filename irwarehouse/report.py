@@ -29,6 +29,8 @@ from .version import __version__
 from .engine import evaluation
 from .errors import IrwError
 from .measures import Measure, parse, parse_all
+from .output import latex_text as _latex
+from .output import markdown_text as _md
 from .significance_tests import CORRECTIONS, TESTS
 
 FORMATS = ("html", "latex", "markdown")
@@ -202,25 +204,6 @@ def _mark_list(marks: list[str], numbered: bool) -> str:
             parts.extend(str(n) for n in nums[k:end + 1])
         k = end + 1
     return ",".join(parts)
-
-
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
-                  "^": r"\textasciicircum{}", "|": r"\textbar{}", "<": r"\textless{}",
-                  ">": r"\textgreater{}", "α": r"$\alpha$", "–": "--", "φ": r"$\varphi$"}
-
-
-def _latex(text: str, keep_math: bool = False) -> str:
-    """Text for LaTeX; with ``keep_math`` the ``$...$`` spans are kept as they are."""
-    if keep_math:
-        pieces = text.split("$")
-        return "$".join(p if k % 2 else _latex(p) for k, p in enumerate(pieces))
-    return "".join(_LATEX_SPECIAL.get(c, c) for c in text)
-
-
-def _md(text: str) -> str:
-    """Text for a markdown table cell: markdown's special characters escaped."""
-    return "".join("\\" + c if c in "\\`*_[]<>|#" else c for c in text)
 
 
 def build_report(con, measures, qrels: str | None = None, runs="all", topics: str = "qrels",

@@ -41,25 +41,35 @@ def schema_statements() -> list[str]:
     return sql.split_statements(text)
 
 
-_CREATES = re.compile(r"CREATE\s+(?:OR\s+REPLACE\s+)?(TABLE|VIEW|MACRO)\s+(?:IF\s+NOT\s+EXISTS\s+)?"
+def sequence_statements() -> list[str]:
+    """The statements of the schema that create its sequences (a copy of the warehouse runs
+    them before its tables: the check of runs draws from one)."""
+    return [s for s in schema_statements() if (_CREATES.match(_code(s)) or [None, ""])[1].upper() == "SEQUENCE"]
+
+
+def _code(statement: str) -> str:
+    """A statement without its comment lines."""
+    return "\n".join(line for line in statement.splitlines() if not line.lstrip().startswith("--")).strip()
+
+
+_CREATES = re.compile(r"CREATE\s+(?:OR\s+REPLACE\s+)?(TABLE|VIEW|MACRO|SEQUENCE)\s+(?:IF\s+NOT\s+EXISTS\s+)?"
                       r'(?:"?(\w+)"?\.)?"?(\w+)"?', re.I)
 
 
 @lru_cache(maxsize=1)
 def schema_objects() -> frozenset[tuple[str, str, str]]:
-    """(kind, schema, name) of every table, view and macro the schema creates (kind TABLE,
-    VIEW or MACRO)."""
+    """(kind, schema, name) of every table, view, macro and sequence the schema creates (kind
+    TABLE, VIEW, MACRO or SEQUENCE)."""
     out = set()
     for statement in schema_statements():
-        text = "\n".join(line for line in statement.splitlines() if not line.lstrip().startswith("--"))
-        match = _CREATES.match(text.strip())
+        match = _CREATES.match(_code(statement))
         if match:
             out.add((match.group(1).upper(), match.group(2) or "main", match.group(3)))
     return frozenset(out)
 
 
 def missing_objects(con) -> list[str]:
-    """The tables, views and macros of the schema that the warehouse lacks (e.g. dropped by a
+    """The tables, views, macros and sequences of the schema that the warehouse lacks (e.g. dropped by a
     statement of ``irw sql --write``), as ``kind name``."""
     have = set(con.execute(sql.statement("install.sql", "objects")).fetchall())
     return sorted(f"{kind.lower()} {name if schema == 'main' else schema + '.' + name}"
@@ -88,11 +98,7 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
         if stored not in (None, SCHEMA_VERSION):
             # caches are rebuilt on demand, so a new layout simply replaces them
             sql.run(con, "install.sql", "drop_caches")
-        moved = _set_aside_without_collection(con) if stored not in (None, SCHEMA_VERSION) else []
-        for statement in schema_statements():
-            con.execute(statement)
-        for table in moved:  # what a warehouse of one collection held: collection 'default'
-            sql.run(con, "install.sql", "copy_back", {"collection": DEFAULT_COLLECTION}, table)
+        _create(con, _set_aside(con, upgrade=stored not in (None, SCHEMA_VERSION)))
         sql.run(con, "install.sql", "clear_measures")
         con.executemany(sql.statement("install.sql", "measure_row", CATALOGUE_COLUMNS), catalogue_rows())
         con.executemany(sql.statement("install.sql", "set_meta"),
@@ -107,14 +113,37 @@ COLLECTION_TABLES = ("runs", "run_topics", "run_loads", "run_meta", "qrels_info"
                      "evaluations", "discpower_results", "pair_tests")
 
 
-def _set_aside_without_collection(con) -> list[str]:
-    """Rename the tables of an older warehouse that lack the collection column (so that the
-    schema creates them anew, and their rows are copied into them); returns their names."""
-    rows = con.execute(sql.statement("install.sql", "has_collection"), {"tables": list(COLLECTION_TABLES)}).fetchall()
-    moved = sorted(name for name, has in rows if not has)
-    for table in moved:
+def _set_aside(con, upgrade: bool) -> list[tuple[str, bool]]:
+    """Rename the tables the schema must create anew, so that their rows are copied into the
+    new ones (:func:`_create`): with ``upgrade``, those of an older warehouse that lack the
+    collection column; and `runs` when it does not count its writes (a warehouse of schema
+    version 5 or older, or a table put in its place outside irw). Returns (table, whether
+    its rows need a collection)."""
+    aside = []
+    if upgrade:
+        rows = con.execute(sql.statement("install.sql", "has_collection"),
+                           {"tables": list(COLLECTION_TABLES)}).fetchall()
+        aside = [(name, True) for name, has in sorted(rows) if not has]
+    if "runs" not in {t for t, _ in aside} and sql.rows(con, "install.sql", "runs_uncounted")[0][0]:
+        aside.append(("runs", False))
+    for table, _ in aside:
         sql.run(con, "install.sql", "set_aside", {}, table)
-    return moved
+    return aside
+
+
+def _create(con, aside: list[tuple[str, bool]]) -> None:
+    """Run the schema's statements (which create what is missing), then copy the rows of the
+    tables set aside into their new tables (a warehouse of one collection held collection
+    'default')."""
+    for statement in schema_statements():
+        con.execute(statement)
+    for table, collection in aside:
+        try:
+            sql.run(con, "install.sql", "copy_back", {"collection": DEFAULT_COLLECTION}, table, collection)
+        except duckdb.Error as exc:
+            raise IrwError(f"the table {table} was replaced outside irw by one whose rows do not fit "
+                           f"its columns ({str(exc).splitlines()[0]}); nothing was changed. Put "
+                           f"the table back, or load its rows again") from None
 
 
 def prepare(con: duckdb.DuckDBPyConnection, path: str, read_only: bool, notify=None) -> None:
@@ -171,7 +200,8 @@ def reconcile(con, edited: bool = False) -> list[str]:
     done: list[str] = []
     if edited:
         _check_tables(con)
-    # one query says whether anything is to be done (the usual case: nothing)
+    # one query says whether anything is to be done (the usual case: nothing); it does not
+    # read `runs` (irw_runs_fp)
     fp, runs_ok, qrels_ok = sql.rows(con, "reconcile.sql", "status")[0]
     state._set_session(con, fp)
     if runs_ok and qrels_ok:
@@ -179,7 +209,12 @@ def reconcile(con, edited: bool = False) -> list[str]:
     with transaction(con):
         _check_qrels(con, edited)
         if not runs_ok:
+            if fp is None:  # runs was put in its place without its check: created anew
+                _create(con, _set_aside(con, upgrade=False))
             done += _reconcile_runs(con, edited)
+            # every run is now as irw recorded it, also when what changed the version
+            # changed no run (a write that changed nothing, or was rolled back)
+            state.record_runs_version(con)
         for name in _unregistered_qrels(con):
             known = catalogue.collection_names(con)
             target = known[0] if len(known) == 1 else DEFAULT_COLLECTION
@@ -241,9 +276,10 @@ def _reconcile_runs(con, edited: bool = False) -> list[str]:
     current = {(r[0], r[1]): r[2:] for r in sql.rows(con, "reconcile.sql", "run_rows", {}, "irw_run_rows()")}
     loaded = set(sql.rows(con, "reconcile.sql", "loaded_runs"))
     lengths = set(sql.rows(con, "reconcile.sql", "wrong_lengths"))
+    policies = set(sql.rows(con, "reconcile.sql", "changed_policies"))
     changed_runs = sorted({r for r in set(current) | set(recorded) | loaded
                            if current.get(r) != recorded.get(r) or (r in current) != (r in loaded)}
-                          | lengths)
+                          | lengths | policies)
     present = [r for r in changed_runs if r in current]
     gone = [r for r in changed_runs if r not in current]
     by_collection: dict[str, dict[str, list[str]]] = {}

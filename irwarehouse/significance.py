@@ -222,32 +222,35 @@ STATISTICS = ("kendall_tau", "kendall_tau_a", "tau_ap", "rbo", "pearson")
 MATRIX_OF = ("scores", "pvalues")
 
 
-def correlation_matrix(con, measures: list[Measure], qrels: list[str], run_ids: list[str],
+def correlation_matrix(con, conditions: list[tuple[Measure, str]], run_ids: list[str],
                        topics: str = "qrels", rbo_p: float = 0.9, of: str = "scores",
                        statistics: list[str] | None = None, store: bool = True,
                        notify=None) -> pd.DataFrame:
-    """Every cell of the correlation matrix over the conditions (measure, qrels), measures
-    outer, qrels inner, in the order given: one row per statistic, row condition a (the
-    reference of tau_AP) and column condition b.
+    """Every cell of the correlation matrix over the ``conditions`` (measure, qrels), in the
+    order given: one row per statistic, row condition a (the reference of tau_AP) and column
+    condition b.
 
     ``of="scores"``: the rank correlations of the run orderings by mean score, as
-    :func:`correlate` gives for (a, b).  ``of="pvalues"``: Kendall's tau-b between the
-    orderings of all run pairs by their paired t-test p-values under a and under b
-    (:func:`stats.pvalue_order_tau`: pairs undefined under either are left out).  Each qrels
-    is evaluated once for all measures; every condition is taken over the topics that all
-    conditions share (``notify`` is told when that leaves some out)."""
+    :func:`correlate` gives for (a, b).  ``of="pvalues"``: Kendall's tau-b and tau-a and
+    tau_AP between the orderings of all run pairs by their paired t-test p-values under a
+    and under b, the most significant pair on top (:func:`stats.pvalue_correlation_matrix`:
+    pairs undefined under either are left out).  Each qrels is evaluated once for all its
+    measures; every condition is taken over the topics that all conditions share
+    (``notify`` is told when that leaves some out)."""
     if of not in MATRIX_OF:
         raise IrwError(f"unknown --of {of!r}; valid: {', '.join(MATRIX_OF)}")
-    valid = STATISTICS if of == "scores" else ("kendall_tau",)
+    valid = STATISTICS if of == "scores" else stats.PVALUE_STATISTICS
     statistics = list(dict.fromkeys(statistics or valid))
     unknown = [x for x in statistics if x not in valid]
     if unknown:
         raise IrwError(f"unknown statistic {unknown[0]!r} for --of {of}; valid: {', '.join(valid)}")
-    measures = list(dict.fromkeys(measures))
-    qrels = list(dict.fromkeys(qrels))
-    mats = {q: score_matrices(con, q, measures, run_ids, topics, store) for q in qrels}
-    conditions = [(str(m), q) for m in measures for q in qrels]
-    first = mats[qrels[0]][conditions[0][0]]
+    by_qrels: dict[str, list[Measure]] = {}
+    for m, q in conditions:
+        by_qrels.setdefault(q, []).append(m)
+    mats = {q: score_matrices(con, q, list(dict.fromkeys(ms)), run_ids, topics, store)
+            for q, ms in by_qrels.items()}
+    conditions = [(str(m), q) for m, q in conditions]
+    first = mats[conditions[0][1]][conditions[0][0]]
     shared = set.intersection(*(set(mats[q][m].topics) for m, q in conditions))
     common = [t for t in first.topics if t in shared]
     if len(common) < 2:
@@ -262,8 +265,8 @@ def correlation_matrix(con, measures: list[Measure], qrels: list[str], run_ids: 
             values = stats.rank_correlation_matrix(np.vstack([stats.row_means(x) for x in X]), rbo_p)
             items = np.full((len(X), len(X)), len(run_ids))
         else:
-            tau, items = stats.pvalue_tau_matrix(np.vstack([stats.paired_t(x).p for x in X]))
-            values = {"kendall_tau": tau}
+            values, items = stats.pvalue_correlation_matrix(
+                np.vstack([stats.paired_t(x).p for x in X]), statistics)
     except ValueError as exc:
         raise IrwError(str(exc)) from None
     rows = [{"of": of, "measure_a": ma, "qrels_a": qa, "measure_b": mb, "qrels_b": qb,

@@ -4,16 +4,23 @@ back in line after changes made outside irw.
 irw derives data from the tables ``runs`` and ``qrels``: the ranks and ranking lengths of a
 run (``runs.rank``, ``run_topics``), the materialized base relation (``irw_base``) and the
 stored scores (``scores``). Anyone may change the tables with plain SQL. So irw records a
-fingerprint -- a hash of the rows -- of what it last wrote (``irw_run_state``, ``irw_state``,
-``irw_base_built``; the macros in ``sql/state.sql``) and compares it with the tables:
+fingerprint of what it last wrote (``irw_state``, ``irw_run_state``, ``irw_base_built``; the
+macros in ``sql/state.sql``) and compares it with the tables:
 
+- The runs tables (runs, run_topics, run_loads) have a version, ``irw_runs_fp()``, taken
+  without reading ``runs``: every row any client inserts or updates in ``runs`` draws a
+  number from the sequence ``irw_runs_writes`` (the table's check, sql/schema.sql), so the
+  number last drawn and the count of rows change with every write; run_topics and run_loads
+  are small and hashed. irw records the version after each of its writes.
+- A qrels's fingerprint is a hash of its judgments.
 - A command that writes first brings everything in line (irwarehouse.schema.reconcile): runs
-  changed outside irw are ranked again under their policy, with their ranking lengths, base
-  rows and stored scores; a changed qrels's base is rebuilt on demand and its stored scores
-  recomputed.
+  changed outside irw (found by comparing each run's rows with ``irw_run_state``) are ranked
+  again under their policy, with their ranking lengths, base rows and stored scores; a
+  changed qrels's base is rebuilt on demand and its stored scores recomputed.
 - A command that only reads (it cannot write) computes from the tables instead of the caches
   where they are out of date (:func:`source`), and says so.
-- The measure macros (schema ``measure``) make the same choice in SQL (``sql/_state.sql``).
+- The measure macros (schema ``measure``) make the same choice in SQL (``sql/_state.sql``),
+  on every call.
 
 Within one connection the check is made once (:func:`session_runs_fp`): while irw holds the
 file, nobody else can write it, and irw records its own writes.
@@ -23,6 +30,7 @@ from __future__ import annotations
 
 from . import sql
 from .connection import has_table
+from .errors import IrwError
 
 
 def _one(con, sql: str, params=None):
@@ -32,8 +40,9 @@ def _one(con, sql: str, params=None):
     return rows[0] if rows else None
 
 
-def runs_fp(con) -> int:
-    """The fingerprint of runs, run_topics and run_loads as they are now."""
+def runs_fp(con) -> int | None:
+    """The version of runs, run_topics and run_loads as they are now (None: runs does not
+    count its writes, and equals no recorded version)."""
     return _one(con, "SELECT irw_runs_fp()")[0]
 
 
@@ -41,7 +50,7 @@ def _set_session(con, fp: int) -> None:
     sql.run(con, "caches.sql", "set_session", {"fp": fp})
 
 
-def session_runs_fp(con) -> int:
+def session_runs_fp(con) -> int | None:
     """The fingerprint of the runs tables as checked when this connection was opened (or as
     irw left them since); computed if it was not."""
     if has_table(con, "irw_session", temporary=True):
@@ -51,8 +60,8 @@ def session_runs_fp(con) -> int:
     return fp
 
 
-def recorded_runs_fp(con) -> int:
-    """The fingerprint of runs, run_topics and run_loads as irw last wrote them."""
+def recorded_runs_fp(con) -> int | None:
+    """The version of runs, run_topics and run_loads irw recorded after its last write."""
     return _one(con, "SELECT irw_recorded_runs_fp()")[0]
 
 
@@ -75,7 +84,18 @@ def record_runs(con, collection: str | None = None, run_ids: list[str] | None = 
     for c, ids in groups:
         if ids:
             sql.run_script(con, "record_runs.sql", {"ids": list(ids), "collection": c}, parts=parts)
-    fp = recorded_runs_fp(con)
+    record_runs_version(con)
+
+
+def record_runs_version(con) -> None:
+    """Record the runs tables' version as they now are as irw's own, and that every
+    materialized base stands for them: after irw wrote them, or found that a change the
+    version shows left every run as irw recorded it (a write that changed nothing)."""
+    fp = runs_fp(con)
+    if fp is None:
+        raise IrwError("the table runs does not count its writes (it was replaced outside irw); "
+                       "open the warehouse for writing (irw refresh) to restore it")
+    sql.run(con, "caches.sql", "record_runs_fp", {"fp": fp})
     sql.run(con, "caches.sql", "bases_current", {"fp": fp})
     _set_session(con, fp)
 

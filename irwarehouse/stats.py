@@ -101,7 +101,7 @@ __all__ = [
     "rank_correlation_matrix",
     "tau_ap_many",
     "pvalue_order_tau",
-    "pvalue_tau_matrix",
+    "pvalue_correlation_matrix",
     "kendall_tau_many",
     "mean_ci",
     "diff_ci",
@@ -853,30 +853,41 @@ def _tied_pairs(x: np.ndarray) -> int:
 
 
 def _inversions(v: np.ndarray) -> int:
-    """The number of pairs i < j with v[i] > v[j] (v: integers >= 0), exactly, in
-    O(n log^2 n): a bottom-up merge sort, one vectorized step per level.  At width w the
-    array is sorted within blocks of w; each element of the right half of a 2w-block counts
-    the elements of the left half above it (one ``searchsorted`` over all blocks at once,
-    keys ``block * base + value``), then the 2w-blocks are sorted."""
-    n = v.size
-    if n < 2:
-        return 0
-    base = int(v.max()) + 1
-    a = v.astype(np.int64)
-    idx = np.arange(n, dtype=np.int64)
-    total = 0
+    """The number of pairs i < j with v[i] > v[j] (v: integers >= 0), exactly."""
+    return int(_earlier_greater(v).sum())
+
+
+def _earlier_greater(V) -> np.ndarray:
+    """For each row of V (rows x n, integers >= 0) and each position i of it: the number of
+    positions j < i of the row with V[j] > V[i] -- exactly, in O(n log^2 n) per row: a
+    bottom-up merge sort of all rows at once, one vectorized step per level.  At width w each
+    row is sorted within blocks of w; each element of the right half of a 2w-block counts the
+    elements of the left half above it (one ``searchsorted`` over all blocks of all rows,
+    keys ``block * base + value``), then the 2w-blocks are sorted, each element keeping its
+    original position (``ids``) so that its counts land there."""
+    V = np.atleast_2d(np.asarray(V, dtype=np.int64))
+    K, n = V.shape
+    counts = np.zeros(K * n, dtype=np.int64)
+    if n < 2 or K == 0:
+        return counts.reshape(K, n)
+    base = int(V.max()) + 1
+    pos = np.tile(np.arange(n, dtype=np.int64), K)
+    row = np.repeat(np.arange(K, dtype=np.int64), n)
+    a = V.ravel().copy()
+    ids = np.arange(K * n)
     w = 1
     while w < n:
-        block = idx // (2 * w)
-        right = (idx % (2 * w)) >= w
+        block = row * n + pos // (2 * w)  # increasing along the flattened rows
+        right = (pos % (2 * w)) >= w
         key = block * base + a
         left_keys = key[~right]  # sorted: the left halves are sorted blocks, in block order
         block_end = np.searchsorted(left_keys, (block[right] + 1) * base, side="left")
-        above = block_end - np.searchsorted(left_keys, key[right], side="right")
-        total += int(above.sum())
-        a = np.sort(key) - block * base  # the keys sorted stay grouped by block
+        counts[ids[right]] += block_end - np.searchsorted(left_keys, key[right], side="right")
+        order = np.argsort(key, kind="stable")  # the keys sorted stay grouped by block
+        ids = ids[order]
+        a = key[order] - block * base
         w *= 2
-    return total
+    return counts.reshape(K, n)
 
 
 def _concordance(x: np.ndarray, y: np.ndarray) -> int:
@@ -954,16 +965,21 @@ def tau_ap_many(x, Y) -> np.ndarray:
     if not (np.isfinite(x).all() and np.isfinite(Y).all()):
         raise ValueError("scores must be finite (no NaN or infinity)")
     # a[k, u] = sum over v strictly above u in Y[k] of [x_v > x_u] + 1/2 [x_v == x_u]
-    a = np.empty((K, N))
-    step_u = max(1, _CHUNK_ELEMENTS // N)
-    for s in range(0, N, step_u):
-        better = _cmp_sign(x[None, :], x[s : s + step_u, None])  # +1 x_v > x_u, 0 tie
-        credit = np.where(better > 0, 1.0, np.where(better == 0, 0.5, 0.0))  # (chunk, N)
-        step_k = max(1, _CHUNK_ELEMENTS // credit.size)
-        for r in range(0, K, step_k):
-            Yr = Y[r : r + step_k]
-            above = Yr[:, None, :] > Yr[:, s : s + step_u, None]  # (rows, chunk, N): v above u
-            a[r : r + step_k, s : s + step_u] = np.sum(above * credit[None], axis=2)
+    #         = G + (A - G - L) / 2, with A the items strictly above u in Y[k] and G / L those
+    # of them with x above / below x_u: each a count of earlier items in a sorted order
+    # (Y descending; within ties of Y, x ascending for G, descending for L, so that no item
+    # tied with u in Y is counted)
+    rx = np.broadcast_to(np.unique(x, return_inverse=True)[1].astype(np.int64), (K, N))
+
+    def earlier_above(ranks):  # items before u in the order (Y desc, ranks asc) ranked above u
+        by = np.lexsort((ranks, -Y), axis=1)
+        out = np.empty((K, N))
+        np.put_along_axis(out, by, _earlier_greater(np.take_along_axis(ranks, by, axis=1)), axis=1)
+        return out
+
+    greater, less = earlier_above(rx), earlier_above(int(rx.max()) - rx)
+    above_in_y = _sps.rankdata(-Y, method="min", axis=1) - 1.0
+    a = greater + (above_in_y - greater - less) / 2.0
     # each row's ranking, with its tie groups: group id and start (items strictly above)
     order = np.argsort(-Y, axis=1, kind="stable")
     sv = np.take_along_axis(Y, order, axis=1)
@@ -1115,19 +1131,42 @@ def rank_correlation_matrix(M, rbo_p=0.9) -> dict:
     return out
 
 
-def pvalue_tau_matrix(P) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`pvalue_order_tau` of every two rows of ``P`` (conditions x run pairs,
-    p-values, NaN = undefined): the (symmetric) matrix of tau-b and the number of pairs
-    defined under both conditions."""
+PVALUE_STATISTICS = ("kendall_tau", "kendall_tau_a", "tau_ap")
+
+
+def pvalue_correlation_matrix(P, statistics=PVALUE_STATISTICS) -> tuple[dict, np.ndarray]:
+    """Rank correlations between the orderings of the same items (run pairs) by p-value
+    under every two conditions, the rows of ``P`` (conditions x run pairs, NaN = undefined):
+    ``out[statistic][a, b]`` for ``kendall_tau`` (tau-b, :func:`pvalue_order_tau`),
+    ``kendall_tau_a`` and ``tau_ap`` (row a the reference), each as :func:`kendall_tau` and
+    :func:`tau_ap` define it for scores, over the items defined under both conditions (NaN
+    if fewer than two).  An ordering puts the smallest p-value, the most significant pair,
+    on top (tau_AP's weight; the tau are symmetric); ties are ties.  Also returned: the
+    number of items defined under both conditions."""
     P = np.atleast_2d(np.asarray(P, dtype=np.float64))
+    unknown = [x for x in statistics if x not in PVALUE_STATISTICS]
+    if unknown:
+        raise ValueError(f"unknown statistic {unknown[0]!r}; valid: {', '.join(PVALUE_STATISTICS)}")
     C = P.shape[0]
     defined = ~np.isnan(P)
-    tau = np.empty((C, C))
+    n = defined.astype(np.int64) @ defined.T.astype(np.int64)
+    out = {name: np.full((C, C), np.nan) for name in statistics}
     for a in range(C):
         for b in range(a, C):
-            tau[a, b] = tau[b, a] = pvalue_order_tau(P[a], P[b])
-    n = defined.astype(np.int64) @ defined.T.astype(np.int64)
-    return tau, n
+            keep = defined[a] & defined[b]
+            if keep.sum() < 2:
+                continue
+            if "kendall_tau" in out:
+                out["kendall_tau"][a, b] = out["kendall_tau"][b, a] = kendall_tau(P[a, keep], P[b, keep], "b")
+            if "kendall_tau_a" in out:
+                out["kendall_tau_a"][a, b] = out["kendall_tau_a"][b, a] = kendall_tau(P[a, keep], P[b, keep], "a")
+        if "tau_ap" in out:  # against every row at once, per set of items defined under both
+            masks, group = np.unique(defined & defined[a], axis=0, return_inverse=True)
+            for g, keep in enumerate(masks):
+                rows = np.flatnonzero(group.ravel() == g)
+                if keep.sum() >= 2:
+                    out["tau_ap"][a, rows] = tau_ap_many(-P[a, keep], -P[np.ix_(rows, keep)])
+    return out, n
 
 
 # --------------------------------------------------------------------------------------

@@ -1,11 +1,24 @@
 {#- The base source inside SQL (a measure macro): irw_base_source (state.sql), the decision
-  the engine takes too, on the tables' fingerprint computed once per call.
+  the engine takes too, on the runs tables' version (irw_runs_fp, read without reading
+  `runs`) taken once per call.
   guard_ctes(P, checks) defines the CTEs `irw_st` and `irw_flags` (computed once; `checks`,
   pairs of a condition and the error raised when it holds, validate the macro's parameters);
   `guards` gives, per source, the condition under which it is the one used (and `ranked`:
   run_topics and the stored ranks are current). -#}
 {% import '_dialect.sql' as d %}
-{# The hashes the fingerprints of runs, run_topics and run_loads sum (state.sql). #}
+{# Does the table runs of the current database count its writes: a check that draws from the
+   sequence irw_runs_writes and names every column (schema.sql)? (irw_runs_counted in
+   state.sql; the schema's upgrade asks it of a warehouse that may not have that macro yet.) #}
+{% macro runs_counted() -%}
+EXISTS (SELECT 1 FROM duckdb_constraints()
+        WHERE database_name = current_database() AND schema_name = 'main' AND table_name = 'runs'
+          AND constraint_type = 'CHECK' AND contains(expression, 'nextval(''irw_runs_writes'')')
+          AND list_sort(constraint_column_names)
+              = ['collection', 'docno', 'given_rank', 'rank', 'run_id', 'score', 'topic'])
+{%- endmacro %}
+
+{# The hashes of the rows of runs, run_topics and run_loads: summed per run in irw_run_state
+   and irw_run_rows(), and over run_topics and run_loads in irw_runs_fp (state.sql). #}
 {% macro row_hash() %}hash(collection, run_id, topic, docno, rank, score, given_rank)::HUGEINT{% endmacro %}
 {% macro topic_hash() %}hash(collection, run_id, topic, n_docs)::HUGEINT{% endmacro %}
 {% macro load_hash() %}hash(collection, run_id, ranking_policy){% endmacro %}

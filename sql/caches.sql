@@ -43,6 +43,11 @@ DELETE FROM irw_run_state WHERE NOT EXISTS (SELECT 1 FROM run_loads l
     WHERE l.collection = irw_run_state.collection AND l.run_id = irw_run_state.run_id);
 {%- endmacro %}
 
+{# Record the runs tables' version $fp (irw_runs_fp()) as irw's own. #}
+{% macro record_runs_fp() -%}
+INSERT OR REPLACE INTO irw_state VALUES ('runs', $fp)
+{%- endmacro %}
+
 {# Every materialized base stands for the runs as recorded ($fp). #}
 {% macro bases_current() -%}
 UPDATE irw_base_built SET runs_fp = $fp

@@ -36,16 +36,17 @@
 -#}
 {% import '_dialect.sql' as d %}
 {% import '_base.sql' as b %}
+{% import 'many.sql' as many %}
 {% set rows_measures = measures | selectattr('many', 'equalto', 'rows') | list %}
 {% set delta_measures = measures | selectattr('many', 'equalto', 'delta') | list %}
 {% set by = 'qid, rid' %}
 {% if part == 'judgments' %}
-{#- The judgments of every qrels (qid numbers them in name order), each with its judgment id
-    in the root (jid; NULL where the root lacks the judgment with that grade: then the qrels
-    is not a subset of the root, and is evaluated per qrels). -#}
-SELECT ql.qrels, ql.topic_qrels, ql.qid, qj.topic, qj.docno, qj.rel AS grade, j.jid
-FROM (SELECT qi.qrels, qi.topic_qrels, row_number() OVER (ORDER BY qi.qrels) AS qid
-      FROM qrels_info AS qi WHERE {{ d.list_contains(P.qrels, 'qi.qrels') }}) AS ql
+{#- The judgments of every qrels (qid numbers them: many.qrels_numbers), each with its
+    judgment id in the root (jid; NULL where the root lacks the judgment with that grade: then
+    the qrels is not a subset of the root, and is evaluated per qrels); a qrels without
+    judgments has one row, its topic NULL. Numbers, not names: the table is large. -#}
+SELECT ql.qid, qj.topic, qj.rel AS grade, j.jid
+FROM ({{ many.qrels_numbers(P.qrels) }}) AS ql
 LEFT JOIN qrels AS qj ON qj.qrels = ql.qrels AND qj.rel >= 0
 LEFT JOIN irw_judgment_ids({{ P.root }}) AS j ON j.topic = qj.topic AND j.docno = qj.docno AND j.rel = qj.rel
 {% elif part == 'removed' %}
@@ -79,8 +80,7 @@ rids AS {{ d.materialized() }} (
     FROM rt WHERE run_id IN (SELECT run_id FROM sel)
 ),
 ql AS {{ d.materialized() }} (
-    SELECT DISTINCT qrels, topic_qrels, qid FROM {{ judgments }} AS k
-    WHERE NOT EXISTS (SELECT 1 FROM {{ judgments }} AS x WHERE x.qid = k.qid AND x.topic IS NOT NULL AND x.jid IS NULL)
+    {{ many.subsets(P.qrels, judgments) | indent(4) }}
 ),
 judg AS (
     SELECT qid, topic, grade FROM {{ judgments }} WHERE topic IS NOT NULL AND qid IN (SELECT qid FROM ql)

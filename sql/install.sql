@@ -1,9 +1,13 @@
 {#- Installing and upgrading the schema (irwarehouse.schema.ensure_schema): the statements
     around the schema's own templates (SCHEMA_TEMPLATES). -#}
+{% import '_state.sql' as st %}
 
-{# What the warehouse holds: its tables, views and macros (for the schema check). #}
+{# What the warehouse holds: its tables, views, macros and sequences (for the schema check). #}
 {% macro objects() -%}
 SELECT 'TABLE', schema_name, table_name FROM duckdb_tables()
+WHERE NOT temporary AND database_name = current_database()
+UNION ALL
+SELECT 'SEQUENCE', schema_name, sequence_name FROM duckdb_sequences()
 WHERE NOT temporary AND database_name = current_database()
 UNION ALL
 SELECT 'VIEW', schema_name, view_name FROM duckdb_views()
@@ -27,15 +31,24 @@ WHERE table_catalog = current_database() AND table_schema = 'main' AND list_cont
 GROUP BY table_name
 {%- endmacro %}
 
-{# Set a table of an older layout aside, and copy its rows back into the new one (their
-   collection: $collection). #}
-{% macro set_aside(table) -%}
-ALTER TABLE {{ table | ident }} RENAME TO {{ (table ~ '_irw_v4') | ident }}
+{# Does the warehouse hold a table runs that does not count its writes (of an older layout,
+   or put in its place outside irw)? #}
+{% macro runs_uncounted() -%}
+SELECT EXISTS (SELECT 1 FROM duckdb_tables()
+               WHERE database_name = current_database() AND schema_name = 'main' AND table_name = 'runs')
+       AND NOT {{ st.runs_counted() }}
 {%- endmacro %}
 
-{% macro copy_back(table) -%}
-INSERT INTO {{ table | ident }} BY NAME SELECT *, $collection AS collection FROM {{ (table ~ '_irw_v4') | ident }};
-DROP TABLE {{ (table ~ '_irw_v4') | ident }};
+{# Set a table aside, to be created anew, and copy its rows back into the new one (with
+   `collection`: a table of an older layout without that column, its rows of collection
+   $collection). #}
+{% macro set_aside(table) -%}
+ALTER TABLE {{ table | ident }} RENAME TO {{ (table ~ '_irw_aside') | ident }}
+{%- endmacro %}
+
+{% macro copy_back(table, collection) -%}
+INSERT INTO {{ table | ident }} BY NAME SELECT *{% if collection %}, $collection AS collection{% endif %} FROM {{ (table ~ '_irw_aside') | ident }};
+DROP TABLE {{ (table ~ '_irw_aside') | ident }};
 {%- endmacro %}
 
 {# The measure catalogue (table measures), rows bound by position. #}

@@ -19,12 +19,24 @@ SELECT n.qi, p.* FROM ({{ query }}) AS p
 JOIN (SELECT unnest($names) AS qrels, generate_subscripts($names, 1) - 1 AS qi) AS n USING (qrels)
 {%- endmacro %}
 
-{# The qrels of the pass whose every judgment is the root's, with its grade: their scores
-   are complete. #}
+{# The qrels of the list `names` (an SQL list) numbered 1.. in name order (qid), with the
+   qrels whose topics they take. #}
+{% macro qrels_numbers(names) -%}
+SELECT qi.qrels, qi.topic_qrels, row_number() OVER (ORDER BY qi.qrels) AS qid
+FROM qrels_info AS qi WHERE list_contains({{ names }}, qi.qrels)
+{%- endmacro %}
+
+{# The qrels of `names` whose every judgment is the root's, with its grade (`judgments`: the
+   pass's table of them, sql/evaluate_many.sql): their scores are complete. #}
+{% macro subsets(names, judgments='irw_many_judgments') -%}
+SELECT n.qrels, n.topic_qrels, n.qid FROM ({{ qrels_numbers(names) }}) AS n
+WHERE NOT EXISTS (SELECT 1 FROM {{ judgments }} AS x
+                  WHERE x.qid = n.qid AND x.topic IS NOT NULL AND x.jid IS NULL)
+{%- endmacro %}
+
+{# The names of the pass's qrels $qrels that are subsets of the root. #}
 {% macro complete() -%}
-SELECT DISTINCT qrels FROM irw_many_judgments AS k
-WHERE NOT EXISTS (SELECT 1 FROM irw_many_judgments AS x
-                  WHERE x.qid = k.qid AND x.topic IS NOT NULL AND x.jid IS NULL)
+SELECT qrels FROM ({{ subsets('$qrels') }}) AS s
 {%- endmacro %}
 
 {# The scores of qrels $q (position $qi) evaluated on its own (irw_eval_result). #}

@@ -1,9 +1,11 @@
 {#- Bringing the warehouse in line after changes made outside irw (irwarehouse.schema.reconcile):
     what changed, whether the tables hold what a load would accept, and ranking changed runs
     again. Bound: $collection, $ids (run ids), $name (a qrels). -#}
+{% import '_state.sql' as st %}
 
-{# Whether anything is to be done: the runs fingerprint now, whether it is as recorded, and
-   whether every qrels is registered and unchanged. #}
+{# Whether anything is to be done: the runs tables' version now (NULL: runs does not count
+   its writes), whether it is as recorded, and whether every qrels is registered and
+   unchanged. #}
 {% macro status() -%}
 SELECT fp, fp = irw_recorded_runs_fp(),
        NOT EXISTS (SELECT 1 FROM qrels WHERE qrels NOT IN (SELECT qrels FROM qrels_info))
@@ -38,6 +40,15 @@ SELECT collection, run_id, n_rows, rows_sum FROM {{ source }}
 
 {% macro loaded_runs() -%}
 SELECT collection, run_id FROM run_loads
+{%- endmacro %}
+
+{# Runs whose ranking policy (run_loads) is not the one irw recorded: their rows are ranked
+   again under it. #}
+{% macro changed_policies() -%}
+SELECT l.collection, l.run_id
+FROM (SELECT collection, run_id, {{ st.load_hash() }} AS load_hash FROM run_loads) AS l
+JOIN irw_run_state AS s ON s.collection = l.collection AND s.run_id = l.run_id
+WHERE l.load_hash <> s.load_hash
 {%- endmacro %}
 
 {# Runs whose ranking lengths (run_topics) are not those of their rows. #}

@@ -6,6 +6,15 @@ CREATE TABLE IF NOT EXISTS irw_meta (
     value VARCHAR
 );
 
+-- Counts the rows written to runs: every row any client inserts or updates (irw or plain
+-- SQL, an INSERT, UPDATE, MERGE, COPY or appender) draws a number from it, through the
+-- check of runs below, which names every column so that an UPDATE of any column runs it. A
+-- number drawn is never drawn again, so the number last drawn, with the count of rows (a
+-- DELETE draws none), tells whether runs changed since irw last recorded them, without
+-- reading them (irw_runs_fp in state.sql). Writing to runs therefore needs the warehouse as
+-- the current database (`USE` it after ATTACH): DuckDB looks the sequence up there.
+CREATE SEQUENCE IF NOT EXISTS irw_runs_writes;
+
 -- A run belongs to a test collection and is identified by (collection, run_id): the same
 -- run id may exist in several collections. A warehouse loaded without --collection has one
 -- collection, 'default'. Every table naming runs carries the collection before run_id.
@@ -19,7 +28,9 @@ CREATE TABLE IF NOT EXISTS runs (
     docno      VARCHAR NOT NULL,
     rank       INTEGER NOT NULL,
     score      DOUBLE  NOT NULL,
-    given_rank BIGINT  NOT NULL
+    given_rank BIGINT  NOT NULL,
+    CHECK (nextval('irw_runs_writes') > 0 OR collection IS NULL OR run_id IS NULL OR topic IS NULL
+           OR docno IS NULL OR rank IS NULL OR score IS NULL OR given_rank IS NULL)
 );
 
 -- Ranking length per run and topic (filled at load; a topic a run did not answer has no row).

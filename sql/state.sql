@@ -1,16 +1,20 @@
 {% import '_state.sql' as st %}
 {#- What the caches were built from, and the macros that tell whether they still stand for
     the tables. Changes made outside irw (plain SQL, a BI tool, a script) are seen by
-    comparing fingerprints -- a hash of the rows -- with those recorded when irw last wrote. -#}
--- The fingerprints irw recorded after its own last write of every qrels ('qrels:<name>').
+    comparing fingerprints with those recorded when irw last wrote: of the runs tables, a
+    version that every write to them changes and that is taken without reading `runs`
+    (irw_runs_fp); of a qrels, a hash of its judgments. -#}
+-- The fingerprints irw recorded after its own last write: of every qrels ('qrels:<name>')
+-- and of the runs tables ('runs', irw_runs_fp()).
 CREATE TABLE IF NOT EXISTS irw_state (
     name VARCHAR PRIMARY KEY,
     fp   UBIGINT NOT NULL
 );
 
 -- What irw last wrote of each run: its rows in `runs` (count and sum of row hashes), in
--- run_topics (likewise) and its run_loads entry (a hash). Their totals are the recorded
--- fingerprint of the three tables, so a load records its runs without reading the others.
+-- run_topics (likewise) and its run_loads entry (a hash). When the runs tables are not as
+-- irw recorded them, a writer compares these with the tables to find the runs that changed
+-- (irwarehouse.schema.reconcile); a load computes its runs' parts from what it stages.
 CREATE TABLE IF NOT EXISTS irw_run_state (
     collection VARCHAR NOT NULL,
     run_id     VARCHAR NOT NULL,
@@ -22,18 +26,29 @@ CREATE TABLE IF NOT EXISTS irw_run_state (
     PRIMARY KEY (collection, run_id)
 );
 
--- The fingerprint of runs, run_topics and run_loads as they are now ...
-CREATE OR REPLACE MACRO irw_runs_fp() AS hash(
-    (SELECT hash(count(*), coalesce(sum({{ st.row_hash() }}), 0)) FROM runs),
-    (SELECT hash(count(*), coalesce(sum({{ st.topic_hash() }}), 0)) FROM run_topics),
-    (SELECT hash(count(*), coalesce(sum({{ st.load_hash() }}::HUGEINT), 0)) FROM run_loads));
+-- Does runs still count its writes: its check draws from irw_runs_writes and names every
+-- column (schema.sql)? A table put in its place (CREATE OR REPLACE TABLE runs AS ...) has no
+-- such check.
+CREATE OR REPLACE MACRO irw_runs_counted() AS {{ st.runs_counted() }};
 
--- ... and as irw recorded it (the same function of the per-run parts).
-CREATE OR REPLACE MACRO irw_recorded_runs_fp() AS (
-    SELECT hash(hash(coalesce(sum(n_rows), 0)::BIGINT, coalesce(sum(rows_sum), 0)),
-                hash(coalesce(sum(n_topics), 0)::BIGINT, coalesce(sum(topics_sum), 0)),
-                hash(count(*), coalesce(sum(load_hash::HUGEINT), 0)))
-    FROM irw_run_state);
+-- The version of runs, run_topics and run_loads as they are now, read without reading
+-- `runs`: the number irw_runs_writes last drew (every row inserted or updated in runs draws
+-- one, and a number is never drawn twice), the count of rows of runs (a DELETE draws none),
+-- and a hash of the rows of run_topics and run_loads (small tables). NULL -- equal to no
+-- recorded version -- when runs no longer counts its writes or the sequence is gone.
+CREATE OR REPLACE MACRO irw_runs_fp() AS (
+    SELECT CASE WHEN irw_runs_counted() AND drawn IS NOT NULL THEN hash(
+               drawn,
+               (SELECT count(*) FROM runs),
+               (SELECT hash(count(*), coalesce(sum({{ st.topic_hash() }}), 0)) FROM run_topics),
+               (SELECT hash(count(*), coalesce(sum({{ st.load_hash() }}::HUGEINT), 0)) FROM run_loads)) END
+    FROM (SELECT (SELECT coalesce(max(last_value), 0) FROM duckdb_sequences()
+                  WHERE database_name = current_database() AND schema_name = 'main'
+                    AND sequence_name = 'irw_runs_writes'
+                  HAVING count(*) = 1) AS drawn) AS w);
+
+-- ... and as irw recorded it after its last write.
+CREATE OR REPLACE MACRO irw_recorded_runs_fp() AS (SELECT fp FROM irw_state WHERE name = 'runs');
 
 -- Each run's rows now (to find the runs changed outside irw).
 CREATE OR REPLACE MACRO irw_run_rows() AS TABLE
@@ -61,7 +76,7 @@ CREATE OR REPLACE MACRO irw_subset_ok(q, root) AS NOT EXISTS (
         WHERE rj.qrels = root AND rj.topic = dj.topic AND rj.docno = dj.docno AND rj.rel = dj.rel));
 
 -- Is the materialized base of the loaded qrels q built from the tables as they are, the runs
--- tables' fingerprint being rfp (irw_runs_fp(), or the value a connection checked once)?
+-- tables' version being rfp (irw_runs_fp(), or the value a connection checked once)?
 CREATE OR REPLACE MACRO irw_base_current(q, rfp) AS coalesce(
     rfp = irw_recorded_runs_fp()
     AND (SELECT bb.runs_fp = rfp AND bb.qrels_fp = irw_qrels_fp(q)

@@ -8,6 +8,8 @@ skipped -- unless ``IRW_REQUIRE_SHARED_DATA=1`` (set by CI), which makes them fa
 from __future__ import annotations
 
 import fcntl
+import hashlib
+import json
 import os
 import re
 import shutil
@@ -23,14 +25,20 @@ FIXTURES = ROOT / "fixtures"
 SHARED = Path(os.environ.get("IRW_SHARED_DATA", ROOT.parent / "shared" / "data"))
 
 
+def unavailable(message: str):
+    """Skip the test for want of something outside the project (shared data, a package
+    registry, a browser, Java), saying what -- or fail it where that is required
+    (``IRW_REQUIRE_SHARED_DATA=1``: CI)."""
+    if os.environ.get("IRW_REQUIRE_SHARED_DATA") == "1":
+        pytest.fail(message + " -- IRW_REQUIRE_SHARED_DATA=1 requires it")
+    pytest.skip(message)
+
+
 def _shared(sub: str) -> Path:
     path = SHARED / sub
     if not path.exists():
-        message = (f"shared data {path} is absent (it is not part of the project; "
-                   "set IRW_SHARED_DATA to its location)")
-        if os.environ.get("IRW_REQUIRE_SHARED_DATA") == "1":
-            pytest.fail(message + " -- IRW_REQUIRE_SHARED_DATA=1 requires it")
-        pytest.skip(message)
+        unavailable(f"shared data {path} is absent (it is not part of the project; "
+                    "set IRW_SHARED_DATA to its location)")
     return path
 
 
@@ -134,40 +142,59 @@ def sql_warehouse(tmp_path_factory) -> str:
 CLI = "1.5.6"  # the newest duckdb-cli on the package registry
 
 
-def _unavailable(message: str):
-    if os.environ.get("IRW_REQUIRE_SHARED_DATA") == "1":
-        pytest.fail(message + " -- IRW_REQUIRE_SHARED_DATA=1 requires it")
-    pytest.skip(message)
-
-
-def installed(request, requirement: str) -> Path:
-    """``requirement`` installed (without dependencies) into a directory of its own in
-    pytest's cache, once (test workers take turns)."""
+def installed(request, *requirements: str) -> Path:
+    """``requirements`` installed (without dependencies: pinned, e.g. by :func:`resolved`)
+    into a directory of their own in pytest's cache, once (test workers take turns)."""
     if getattr(request.config, "cache", None) is not None:
         cache = Path(request.config.cache.mkdir("irw-clients"))
     else:  # pytest's cache is switched off: install afresh for this session
         cache = request.getfixturevalue("tmp_path_factory").mktemp("irw-clients")
-    target = cache / re.sub(r"[^A-Za-z0-9.]+", "-", requirement)
+    name = re.sub(r"[^A-Za-z0-9.]+", "-", "+".join(requirements))
+    if len(name) > 100:
+        name = name[:80] + "-" + hashlib.sha1(name.encode()).hexdigest()[:12]
+    target = cache / name
     done = target / ".installed"
     with open(cache / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not done.exists():
-            _install(requirement, target)
+            _install(requirements, target)
             done.touch()
     return target
 
 
-def _install(requirement: str, target: Path) -> None:
-    shutil.rmtree(target, ignore_errors=True)
+def _pip(*args: str, what: str) -> subprocess.CompletedProcess:
+    """pip with ``args``; for want of the package registry the test is skipped (or fails in
+    CI: :func:`unavailable`)."""
     try:
-        r = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-                            "--disable-pip-version-check", "--target", str(target), requirement],
+        r = subprocess.run([sys.executable, "-m", "pip", *args, "--disable-pip-version-check"],
                            capture_output=True, text=True, timeout=600)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        _unavailable(f"cannot run pip to install {requirement}: {exc}")
+        unavailable(f"cannot run pip to {what}: {exc}")
     if r.returncode != 0:
         last = (r.stderr.strip().splitlines() or ["no output"])[-1]
-        _unavailable(f"cannot install {requirement} from the package registry: {last}")
+        unavailable(f"cannot {what} from the package registry: {last}")
+    return r
+
+
+def _install(requirements, target: Path) -> None:
+    shutil.rmtree(target, ignore_errors=True)
+    _pip("install", "--quiet", "--no-deps", "--target", str(target), *requirements,
+         what=f"install {' '.join(requirements)}")
+
+
+_resolved: dict[tuple, list[str]] = {}
+
+
+def resolved(*requirements: str) -> list[str]:
+    """What pip picks today for ``requirements`` in a new environment: every package it
+    would install, ``name==version`` (asks the package registry, once a session)."""
+    if requirements not in _resolved:
+        r = _pip("install", "--dry-run", "--ignore-installed", "--quiet", "--report", "-",
+                 *requirements, what=f"resolve {' '.join(requirements)}")
+        report = json.loads(r.stdout)
+        _resolved[requirements] = sorted(f"{p['metadata']['name']}=={p['metadata']['version']}"
+                                         for p in report["install"])
+    return _resolved[requirements]
 
 
 @pytest.fixture(scope="session")
@@ -177,3 +204,44 @@ def duckdb_cli(request) -> str:
     if not binary.exists():
         pytest.fail(f"duckdb-cli {CLI} has no binary at {binary}")
     return str(binary)
+
+
+# ----------------------------------------------------------------- rank correlations by hand
+
+def strict_orders(v):
+    """Every strict ranking (item indices, top first) that breaks the ties of the scores v."""
+    import itertools
+
+    import numpy as np
+
+    v = np.asarray(v)
+    groups = [np.flatnonzero(v == value).tolist() for value in sorted(set(v.tolist()), reverse=True)]
+    for combo in itertools.product(*(itertools.permutations(g) for g in groups)):
+        yield [item for group in combo for item in group]
+
+
+def tie_breakings(v) -> int:
+    """How many strict rankings break the ties of the scores v."""
+    import math
+
+    import numpy as np
+
+    return int(np.prod([math.factorial(c) for c in np.unique(v, return_counts=True)[1]]))
+
+
+def yilmaz_tau_ap(reference, order):
+    """tau_AP (Yilmaz, Aslam, Robertson 2008) of the strict ranking ``order`` against the
+    strict ranking ``reference`` (item indices, top first), from its definition."""
+    above = {item: r for r, item in enumerate(reference)}
+    total = sum(sum(above[v] < above[order[i]] for v in order[:i]) / i for i in range(1, len(order)))
+    return 2 * total / (len(order) - 1) - 1
+
+
+def expected_tau_ap(reference_scores, scores):
+    """tau_AP of the scores against the reference scores (higher = top) when ties are broken
+    at random: the mean of :func:`yilmaz_tau_ap` over every way to break them."""
+    import numpy as np
+
+    return float(np.mean([yilmaz_tau_ap(a, b) for a in strict_orders(reference_scores)
+                          for b in strict_orders(scores)]))
+

@@ -1,11 +1,13 @@
-"""The warehouse with other DuckDB clients: the oldest supported DuckDB (the lower end of
-pyproject's ``duckdb`` range) in its own environment, and the DuckDB CLI of the
-``duckdb-cli`` package.
+"""The warehouse with other DuckDB clients: the oldest DuckDB that reads what irw writes
+(connection.OLDEST_READER) and the release before it, the oldest DuckDB irw runs on (the
+lower end of pyproject's ``duckdb`` range), each in its own environment, the DuckDB CLI
+of the ``duckdb-cli`` package, and SQLAlchemy + duckdb-engine as pip resolves them with the
+``bi`` extra's pins and without.
 
 The clients are installed from the package registry with ``pip install --target`` into
-pytest's cache directory (once; a later run reuses them), and run in subprocesses with that
-directory first on ``PYTHONPATH``, so they import the old ``duckdb`` and everything else from
-this environment. Without the registry the tests are skipped -- unless
+pytest's cache directory (once; a later run reuses them; a resolution pip makes afresh is
+installed again when its choice changes), and run in subprocesses with that directory first
+on ``PYTHONPATH``, so they import the client and everything else from this environment. Without the registry the tests are skipped -- unless
 ``IRW_REQUIRE_SHARED_DATA=1`` (CI), which makes them fail.
 """
 
@@ -24,19 +26,28 @@ import duckdb
 import pytest
 
 import sql_probe
-from conftest import CLI, FIXTURES, ROOT, cli_for, installed
+from conftest import CLI, FIXTURES, ROOT, cli_for, installed, resolved
+
+from irwarehouse import connection
 
 OLD_DUCKDB = "1.4.4"  # the lower end of the duckdb range in pyproject.toml
+READER = connection.OLDEST_READER  # the oldest DuckDB that reads what irw writes
+BEFORE_READER = "1.4.1"  # the release before READER
 TESTS = Path(__file__).resolve().parent
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def duckdb_env(request, version: str) -> dict:
+    """The environment of a subprocess that imports duckdb ``version`` (and irwarehouse from
+    this checkout)."""
+    target = installed(request, f"duckdb=={version}")
+    path = os.pathsep.join([str(target), str(ROOT), os.environ.get("PYTHONPATH", "")])
+    return {**os.environ, "PYTHONPATH": path}
 
 
 @pytest.fixture(scope="session")
 def old_duckdb(request) -> dict:
-    """The environment of a subprocess that imports duckdb OLD_DUCKDB (and irwarehouse from
-    this checkout)."""
-    target = installed(request, f"duckdb=={OLD_DUCKDB}")
-    path = os.pathsep.join([str(target), str(ROOT), os.environ.get("PYTHONPATH", "")])
-    return {**os.environ, "PYTHONPATH": path}
+    return duckdb_env(request, OLD_DUCKDB)
 
 
 def _python(env: dict, *args: str, cwd=None) -> dict:
@@ -66,22 +77,73 @@ def test_supported_range_in_pyproject():
     assert duckdb.__version__ in spec and OLD_DUCKDB in spec
 
 
-def test_old_duckdb_reads_what_irw_writes(sql_warehouse, old_duckdb, tmp_path):
-    """A warehouse written by this irw, its published copy and its export: every view and
-    macro gives the same rows in DuckDB OLD_DUCKDB as here."""
-    published, exported = str(tmp_path / "dash.duckdb"), str(tmp_path / "export")
+@pytest.fixture(scope="module")
+def copies(sql_warehouse, tmp_path_factory) -> list[str]:
+    """The fixture warehouse, its published copy and its export."""
+    where = tmp_path_factory.mktemp("copies")
+    published, exported = str(where / "dash.duckdb"), str(where / "export")
     invoke = cli_for(sql_warehouse)
     invoke("publish", published)
     invoke("export", exported)
-    targets = [sql_warehouse, published, exported]
-    old = _python(old_duckdb, str(TESTS / "sql_probe.py"), *targets)
-    assert old["duckdb"] == OLD_DUCKDB
+    return [sql_warehouse, published, exported]
+
+
+@pytest.mark.parametrize("version", [READER, OLD_DUCKDB])
+def test_old_duckdb_reads_what_irw_writes(copies, request, version):
+    """A warehouse written by this irw, its published copy and its export: every view and
+    macro gives the same rows in DuckDB ``version`` as here -- the oldest release that reads
+    them (READER, the version the documents name), and the oldest irw runs on."""
+    targets = copies
+    old = _python(duckdb_env(request, version), str(TESTS / "sql_probe.py"), *targets)
+    assert old["duckdb"] == version
     for target in targets:
         ours, theirs = _probe(target), old["targets"][target]
         assert ours["uncovered"] == [] and theirs["uncovered"] == []
         assert all(ours["results"].values()), "every probe has rows (else it proves nothing)"
         assert theirs["results"].keys() == ours["results"].keys(), target
         assert sql_probe.close(theirs["results"], ours["results"]) == [], target
+
+
+BEFORE = """
+import json, sys
+import duckdb
+con = duckdb.connect(sys.argv[1], read_only=True)
+out = {"duckdb": duckdb.__version__, "runs": con.execute("SELECT count(*) FROM run_info").fetchone()[0]}
+try:
+    out["ap"] = len(con.execute("SELECT * FROM measure.AP('fixture')").fetchall())
+except duckdb.Error as exc:
+    out["error"] = str(exc).splitlines()[0]
+print(json.dumps(out))
+"""
+
+
+def test_the_release_before_the_oldest_reader_fails(copies, request):
+    """DuckDB BEFORE_READER opens a published copy but cannot run its measure macros, as the
+    documents say: READER is the oldest release that reads what irw writes. (Should this
+    fail, BEFORE_READER reads it too, and the oldest reader named in connection.OLDEST_READER
+    and the documents may go down.)"""
+    got = _python(duckdb_env(request, BEFORE_READER), "-c", BEFORE, copies[1])
+    assert got["duckdb"] == BEFORE_READER and got["runs"] == 8
+    assert "ap" not in got, f"DuckDB {BEFORE_READER} now runs the measure macros ({got['ap']} rows)"
+    assert "Table with name wide does not exist" in got["error"], got["error"]
+
+
+# "DuckDB 1.4 and later", "any DuckDB client from 1.4 on": a claim of the versions that read
+# what irw writes
+CLAIM = re.compile(r"DuckDB(?:\s+clients?)?\s+(?:from\s+)?(\d+\.\d+(?:\.\d+)?)\s+(?:(?:and|or)\s+later|on)\b")
+
+
+def test_every_claim_names_the_oldest_reader():
+    """Every claim of the README, the guides and the package that DuckDB from some version on
+    reads the warehouse names READER, the version tested above (irw publish says it too:
+    tests/test_export.py)."""
+    sources = DOCUMENTS + sorted((ROOT / "irwarehouse").rglob("*.py"))
+    claims = []
+    for path in sources:
+        text = path.read_text(encoding="utf-8")
+        claims += [(path.relative_to(ROOT).as_posix(), m.group(0), m.group(1)) for m in CLAIM.finditer(text)]
+    assert len(claims) >= 6, claims  # README, sql-and-bi (2), commands, export.py, cli/export.py
+    assert [c for c in claims if c[2] != READER] == []
 
 
 # irw itself, step by step: (label, arguments; {db}, {fixtures} filled in). JSON steps are compared.
@@ -136,8 +198,6 @@ def test_irw_runs_under_old_duckdb(old_duckdb, tmp_path):
             x, y = json.loads(a["stdout"]), json.loads(b["stdout"])
             assert x and sql_probe.close(x, y) == [], label
     con = duckdb.connect(str(tmp_path / "old" / "irw.duckdb"), read_only=True)
-    from irwarehouse import connection
-
     assert connection.storage_version(con) == "v1.4.0+"
     con.close()
     for target in ("irw.duckdb", "published.duckdb", "export"):
@@ -198,3 +258,104 @@ def test_duckdb_cli_reads_what_irw_writes(sql_warehouse, duckdb_cli, tmp_path):
                         "SELECT team, avg(value) FROM scores JOIN run_info USING (run_id) "
                         "WHERE measure = 'AP' AND qrels = 'fixture' GROUP BY team ORDER BY team")
     assert [t for t, _ in team_ap] == ["alpha", "beta", "delta", "gamma"]
+
+
+# ------------------------------------------------- SQLAlchemy + duckdb-engine, as installed
+
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+BI = PYPROJECT["optional-dependencies"]["bi"]
+(DUCKDB_RANGE,) = [d for d in PYPROJECT["dependencies"] if re.match(r"duckdb\s*[<>=]", d)]
+
+
+def _sqlalchemy(request, requirements: list[str], database: str) -> dict:
+    """tests/sqlalchemy_probe.py on ``database`` in an environment holding what pip picks
+    today for ``requirements`` (with pandas and the rest from this one)."""
+    pins = resolved(*requirements)
+    target = installed(request, *pins)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(target), os.environ.get("PYTHONPATH", "")])}
+    got = _python(env, str(TESTS / "sqlalchemy_probe.py"), database)
+    got["pins"] = pins
+    return got
+
+
+def _expected(database: str) -> dict:
+    """What each step of sqlalchemy_probe.py reads, from DuckDB itself."""
+    con = duckdb.connect(database, read_only=True)
+    try:
+        def columns(table):
+            return [r[0] for r in con.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_catalog = current_database() "
+                "AND table_schema = 'main' AND table_name = ? ORDER BY ordinal_position", [table]).fetchall()]
+
+        (key,) = con.execute(
+            "SELECT coalesce(flatten(list(constraint_column_names)), []) FROM duckdb_constraints() "
+            "WHERE database_name = current_database() AND table_name = 'runs' "
+            "AND constraint_type = 'PRIMARY KEY'").fetchone()
+        means = [list(r) for r in con.execute("SELECT * FROM score_means ORDER BY ALL").fetchall()]
+        ndcg = [list(r) for r in con.execute(
+            "SELECT run_id, topic, value FROM measure.nDCG('fixture', k := 10) ORDER BY run_id, topic").fetchall()]
+        views = [r[0] for r in con.execute(
+            "SELECT view_name FROM duckdb_views() WHERE NOT internal AND database_name = current_database() "
+            "AND schema_name = 'main' ORDER BY 1").fetchall()]
+        assert means and ndcg and views
+        return {"view columns": columns("score_means"), "table columns": columns("runs"),
+                "Table(autoload_with=...)": columns("score_means"), "primary key": key,
+                "foreign keys": [], "pandas.read_sql_table": means, "query": means,
+                "measure macro": ndcg, "views": views}
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("duckdb_version", ["newest", OLD_DUCKDB])
+def test_the_bi_extra_reads_and_reflects(copies, request, duckdb_version):
+    """`pip install 'irwarehouse[bi]'`: the bi extra's pins as pip resolves them today, with
+    the newest duckdb of irw's range and with its oldest. SQLAlchemy reflects the views' and
+    tables' columns and keys (Table(autoload_with=...), pandas.read_sql_table, what BI tools
+    do), queries the views and the measure macros, and cannot write; on the warehouse and on
+    its published copy, with the rows DuckDB itself reads."""
+    requirements = [*BI, DUCKDB_RANGE if duckdb_version == "newest" else f"duckdb=={duckdb_version}"]
+    for database in copies[:2]:
+        got = _sqlalchemy(request, requirements, database)
+        where = f"{database} with {', '.join(got['pins'])}"
+        if duckdb_version != "newest":
+            assert got["duckdb"] == duckdb_version
+        steps, expected = got["steps"], _expected(database)
+        assert {n: s["error"] for n, s in steps.items() if "error" in s and n != "read-only"} == {}, where
+        assert "read-only" in steps["read-only"]["error"], where
+        assert f"{Path(database).stem}.main" in steps["schemas"]["ok"], where
+        assert set(expected.pop("views")) <= set(steps["views"]["ok"]), where
+        assert {"runs", "qrels", "scores"} <= set(steps["tables"]["ok"]), where
+        for name, rows in expected.items():
+            assert sql_probe.close(steps[name]["ok"], rows) == [], f"{name}: {where}"
+
+
+# What pip picks for `pip install duckdb-engine` cannot do, and DuckDB's error for it.
+UNPINNED_FAILURES = {
+    "view columns": 'Referenced table "pg_catalog.pg_collation" not found',
+    "table columns": 'Referenced table "pg_catalog.pg_collation" not found',
+    "Table(autoload_with=...)": 'Referenced table "pg_catalog.pg_collation" not found',
+    "pandas.read_sql_table": 'Referenced table "pg_catalog.pg_collation" not found',
+    "primary key": "Type with name REGCLASS does not exist",
+    "foreign keys": "Type with name REGCLASS does not exist",
+}
+
+
+def test_duckdb_engine_as_pip_picks_it_cannot_reflect(copies, request):
+    """`pip install duckdb-engine` without pins, as pip resolves it today (SQLAlchemy 2.1 with
+    duckdb-engine 0.17 when this was written): queries work, but reflection -- the columns of
+    a view or table, its keys, Table(autoload_with=...), pandas.read_sql_table -- fails. That
+    failure is the reason for the bi extra's pins, and this test expects it: the day it is
+    gone (a fixed duckdb-engine or SQLAlchemy), the test fails and says so, and the pins
+    and docs/sql-and-bi.md can be relaxed."""
+    got = _sqlalchemy(request, ["duckdb-engine"], copies[1])
+    picked = ", ".join(got["pins"])
+    steps, expected = got["steps"], _expected(copies[1])
+    for name in ("query", "measure macro"):
+        assert sql_probe.close(steps[name].get("ok"), expected[name]) == [], f"{name}: {picked}"
+    fixed = all("ok" in steps[name] for name in UNPINNED_FAILURES)
+    for name, error in UNPINNED_FAILURES.items():
+        if "ok" in steps[name]:
+            pytest.fail(f"pip now picks {picked}, and `{name}` works there (it failed with: {error}): "
+                        + ("reflection works without pins: relax the bi extra's pins (pyproject.toml) "
+                           "and docs/sql-and-bi.md" if fixed else "see whether the bi extra's pins may be relaxed"))
+        assert error in steps[name]["error"], f"{name}: {picked}"

@@ -33,6 +33,7 @@ RBP(0.8)'s .088 (.2 vs .288) exceeds .15 · .288 = .0432 -> RBP(0.5) vs RBP(0.8)
 from __future__ import annotations
 
 import csv
+import gzip
 import itertools
 import json
 import math
@@ -41,6 +42,7 @@ import numpy as np
 import pytest
 
 from conftest import FIXTURES
+from irwarehouse import schema
 from irwarehouse.engine import evaluation, loading
 from irwarehouse.errors import IrwError
 from irwarehouse.experiments import agreement as ag
@@ -128,7 +130,7 @@ def test_vector_measures_equal_sql(con, tmp_path, ap_r):
     loading.load_qrels(con, [str(tmp_path / "qrels")], "synth")
     loading.load_runs(con, [str(tmp_path / "run")])
     names = NAMES + ["P@4", "P", "R@3", "SP", "AP@4", "RR", "RR@2", "Success@2", "nDCG@4", "nDCG",
-                     "DCG(discount=jk)@5", "RBP(p=0.95)@4"]
+                     "DCG(discount=jk)@5", "RBP(p=0.95)@4", "RBP(depth=3)"]
     parsed = parse_all(names)
     sql = evaluation.evaluate(con, "synth", parsed, ["synth"], store=False).df()
     topics = range(len(V)) if ap_r == "n" else range(1, len(V))
@@ -287,7 +289,7 @@ def _independent_n10(delta_num, delta_den, fuzziness, ap_r):
 def test_exact_n10_both_readings_against_independent(ap_r):
     deltas = [(0, 1), (1, 100), (3, 100), (1, 20)]
     got = {f: ag.uniform_cell(parse_all(ag.DEFAULT_MEASURES), 10, [n / d for n, d in deltas],
-                              0, 0, f, ap_r) for f in ag.FUZZINESS}
+                              ag.DEFAULT_SAMPLES, 0, f, ap_r) for f in ag.FUZZINESS}
     at_threshold = 0
     for fuzziness, frame in got.items():
         assert set(frame["fuzziness"]) == {fuzziness} and set(frame["ap_r"]) == {ap_r}
@@ -356,14 +358,83 @@ def test_agreement_n10_exact_and_monte_carlo(cli, tmp_path):
         itertools.combinations(ag.DEFAULT_MEASURES, 2))
     # Monte Carlo over random pairs converges to the exact rate
     exact = {(r["measure_a"], r["measure_b"]): r["agreement"] for r in rows}
-    mc = json.loads(cli("experiment", "agreement", "--n", "10", "--samples", "40000", "--seed", "3",
-                        "--out", tmp_path / "b", "--format", "json").stdout)
-    for r in mc:
-        assert r["method"] == "monte-carlo" and 39900 < r["pairs"] <= 40000
-        assert abs(r["agreement"] - exact[(r["measure_a"], r["measure_b"])]) < 5 * r["std_error"]
-    again = json.loads(cli("experiment", "agreement", "--n", "10", "--samples", "40000", "--seed", "3",
-                           "--out", tmp_path / "c", "--format", "json").stdout)
-    assert again == mc  # deterministic given the seed
+    mc = ag.uniform_cell(parse_all(ag.DEFAULT_MEASURES), 10, [0.0], 40000, 3, exact_limit=0)
+    for r in mc.itertuples():
+        assert r.method == "monte-carlo" and 39900 < r.pairs <= 40000
+        assert abs(r.agreement - exact[(r.measure_a, r.measure_b)]) < 5 * r.std_error
+    again = ag.uniform_cell(parse_all(ag.DEFAULT_MEASURES), 10, [0.0], 40000, 3, exact_limit=0)
+    assert again.equals(mc)  # deterministic given the seed
+
+
+def _in_memory_rates(Si, Sj, deltas, fuzziness):
+    """Agreement rates over all the pairs at once (the scores of every pair in memory)."""
+    M = Si.shape[0]
+    diffs = [ag.differences(Si[m], Sj[m], fuzziness) for m in range(M)]
+    return np.array([[ag.agree(diffs[a], diffs[b], d).mean() for a, b in itertools.combinations(range(M), 2)]
+                     for d in deltas])
+
+
+@pytest.mark.parametrize("fuzziness", ag.FUZZINESS)
+def test_monte_carlo_in_batches_equals_all_pairs_in_memory(fuzziness, tmp_path):
+    """The Monte Carlo cells keep running sums over batches of pairs; the rates are those of
+    every pair drawn at once with the same seed -- to the last bit -- for the uniform mode (N =
+    12, three batches) and the sampled mode (the fixtures' rankings, four batches, the pairs'
+    rankings drawn as numpy's Generator.choice draws them)."""
+    measures, deltas = parse_all(ag.DEFAULT_MEASURES), [0.0, 0.01, 0.1]
+    n, samples, seed = 12, 150_000, 7
+    got = ag.uniform_cell(measures, n, deltas, samples, seed, fuzziness, exact_limit=0)
+    rng = np.random.default_rng(seed)
+    step = int(np.clip((1 << 22) // n, 1024, 1 << 16))
+    assert samples // step == 2  # three batches
+    A, B = [], []
+    for s in range(0, samples, step):
+        size = min(step, samples - s)
+        bits = np.unpackbits(rng.integers(0, 256, size=(2 * size, 2), dtype=np.uint8), axis=1, count=n)
+        distinct = (bits[:size] != bits[size:]).any(axis=1)
+        A.append(bits[:size][distinct])
+        B.append(bits[size:][distinct])
+    A, B = np.vstack(A), np.vstack(B)
+    want = _in_memory_rates(ag.scores_of(A, measures), ag.scores_of(B, measures), deltas, fuzziness)
+    assert got["agreement"].tolist() == want.ravel().tolist()
+    assert set(got["pairs"]) == {len(A)} and set(got["method"]) == {"monte-carlo"}
+
+    con = schema.connect(":memory:")
+    loading.load_qrels(con, [str(FIXTURES / "qrels.txt")], "fixture")
+    loading.load_runs(con, [str(FIXTURES / "runs")])
+    run_ids = [r[0] for r in con.execute("SELECT DISTINCT run_id FROM runs ORDER BY 1").fetchall()]
+    vectors = ag.real_vectors(con, "fixture", run_ids, 10)
+    con.close()
+    samples = 4 * ag.MC_BATCH - 5
+    got = ag.sampled_cell(measures, 10, deltas, samples, seed, vectors, fuzziness, exact_limit=0)
+    counts = vectors["rankings"].to_numpy()
+    rng = np.random.default_rng(seed)
+    i = rng.choice(len(counts), size=samples, p=counts / counts.sum())
+    j = rng.choice(len(counts), size=samples, p=counts / counts.sum())
+    keep = i != j
+    S = ag.scores_of(ag.vectors_from_ranks(vectors["relevant_ranks"].tolist(), 10), measures)
+    want = _in_memory_rates(S[:, i[keep]], S[:, j[keep]], deltas, fuzziness)
+    assert got["agreement"].tolist() == want.ravel().tolist()
+    assert set(got["pairs"]) == {int(keep.sum())}
+
+
+def test_samples_apply_to_monte_carlo_cells_only(cli, tmp_path):
+    """--samples sets the pairs of the cells that cannot be enumerated (N = 14: 16,384
+    vectors); the cells that can (N = 10, and the fixtures' real rankings) stay exact, with
+    the same rates as without --samples."""
+    cli("load", "qrels", FIXTURES / "qrels.txt", "--name", "fixture")
+    cli("load", "runs", FIXTURES / "runs")
+    args = ["experiment", "agreement", "--mode", "uniform,sampled", "-m", "P@10", "-m", "RBP(p=0.5)",
+            "--format", "json"]
+    plain = json.loads(cli(*args, "--n", "10", "--out", tmp_path / "a").stdout)
+    rows = json.loads(cli(*args, "--n", "10,14", "--samples", "3000", "--seed", "5",
+                          "--out", tmp_path / "b").stdout)
+    by = {(r["mode"], r["n"]): r for r in rows}
+    assert [by[("uniform", 10)], by[("sampled", 10)]] == plain
+    assert by[("uniform", 10)]["method"] == "exact" and by[("uniform", 10)]["pairs"] == 523776
+    assert by[("sampled", 10)]["method"] == "exact" and by[("sampled", 14)]["method"] == "exact"
+    assert by[("uniform", 14)]["method"] == "monte-carlo" and 2990 < by[("uniform", 14)]["pairs"] <= 3000
+    result = cli(*args, "--samples", "0", "--out", tmp_path / "c", ok=False)
+    assert result.exit_code == 1 and "--samples must be at least 1" in result.output
 
 
 def test_ap_r_and_fuzziness_options(cli, tmp_path):
@@ -417,6 +488,73 @@ def test_sampled_mode_against_irw_eval(cli, tmp_path):
     assert vectors[0]["rankings"] == "39"
     frequent = _rows(out / "agreement_frequent_vectors.csv")
     assert frequent and sum(int(r["rankings"]) for r in frequent) <= 39
+
+
+def _negated_runs(dst):
+    """The fixture runs with every score negated (reversed rankings): a second collection."""
+    dst.mkdir()
+    for path in sorted((FIXTURES / "runs").iterdir()):
+        opener = gzip.open if path.suffix == ".gz" else open
+        with opener(path, "rt") as fh:
+            lines = [" ".join(f[:4] + [repr(-float(f[4])), f[5]]) for f in map(str.split, fh) if len(f) == 6]
+        (dst / path.name.removesuffix(".gz")).write_text("\n".join(lines) + "\n")
+    return dst
+
+
+def test_sampled_mode_pools_several_qrels(cli, tmp_path):
+    """Two collections (the fixtures and their runs reversed), each with its qrels: the
+    rankings under both are pooled -- pair by pair from `irw eval`, as in the test above --
+    whether the qrels are repeated or comma-separated; each alone gives its own rate."""
+    cli("load", "qrels", FIXTURES / "qrels.txt", "--name", "fixture", "--collection", "fx")
+    cli("load", "runs", FIXTURES / "runs", "--collection", "fx")
+    cli("load", "qrels", FIXTURES / "qrels.txt", "--name", "reversed", "--collection", "rev")
+    cli("load", "runs", _negated_runs(tmp_path / "rev"), "--collection", "rev")
+    items = {}
+    for q in ("fixture", "reversed"):
+        per = json.loads(cli("eval", "-m", "P@10", "-m", "RBP(p=0.5,rel=1)@10", "--qrels", q,
+                             "--per-topic", "--topics", "run", "--format", "json").stdout)
+        for r in per:
+            if r["topic"] != "106":  # no relevant document: not in the topic set
+                items.setdefault((q, r["run_id"], r["topic"]), {})[r["measure"]] = r["value"]
+    assert len(items) == 2 * 39
+
+    def by_eval(keys):
+        agree = pairs = 0
+        for x, y in itertools.combinations([items[k] for k in keys], 2):
+            rx, ry = x["RBP(p=0.5,rel=1)@10"], y["RBP(p=0.5,rel=1)@10"]
+            if rx != ry:  # rankings with the same relevance vector are not a pair
+                pairs += 1
+                agree += np.sign(round(x["P@10"] - y["P@10"], 12)) == np.sign(rx - ry)
+        return agree / pairs, pairs
+
+    def rate(*qrels_args):
+        out = tmp_path / f"out{len(list(tmp_path.iterdir()))}"
+        rows = json.loads(cli("experiment", "agreement", "--mode", "sampled", "--n", "10", "-m", "P@10",
+                              "-m", "RBP(p=0.5)", *qrels_args, "--out", out, "--format", "json").stdout)
+        assert len(rows) == 1 and rows[0]["method"] == "exact"
+        return rows[0]["agreement"], rows[0]["pairs"], out
+
+    pooled, pairs, out = rate("--qrels", "fixture", "--qrels", "reversed")
+    want, want_pairs = by_eval(list(items))
+    assert pairs == want_pairs and pooled == pytest.approx(want, abs=1e-12)
+    assert rate("--qrels", "fixture,reversed")[:2] == (pooled, pairs)
+    assert rate("--qrels", "fix*,rev*")[:2] == (pooled, pairs)
+    alone = {q: rate("--qrels", q)[:2] for q in ("fixture", "reversed")}
+    for q in alone:
+        assert alone[q][0] == pytest.approx(by_eval([k for k in items if k[0] == q])[0], abs=1e-12)
+    assert len({alone["fixture"], alone["reversed"], (pooled, pairs)}) == 3
+    assert _rows(out / "agreement_vectors.csv")[0]["rankings"] == "78"
+    report = (out / "report.md").read_text()
+    assert "the rankings under the qrels fixture, reversed pooled" in report
+    assert "qrels = fixture,reversed" in report
+    # one qrels that does not exist, and a single-value option given twice, are errors
+    result = cli("experiment", "agreement", "--mode", "sampled", "--qrels", "fixture,nope",
+                 "--out", tmp_path / "bad", ok=False)
+    assert result.exit_code == 1 and "unknown qrels 'nope'" in result.output
+    for option, values in [("--runs", ("all", "pooled")), ("--samples", ("10", "20")), ("--seed", ("1", "2"))]:
+        result = cli("experiment", "agreement", "--mode", "sampled", option, values[0], option, values[1],
+                     "--out", tmp_path / "bad", ok=False)
+        assert result.exit_code == 2 and f"option {option} is given twice" in result.output
 
 
 def test_bad_options(cli, tmp_path):

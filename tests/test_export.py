@@ -185,7 +185,8 @@ def test_publish(sql_warehouse, source_probe, tmp_path):
     out = tmp_path / "dash.duckdb"
     invoke = cli_for(sql_warehouse)
     r = invoke("publish", out)
-    assert f"to {out}" in r.output and "storage v1.4.0+" in r.output
+    assert f"to {out}" in r.output
+    assert f"storage v1.4.0+: DuckDB {connection.OLDEST_READER} and later)" in r.output
     con = duckdb.connect(str(out), read_only=True)
     assert connection.storage_version(con) == "v1.4.0+"
     result = sql_probe.probe(con)

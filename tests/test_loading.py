@@ -698,3 +698,29 @@ def test_batches_follow_the_memory_limit(tmp_path):
     assert loading._text_size(str(big)) == 13 * 500_000
     assert loading._batches(con, [str(big), str(big), small]) == [[str(big)], [str(big), small]]
     assert loading._batches(con, [small, small]) == [[small, small]]
+
+
+def test_bulk_work_keeps_no_insertion_order_and_users_sql_does(monkeypatch):
+    """A load, the base and an evaluation run without insertion order (DuckDB then writes in
+    parallel, in less memory); the connection keeps it for everything else -- users' SQL,
+    exports -- as any DuckDB client does."""
+    from conftest import FIXTURES
+    from irwarehouse import Warehouse, sql
+
+    setting = "SELECT current_setting('preserve_insertion_order')"
+    seen: list[bool] = []
+    inner = sql._execute
+
+    def spy(con, text, params=None):
+        if "INSERT INTO irw_ranked" in text or "INSERT INTO irw_base" in text:
+            seen.append(con.execute(setting).fetchone()[0])
+        return inner(con, text, params)
+
+    monkeypatch.setattr(sql, "_execute", spy)
+    with Warehouse(":memory:") as w:
+        w.load_qrels(str(FIXTURES / "qrels.txt"), "fixture")
+        w.load_runs(str(FIXTURES / "runs"))
+        w.eval("AP")
+        assert len(seen) >= 2 and not any(seen)
+        assert w.con.execute(setting).fetchone()[0] is True
+        assert w.sql(setting + " AS kept").rows() == [(True,)]

@@ -68,6 +68,9 @@ EXPECTED_T1 = {
     "RBP(p=0.5)": 0.5 * (0.5 * 1 + 1.0 * 0.5 ** 3 + 0.5 * 0.5 ** 5),
     "RBP(p=0.5,rel=1)": 0.5 * (1 + 0.5 ** 3 + 0.5 ** 5),
     "RBP(p=0.5)@3": 0.5 * 0.5,
+    # p from the residual at a depth: residual 0.25 at depth 2 is p = 0.5
+    "RBP(depth=2,residual=0.25)": 0.5 * (0.5 * 1 + 1.0 * 0.5 ** 3 + 0.5 * 0.5 ** 5),
+    "RBPres(depth=1,residual=0.5)@3": 0.5 * 0.5 + 0.5 ** 3,
     "RBPres(p=0.5)": 0.5 * (0.5 + 0.5 ** 4) + 0.5 ** 6,
     "RBPres(p=0.5)@3": 0.5 * 0.5 + 0.5 ** 3,
     "RBPres(p=0.5)@10": 0.5 * (0.5 + 0.5 ** 4) + 0.5 ** 6,
@@ -145,7 +148,35 @@ def test_rbp_persistence_from_residual():
     assert phi ** 10 == pytest.approx(0.1)
 
 
+def test_rbp_set_by_its_residual_at_a_depth(hand):
+    """RBP(depth=k) is RBP at p = 0.1^(1/k), whose weight beyond rank k is 10%; the name
+    keeps the user's spelling with the residual shown, and the value is RBP's at that p."""
+    rbp10 = measures.parse("RBP(depth=10)")
+    assert str(rbp10) == "RBP(depth=10,residual=0.1)"
+    assert measures.parse(str(rbp10)) == rbp10
+    assert rbp10.get("p") == 0.1 ** (1 / 10) and round(rbp10.get("p"), 4) == 0.7943
+    p = rbp10.get("p")
+    assert p ** 10 == pytest.approx(0.1, abs=1e-15)  # the tail beyond rank 10
+    assert measures.parse("RBP(depth=100)").get("p") == pytest.approx(0.977, abs=5e-4)
+    assert str(measures.parse("RBP'(depth=20,residual=0.05)@100")) == "RBP'(depth=20,residual=0.05)@100"
+    assert measures.parse("RBPres(depth=1000)").get("p") == pytest.approx(0.9977, abs=5e-5)
+    names = ["RBP(depth=10)", f"RBP(p={p!r})", "RBPres(depth=10)@5", "nRBP(depth=10)"]
+    got = scores(hand, names)
+    assert got[("RBP(depth=10,residual=0.1)", "T1")] == got[(f"RBP(p={p!r})", "T1")]
+    # by hand: grades 1, -, 0, 2, -, 1 with g_max = 2
+    assert got[("RBP(depth=10,residual=0.1)", "T1")] == pytest.approx(
+        (1 - p) * (0.5 + 1.0 * p ** 3 + 0.5 * p ** 5), abs=1e-15)
+    assert got[("RBPres(depth=10,residual=0.1)@5", "T1")] == pytest.approx(
+        (1 - p) * (p + p ** 4) + p ** 5, abs=1e-15)
+
+
 @pytest.mark.parametrize("text, fragment", [
+    ("RBP(p=0.9,depth=10)", "give p or depth in 'RBP(p=0.9,depth=10)', not both (depth sets p)"),
+    ("RBP(residual=0.2)", "parameter residual of 'RBP(residual=0.2)' means nothing without depth"),
+    ("RBP(depth=0)", "depth of 'RBP(depth=0)' must be >= 1, got 0"),
+    ("RBP(depth=2.5)", "must be an integer, got '2.5'"),
+    ("RBP(depth=10,residual=1)", "residual of 'RBP(depth=10,residual=1)' must be in (0, 1), got 1"),
+    ("nRBP(depth=10,residual=0)", "must be in (0, 1), got 0"),
     ("Foo@10", "unknown measure 'Foo'"),
     ("ap", "did you mean AP"),
     ("nDCG(discountt=jk)", "parameters: gains"),

@@ -15,7 +15,6 @@ where they are required. The checks of `irw load results` that need no Spark alw
 from __future__ import annotations
 
 import json
-import os
 import shutil
 
 import duckdb
@@ -26,7 +25,7 @@ from irwarehouse import Warehouse, catalogue, measures, schema
 from irwarehouse.engine import evaluation, pools
 from irwarehouse import spark as irs
 from irwarehouse.errors import IrwError
-from conftest import cli_for
+from conftest import cli_for, unavailable
 from test_sql_product import CASES
 
 TOLERANCE = 1e-9
@@ -39,20 +38,14 @@ TREC8_CASES = ["P@10", "P(rel=2)@5", "R@100", "SP@10", "AP", "AP'", "aAP@10", "R
                "NumRet", "NumRel", "NumRelRet@100"]
 
 
-def _unavailable(message: str):
-    if os.environ.get("IRW_REQUIRE_SHARED_DATA") == "1":
-        pytest.fail(message + " -- IRW_REQUIRE_SHARED_DATA=1 requires it")
-    pytest.skip(message)
-
-
 @pytest.fixture(scope="session")
 def spark():
     try:
         import pyspark  # noqa: F401
     except ImportError:
-        _unavailable(f"pyspark is not installed ({irs.INSTALL})")
+        unavailable(f"pyspark is not installed ({irs.INSTALL})")
     if not irs.java_available():
-        _unavailable("Java is not installed (Spark needs Java 17 or later: java on the PATH, or JAVA_HOME)")
+        unavailable("Java is not installed (Spark needs Java 17 or later: java on the PATH, or JAVA_HOME)")
     session = irs.session("local[2]", {"spark.sql.shuffle.partitions": "4",
                                        "spark.ui.enabled": "false"})
     yield session

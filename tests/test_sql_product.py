@@ -19,6 +19,7 @@ import pytest
 
 from irwarehouse import catalogue, measures, schema
 from irwarehouse.engine import evaluation, loading, pools
+from irwarehouse.engine.base import ensure_bases
 from irwarehouse.errors import IrwError
 
 from conftest import FIXTURES
@@ -43,8 +44,12 @@ CASES = [
     ("RBP(p=0.5,rel=2)", "RBP", "p := 0.5, rel := 2"),
     ("RBP(gains={1:1,2:2,3:10},p=0.9)", "RBP", "p := 0.9, gains := MAP {1: 1, 2: 2, 3: 10}"),
     ("RBP'(p=0.8)", "RBP", "judged_only := true"),
+    ("RBP(depth=10)", "RBP", "depth := 10"), ("RBP(p=0.7943282347242815)", "RBP", "depth := 10"),
+    ("RBP(depth=100,residual=0.05)@50", "RBP", "depth := 100, residual := 0.05, k := 50"),
     ("RBPres(p=0.8)", "RBPres", ""), ("RBPres(p=0.9)@10", "RBPres", "p := 0.9, k := 10"),
+    ("RBPres(depth=20)@10", "RBPres", "depth := 20, k := 10"),
     ("nRBP(p=0.8)@10", "nRBP", "k := 10"), ("nRBP(p=0.6,rel=2)", "nRBP", "p := 0.6, rel := 2"),
+    ("nRBP(depth=5,residual=0.2)", "nRBP", "residual := 0.2, depth := 5"),
     ("Q", "Q", ""), ("Q(beta=0.5)@10", "Q", "beta := 0.5, k := 10"), ("Q(rel=2)", "Q", "rel := 2"),
     ("Q(gains={1:1,2:2,3:3})", "Q", "gains := MAP {1: 1, 2: 2, 3: 3}"),
     ("Bpref", "Bpref", ""), ("Bpref(rel=2)", "Bpref", "rel := 2"), ("Bpref'", "Bpref", "judged_only := true"),
@@ -124,6 +129,10 @@ def test_measure_macros_select_runs_and_check_parameters(fixture_db):
                        "ORDER BY 1").fetchall()
     assert rows == [("alpha1",), ("beta2",)]
     for call, message in [("RBP('fixture', p := 1.5)", "p must be in"),
+                          ("RBP('fixture', p := 0.9, depth := 10)", "give p or depth, not both"),
+                          ("RBPres('fixture', residual := 0.2)", "residual means nothing without depth"),
+                          ("nRBP('fixture', depth := 0)", "depth must be >= 1"),
+                          ("RBP('fixture', depth := 10, residual := 1)", r"residual must be in \(0, 1\)"),
                           ("nDCG('fixture', discount := 'log')", "discount must be"),
                           ("P('fixture', k := 0)", "k must be a positive"),
                           ("AP('nope')", "no such qrels")]:
@@ -257,4 +266,199 @@ def test_measure_macros_on_trec8_equal_the_engine(trec8_db):
                             ("nDCG(discount=jk)@1000", "nDCG", "k := 1000, discount := 'jk'"),
                             ("RBP(p=0.8)", "RBP", ""), ("Bpref", "Bpref", ""), ("RPrec", "RPrec", "")]:
         assert_same(macro(con, "trec8", mac, args), engine(con, "trec8", name), name)
+    con.close()
+
+
+# ------------------------------------------------- the runs tables' version, on every call
+#
+# A measure macro checks, on every call, that the caches stand for the tables. For `runs` it
+# does so without reading it: every row any client inserts or updates draws a number from
+# the sequence irw_runs_writes (the table's check), so the number last drawn and the count
+# of rows (irw_runs_fp()) differ from what irw recorded after its last write. Each writer
+# below bypasses irw, on the connection that then calls the macros; the macros must give the
+# values of a warehouse loaded afresh from the edited tables, and once irw has opened the
+# warehouse for writing they must take the cache again, still giving those values.
+
+def _edit_copy(con, tmp_path):
+    tmp_path.mkdir(exist_ok=True)
+    path = tmp_path / "rows.csv"
+    path.write_text("collection,run_id,topic,docno,rank,score,given_rank\ndefault,r2,2,x,0,9.5,3\n")
+    con.execute(f"COPY runs FROM '{path}' (HEADER)")
+
+
+def _edit_appender(con, tmp_path):
+    con.append("runs", pd.DataFrame({"collection": ["default"], "run_id": ["r2"], "topic": ["2"],
+                                     "docno": ["x"], "rank": [0], "score": [9.5], "given_rank": [3]}))
+
+
+def _edit_rolled_back(con, tmp_path):
+    con.execute("BEGIN")
+    con.execute("UPDATE runs SET score = 10 WHERE run_id = 'r1' AND docno = 'd'")
+    con.execute("ROLLBACK")
+
+
+WRITERS = {
+    "update a score": ["UPDATE runs SET score = 10 WHERE run_id = 'r1' AND docno = 'd'"],
+    "update a docno": ["UPDATE runs SET docno = 'e' WHERE run_id = 'r1' AND docno = 'd'"],
+    "delete and insert as many rows": ["DELETE FROM runs WHERE run_id = 'r1' AND docno = 'a'",
+                                       "INSERT INTO runs VALUES ('default', 'r1', '1', 'e', 0, 9.5, 1)"],
+    "add a run": ["INSERT INTO runs VALUES ('default', 'r3', '1', 'a', 0, 3, 1), "
+                  "('default', 'r3', '1', 'e', 0, 2, 2), ('default', 'r3', '2', 'z', 0, 1, 1)"],
+    "remove a run": ["DELETE FROM runs WHERE run_id = 'r2'"],
+    "regrade qrels": ["UPDATE qrels SET rel = 0 WHERE docno = 'c'"],
+    "merge": ["MERGE INTO runs USING (SELECT 'r2' AS run_id, 'a' AS docno) AS s "
+              "ON runs.run_id = s.run_id AND runs.docno = s.docno WHEN MATCHED THEN UPDATE SET score = 9.5"],
+    "copy from a file": _edit_copy,
+    "appender": _edit_appender,
+    "replace the table": ["CREATE OR REPLACE TABLE runs AS SELECT * REPLACE (-score AS score) FROM runs"],
+    "a change undone": ["UPDATE runs SET score = 10 WHERE run_id = 'r1' AND docno = 'd'",
+                        "UPDATE runs SET score = 6 WHERE run_id = 'r1' AND docno = 'd'"],
+    "a change rolled back": _edit_rolled_back,
+}
+
+
+def macro_results(con):
+    """Every MEASURES value of every run, by the measure macros on connection ``con``."""
+    return pd.concat({m: macro(con, "q", *_macro_call(m)) for m in MEASURES},
+                     names=["measure"]).reorder_levels(["run_id", "topic", "measure"]).sort_index()
+
+
+def loaded_afresh(con, tmp):
+    """The engine's values on a warehouse loaded from files holding the rows of ``con``'s
+    runs and qrels tables (the oracle for any edit)."""
+    runs = {}
+    for topic, docno, given, score, run_id in con.execute(
+            "SELECT topic, docno, given_rank, score, run_id FROM runs ORDER BY ALL").fetchall():
+        runs.setdefault(run_id, []).append(f"{topic} Q0 {docno} {given} {score!r} {run_id}")
+    qrels = [f"{t} 0 {d} {r}" for t, d, r in
+             con.execute("SELECT topic, docno, rel FROM qrels WHERE qrels = 'q' ORDER BY ALL").fetchall()]
+    ref = build(str(tmp / "ref.duckdb"), runs, qrels, tmp)
+    want = engine(ref, "q", ",".join(MEASURES), sorted(runs))
+    ref.close()
+    return want
+
+
+def source(con):
+    return con.execute("SELECT irw_base_source('q', 'default', irw_runs_fp())").fetchone()[0]
+
+
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_a_macro_never_serves_a_number_the_tables_no_longer_give(tmp_path, writer):
+    path = str(tmp_path / "w.duckdb")
+    con = build(path, RUN_LINES, QRELS_LINES, tmp_path / "a")
+    engine(con, "q", ",".join(MEASURES))  # base materialized
+    con.close()
+    plain = duckdb.connect(path)  # one client, writing and calling the macros
+    assert source(plain) == "cache"
+    before = macro_results(plain)
+    edit = WRITERS[writer]
+    if callable(edit):
+        edit(plain, tmp_path / "edit")
+    else:
+        for statement in edit:
+            plain.execute(statement)
+    runs_written = writer != "regrade qrels"
+    assert (plain.execute("SELECT irw_runs_fp() IS DISTINCT FROM irw_recorded_runs_fp()").fetchone()[0]
+            == runs_written), writer
+    assert source(plain) == ("rerank" if runs_written else "fresh"), writer
+    want = loaded_afresh(plain, tmp_path / "ref")
+    assert_same(macro_results(plain), want, f"macros after: {writer}")
+    if writer in ("a change undone", "a change rolled back"):
+        assert_same(want, before, writer)
+    plain.close()
+
+    con = schema.connect(path)  # irw opens it for writing: the warehouse is in line again
+    ensure_bases(con)  # and the base of the regraded qrels built anew (as `irw refresh` does)
+    con.close()
+    plain = duckdb.connect(path, read_only=True)
+    assert plain.execute("SELECT irw_runs_counted() AND irw_runs_fp() = irw_recorded_runs_fp()").fetchone()[0]
+    assert source(plain) == "cache", writer
+    assert_same(macro_results(plain), want, f"macros from the cache after: {writer}")
+    plain.close()
+
+
+def test_the_version_of_runs_reads_no_column_of_runs(fixture_db):
+    """irw_runs_fp() costs the same for 6 and 60 M lines: DuckDB answers the count of rows
+    from its metadata and scans no column of `runs` (the content hash a writer compares
+    does: the check of this test sees it)."""
+    import json
+
+    con = duckdb.connect(fixture_db, read_only=True)
+
+    def runs_columns_read(query):
+        plan = json.loads(con.execute(f"EXPLAIN (FORMAT json) {query}").fetchall()[0][1])
+        nodes, read = list(plan), []
+        while nodes:
+            node = nodes.pop()
+            nodes += node.get("children", [])
+            info = node.get("extra_info") or {}
+            if isinstance(info, dict) and str(info.get("Table", "")).endswith(".runs"):
+                read += [info.get("Projections") or []]
+        return [p for p in read if p]
+
+    assert runs_columns_read("SELECT irw_runs_fp()") == []
+    assert runs_columns_read("SELECT * FROM irw_run_rows()") != []
+    con.close()
+
+
+def test_a_ranking_policy_changed_with_sql_ranks_the_run_again(tmp_path):
+    """The version covers run_loads: a policy set with SQL is what the macros rank by,
+    before and after irw brings the warehouse in line."""
+    path = str(tmp_path / "w.duckdb")
+    # the given ranks put a first, the scores b: AP is 1/2 under trec_eval, 1 under given
+    con = build(path, {"r": ["1 Q0 a 1 1 r", "1 Q0 b 2 5 r"]}, ["1 0 a 1", "1 0 b 0"], tmp_path / "a")
+    assert macro(con, "q", "AP", "").tolist() == [0.5]
+    con.close()
+    plain = duckdb.connect(path)
+    plain.execute("UPDATE run_loads SET ranking_policy = 'given'")
+    assert source(plain) == "rerank"
+    assert macro(plain, "q", "AP", "").tolist() == [1.0]
+    plain.close()
+    con = schema.connect(path)
+    assert con.execute("SELECT docno FROM runs WHERE rank = 1").fetchall() == [("a",)]
+    ensure_bases(con)
+    con.close()
+    plain = duckdb.connect(path, read_only=True)
+    assert source(plain) == "cache" and macro(plain, "q", "AP", "").tolist() == [1.0]
+    plain.close()
+
+
+def test_writing_runs_of_an_attached_warehouse_needs_it_current(tmp_path):
+    """DuckDB looks the sequence the check of runs draws from up in the current database: a
+    write to an attached warehouse's runs is refused, changing nothing, until it is USEd."""
+    path = str(tmp_path / "w.duckdb")
+    build(path, RUN_LINES, QRELS_LINES, tmp_path / "a").close()
+    other = duckdb.connect()
+    other.execute(f"ATTACH '{path}' AS w")
+    with pytest.raises(duckdb.CatalogException, match="irw_runs_writes"):
+        other.execute("UPDATE w.runs SET score = 10 WHERE docno = 'd'")
+    other.execute("USE w")
+    other.execute("UPDATE runs SET score = 10 WHERE docno = 'd'")
+    assert other.execute("SELECT irw_runs_fp() <> irw_recorded_runs_fp()").fetchone()[0]
+    other.close()
+
+
+def test_a_warehouse_whose_runs_do_not_count_their_writes_is_upgraded(tmp_path):
+    """A warehouse of schema version 5 (runs without the check) is read only after irw
+    opened it for writing once, and then counts the writes to runs."""
+    from irwarehouse import connection
+
+    path = str(tmp_path / "w.duckdb")
+    con = build(path, RUN_LINES, QRELS_LINES, tmp_path / "a")
+    want = engine(con, "q", ",".join(MEASURES))
+    con.close()
+    plain = duckdb.connect(path)
+    plain.execute("CREATE OR REPLACE TABLE runs AS SELECT * FROM runs")
+    plain.execute("UPDATE irw_meta SET value = '5' WHERE key = 'schema_version'")
+    plain.close()
+    with pytest.raises(IrwError, match="older irwarehouse"):
+        schema.connect(path, read_only=True)
+    schema.connect(path).close()
+    con = schema.connect(path, read_only=True)
+    assert con.execute("SELECT value FROM irw_meta WHERE key = 'schema_version'").fetchone()[0] \
+        == connection.SCHEMA_VERSION
+    assert con.execute("SELECT irw_runs_counted() AND irw_runs_fp() = irw_recorded_runs_fp()").fetchone()[0]
+    assert_same(engine(con, "q", ",".join(MEASURES)), want, "after the upgrade")
+    assert_same(macro_results(con), want.reorder_levels(["run_id", "topic", "measure"]).sort_index(),
+                "macros after the upgrade")
     con.close()

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 import scipy.stats as sps
 
+from conftest import strict_orders, yilmaz_tau_ap
 from irwarehouse import stats as S
 
 ZERO_SD_RTOL = 1e-10  # the module's documented "zero variance" tolerance
@@ -653,20 +654,6 @@ def test_tau_ap_published_example():
     assert S.tau_ap(x, np.round(y, 1)) == pytest.approx(0.39903, abs=1e-5)
 
 
-def strict_orders(v):
-    """Every strict ranking (item indices, top first) that breaks v's ties."""
-    groups = [np.flatnonzero(v == value).tolist() for value in sorted(set(v), reverse=True)]
-    for combo in itertools.product(*(itertools.permutations(g) for g in groups)):
-        yield [item for group in combo for item in group]
-
-
-def yilmaz_tau_ap(ref_order, order):
-    pos = {item: r for r, item in enumerate(ref_order)}
-    total = sum(sum(pos[v] < pos[order[i]] for v in order[:i]) / i
-                for i in range(1, len(order)))
-    return 2 * total / (len(order) - 1) - 1
-
-
 def plain_rbo_ext(order_a, order_b, p):
     k = len(order_a)
     agreement = [len(set(order_a[:d]) & set(order_b[:d])) / d for d in range(1, k + 1)]
@@ -808,19 +795,70 @@ def test_row_means_keep_ties_of_equal_sums():
     assert S.kendall_tau(means, [1, 2, 3]) == 2 / math.sqrt(2 * 3)  # the tie counts as a tie
 
 
-def test_pvalue_tau_matrix():
+def brute_kendall(x, y):
+    """(S, n1, n2) counted pair by pair: concordant minus discordant, ties in x, ties in y."""
+    S = n1 = n2 = 0
+    for i, j in itertools.combinations(range(len(x)), 2):
+        S += int(np.sign(x[i] - x[j]) * np.sign(y[i] - y[j]))
+        n1 += x[i] == x[j]
+        n2 += y[i] == y[j]
+    return S, n1, n2
+
+
+def test_pvalue_correlation_matrix():
+    """tau-b against scipy, tau-a counted pair by pair, tau_AP as the mean of Yilmaz's
+    formula over every tie-breaking -- of the orderings with the smallest p-value on top --
+    over the items defined under both rows."""
     rng = np.random.default_rng(13)
-    P = rng.random((4, 30))
-    P[1] = np.clip(P[0] + rng.normal(0, 0.2, 30), 0, 1)  # ties at 0 and 1
+    P = rng.random((5, 9))
+    P[1] = np.clip(P[0] + rng.normal(0, 0.2, 9), 0, 1)  # ties at 0 and 1
     P[2, [3, 8]] = np.nan
     P[3, 8] = np.nan
-    tau, n = S.pvalue_tau_matrix(P)
-    for a, b in itertools.product(range(4), repeat=2):
+    P[4] = np.round(P[0], 1)  # ties, and none undefined
+    out, n = S.pvalue_correlation_matrix(P)
+    assert set(out) == {"kendall_tau", "kendall_tau_a", "tau_ap"}
+    for a, b in itertools.product(range(len(P)), repeat=2):
         keep = ~(np.isnan(P[a]) | np.isnan(P[b]))
+        pa, pb = P[a][keep], P[b][keep]
         assert n[a, b] == keep.sum()
-        assert tau[a, b] == pytest.approx(sps.kendalltau(P[a][keep], P[b][keep]).statistic, abs=1e-12)
-        assert tau[a, b] == S.pvalue_order_tau(P[a], P[b])
-    assert np.all(np.diag(tau) == 1)
+        assert out["kendall_tau"][a, b] == pytest.approx(sps.kendalltau(pa, pb).statistic, abs=1e-12)
+        assert out["kendall_tau"][a, b] == S.pvalue_order_tau(P[a], P[b])
+        concordance, _, _ = brute_kendall(pa, pb)
+        assert out["kendall_tau_a"][a, b] == pytest.approx(concordance / (keep.sum() * (keep.sum() - 1) / 2), abs=1e-12)
+        expected = np.mean([yilmaz_tau_ap(ra, rb) for ra in strict_orders(-pa) for rb in strict_orders(-pb)])
+        assert out["tau_ap"][a, b] == pytest.approx(expected, abs=1e-12), (a, b)
+    assert np.all(np.diag(out["kendall_tau"]) == 1)
+    assert out["kendall_tau_a"][0, 0] == 1 and out["kendall_tau_a"][4, 4] < 1  # tau-a: ties count 0
+    assert out["tau_ap"][0, 2] != out["tau_ap"][2, 0]  # tau_AP: row a is the reference
+    # the top of a p-value ordering is its smallest p: reversing the order below the top
+    # pair changes tau_AP, which weights the top, differently from reversing above it
+    top_first = np.array([0.001, 0.01, 0.2, 0.3, 0.4, 0.5])
+    swapped_top, swapped_bottom = top_first[[1, 0, 2, 3, 4, 5]], top_first[[0, 1, 2, 3, 5, 4]]
+    out, _ = S.pvalue_correlation_matrix(np.vstack([top_first, swapped_top, swapped_bottom]), ["tau_ap"])
+    assert out["tau_ap"][0, 1] < out["tau_ap"][0, 2]
+    assert out["tau_ap"][0, 1] == pytest.approx(yilmaz_tau_ap([0, 1, 2, 3, 4, 5], [1, 0, 2, 3, 4, 5]))
+
+
+def test_pvalue_correlation_matrix_undefined_and_large():
+    P = np.array([[0.1, np.nan, np.nan], [0.2, 0.3, np.nan], [0.5, 0.4, 0.3]])
+    out, n = S.pvalue_correlation_matrix(P)
+    assert n[0, 1] == 1 and all(np.isnan(out[s][0, 1]) for s in out)  # one pair defined: NaN
+    assert out["kendall_tau_a"][1, 2] == -1 and out["tau_ap"][1, 2] == -1
+    with pytest.raises(ValueError, match="unknown statistic 'rbo'"):
+        S.pvalue_correlation_matrix(P, ["rbo"])
+    # many items (more than one merge level of every size), smallest p on top
+    rng = np.random.default_rng(14)
+    big = rng.random((2, 2000))
+    big[1] = np.clip(big[0] + rng.normal(0, 0.2, 2000), 0, 1)
+    out, _ = S.pvalue_correlation_matrix(big)
+    concordance, n1, n2 = brute_kendall(big[0], big[1])
+    assert n1 == 0 and n2 > 0  # ties at 0 and 1 in the second
+    assert out["kendall_tau_a"][0, 1] == pytest.approx(concordance / (2000 * 1999 / 2), abs=1e-12)
+    assert out["kendall_tau"][0, 1] == pytest.approx(sps.kendalltau(big[0], big[1]).statistic, abs=1e-12)
+    untied = rng.random((2, 2000))
+    out, _ = S.pvalue_correlation_matrix(untied, ["tau_ap"])
+    assert out["tau_ap"][0, 1] == pytest.approx(
+        yilmaz_tau_ap(list(np.argsort(untied[0])), list(np.argsort(untied[1]))), abs=1e-12)
 
 
 # --------------------------------------------------------------------------------------

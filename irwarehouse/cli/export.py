@@ -28,13 +28,15 @@ def export_cmd(
 def publish_cmd(
     ctx: typer.Context,
     out: str = typer.Argument(..., help="The DuckDB file to write."),
-    replace: bool = typer.Option(False, "--replace", help="Overwrite OUT if it exists."),
+    replace: bool = typer.Option(False, "--replace", help=(
+        "Replace OUT, a copy irw publish wrote: the new copy is renamed onto it when complete; "
+        "connections open on the old one keep it until they close.")),
 ):
     """A compact copy for dashboards and BI tools: every public table, view and macro, in a
-    storage format DuckDB 1.4 and later read; without caches."""
+    storage format DuckDB 1.4.2 and later read; without caches."""
     with open_warehouse(ctx, read_only=True) as w:
         info = w.publish(out, replace=replace)
     n = len(info["tables"])
     say(f"published {n} table{'s' if n != 1 else ''} ({sum(info['tables'].values()):,} rows), "
         f"{info['views']} views and {info['macros']} macros to {info['file']} "
-        f"({info['bytes'] / 1e6:.1f} MB, storage {info['storage_version']}: DuckDB 1.4 and later)")
+        f"({info['bytes'] / 1e6:.1f} MB, storage {info['storage_version']}: {info['readers']})")

@@ -97,36 +97,54 @@ def pvalues_cmd(
     output.emit(result, fmt)
 
 
+MATRIX_FORMATS = ("table", "csv", "json", "markdown", "latex")
+MATRIX_LAYOUTS = ("full", "lower")
+
+
 @command(app, "correlate")
 def correlate_cmd(
     ctx: typer.Context,
-    measure: List[str] = typer.Option(..., "--measure", "-m", help="Measure A, and optionally measure B (default: A); with --matrix, every measure."),
+    measure: List[str] = typer.Option([], "--measure", "-m", help="Measure A, and optionally measure B (default: A); with --matrix, every measure."),
     qrels: List[str] = typer.Option([], "--qrels", "-q", help="Qrels of the first ordering (default: the only one loaded from a file); with --matrix, every qrels (repeatable)."),
     qrels_b: Optional[str] = typer.Option(None, "--qrels-b", help="Qrels of the second ordering (default: --qrels)."),
     runs: str = RunsOpt, topics: str = TopicsOpt,
     rbo_p: float = typer.Option(0.9, "--rbo-p", help="Persistence of RBO."),
     matrix: bool = typer.Option(False, "--matrix", help="Every cell over the conditions measure x qrels, in one call."),
     of: str = typer.Option("scores", "--of", help="With --matrix: scores (run orderings by mean score) | pvalues (orderings of the run pairs by paired t-test p-value)."),
-    statistic: List[str] = typer.Option([], "--statistic", "-s", help="With --matrix: kendall_tau, kendall_tau_a, tau_ap, rbo, pearson (repeatable; default kendall_tau, tau_ap, rbo; --of pvalues: kendall_tau)."),
+    statistic: List[str] = typer.Option([], "--statistic", "-s", help="With --matrix: kendall_tau, kendall_tau_a, tau_ap, rbo, pearson (repeatable; default kendall_tau, tau_ap, rbo); --of pvalues: kendall_tau, kendall_tau_a, tau_ap (default kendall_tau)."),
     save: Optional[str] = typer.Option(None, "--save", help="With --matrix: keep the cells in table correlation_matrices under this name."),
-    fmt: str = FormatOpt,
+    condition: List[str] = typer.Option([], "--condition", "-c", help="With --matrix, instead of -m and --qrels: a condition MEASURE:QRELS, e.g. AP@100:trec8-d10 (repeatable, in the order of the table)."),
+    layout: str = typer.Option("full", "--layout", help="With --matrix: full (every cell; csv and json one row per cell) | lower (a paper's table: below the diagonal, rows and columns the conditions, in table, csv, markdown and latex)."),
+    fmt: str = typer.Option("table", "--format", "-f", help="table | csv | json; with --matrix also markdown | latex."),
 ):
     """Rank correlation of the run orderings by A on X and by B on Y: tau-b, tau-a, tau_AP, RBO, Pearson;
     with --matrix, of every two conditions (measure, qrels)."""
-    check_format(fmt)
-    labels = api.measure_labels(measure)
     if matrix:
+        check_format(fmt, MATRIX_FORMATS)
+        if layout not in MATRIX_LAYOUTS:
+            raise IrwError(f"unknown --layout {layout!r}; valid: {', '.join(MATRIX_LAYOUTS)}")
         if qrels_b:
             raise IrwError("--qrels-b names the second qrels of one cell; with --matrix name every qrels with --qrels")
+        if condition and (measure or qrels):
+            raise IrwError("--condition names a measure and its qrels: give the conditions or -m and --qrels, not both")
+        if not condition:
+            api.measure_labels(measure)
         with open_warehouse(ctx, read_only=save is None) as w:
-            cells = w.correlation_matrix(measure, list(qrels) or None, runs, topics=topics, rbo_p=rbo_p,
+            cells = w.correlation_matrix(list(measure) or None, list(qrels) or None, runs,
+                                         conditions=list(condition) or None, topics=topics, rbo_p=rbo_p,
                                          of=of, statistics=list(statistic) or None, save=save)
         if save:
             say(f"saved {len(cells)} cells in correlation_matrices as {save!r}")
-        output.emit(cells, fmt, table=output.matrix_layout(cells))
+        if layout == "lower":
+            triangle = output.lower_triangle(cells)
+            output.emit(triangle if fmt == "csv" else cells, fmt, table=triangle)
+        else:
+            output.emit(cells, fmt, table=output.matrix_layout(cells))
         return
-    if of != "scores" or statistic or save:
-        raise IrwError("--of, --statistic and --save go with --matrix")
+    check_format(fmt)
+    labels = api.measure_labels(measure)
+    if of != "scores" or statistic or save or condition or layout != "full":
+        raise IrwError("--of, --statistic, --save, --condition and --layout go with --matrix")
     if len(labels) > 2:
         raise IrwError("correlate takes one or two measures (more with --matrix)")
     if len(qrels) > 1:

@@ -9,7 +9,7 @@ another collection, or a base that is not current, are evaluated from the tables
 from __future__ import annotations
 
 from .. import catalogue, sql, state
-from ..connection import transaction
+from ..connection import transaction, without_order
 from .rendering import _engine_inputs
 
 def con_is_read_only(con) -> bool:
@@ -19,6 +19,7 @@ def con_is_read_only(con) -> bool:
         return False
 
 
+@without_order
 def ensure_base(con, qrels: str) -> None:
     """Materialize the base relation of a loaded qrels, unless it is current (built from the
     runs and judgments as they are). Derived qrels are evaluated from their root's base."""
@@ -28,6 +29,7 @@ def ensure_base(con, qrels: str) -> None:
         sql.run(con, "caches.sql", "rebuild_base", {"q": qrels, "fp": state.session_runs_fp(con)})
 
 
+@without_order
 def ensure_bases(con) -> list[str]:
     """Materialize the base relation of every loaded qrels that lacks a current one; returns
     their names (all loaded qrels)."""

@@ -10,7 +10,7 @@ query and its parameters): the DuckDB engine (:func:`evaluate`) and the Spark en
 from __future__ import annotations
 
 from .. import catalogue, sql
-from ..connection import Engine, engine_of, transaction
+from ..connection import Engine, engine_of, transaction, without_order
 from ..errors import IrwError, note, printable
 from ..measures import Measure, parse
 from ..result import Result
@@ -88,6 +88,7 @@ def scores_query(source, qrels: str, measures: list[Measure], run_ids: list[str]
     return query, params, name, collection
 
 
+@without_order
 def evaluate(con, qrels: str, measures: list[Measure], run_ids: list[str], topics: str = "qrels",
              max_docs: int | None = None, rel_level: int | None = None,
              store: bool = True, collection: str | None = None) -> Result:

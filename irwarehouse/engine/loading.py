@@ -30,7 +30,7 @@ import duckdb
 
 from .. import catalogue, names, numbers, output, sql, state
 from ..catalogue import DEFAULT_COLLECTION
-from ..connection import engine_of, memory_bytes, transaction
+from ..connection import engine_of, memory_bytes, transaction, without_order
 from ..errors import Interrupts, IrwError, note, shown
 from ..files import temp_dir, temporary_directory
 from ..sql import run_script
@@ -458,6 +458,7 @@ def _locate_run_problem(files: list[str], extra_ok: bool, encoding: str = "utf-8
         lambda f: f"document {f[2]} appears twice for run {f[5]}, topic {f[0]}", encoding)
 
 
+@without_order
 def load_runs(con, patterns: Iterable[str], policy: str = "trec_eval", replace: bool = False,
               meta: str | None = None, extra_fields: bool = False, final=None,
               encoding: str = "utf-8", collection: str = DEFAULT_COLLECTION,
@@ -688,6 +689,7 @@ def _locate_qrels_problem(files: list[str], encoding: str = "utf-8") -> str:
                            lambda f: f"document {f[2]} is judged twice for topic {f[0]}", encoding)
 
 
+@without_order
 def load_qrels(con, patterns: Iterable[str], name: str, replace: bool = False,
                description: str | None = None, final=None, encoding: str = "utf-8",
                collection: str = DEFAULT_COLLECTION, implicit: bool = False) -> dict:
@@ -758,6 +760,7 @@ def collection_layout(directory: str, qrels: str | None = None, runs: str | None
     return {"qrels": qrels, "runs": runs, "meta": meta}
 
 
+@without_order
 def load_collection(con, name: str, qrels_file: str, runs: Iterable[str], meta: str | None = None,
                     qrels_name: str | None = None, policy: str = "trec_eval", replace: bool = False,
                     extra_fields: bool = False, final=None, encoding: str = "utf-8",

@@ -12,12 +12,13 @@ each qrels on its own.
 from __future__ import annotations
 
 from .. import catalogue, sql, state
-from ..connection import engine_of
+from ..connection import engine_of, without_order
 from ..result import Result
 from .base import con_is_read_only, ensure_base
 from .evaluation import RESULT_COLUMNS, check_runs_in, compute, note_unshared_topics, store_scores
 from .rendering import many_kind, render_many_sql
 
+@without_order
 def evaluate_many(con, qrels_list: list[str], measures, run_ids,
                   topics: str = "qrels", max_docs: int | None = None, rel_level: int | None = None,
                   store: bool = True, collection: str | None = None) -> Result:
@@ -54,7 +55,7 @@ def _evaluate_many(con, qrels_list, measures, run_ids, topics, max_docs, rel_lev
             for part in ("judgments", "removed"):
                 sql.run(con, "many.sql", "keep", params, part, queries[part])
             sql.run(con, "many.sql", "add_pass", {**params, "names": names}, queries["scores"])
-            done.update(r[0] for r in con.execute(sql.statement("many.sql", "complete")).fetchall())
+            done.update(r[0] for r in sql.rows(con, "many.sql", "complete", {"qrels": group}))
         for q in names:
             rest = [m for m in measures if m not in together] if q in done else list(measures)
             if rest:

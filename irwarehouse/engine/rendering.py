@@ -217,7 +217,7 @@ class _MacroContext(_MeasureContext):
         self.threshold = (_Threshold("coalesce(rel, 1)", window=True, key="t") if has("rel")
                           else _threshold(1))
         self._set_threshold(self.threshold)
-        self.p = "(p::DOUBLE)" if has("p") else None
+        self.p = _macro_value(definition, "p") if has("p") else None
         self.beta = "(beta::DOUBLE)" if has("beta") else None
         self._has_discount = bool(has("discount"))
         self.gainset = None
@@ -235,7 +235,7 @@ class _MacroContext(_MeasureContext):
             ["gains IS NOT NULL"] if definition.cumulative_gain else [])
         self.window_guard = f"({' OR '.join(guards)})" if guards else None
         self.args = ["q"] + (["k := NULL"] if definition.cutoff else []) + [
-            f"{p.name} := {_macro_default(p)}" for p in definition.params] + [
+            f"{p.name} := {_macro_default(definition, p)}" for p in definition.params] + [
             "runs := NULL", "run_collection := NULL"]
         self.checks = _macro_checks(definition)
 
@@ -254,7 +254,32 @@ class _MacroContext(_MeasureContext):
                 f"ELSE {DISCOUNT_SQL['log2p1'].format(b=b, pos=pos)} END)")
 
 
-def _macro_default(param) -> str:
+def _paired(definition, param) -> bool:
+    """Does ``param`` exclude, or is it excluded by or needed by, another parameter
+    (RBP's p, depth and residual)? Its macro default is then NULL, so that a value given
+    can be told from the default, which :func:`_macro_value` applies."""
+    return bool(param.excludes or param.requires) or any(
+        other.excludes == param.name or other.requires == param.name for other in definition.params)
+
+
+def _macro_value(definition, name: str) -> str:
+    """The SQL value of the parameter ``name`` in a measure macro: the parameter, its default
+    when NULL, or -- for p -- the persistence a depth parameter sets (measures.Measure.get)."""
+    param = definition.param(name)
+    value = f"coalesce({name}, {_default_sql(param)})" if _paired(definition, param) else name
+    setter = next((o for o in definition.params if o.excludes == name), None)
+    if setter is not None:  # p = residual^(1/depth), as measures.rbp_persistence
+        residual = _macro_value(definition, "residual")
+        value = (f"CASE WHEN {setter.name} IS NOT NULL THEN pow({residual}, 1.0::DOUBLE / "
+                 f"{setter.name}) ELSE {value} END")
+    return f"({value})::DOUBLE"
+
+
+def _macro_default(definition, param) -> str:
+    return "NULL" if _paired(definition, param) else _default_sql(param)
+
+
+def _default_sql(param) -> str:
     if param.default is None:
         return "NULL"
     if isinstance(param.default, bool):
@@ -282,11 +307,19 @@ def _macro_checks(definition) -> list[tuple[str, str]]:
                 bad.append(f"{p.name} {'<=' if p.low_open else '<'} {p.low!r}")
             if p.high is not None:
                 bad.append(f"{p.name} {'>=' if p.high_open else '>'} {p.high!r}")
-            missing = f"{p.name} IS NULL" if p.default is not None else f"{p.name} IS NOT NULL AND"
-            condition = (f"{missing} OR {' OR '.join(bad)}" if p.default is not None
+            required = p.default is not None and not _paired(definition, p)
+            missing = f"{p.name} IS NULL" if required else f"{p.name} IS NOT NULL AND"
+            condition = (f"{missing} OR {' OR '.join(bad)}" if required
                          else f"{missing} ({' OR '.join(bad)})")
             checks.append((condition, f"measure.{name}: {p.name} must be {p.valid_range()}"))
-        elif p.kind == "choice":
+        if p.excludes:
+            checks.append((f"{p.name} IS NOT NULL AND {p.excludes} IS NOT NULL",
+                           f"measure.{name}: give {p.excludes} or {p.name}, not both "
+                           f"({p.name} sets {p.excludes})"))
+        if p.requires:
+            checks.append((f"{p.name} IS NOT NULL AND {p.requires} IS NULL",
+                           f"measure.{name}: {p.name} means nothing without {p.requires}"))
+        if p.kind == "choice":
             listed = ", ".join(sql.quote_literal(c) for c in p.choices)
             checks.append((f"{p.name} IS NULL OR {p.name} NOT IN ({listed})",
                            f"measure.{name}: {p.name} must be {' or '.join(p.choices)}"))

@@ -129,11 +129,14 @@ REGISTRY: dict[str, ExperimentSpec] = {spec.name: spec for spec in [
             Option("measure", ("--measure", "-m"), "list", None,
                    "Measures (repeatable; default AP, DCG, P@10, RBP(p=0.5), RBP(p=0.8))."),
             Option("seed", ("--seed",), int, 0, "Random seed of the Monte Carlo samples."),
-            Option("samples", ("--samples",), int, 0,
-                   "Monte Carlo pairs; 0: exact enumeration while at most 8192 distinct vectors, "
-                   "else 200,000 pairs."),
-            _qrels("sampled mode's "),
-            _runs("Runs of the sampled mode (run spec)."))),
+            Option("samples", ("--samples",), int, 200_000,
+                   "Monte Carlo pairs of a cell with more than 8192 distinct vectors; a cell with "
+                   "fewer is enumerated exactly, whatever --samples."),
+            Option("qrels", ("--qrels", "-q"), "list", None,
+                   "The sampled mode's qrels (repeatable or comma-separated, names and glob "
+                   "patterns; default: the only one loaded): the rankings of the runs under "
+                   "every one of them are pooled."),
+            _runs("Runs of the sampled mode (run spec), in the collection of each qrels."))),
     ExperimentSpec(
         "standardization", "Score standardization",
         "Score standardization: random topic splits and the number of standardizing runs (Webber et al. 2008).",

@@ -16,7 +16,9 @@ Voorhees' percentage difference) |A(l_i) − A(l_j)| > Δ · max(|A(l_i)|, |A(l_
   gives the binary relevance vector of its top N under a qrels (fetched with the
   ``ranking(q)`` table macro); a pair of distinct vectors u, v counts c_u · c_v times, c the
   number of rankings with that vector. Exact over the distinct vectors while there are at
-  most :data:`EXACT_LIMIT`, Monte Carlo over pairs of rankings otherwise.
+  most :data:`EXACT_LIMIT`, Monte Carlo over pairs of rankings otherwise. Several qrels
+  (e.g. TREC-7's and TREC-8's, each with the runs of its collection) pool their rankings:
+  c counts the rankings under all of them, so pairs are drawn across collections too.
 
 The measures are computed on the vectors in numpy
 (:func:`irwarehouse.experiments.vector_measures.binary_scores`, tested against the SQL
@@ -50,9 +52,15 @@ FUZZINESS = ("relative", "absolute")
 AP_R = ("n", "retrieved")
 #: Exact enumeration while there are at most this many distinct vectors (uniform: N <= 13).
 EXACT_LIMIT = 8192
-#: Monte Carlo pairs when --samples is not given and enumeration is infeasible.
+#: Monte Carlo pairs of a cell that cannot be enumerated (``--samples``).
 DEFAULT_SAMPLES = 200_000
 TIE_RTOL = 1e-12
+#: Pairs of one Monte Carlo batch of the sampled mode (the uniform mode's batches hold
+#: about 4 M relevance flags).
+MC_BATCH = 1 << 16
+#: Relevance flags of the vectors scored at a time in a Monte Carlo cell (the arrays of
+#: their scoring -- a few times this many doubles -- stay in the processor's cache).
+SCORE_ELEMENTS = 1 << 17
 _CHUNK = 1 << 20  # elements of one working array
 
 
@@ -121,13 +129,16 @@ def exact_rates(S: np.ndarray, deltas, weights: np.ndarray | None = None,
     return rates, total
 
 
-def pair_rates(Si: np.ndarray, Sj: np.ndarray, deltas, fuzziness: str = "relative"):
-    """Agreement rates over given pairs: ``Si``, ``Sj`` (measures x pairs) hold the scores
-    of the two rankings of each pair. Returns rates[delta][k] over the measure pairs."""
+def pair_agreements(Si: np.ndarray, Sj: np.ndarray, deltas, fuzziness: str = "relative") -> np.ndarray:
+    """On how many of the given pairs each two measures agree: ``Si``, ``Sj`` (measures x
+    pairs) hold the scores of the two rankings of each pair. Returns counts[delta][k] over
+    the measure pairs ``combinations(range(M), 2)`` (a Monte Carlo cell sums them over its
+    batches of pairs)."""
     M = Si.shape[0]
     pairs = list(combinations(range(M), 2))
     diffs = [differences(Si[m], Sj[m], fuzziness) for m in range(M)]
-    return np.array([[agree(diffs[a], diffs[b], d).mean() for a, b in pairs] for d in deltas])
+    return np.array([[np.count_nonzero(agree(diffs[a], diffs[b], d)) for a, b in pairs] for d in deltas],
+                    dtype=np.int64).reshape(len(deltas), len(pairs))
 
 
 # ---------------------------------------------------------------------------------------
@@ -169,6 +180,18 @@ def real_vectors(con, qrels: str, run_ids: list[str], n: int) -> pd.DataFrame:
     """, {"q": qrels, "runs": run_ids, "n": n}).df()
 
 
+def pooled_vectors(con, qrels: list[str], run_ids: dict[str, list[str]], n: int) -> pd.DataFrame:
+    """:func:`real_vectors` of the rankings under every qrels of ``qrels`` (each with its runs
+    ``run_ids[q]``), pooled: each distinct vector with the number of rankings having it under
+    any of them, in the same order (rankings descending, then the vector)."""
+    frames = [real_vectors(con, q, run_ids[q], n) for q in qrels]
+    if len(frames) == 1:
+        return frames[0]
+    pooled = pd.concat(frames).groupby("relevant_ranks", as_index=False)["rankings"].sum()
+    return pooled.sort_values(["rankings", "relevant_ranks"], ascending=[False, True],
+                              ignore_index=True)
+
+
 def vectors_from_ranks(texts, n: int) -> np.ndarray:
     """Rows of 0/1 from texts '1,3,7' of relevant ranks."""
     V = np.zeros((len(texts), n), dtype=np.uint8)
@@ -204,36 +227,42 @@ def _rows(measures, rates, deltas, n, mode, pairs, method, std_error, vectors, r
 
 
 def uniform_cell(measures, n: int, deltas, samples: int, seed: int,
-                 fuzziness: str = "relative", ap_r: str = "n") -> pd.DataFrame:
-    """All pairs of the 2^n vectors (exact), or ``samples`` random pairs (Monte Carlo)."""
+                 fuzziness: str = "relative", ap_r: str = "n",
+                 exact_limit: int = EXACT_LIMIT) -> pd.DataFrame:
+    """All pairs of the 2^n vectors (exact) while there are at most ``exact_limit``,
+    otherwise ``samples`` random pairs (Monte Carlo)."""
     how = {"fuzziness": fuzziness, "ap_r": ap_r}
-    if samples == 0 and 2**min(n, 63) <= EXACT_LIMIT:
+    if 2**min(n, 63) <= exact_limit:
         S = scores_of(all_vectors(n), measures, ap_r)
         rates, total = exact_rates(S, deltas, fuzziness=fuzziness)
         return _rows(measures, rates, deltas, n, "uniform", total, "exact", False, 2**n, 2**n, **how)
-    samples = samples or DEFAULT_SAMPLES
     rng = stats.rng_of(seed)
-    step = int(np.clip((1 << 22) // n, 1024, 1 << 16))  # pairs per batch (BLAS likes big ones)
+    step = int(np.clip((1 << 22) // n, 1024, 1 << 16))  # pairs drawn at a time
+    part = max(1, SCORE_ELEMENTS // n)  # pairs scored at a time (their arrays stay in cache)
     nbytes = -(-n // 8)
-    Si, Sj, used = [], [], 0
+    agreed, used = 0, 0  # running sums: memory does not grow with the number of pairs
     for s in range(0, samples, step):
         size = min(step, samples - s)
         # p(relevant) = 0.5 at every rank: the bits of uniform random bytes
         bits = np.unpackbits(rng.integers(0, 256, size=(2 * size, nbytes), dtype=np.uint8),
                              axis=1, count=n)
-        A, B = bits[:size], bits[size:]
-        distinct = (A != B).any(axis=1)  # pairs of identical vectors are not pairs
-        Si.append(scores_of(A[distinct], measures, ap_r))
-        Sj.append(scores_of(B[distinct], measures, ap_r))
-        used += int(distinct.sum())
-    rates = pair_rates(np.hstack(Si), np.hstack(Sj), deltas, fuzziness)
+        for t in range(0, size, part):
+            A, B = bits[t:min(t + part, size)], bits[size + t:size + min(t + part, size)]
+            distinct = (A != B).any(axis=1)  # pairs of identical vectors are not pairs
+            agreed = agreed + pair_agreements(scores_of(A[distinct], measures, ap_r),
+                                              scores_of(B[distinct], measures, ap_r), deltas, fuzziness)
+            used += int(distinct.sum())
+    rates = agreed / used
     return _rows(measures, rates, deltas, n, "uniform", used, "monte-carlo", True, 2 * used,
                  2 * used, **how)
 
 
 def sampled_cell(measures, n: int, deltas, samples: int, seed: int, vectors: pd.DataFrame,
-                 fuzziness: str = "relative", ap_r: str = "n") -> pd.DataFrame:
-    """Pairs of real rankings with distinct vectors (``vectors``: relevant_ranks, rankings)."""
+                 fuzziness: str = "relative", ap_r: str = "n",
+                 exact_limit: int = EXACT_LIMIT) -> pd.DataFrame:
+    """Pairs of real rankings with distinct vectors (``vectors``: relevant_ranks, rankings):
+    all of them (exact) while there are at most ``exact_limit`` distinct vectors, otherwise
+    ``samples`` random pairs of rankings (Monte Carlo)."""
     how = {"fuzziness": fuzziness, "ap_r": ap_r}
     counts = vectors["rankings"].to_numpy(np.int64)
     total_rankings = int(counts.sum())
@@ -241,18 +270,26 @@ def sampled_cell(measures, n: int, deltas, samples: int, seed: int, vectors: pd.
         raise IrwError(f"the rankings have fewer than two distinct relevance vectors at N = {n}: "
                        "no pair to compare")
     S = scores_of(vectors_from_ranks(vectors["relevant_ranks"].tolist(), n), measures, ap_r)
-    if samples == 0 and len(counts) <= EXACT_LIMIT:
+    if len(counts) <= exact_limit:
         rates, total = exact_rates(S, deltas, counts, fuzziness)
         return _rows(measures, rates, deltas, n, "sampled", total, "exact", False, len(counts),
                      total_rankings, **how)
-    samples = samples or DEFAULT_SAMPLES
-    rng = stats.rng_of(seed)
-    prob = counts / total_rankings
-    i = rng.choice(len(counts), size=samples, p=prob)
-    j = rng.choice(len(counts), size=samples, p=prob)
-    keep = i != j  # two rankings with the same vector are not a pair
-    rates = pair_rates(S[:, i[keep]], S[:, j[keep]], deltas, fuzziness)
-    return _rows(measures, rates, deltas, n, "sampled", int(keep.sum()), "monte-carlo", True,
+    # each ranking of a pair drawn by its vector's frequency, by inverse CDF (as
+    # numpy's Generator.choice draws): the first rankings from the seed's stream, the second
+    # ones from the same stream after the first ones' draws; in batches, with running sums
+    cdf = np.cumsum(counts / total_rankings)
+    cdf /= cdf[-1]
+    first, second = stats.rng_of(seed), stats.rng_of(seed)
+    second.bit_generator.advance(samples)  # one 64-bit step per uniform draw
+    agreed, used = 0, 0
+    for s in range(0, samples, MC_BATCH):
+        size = min(MC_BATCH, samples - s)
+        i = cdf.searchsorted(first.random(size), side="right")
+        j = cdf.searchsorted(second.random(size), side="right")
+        keep = i != j  # two rankings with the same vector are not a pair
+        agreed = agreed + pair_agreements(S[:, i[keep]], S[:, j[keep]], deltas, fuzziness)
+        used += int(keep.sum())
+    return _rows(measures, agreed / used, deltas, n, "sampled", used, "monte-carlo", True,
                  len(counts), total_rankings, **how)
 
 
@@ -279,8 +316,8 @@ AP_R_TEXT = {
 
 
 def run(ectx: ExperimentContext, measures: list[ms.Measure], ns: list[int], deltas: list[float],
-        modes: list[str], seed: int, samples: int, qrels: str | None, run_ids: list[str] | None,
-        fuzziness: str = "relative", ap_r: str = "n") -> str:
+        modes: list[str], seed: int, samples: int, qrels: list[str] | None,
+        run_ids: dict[str, list[str]] | None, fuzziness: str = "relative", ap_r: str = "n") -> str:
     con = ectx.con
     frames, vector_rows = [], []
     cells = [(mode, n) for mode in modes for n in ns]
@@ -291,7 +328,7 @@ def run(ectx: ExperimentContext, measures: list[ms.Measure], ns: list[int], delt
             frame = ectx.cell(f"uniform-n{n}-{tag}",
                               lambda: uniform_cell(measures, n, deltas, samples, seed, **how))
         else:
-            vectors = ectx.cell(f"vectors-n{n}", lambda: real_vectors(con, qrels, run_ids, n))
+            vectors = ectx.cell(f"vectors-n{n}", lambda: pooled_vectors(con, qrels, run_ids, n))
             frame = ectx.cell(f"sampled-n{n}-{tag}",
                               lambda: sampled_cell(measures, n, deltas, samples, seed, vectors, **how))
             top = vectors.head(10)
@@ -315,7 +352,9 @@ def run(ectx: ExperimentContext, measures: list[ms.Measure], ns: list[int], delt
         "vectors. *uniform*: all pairs of the 2^N vectors (exact) or random pairs with "
         "p(relevant) = 0.5 (Monte Carlo, std_error = √(a(1−a)/pairs)); *sampled*: pairs of the "
         "real rankings of the warehouse's runs, each pair of distinct vectors weighted by how "
-        "many rankings have them. Scores within 1e-12 (relative) of each other tie, and a "
+        "many rankings have them"
+        + (f" (the rankings under the qrels {', '.join(qrels)} pooled)" if qrels and len(qrels) > 1 else "")
+        + ". Scores within 1e-12 (relative) of each other tie, and a "
         "difference within that tolerance of the fuzziness does not exceed it.")
     ectx.table("agreement", main, "Agreement rate of each pair of measures")
     summary = (result.groupby(["mode", "n", "method"], sort=False)
@@ -391,8 +430,9 @@ def main(con, out: str, replace: bool, *, n, delta, fuzziness, ap_r, mode, measu
     deltas = split_values(delta, float, "--delta")
     if any(not 0 <= d < float("inf") for d in deltas):
         raise IrwError("--delta must be >= 0")
-    if samples < 0:
-        raise IrwError("--samples must be >= 0")
+    if samples < 1:
+        raise IrwError("--samples must be at least 1 (the Monte Carlo pairs of a cell that "
+                       f"cannot be enumerated: more than {EXACT_LIMIT:,} distinct vectors)")
     if fuzziness not in FUZZINESS:
         raise IrwError(f"unknown --fuzziness {fuzziness!r}; valid: {', '.join(FUZZINESS)}")
     if ap_r not in AP_R:
@@ -403,14 +443,16 @@ def main(con, out: str, replace: bool, *, n, delta, fuzziness, ap_r, mode, measu
 
     def body(ectx: ExperimentContext) -> str:
         con = ectx.con
-        name, run_ids = None, None
+        names, run_ids = None, None
         if "sampled" in modes:
-            name = qrels or catalogue.default_qrels(con)
-            catalogue.qrels_info(con, name)
-            run_ids = runsets.resolve(con, runs, qrels=name)
+            names = catalogue.expand_qrels(con, split_values(qrels, str, "--qrels") if qrels else None)
+            for q in names:
+                catalogue.qrels_info(con, q)
+            run_ids = {q: runsets.resolve(con, runs, qrels=q) for q in names}
             # the parameters (and the cells kept under them) name the qrels and runs used
-            ectx.experiment.params.update(qrels=name, runs=runs, n_runs=len(run_ids))
-        return run(ectx, parsed, ns, deltas, modes, seed, samples, name, run_ids, fuzziness, ap_r)
+            ectx.experiment.params.update(qrels=",".join(names), runs=runs,
+                                          n_runs=sum(len(r) for r in run_ids.values()))
+        return run(ectx, parsed, ns, deltas, modes, seed, samples, names, run_ids, fuzziness, ap_r)
 
     return execute(con, Experiment("agreement", "Metric agreement (Shokouhi et al. 2009)", params),
                    out, body, replace)

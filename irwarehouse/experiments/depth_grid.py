@@ -3,12 +3,15 @@
 For every pool depth d (a depth-d pool of the pool runs -- all runs by default, the
 paper's setting -- as a derived qrels; plus the full qrels) and evaluation depth k, the
 discriminative power (paired t-test) of each measure in three forms -- raw, R-normalized
-and standardized -- over all pairs of the evaluated runs; Kendall's tau between the system
-rankings of chosen cells, and between their p-value orderings of the run pairs.
+and standardized -- over all pairs of the evaluated runs; Kendall's tau and tau_AP between
+the system rankings of chosen cells, and between their p-value orderings of the run pairs:
+a measure family against itself in two cells, and against every other family at full
+assessment and the deepest evaluation depth (cross-metric).
 """
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from .. import catalogue, measures, runsets, significance, standardize, stats
@@ -22,15 +25,15 @@ FORMS = [
     ("DCG", "raw", "DCG(discount=jk)@{k}"), ("DCG", "normalized", "nDCG(discount=jk)@{k}"),
     ("DCG", "normalized-expanded", "enDCG(discount=jk)@{k}"),
     ("AP", "raw", "SP@{k}"), ("AP", "normalized", "AP@{k}"), ("AP", "normalized-abbreviated", "aAP@{k}"),
-    ("RBP", "raw", "RBP(p={phi})@{k}"),
+    ("RBP", "raw", "RBP(depth={k})@{k}"),  # φ = 0.1^(1/k): a residual of 10% beyond rank k
 ]
 FAMILIES = ["P", "DCG", "AP", "RBP"]
 CELLS = {"shallow": (10, 10), "extended": (10, 100), "deep": (100, 100)}
+REFERENCE = "full"  # the cell of full assessment at the deepest evaluation depth
 
 
 def measure_name(template: str, k: int) -> str:
-    phi = round(measures.rbp_persistence(0.1, k), 6)
-    return str(measures.parse(template.format(k=k, phi=phi)))
+    return str(measures.parse(template.format(k=k)))
 
 
 def run(ectx: ExperimentContext, qrels: str, run_ids: list[str], pool_runs: str,
@@ -60,7 +63,7 @@ def run(ectx: ExperimentContext, qrels: str, run_ids: list[str], pool_runs: str,
     def matrix(d, label):
         return significance.matrix(rows_by_depth[d], label, run_ids)[0]
 
-    power, results, means = [], {}, {}
+    power, results, means, measure_of = [], {}, {}, {}
     for d in [FULL, *pool_depths]:
         for k in eval_depths:
             for family in FAMILIES:
@@ -73,7 +76,8 @@ def run(ectx: ExperimentContext, qrels: str, run_ids: list[str], pool_runs: str,
                         X = standardize.self_standardize(X)
                     result = significance.run_test(X, "t", alpha=alpha)
                     results[(d, k, family, form)] = result
-                    means[(d, k, family, form)] = X.mean(axis=1)
+                    means[(d, k, family, form)] = stats.row_means(X)  # equal sums tie
+                    measure_of[(d, k, family, form)] = label
                     power.append({"pool_depth": "full" if d == FULL else d, "eval_depth": k,
                                   "family": family, "form": form, "measure": label,
                                   **stats.discriminative_power(result, alpha)})
@@ -89,29 +93,49 @@ def run(ectx: ExperimentContext, qrels: str, run_ids: list[str], pool_runs: str,
         "self-standardized per topic over the evaluated runs.")
     ectx.table("discpower", power, "Discriminative power per pool depth, evaluation depth and measure")
 
-    # Kendall's tau between cells: system rankings, and p-value orderings of the run pairs
-    tau_rows = []
+    # tau and tau_AP between cells: system rankings, and p-value orderings of the run pairs
     present = {n: c for n, c in CELLS.items() if c[0] in pool_depths and c[1] in eval_depths}
+    present[REFERENCE] = (FULL, max(eval_depths))
+    forms = {family: [form for f, form, _ in FORMS if f == family] + ["standardized"] for family in FAMILIES}
+    tau_rows = []
+
+    def tau_row(a, family_a, b, family_b, form):
+        key_a, key_b = (*present[a], family_a, form), (*present[b], family_b, form)
+        if key_a not in results or key_b not in results:
+            return
+        ordered, _ = stats.pvalue_correlation_matrix(np.vstack([results[key_b].p, results[key_a].p]),
+                                                     ["kendall_tau", "tau_ap"])
+        tau_rows.append({
+            "cell_a": a, "family_a": family_a, "measure_a": measure_of[key_a],
+            "cell_b": b, "family_b": family_b, "measure_b": measure_of[key_b], "form": form,
+            "kendall_tau": stats.kendall_tau(means[key_a], means[key_b]),
+            "tau_ap": stats.tau_ap(means[key_b], means[key_a]),
+            "pvalue_tau": float(ordered["kendall_tau"][0, 1]),
+            "pvalue_tau_ap": float(ordered["tau_ap"][0, 1])})
+
     names = list(present)
-    for a_i, a in enumerate(names):
+    for a_i, a in enumerate(names):  # each family against itself in two cells
         for b in names[a_i + 1:]:
-            (da, ka), (db_, kb) = present[a], present[b]
             for family in FAMILIES:
-                for form in ("raw", "normalized", "standardized"):
-                    if (da, ka, family, form) not in results:
-                        continue
-                    ma, mb = means[(da, ka, family, form)], means[(db_, kb, family, form)]
-                    tau_rows.append({
-                        "cell_a": a, "cell_b": b, "family": family, "form": form,
-                        "kendall_tau": stats.kendall_tau(ma, mb),
-                        "pvalue_tau": stats.pvalue_order_tau(results[(da, ka, family, form)].p,
-                                                             results[(db_, kb, family, form)].p)})
+                for form in forms[family]:
+                    tau_row(a, family, b, family, form)
+    for a in names:  # cross-metric: each family against every other at the reference
+        for family_a in FAMILIES:
+            for family_b in FAMILIES:
+                if family_b != family_a:
+                    for form in forms[family_a]:
+                        tau_row(a, family_a, REFERENCE, family_b, form)
     taus = pd.DataFrame(tau_rows)
     if len(taus):
-        ectx.text("Kendall's τ between the system rankings (by mean score) of chosen cells — "
-                  + ", ".join(f"{n}: pool {c[0]} / evaluation {c[1]}" for n, c in present.items())
-                  + " — and between the orderings of all run pairs by their t-test p-values.")
-        ectx.table("tau", taus, "Kendall's τ between cells (system rankings; p-value orderings)")
+        ectx.text("Correlations between cells — "
+                  + ", ".join(f"{n}: pool {'full' if c[0] == FULL else c[0]} / evaluation {c[1]}"
+                              for n, c in present.items())
+                  + " — of the system rankings (by mean score: Kendall's τ and τ_AP) and of the "
+                  "orderings of all run pairs by their t-test p-values (pvalue_tau, pvalue_tau_ap; "
+                  "the smallest p-value on top): each measure family in each form against itself "
+                  "in two cells, and (cross-metric) against every other family in the same form "
+                  f"in the {REFERENCE} cell. τ_AP takes cell_b's ordering as the reference.")
+        ectx.table("tau", taus, "Kendall's τ and τ_AP between cells (system rankings; p-value orderings)")
     _figures(ectx, power, pool_depths, means, present)
     return "discpower"
 

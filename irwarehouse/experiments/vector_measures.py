@@ -39,7 +39,7 @@ from ..measures import Measure
 #: Measures :func:`binary_scores` computes, and the parameters each may carry.
 VECTOR_MEASURES = {
     "P": (), "R": (), "SP": (), "AP": (), "RR": (), "Success": (),
-    "DCG": ("discount", "base"), "nDCG": ("discount", "base"), "RBP": ("p",),
+    "DCG": ("discount", "base"), "nDCG": ("discount", "base"), "RBP": ("p", "depth", "residual"),
 }
 
 
