@@ -712,7 +712,7 @@ def test_bulk_work_keeps_no_insertion_order_and_users_sql_does(monkeypatch):
     inner = sql._execute
 
     def spy(con, text, params=None):
-        if "INSERT INTO irw_ranked" in text or "INSERT INTO irw_base" in text:
+        if "INSERT INTO irw_staging.irw_ranked" in text or "INSERT INTO irw_base" in text:
             seen.append(con.execute(setting).fetchone()[0])
         return inner(con, text, params)
 
