@@ -178,7 +178,9 @@ class Warehouse:
 
     def __init__(self, path: str | os.PathLike | None = ":memory:", *, read_only: bool = False,
                  create: bool = True, wait: float | None = None, memory_limit: str | None = None,
-                 notify=None):
+                 notify=None, _throwaway: bool = False):
+        # _throwaway: an in-memory warehouse for one evaluation (eval_files), without measure
+        # macros and caches (connection.mark_throwaway)
         check_settings(wait, memory_limit)
         self.path = connection.resolve_path(None if path is None else str(path))
         self.read_only = read_only
@@ -188,6 +190,7 @@ class Warehouse:
         self._notify = notify or self.notes.append
         self._con = None
         self._prepared = False
+        self._throwaway = _throwaway and self.path == ":memory:"
         if self.path == ":memory:":
             self.con  # noqa: B018 - an in-memory warehouse exists only while it is open
 
@@ -198,7 +201,7 @@ class Warehouse:
         w.path, w.notes, w._con, w._prepared = path or "", [], con, True
         w._notify = w.notes.append
         w.read_only = base.con_is_read_only(con)
-        w.create, w.wait, w.memory_limit = False, None, None
+        w.create, w.wait, w.memory_limit, w._throwaway = False, None, None, False
         return w
 
     @property
@@ -209,8 +212,11 @@ class Warehouse:
                                            wait=self.wait, memory=self.memory_limit)
             self._prepared = False
             if self.path == ":memory:":
+                if self._throwaway:
+                    connection.mark_throwaway(self._con)
                 with transaction(self._con):
-                    schema.prepare(self._con, self.path, False, self._notify)
+                    schema.prepare(self._con, self.path, False, self._notify,
+                                   measure_macros=not self._throwaway)
                 self._prepared = True
         return self._con
 
@@ -475,7 +481,8 @@ class Warehouse:
         ``memory_limit``: as for :class:`Warehouse`."""
         _parsed(measures, options.get("rel_level"))  # a bad measure: before any reading
         name = name or _file_qrels_name(qrels)
-        with Warehouse(":memory:" if save is None else save, wait=wait, memory_limit=memory_limit) as w:
+        with Warehouse(":memory:" if save is None else save, wait=wait, memory_limit=memory_limit,
+                       _throwaway=save is None) as w:
             with w._staging() as stage, _source_files(qrels, "qrels") as qrels_paths, \
                     _source_files(runs, "runs") as run_paths, _meta_file(meta) as meta_path:
                 if len(qrels_paths) != 1:

@@ -474,7 +474,8 @@ class Engine:
 
     - ``dialect``: the branch of the templates it runs (irwarehouse.sql.DIALECTS);
     - ``caches_base``: whether the warehouse's materialized base relation (``irw_base``) may
-      be used (DuckDB) or the base is computed from the tables (Spark);
+      be used (DuckDB, but in a throw-away warehouse) or the base is computed from the tables
+      (Spark);
     - ``rows(sql, params)``: run a query, its rows as tuples;
     - ``relation(sql, params)``: a query's result as the engine's own relation (a DuckDB
       relation, a Spark DataFrame), computed when it is read or written;
@@ -519,10 +520,14 @@ class DuckDBEngine(Engine):
     """The engine protocol over a DuckDB connection (the warehouse's, or a staging one)."""
 
     dialect = "duckdb"
-    caches_base = True
 
     def __init__(self, con: duckdb.DuckDBPyConnection):
         self.con = con
+
+    @property
+    def caches_base(self) -> bool:
+        """True but in a throw-away warehouse (:func:`mark_throwaway`)."""
+        return not is_throwaway(self.con)
 
     def rows(self, sql: str, params: dict | None = None) -> list[tuple]:
         bound = used(params, sql) if isinstance(params, dict) else params
@@ -546,6 +551,22 @@ class DuckDBEngine(Engine):
         cursor = self.con.execute(sql, used(params or {}, sql))
         columns = [d[0] for d in cursor.description]
         return Result(columns, cursor.fetchall())
+
+
+# A DuckDB variable that marks a connection as a throw-away warehouse.
+_THROWAWAY = "irw_throwaway"
+
+
+def mark_throwaway(con: duckdb.DuckDBPyConnection) -> None:
+    """Mark ``con`` as a throw-away warehouse: one in memory that serves one evaluation and is
+    closed (files in, scores out: Warehouse.eval_files). Caches written there would be read
+    once, so the engine computes the base relation within its query instead of
+    materializing it first (the same rows, by the same template)."""
+    con.execute(f"SET VARIABLE {_THROWAWAY} = true")
+
+
+def is_throwaway(con: duckdb.DuckDBPyConnection) -> bool:
+    return bool(con.execute(f"SELECT getvariable('{_THROWAWAY}')").fetchone()[0])
 
 
 def engine_of(source) -> Engine:

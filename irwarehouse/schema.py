@@ -31,13 +31,16 @@ from .measures import CATALOGUE_COLUMNS, catalogue_rows
 SCHEMA_TEMPLATES = ["schema.sql", "views.sql", "state.sql", "pools.sql", "standardize_schema.sql"]
 
 
-@lru_cache(maxsize=1)
-def schema_statements() -> list[str]:
+@lru_cache(maxsize=2)
+def schema_statements(measure_macros: bool = True) -> list[str]:
     """The statements that create the schema -- tables, views, macros, measure macros; each
     idempotent -- in the order they run. The one definition of the schema: :func:`ensure_schema`
-    runs it, and ``irw export`` / ``irw publish`` (irwarehouse.export) build their copies from it."""
+    runs it, and ``irw export`` / ``irw publish`` (irwarehouse.export) build their copies from it.
+    Without ``measure_macros``: all but the measure macros (users' SQL calls them, irw does
+    not; a throw-away warehouse has no users' SQL, see connection.mark_throwaway)."""
     text = "".join(sql.render(t) for t in SCHEMA_TEMPLATES)
-    text += sql.render("measure_macros.sql", macros=macro_definitions())
+    if measure_macros:
+        text += sql.render("measure_macros.sql", macros=macro_definitions())
     return sql.split_statements(text)
 
 
@@ -86,9 +89,10 @@ def schema_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
+def ensure_schema(con: duckdb.DuckDBPyConnection, measure_macros: bool = True) -> None:
     """Create the tables, views and macros (idempotent) and refresh the measure catalogue;
-    nothing to do when the warehouse already has this version's schema."""
+    nothing to do when the warehouse already has this version's schema. ``measure_macros``:
+    see :func:`schema_statements`."""
     fingerprint = schema_fingerprint()
     meta = stored_meta(con)
     stored = meta.get("schema_version")
@@ -98,7 +102,7 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
         if stored not in (None, SCHEMA_VERSION):
             # caches are rebuilt on demand, so a new layout simply replaces them
             sql.run(con, "install.sql", "drop_caches")
-        _create(con, _set_aside(con, upgrade=stored not in (None, SCHEMA_VERSION)))
+        _create(con, _set_aside(con, upgrade=stored not in (None, SCHEMA_VERSION)), measure_macros)
         sql.run(con, "install.sql", "clear_measures")
         con.executemany(sql.statement("install.sql", "measure_row", CATALOGUE_COLUMNS), catalogue_rows())
         con.executemany(sql.statement("install.sql", "set_meta"),
@@ -131,11 +135,11 @@ def _set_aside(con, upgrade: bool) -> list[tuple[str, bool]]:
     return aside
 
 
-def _create(con, aside: list[tuple[str, bool]]) -> None:
+def _create(con, aside: list[tuple[str, bool]], measure_macros: bool = True) -> None:
     """Run the schema's statements (which create what is missing), then copy the rows of the
     tables set aside into their new tables (a warehouse of one collection held collection
     'default')."""
-    for statement in schema_statements():
+    for statement in schema_statements(measure_macros):
         con.execute(statement)
     for table, collection in aside:
         try:
@@ -146,13 +150,15 @@ def _create(con, aside: list[tuple[str, bool]]) -> None:
                            f"the table back, or load its rows again") from None
 
 
-def prepare(con: duckdb.DuckDBPyConnection, path: str, read_only: bool, notify=None) -> None:
+def prepare(con: duckdb.DuckDBPyConnection, path: str, read_only: bool, notify=None,
+            measure_macros: bool = True) -> None:
     """What opening a warehouse does before a command uses it: for writing, set up (or
     upgrade) the schema and bring caches and stored scores in line with changes made outside
     irw (:func:`reconcile`); for reading, check the schema version and note such changes. Run
-    inside the command's transaction, so that a command that fails leaves none of it."""
+    inside the command's transaction, so that a command that fails leaves none of it.
+    ``measure_macros``: see :func:`schema_statements`."""
     if not read_only or path == ":memory:":
-        ensure_schema(con)
+        ensure_schema(con, measure_macros)
         if PUBLISHED_KEY in stored_meta(con):  # a published copy written to is a warehouse
             con.execute(sql.statement("install.sql", "forget_meta"), [PUBLISHED_KEY])
         messages = reconcile(con)

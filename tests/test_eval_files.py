@@ -55,6 +55,36 @@ def test_files_equal_the_warehouse_on_trec8(trec8, trec8_db):
     assert files.rows() == loaded.rows()
 
 
+def test_a_throwaway_warehouse_writes_no_caches(monkeypatch, tmp_path):
+    """Files in, scores out evaluates in a throw-away warehouse: the base relation is computed
+    within the evaluation's query, not materialized first, and the measure macros (users' SQL)
+    are not created; a saved evaluation, and any other warehouse, materializes the base."""
+    from irwarehouse import connection, schema, sql
+
+    statements: list[str] = []
+    inner = sql._execute
+
+    def spy(con, text, params=None):
+        statements.append(text)
+        return inner(con, text, params)
+
+    monkeypatch.setattr(sql, "_execute", spy)
+    created: list[bool] = []
+    prepare = schema.prepare
+    monkeypatch.setattr(schema, "prepare", lambda *a, **k: (created.append(k.get("measure_macros", True)),
+                                                              prepare(*a, **k))[1])
+    files = Warehouse.eval_files(QRELS, RUNS, ["AP", "nDCG@10"])
+    assert len(files) > 0 and created == [False]
+    assert not any("INSERT INTO irw_base" in s for s in statements)
+    statements.clear()
+    saved = Warehouse.eval_files(QRELS, RUNS, ["AP", "nDCG@10"], save=str(tmp_path / "kept.duckdb"))
+    assert saved.rows() == files.rows()
+    assert any("INSERT INTO irw_base" in s for s in statements)
+    with Warehouse(":memory:") as w:
+        assert connection.engine_of(w.con).caches_base
+        assert w.sql("SELECT count(*) FROM duckdb_functions() WHERE schema_name = 'measure'").rows()[0][0] > 0
+
+
 def test_means_options_and_data_frames():
     import pandas as pd
 
