@@ -84,7 +84,11 @@ def _sorted_columns(con, names: list[str]) -> tuple[list, dict]:
         codes[column] = [r[0] for r in con.execute(sql.statement("many.sql", "distinct", column)).fetchall()]
     coded = con.execute(sql.statement("many.sql", "coded"),
                         {"a": codes["run_id"], "b": codes["topic"], "c": codes["measure"]}).fetchnumpy()
-    order = np.lexsort([coded[k] for k in ("mi", "ti", "ri", "qi")])  # sorting numbers: quicker in numpy
+    key = np.zeros(len(coded["qi"]), dtype=np.int64)  # the four numbers as one: one sort
+    for k, size in (("qi", len(names)), ("ri", len(codes["run_id"])), ("ti", len(codes["topic"])),
+                    ("mi", len(codes["measure"]))):
+        key = key * size + np.asarray(coded[k], dtype=np.int64)
+    order = np.argsort(key)  # unique keys; sorting numbers: quicker in numpy than in SQL
     coded = {k: v[order] for k, v in coded.items()}
     strings = lambda values, index: np.array(values, dtype=object)[np.asarray(index, dtype=np.int64)]  # noqa: E731
     arrays = [strings(names, coded["qi"]), strings(codes["run_id"], coded["ri"]),
