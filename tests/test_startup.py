@@ -85,7 +85,7 @@ def test_a_warehouse_is_set_up_again_only_when_its_sql_changes(tmp_path, monkeyp
     schema.connect(path).close()
     scripts = []
     real = schema.schema_statements
-    monkeypatch.setattr(schema, "schema_statements", lambda: (scripts.append("schema"), real())[1])
+    monkeypatch.setattr(schema, "schema_statements", lambda *a: (scripts.append("schema"), real(*a))[1])
     schema.connect(path).close()
     assert scripts == []
     monkeypatch.setattr(schema, "schema_fingerprint", lambda: "changed templates")
