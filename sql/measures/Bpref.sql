@@ -25,7 +25,10 @@ CASE WHEN {{ m.R }} > 0 THEN {{ d.div('coalesce(' ~ m.id ~ '_s, 0)', m.R) }} ELS
 {% macro many_aggs(m) -%}
 WITH bp_rel AS (
     -- the root's relevant rows within the cut-off: number idx, cumulative n
-    SELECT rid, c_rel AS idx, {{ d.running_sum('crank - c_rel', by='rid') }} AS cn
+    SELECT rid, c_rel AS idx, {{ d.running_sum('crank - c_rel', by='rid') }} AS cn,
+           -- the non-relevant rows above (n), with idx, as one number that grows down the
+           -- ranking, for bp_split's ASOF join
+           (crank - c_rel) * {{ 4294967296 | num }} + c_rel AS n_idx
     FROM rbase WHERE grade >= 1 AND {{ m.within }}
 ),
 bp_q AS (
@@ -52,10 +55,13 @@ bp_seg AS (
     SELECT qid, rid, rq, j, lo, hi FROM bp_cut WHERE hi > lo
 ),
 bp_split AS (
-    -- s: the relevant rows above the root's (R' + j)-th non-relevant row (all if none)
-    SELECT g.qid, g.rid, g.rq, g.j, g.lo, g.hi, least(greatest(coalesce(nr.c_rel, g.hi), g.lo), g.hi) AS s
+    -- s: the relevant rows above the root's (R' + j)-th non-relevant row (all if none), i.e.
+    -- those with fewer than R' + j non-relevant rows above: the last such row's idx, found
+    -- by an ASOF join among the relevant rows (not an equality join with every
+    -- non-relevant row of the rankings); clamped to the segment
+    SELECT g.qid, g.rid, g.rq, g.j, g.lo, g.hi, least(greatest(coalesce(r.idx, 0), g.lo), g.hi) AS s
     FROM bp_seg AS g
-    LEFT JOIN rbase AS nr ON nr.rid = g.rid AND nr.grade < 1 AND nr.crank - nr.c_rel = g.rq + g.j
+    ASOF LEFT JOIN bp_rel AS r ON r.rid = g.rid AND (g.rq + g.j) * {{ 4294967296 | num }} > r.n_idx
 ),
 bp_z AS (
     SELECT g.qid, g.rid,
