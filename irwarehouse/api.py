@@ -480,6 +480,8 @@ class Warehouse:
         (default: the file's name without a compression suffix). ``wait``,
         ``memory_limit``: as for :class:`Warehouse`."""
         _parsed(measures, options.get("rel_level"))  # a bad measure: before any reading
+        if replace and save is None:
+            raise IrwError("--replace replaces what --save DB holds: name the warehouse with --save")
         name = name or _file_qrels_name(qrels)
         with Warehouse(":memory:" if save is None else save, wait=wait, memory_limit=memory_limit,
                        _throwaway=save is None) as w:

@@ -132,10 +132,7 @@ class Result:
         """:meth:`aggregate` by the columns' codes: the rows are grouped by numbers, not strings."""
         import numpy as np
 
-        key = np.zeros(len(self), dtype=np.int64)
-        for k in keys:
-            codes = np.asarray(self._codes[k], dtype=np.int64)
-            key = key * (int(codes.max(initial=0)) + 1) + codes
+        key = combined_key([self._codes[k] for k in keys])
         _, first, group = np.unique(key, return_index=True, return_inverse=True)
         values = self._arrays[self._columns.index("value")]
         values = np.ma.filled(values, np.nan) if np.ma.isMaskedArray(values) else np.asarray(values, float)
@@ -147,6 +144,20 @@ class Result:
                 for g in np.argsort(first, kind="stable")]
 
 MEAN_COLUMNS = ("run_id", "measure", "value", "n_topics")
+
+
+def combined_key(codes: list, sizes: list[int] | None = None):
+    """Several columns of codes (non-negative integers) as one int64 numpy array that orders
+    and groups the rows as the columns do, first column first; ``sizes``: how many codes
+    each column may take (default: its largest code + 1)."""
+    import numpy as np
+
+    key = np.zeros(len(codes[0]) if codes else 0, dtype=np.int64)
+    for i, column in enumerate(codes):
+        column = np.asarray(column, dtype=np.int64)
+        size = sizes[i] if sizes is not None else int(column.max(initial=0)) + 1
+        key = key * size + column
+    return key
 
 
 def _plain(value):

@@ -173,8 +173,6 @@ def _eval_files(ctx, files: list[str], measure, qrels, runs, evaluate: dict, *, 
     for opt, value in (("--standardize", standardize), ("--collection", collection)):
         if value:
             raise IrwError(f"{opt} reads a warehouse: evaluating files, use --save DB, then irw eval {opt} there")
-    if replace and not save:
-        raise IrwError("--replace replaces what --save DB holds: name the warehouse with --save")
     if qrels is not None and api.Warehouse.several_qrels(qrels):
         raise IrwError("with files, --qrels names the one qrels file")
     obj = ctx.find_root().obj or {}

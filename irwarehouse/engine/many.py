@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .. import catalogue, sql, state
 from ..connection import engine_of, without_order
-from ..result import Result
+from ..result import Result, combined_key
 from .base import con_is_read_only, ensure_base
 from .evaluation import RESULT_COLUMNS, check_runs_in, compute, note_unshared_topics, store_scores
 from .rendering import many_kind, render_many_sql
@@ -84,10 +84,8 @@ def _sorted_columns(con, names: list[str]) -> tuple[list, dict]:
         codes[column] = [r[0] for r in con.execute(sql.statement("many.sql", "distinct", column)).fetchall()]
     coded = con.execute(sql.statement("many.sql", "coded"),
                         {"a": codes["run_id"], "b": codes["topic"], "c": codes["measure"]}).fetchnumpy()
-    key = np.zeros(len(coded["qi"]), dtype=np.int64)  # the four numbers as one: one sort
-    for k, size in (("qi", len(names)), ("ri", len(codes["run_id"])), ("ti", len(codes["topic"])),
-                    ("mi", len(codes["measure"]))):
-        key = key * size + np.asarray(coded[k], dtype=np.int64)
+    key = combined_key([coded[k] for k in ("qi", "ri", "ti", "mi")],  # the four numbers as one: one sort
+                       [len(names), len(codes["run_id"]), len(codes["topic"]), len(codes["measure"])])
     order = np.argsort(key)  # unique keys; sorting numbers: quicker in numpy than in SQL
     coded = {k: v[order] for k, v in coded.items()}
     strings = lambda values, index: np.array(values, dtype=object)[np.asarray(index, dtype=np.int64)]  # noqa: E731
