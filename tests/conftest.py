@@ -25,6 +25,23 @@ FIXTURES = ROOT / "fixtures"
 SHARED = Path(os.environ.get("IRW_SHARED_DATA", ROOT.parent / "shared" / "data"))
 
 
+# The test files that take minutes, longest first. They start first: with a file to a worker
+# (`--dist loadfile`), a long file scheduled last keeps one worker busy after the others
+# have finished (pytest-xdist otherwise orders files by their number of tests).
+LONGEST_FIRST = ("test_docs.py", "test_spark.py", "test_one_door.py", "test_clients.py",
+                 "test_sql_product.py", "test_trec8.py", "test_eval_files.py", "test_safety.py")
+
+
+def pytest_configure(config):
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False  # keep the order below
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest as collected
+
+
 def unavailable(message: str):
     """Skip the test for want of something outside the project (shared data, a package
     registry, a browser, Java), saying what -- or fail it where that is required
