@@ -109,6 +109,7 @@ def ensure_schema(con: duckdb.DuckDBPyConnection, measure_macros: bool = True) -
                         [("schema_version", SCHEMA_VERSION), ("schema_fingerprint", fingerprint)])
         if stored not in (None, SCHEMA_VERSION):  # runs loaded by an older irw stand as they are
             state.record_runs(con)
+        state.record_unrecorded_derived(con)
 
 
 # The tables that gained a collection column in schema version 5 (collections, issue of

@@ -101,9 +101,31 @@ def record_runs_version(con) -> None:
 
 
 def record_qrels(con, qrels: str) -> None:
-    """After irw wrote the judgments of ``qrels`` (or removed them)."""
+    """After irw wrote the judgments of ``qrels`` (or removed them): their fingerprint and, for
+    a derived qrels that is a subset of its root, the root's judgments it lacks
+    (:func:`recorded_subsets`)."""
     gone = _one(con, "SELECT 1 FROM qrels_info WHERE qrels = ?", [qrels]) is None
-    sql.run(con, "caches.sql", "record_qrels", {"q": qrels}, gone)
+    root = None if gone else root_qrels(con, qrels)
+    sql.run(con, "caches.sql", "record_qrels", {"q": qrels, "root": root}, gone)
+    if root == qrels:  # a loaded qrels: what its derived qrels lack of it, anew
+        for (name,) in sql.rows(con, "caches.sql", "descendants", {"q": qrels}):
+            sql.run(con, "caches.sql", "record_derived", {"q": name, "root": qrels})
+
+
+def record_unrecorded_derived(con) -> None:
+    """Record what each derived qrels lacks of its root where irw has no such record yet (a
+    warehouse written by an older irw), for the qrels unchanged since irw recorded them."""
+    for (name,) in sql.rows(con, "caches.sql", "unrecorded_derived"):
+        sql.run(con, "caches.sql", "record_derived", {"q": name, "root": root_qrels(con, name)})
+
+
+def recorded_subsets(con, qrels: list[str], root: str) -> set[str]:
+    """The qrels of ``qrels`` whose judgments are those of the loaded qrels ``root`` less the
+    judgments irw recorded as removed (irw_derived_removed): both as they were when it
+    recorded them (their fingerprints, taken now)."""
+    if not has_table(con, "irw_derived_built"):  # a warehouse from before the records, read-only
+        return set()
+    return {r[0] for r in sql.rows(con, "caches.sql", "recorded_subsets", {"qrels": list(qrels), "root": root})}
 
 
 def base_current(con, qrels: str) -> bool:

@@ -23,6 +23,10 @@ EXISTS (SELECT 1 FROM duckdb_constraints()
 {% macro topic_hash() %}hash(collection, run_id, topic, n_docs)::HUGEINT{% endmacro %}
 {% macro load_hash() %}hash(collection, run_id, ranking_policy){% endmacro %}
 
+{# A qrels's fingerprint: a hash of its judgments (rows `qj` of qrels), an aggregate
+   (irw_qrels_fp in state.sql). #}
+{% macro judgments_fp(qj) %}hash(count(*), coalesce(sum(hash({{ qj }}.topic, {{ qj }}.docno, {{ qj }}.rel)::HUGEINT), 0)){% endmacro %}
+
 {# Per run: (collection, run_id, n_rows, rows_sum) of the rows `rows` (like runs) with
    condition `where`. #}
 {% macro row_sums(rows, where='TRUE') -%}

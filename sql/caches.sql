@@ -1,3 +1,4 @@
+{% import '_state.sql' as st %}
 {#- Keeping the caches (irwarehouse.engine.base, irwarehouse.state): the materialized base
     relation (irw_base, irw_base_built) and the fingerprints of what irw last wrote
     (irw_state, irw_run_state, temp.irw_session; sql/state.sql defines them). Bound: $q (a
@@ -53,11 +54,57 @@ INSERT OR REPLACE INTO irw_state VALUES ('runs', $fp)
 UPDATE irw_base_built SET runs_fp = $fp
 {%- endmacro %}
 
-{# Record the judgments of qrels $q as irw wrote them, or forget them (gone=true). #}
+{# Record the judgments of qrels $q as irw wrote them (and what it lacks of its root $root:
+   record_derived), or forget them (gone=true). #}
 {% macro record_qrels(gone) -%}
 {% if gone %}
-DELETE FROM irw_state WHERE name = 'qrels:' || $q
+DELETE FROM irw_derived_removed WHERE qrels = $q;
+DELETE FROM irw_derived_built WHERE qrels = $q;
+DELETE FROM irw_state WHERE name = 'qrels:' || $q;
 {% else %}
-INSERT OR REPLACE INTO irw_state VALUES ('qrels:' || $q, irw_qrels_fp($q))
+INSERT OR REPLACE INTO irw_state VALUES ('qrels:' || $q, irw_qrels_fp($q));
+{{ record_derived() }}
 {% endif %}
+{%- endmacro %}
+
+{# Record what qrels $q lacks of its root $root (irw_derived_built, irw_derived_removed):
+   when it is derived and a subset of the root with the same grades. #}
+{% macro record_derived() -%}
+DELETE FROM irw_derived_removed WHERE qrels = $q;
+DELETE FROM irw_derived_built WHERE qrels = $q;
+INSERT INTO irw_derived_built
+SELECT $q, $root, irw_qrels_fp($q), irw_qrels_fp($root) WHERE $root <> $q AND irw_subset_ok($q, $root);
+INSERT INTO irw_derived_removed
+SELECT $q, j.jid, j.topic, j.rel FROM irw_judgment_ids($root) AS j
+WHERE EXISTS (SELECT 1 FROM irw_derived_built WHERE qrels = $q)
+  AND NOT EXISTS (SELECT 1 FROM qrels AS dj
+                  WHERE dj.qrels = $q AND dj.topic = j.topic AND dj.docno = j.docno AND dj.rel = j.rel);
+{%- endmacro %}
+
+{# The derived qrels with no record of what they lack of their root, as irw last recorded
+   them (a warehouse written before irw kept such records). #}
+{% macro unrecorded_derived() -%}
+SELECT i.qrels FROM qrels_info AS i JOIN irw_state AS s ON s.name = 'qrels:' || i.qrels
+WHERE i.parent IS NOT NULL AND i.qrels NOT IN (SELECT qrels FROM irw_derived_built)
+  AND s.fp = irw_qrels_fp(i.qrels)
+ORDER BY i.qrels
+{%- endmacro %}
+
+
+{# The qrels of $qrels whose record of what they lack of their root $root stands: both
+   fingerprints as recorded (one scan of their judgments). #}
+{% macro recorded_subsets() -%}
+WITH fp AS (
+    SELECT qrels, {{ st.judgments_fp('qj') }} AS fp FROM qrels AS qj
+    WHERE list_contains($qrels, qrels) OR qrels = $root GROUP BY qrels
+)
+SELECT b.qrels FROM irw_derived_built AS b
+JOIN fp AS f ON f.qrels = b.qrels AND f.fp = b.qrels_fp
+JOIN fp AS r ON r.qrels = b.root AND r.fp = b.root_fp
+WHERE b.root = $root AND list_contains($qrels, b.qrels)
+{%- endmacro %}
+
+{# The derived qrels whose root is the loaded qrels $q. #}
+{% macro descendants() -%}
+SELECT qrels FROM qrels_info WHERE parent IS NOT NULL AND irw_root_qrels(qrels) = $q ORDER BY qrels
 {%- endmacro %}

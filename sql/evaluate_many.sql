@@ -23,6 +23,13 @@
                subset of the root; it is evaluated per qrels), into the table `judgments`
     removed    (qid, jid): the root's judgments each qrels lacks, into the table `removed`
     scores     qrels, run_id, topic, measure, value of the subset qrels
+  or, when irw recorded what each qrels lacks of the root (irw_derived_removed; used while
+  both qrels are as recorded: caches.sql, recorded_subsets), two, which never read the
+  derived qrels's judgments:
+    recorded_removed  the table `removed` from the records, with each judgment's topic and
+                      grade
+    recorded_scores   the scores, each qrels's counts being the root's minus the removed
+                      judgments
   Context as for evaluate.sql (measures, thresholds, gainsets, topics, topic_threshold,
   max_docs); P: root, qrels (a list), collection, runs.
 
@@ -40,6 +47,11 @@
 {% set rows_measures = measures | selectattr('many', 'equalto', 'rows') | list %}
 {% set delta_measures = measures | selectattr('many', 'equalto', 'delta') | list %}
 {% set by = 'qid, rid' %}
+{% set recorded = part.startswith('recorded') %}
+{# R and N of every threshold, counted over rows of `grade`. #}
+{% macro counts() -%}
+{% for t in thresholds %}, count(*) FILTER (WHERE grade >= {{ t.value }}) AS {{ t.R }}, count(*) FILTER (WHERE grade < {{ t.value }}) AS {{ t.N }}{% endfor %}
+{%- endmacro %}
 {% if part == 'judgments' %}
 {#- The judgments of every qrels (qid numbers them: many.qrels_numbers), each with its
     judgment id in the root (jid; NULL where the root lacks the judgment with that grade: then
@@ -67,6 +79,11 @@ holders AS (
 SELECT ql.qid, p.jid
 FROM partial AS p CROSS JOIN (SELECT DISTINCT qid FROM {{ judgments }}) AS ql
 WHERE NOT EXISTS (SELECT 1 FROM holders AS h WHERE h.jid = p.jid AND h.qid = ql.qid)
+{% elif part == 'recorded_removed' %}
+{#- The same, with topic and grade, from what irw recorded when it wrote each qrels. -#}
+SELECT ql.qid, r.jid, r.topic, r.grade
+FROM ({{ many.qrels_numbers(P.qrels) }}) AS ql
+JOIN irw_derived_removed AS r ON r.qrels = ql.qrels
 {% else %}
 WITH
 rt AS (
@@ -79,6 +96,35 @@ rids AS {{ d.materialized() }} (
     SELECT run_id, topic, row_number() OVER (ORDER BY run_id, topic) AS rid
     FROM rt WHERE run_id IN (SELECT run_id FROM sel)
 ),
+{% if recorded %}
+ql AS {{ d.materialized() }} (
+    {{ many.qrels_numbers(P.qrels) | indent(4) }}
+),
+root_judg AS {{ d.materialized() }} (
+    SELECT jid, topic, rel AS grade FROM irw_judgment_ids({{ P.root }})
+),
+-- the judgments of grade >= 1 (those of positive gain: evaluate.many_kind), for the ideal
+-- rankings: the root's less the removed
+judg AS (
+    SELECT ql.qid, rj.topic, rj.grade
+    FROM ql CROSS JOIN (SELECT * FROM root_judg WHERE grade >= 1) AS rj
+    WHERE NOT EXISTS (SELECT 1 FROM {{ removed }} AS x WHERE x.qid = ql.qid AND x.jid = rj.jid)
+),
+-- R and N: the root's less those of the removed judgments; a topic left without judgments
+-- is not the qrels's
+tstats AS {{ d.materialized() }} (
+    SELECT ql.qid, rt.topic
+{% for t in thresholds %}
+         , rt.{{ t.R }} - coalesce(xt.{{ t.R }}, 0) AS {{ t.R }}
+         , rt.{{ t.N }} - coalesce(xt.{{ t.N }}, 0) AS {{ t.N }}
+{% endfor %}
+    FROM ql
+    CROSS JOIN (SELECT topic, count(*) AS n{{ counts() }} FROM root_judg GROUP BY topic) AS rt
+    LEFT JOIN (SELECT qid, topic, count(*) AS n{{ counts() }} FROM {{ removed }} GROUP BY qid, topic) AS xt
+      ON xt.qid = ql.qid AND xt.topic = rt.topic
+    WHERE rt.n > coalesce(xt.n, 0)
+),
+{% else %}
 ql AS {{ d.materialized() }} (
     {{ many.subsets(P.qrels, judgments) | indent(4) }}
 ),
@@ -86,17 +132,15 @@ judg AS (
     SELECT qid, topic, grade FROM {{ judgments }} WHERE topic IS NOT NULL AND qid IN (SELECT qid FROM ql)
 ),
 tstats AS {{ d.materialized() }} (
-    SELECT qid, topic
-{% for t in thresholds %}
-         , count(*) FILTER (WHERE grade >= {{ t.value }}) AS {{ t.R }}
-         , count(*) FILTER (WHERE grade < {{ t.value }}) AS {{ t.N }}
-{% endfor %}
+    SELECT qid, topic{{ counts() }}
     FROM judg GROUP BY qid, topic
 ),
+{% endif %}
 gstats AS (
-    SELECT ql.qid, qj.topic, greatest(max(qj.rel), 0) AS gmax_g
-    FROM ql JOIN qrels AS qj ON qj.qrels = ql.topic_qrels AND qj.rel >= 0
-    GROUP BY ql.qid, qj.topic
+    SELECT ql.qid, g.topic, g.gmax_g
+    FROM ql JOIN (SELECT qj.qrels, qj.topic, greatest(max(qj.rel), 0) AS gmax_g FROM qrels AS qj
+                  WHERE qj.qrels IN (SELECT topic_qrels FROM ql) AND qj.rel >= 0
+                  GROUP BY qj.qrels, qj.topic) AS g ON g.qrels = ql.topic_qrels
 ),
 {% for g in gainsets %}
 ideal_{{ g.key }} AS (

@@ -22,6 +22,8 @@ WHERE NOT internal AND database_name = current_database() AND function_type IN (
 DROP TABLE IF EXISTS irw_base;
 DROP TABLE IF EXISTS irw_base_built;
 DROP TABLE IF EXISTS irw_run_state;
+DROP TABLE IF EXISTS irw_derived_built;
+DROP TABLE IF EXISTS irw_derived_removed;
 {%- endmacro %}
 
 {# Of the tables $tables, whether each has a collection column. #}

@@ -150,6 +150,24 @@ CREATE TABLE IF NOT EXISTS irw_base_built (
     qrels_fp UBIGINT NOT NULL
 );
 
+-- What a derived qrels lacks of its root (the loaded qrels it descends from), recorded when
+-- irw records the qrels (irwarehouse.state.record_qrels), if it is a subset of the root with
+-- the same grades: the root's judgments it lacks (by judgment id in the root,
+-- irw_judgment_ids), and the fingerprints of both then (irw_qrels_fp). Many derived qrels are
+-- evaluated in one pass from these (irwarehouse.engine.many) while both fingerprints hold.
+CREATE TABLE IF NOT EXISTS irw_derived_built (
+    qrels    VARCHAR PRIMARY KEY,
+    root     VARCHAR NOT NULL,
+    qrels_fp UBIGINT NOT NULL,
+    root_fp  UBIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS irw_derived_removed (
+    qrels VARCHAR NOT NULL,
+    jid   INTEGER NOT NULL,
+    topic VARCHAR NOT NULL,
+    grade INTEGER NOT NULL
+);
+
 -- Saved results of `irw discpower --save NAME` (one row per measure) with their parameters.
 CREATE TABLE IF NOT EXISTS discpower_results (
     name                        VARCHAR NOT NULL,

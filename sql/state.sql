@@ -55,8 +55,7 @@ CREATE OR REPLACE MACRO irw_run_rows() AS TABLE
 {{ st.row_sums('runs') }};
 
 CREATE OR REPLACE MACRO irw_qrels_fp(q) AS (
-    SELECT hash(count(*), coalesce(sum(hash(qj.topic, qj.docno, qj.rel)::HUGEINT), 0))
-    FROM qrels AS qj WHERE qj.qrels = q);
+    SELECT {{ st.judgments_fp('qj') }} FROM qrels AS qj WHERE qj.qrels = q);
 
 -- The loaded qrels a derived qrels descends from (itself for a loaded one).
 CREATE OR REPLACE MACRO irw_root_qrels(q) AS coalesce((

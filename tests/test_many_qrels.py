@@ -131,6 +131,49 @@ def test_the_one_pass_route_is_taken_where_it_applies(fx, monkeypatch):
     con.close()
 
 
+def test_what_each_qrels_lacks_is_recorded_and_used_while_it_stands(fx, tmp_path):
+    """irw records what a derived qrels lacks of its root when it writes it; the pass uses the
+    record while both qrels are as recorded (by their fingerprints) and otherwise finds the
+    removed judgments from the tables. Either way the scores equal evaluating each qrels on
+    its own."""
+    path, names, runs = fx
+    con = schema.connect(path, read_only=True)
+    subsets = [q for q in names if q != "regraded"]
+    assert state.recorded_subsets(con, names, "fixture") == set(subsets)  # regraded: not a subset
+    lacked = dict(con.execute("SELECT qrels, count(*) FROM irw_derived_removed GROUP BY qrels").fetchall())
+    by_tables = {q: con.execute(
+        "SELECT count(*) FROM qrels AS r WHERE r.qrels = 'fixture' AND r.rel >= 0 AND NOT EXISTS "
+        "(SELECT 1 FROM qrels AS d WHERE d.qrels = ? AND d.topic = r.topic AND d.docno = r.docno "
+        "AND d.rel = r.rel)", [q]).fetchall()[0][0] for q in subsets}
+    assert {q: lacked.get(q, 0) for q in subsets} == by_tables and sum(by_tables.values()) > 0
+    con.close()
+
+    parsed = measures.parse_all(["AP", "P@10", "nDCG@5", "Bpref", "RBP(p=0.8)", "RPrec"])
+    changed = str(tmp_path / "changed.duckdb")
+    for table_change, gone in [
+        # a derived qrels loses a relevant judgment, another gains one of the root's back
+        ("DELETE FROM qrels WHERE qrels = 'lo-alpha' AND (topic, docno) IN "
+         "(SELECT (topic, docno) FROM qrels WHERE qrels = 'lo-alpha' AND rel >= 1 ORDER BY ALL LIMIT 1)",
+         {"lo-alpha"}),
+        # the root gains a judgment: no record stands
+        ("INSERT INTO qrels VALUES ('fixture', (SELECT min(topic) FROM qrels WHERE qrels = 'fixture'), "
+         "'NEW-DOC', 1)", set(subsets)),
+    ]:
+        shutil.copy(path, changed)
+        import duckdb
+        raw = duckdb.connect(changed)  # a change made outside irw
+        raw.execute(table_change)
+        raw.close()
+        con = schema.connect(changed, read_only=True)  # irw sees it, and changes nothing
+        assert state.recorded_subsets(con, names, "fixture") == set(subsets) - gone
+        assert compare(con, names, parsed, runs) > 0
+        con.close()
+        con = schema.connect(changed)  # opening for writing records the qrels anew
+        assert state.recorded_subsets(con, names, "fixture") == set(subsets)
+        assert compare(con, names, parsed, runs) > 0
+        con.close()
+
+
 def test_many_kind_follows_the_settings():
     kind = lambda name: rendering.many_kind(measures.parse(name))  # noqa: E731
     assert kind("AP") == kind("nDCG(rel=2)@10") == kind("nDCG(gains={1:1,2:3})@5") == "rows"

@@ -7,6 +7,12 @@ rows are then the root's minus those of its removed judgments, and the per-ranki
 aggregates come from the root's base, as each measure file declares (``many``; see
 rendering.many_kind). The rest is evaluated per qrels. The scores are those of evaluating
 each qrels on its own.
+
+Which judgments a derived qrels lacks of its root is recorded when irw writes it
+(state.record_qrels); while both qrels are as recorded (state.recorded_subsets, by their
+fingerprints), the pass takes the removed judgments and each qrels's counts from the record
+and the root, and never reads the derived qrels's judgments. Otherwise it finds them by
+joining every judgment of the derived qrels with the root's.
 """
 
 from __future__ import annotations
@@ -51,11 +57,20 @@ def _evaluate_many(con, qrels_list, measures, run_ids, topics, max_docs, rel_lev
         done: set[str] = set()
         for (root, c, runs), group in (_many_groups(con, names, collection, runs_of) if queries else {}).items():
             check_runs_in(con, c, list(runs))
-            params = {"root": root, "qrels": group, "collection": c, "runs": list(runs)}
-            for part in ("judgments", "removed"):
-                sql.run(con, "many.sql", "keep", params, part, queries[part])
-            sql.run(con, "many.sql", "add_pass", {**params, "names": names}, queries["scores"])
-            done.update(r[0] for r in sql.rows(con, "many.sql", "complete", {"qrels": group}))
+            params = {"root": root, "collection": c, "runs": list(runs), "names": names}
+            found = state.recorded_subsets(con, group, root)
+            recorded = [q for q in group if q in found]
+            if recorded:  # what each lacks of the root is recorded: their judgments are not read
+                sql.run(con, "many.sql", "keep", {**params, "qrels": recorded}, "removed",
+                        queries["recorded_removed"])
+                sql.run(con, "many.sql", "add_pass", {**params, "qrels": recorded}, queries["recorded_scores"])
+                done.update(recorded)
+            rest = [q for q in group if q not in recorded]
+            if rest:
+                for part in ("judgments", "removed"):
+                    sql.run(con, "many.sql", "keep", {**params, "qrels": rest}, part, queries[part])
+                sql.run(con, "many.sql", "add_pass", {**params, "qrels": rest}, queries["scores"])
+                done.update(r[0] for r in sql.rows(con, "many.sql", "complete", {"qrels": rest}))
         for q in names:
             rest = [m for m in measures if m not in together] if q in done else list(measures)
             if rest:

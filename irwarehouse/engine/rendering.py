@@ -374,12 +374,13 @@ def many_kind(measure: Measure) -> str | None:
 
 def render_many_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | None = None,
                     rel_level: int | None = None) -> dict[str, str]:
-    """The three queries computing ``measures`` (each with a :func:`many_kind`) for the qrels
+    """The queries computing ``measures`` (each with a :func:`many_kind`) for the qrels
     $qrels (a list) derived from the loaded qrels $root whose base is current, for the runs
     $runs of $collection (sql/evaluate_many.sql): 'judgments' (into the temporary table
     irw_many_judgments: which of them are subsets of the root), 'removed' (into
     irw_many_removed), 'scores' (columns qrels, run_id, topic, measure, value; the qrels
-    that are subsets of the root)."""
+    that are subsets of the root); or, for qrels whose removed judgments irw recorded
+    (state.recorded_subsets), 'recorded_removed' and 'recorded_scores'."""
     if topics not in TOPIC_POLICIES:
         raise IrwError(f"unknown topic policy {topics!r}; valid: {', '.join(TOPIC_POLICIES)}")
     if max_docs is not None and not 1 <= max_docs <= 2**31 - 1:
@@ -397,4 +398,4 @@ def render_many_sql(measures: list[Measure], topics: str = "qrels", max_docs: in
             for part in MANY_PARTS}
 
 
-MANY_PARTS = ("judgments", "removed", "scores")
+MANY_PARTS = ("judgments", "removed", "scores", "recorded_removed", "recorded_scores")
