@@ -185,8 +185,7 @@ def _make_current(new: duckdb.DuckDBPyConnection) -> None:
                     [("schema_version", connection.SCHEMA_VERSION),
                      ("schema_fingerprint", schema.schema_fingerprint())])
     state.record_runs(new)
-    for (name,) in new.execute("SELECT qrels FROM qrels_info ORDER BY qrels").fetchall():
-        state.record_qrels(new, name)
+    state.record_qrels(new, [name for (name,) in new.execute("SELECT qrels FROM qrels_info ORDER BY qrels").fetchall()])
     ensure_bases(new)
 
 

@@ -100,23 +100,44 @@ def record_runs_version(con) -> None:
     _set_session(con, fp)
 
 
-def record_qrels(con, qrels: str) -> None:
-    """After irw wrote the judgments of ``qrels`` (or removed them): their fingerprint and, for
-    a derived qrels that is a subset of its root, the root's judgments it lacks
-    (:func:`recorded_subsets`)."""
-    gone = _one(con, "SELECT 1 FROM qrels_info WHERE qrels = ?", [qrels]) is None
-    root = None if gone else root_qrels(con, qrels)
-    sql.run(con, "caches.sql", "record_qrels", {"q": qrels, "root": root}, gone)
-    if root == qrels:  # a loaded qrels: what its derived qrels lack of it, anew
-        for (name,) in sql.rows(con, "caches.sql", "descendants", {"q": qrels}):
-            sql.run(con, "caches.sql", "record_derived", {"q": name, "root": qrels})
+def record_qrels(con, qrels: str | list[str]) -> None:
+    """After irw wrote the judgments of ``qrels`` (a name or a list; or removed them): their
+    fingerprints and, for a derived qrels that is a subset of its root, the root's judgments
+    it lacks (:func:`recorded_subsets`) -- anew for every derived qrels of a loaded one."""
+    names = [qrels] if isinstance(qrels, str) else list(qrels)
+    derived: dict[str, list[str]] = {}
+    for name in names:
+        gone = _one(con, "SELECT 1 FROM qrels_info WHERE qrels = ?", [name]) is None
+        sql.run(con, "caches.sql", "record_qrels", {"q": name}, gone)
+        if not gone:
+            root = root_qrels(con, name)
+            if root == name:  # a loaded qrels: what its derived qrels lack of it, anew
+                derived.setdefault(root, []).extend(
+                    r[0] for r in sql.rows(con, "caches.sql", "descendants", {"q": name}))
+            else:
+                derived.setdefault(root, []).append(name)
+    for root, group in derived.items():
+        _record_derived(con, root, list(dict.fromkeys(group)))
+
+
+def _record_derived(con, root: str, qrels: list[str]) -> None:
+    if qrels:
+        sql.run(con, "caches.sql", "record_derived", {"qs": qrels, "root": root})
 
 
 def record_unrecorded_derived(con) -> None:
     """Record what each derived qrels lacks of its root where irw has no such record yet (a
     warehouse written by an older irw), for the qrels unchanged since irw recorded them."""
-    for (name,) in sql.rows(con, "caches.sql", "unrecorded_derived"):
-        sql.run(con, "caches.sql", "record_derived", {"q": name, "root": root_qrels(con, name)})
+    names = [r[0] for r in sql.rows(con, "caches.sql", "unrecorded_derived")]
+    for root, group in _by_root(con, names).items():
+        _record_derived(con, root, group)
+
+
+def _by_root(con, names: list[str]) -> dict[str, list[str]]:
+    groups: dict[str, list[str]] = {}
+    for name, root in root_qrels_of(con, names).items():
+        groups.setdefault(root, []).append(name)
+    return groups
 
 
 def recorded_subsets(con, qrels: list[str], root: str) -> set[str]:
@@ -136,6 +157,12 @@ def base_current(con, qrels: str) -> bool:
 def root_qrels(con, qrels: str) -> str:
     """The loaded qrels a derived qrels descends from (itself for a loaded one)."""
     return _one(con, "SELECT irw_root_qrels(?)", [qrels])[0]
+
+
+def root_qrels_of(con, qrels: list[str]) -> dict[str, str]:
+    """:func:`root_qrels` of each of ``qrels``, in one query."""
+    return dict(con.execute("SELECT q, irw_root_qrels(q) FROM (SELECT unnest(?::VARCHAR[]) AS q)",
+                            [list(qrels)]).fetchall())
 
 
 def source(con, qrels: str, collection: str) -> str:

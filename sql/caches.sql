@@ -54,31 +54,36 @@ INSERT OR REPLACE INTO irw_state VALUES ('runs', $fp)
 UPDATE irw_base_built SET runs_fp = $fp
 {%- endmacro %}
 
-{# Record the judgments of qrels $q as irw wrote them (and what it lacks of its root $root:
-   record_derived), or forget them (gone=true). #}
+{# Record the judgments of qrels $q as irw wrote them, or forget them (gone=true, with what
+   it lacked of its root). #}
 {% macro record_qrels(gone) -%}
 {% if gone %}
 DELETE FROM irw_derived_removed WHERE qrels = $q;
 DELETE FROM irw_derived_built WHERE qrels = $q;
 DELETE FROM irw_state WHERE name = 'qrels:' || $q;
 {% else %}
-INSERT OR REPLACE INTO irw_state VALUES ('qrels:' || $q, irw_qrels_fp($q));
-{{ record_derived() }}
+INSERT OR REPLACE INTO irw_state VALUES ('qrels:' || $q, irw_qrels_fp($q))
 {% endif %}
 {%- endmacro %}
 
-{# Record what qrels $q lacks of its root $root (irw_derived_built, irw_derived_removed):
-   when it is derived and a subset of the root with the same grades. #}
+{# Record what each qrels of $qs, derived from the loaded qrels $root, lacks of it
+   (irw_derived_built, irw_derived_removed), if it is a subset of the root with the same
+   grades: their judgments joined with the root's once. #}
 {% macro record_derived() -%}
-DELETE FROM irw_derived_removed WHERE qrels = $q;
-DELETE FROM irw_derived_built WHERE qrels = $q;
+DELETE FROM irw_derived_removed WHERE list_contains($qs, qrels);
+DELETE FROM irw_derived_built WHERE list_contains($qs, qrels);
+CREATE OR REPLACE TEMP TABLE irw_derived_held AS
+SELECT d.qrels, j.jid FROM qrels AS d
+LEFT JOIN irw_judgment_ids($root) AS j ON j.topic = d.topic AND j.docno = d.docno AND j.rel = d.rel
+WHERE list_contains($qs, d.qrels) AND d.rel >= 0;
 INSERT INTO irw_derived_built
-SELECT $q, $root, irw_qrels_fp($q), irw_qrels_fp($root) WHERE $root <> $q AND irw_subset_ok($q, $root);
+SELECT n.q, $root, irw_qrels_fp(n.q), irw_qrels_fp($root) FROM (SELECT unnest($qs::VARCHAR[]) AS q) AS n
+WHERE n.q <> $root AND NOT EXISTS (SELECT 1 FROM irw_derived_held AS h WHERE h.qrels = n.q AND h.jid IS NULL);
 INSERT INTO irw_derived_removed
-SELECT $q, j.jid, j.topic, j.rel FROM irw_judgment_ids($root) AS j
-WHERE EXISTS (SELECT 1 FROM irw_derived_built WHERE qrels = $q)
-  AND NOT EXISTS (SELECT 1 FROM qrels AS dj
-                  WHERE dj.qrels = $q AND dj.topic = j.topic AND dj.docno = j.docno AND dj.rel = j.rel);
+SELECT b.qrels, j.jid, j.topic, j.rel FROM irw_derived_built AS b CROSS JOIN irw_judgment_ids($root) AS j
+WHERE list_contains($qs, b.qrels)
+  AND NOT EXISTS (SELECT 1 FROM irw_derived_held AS h WHERE h.qrels = b.qrels AND h.jid = j.jid);
+DROP TABLE irw_derived_held;
 {%- endmacro %}
 
 {# The derived qrels with no record of what they lack of their root, as irw last recorded

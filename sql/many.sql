@@ -3,8 +3,8 @@
     in order. The passes themselves are sql/evaluate_many.sql. -#}
 
 {% macro result_table() -%}
-CREATE OR REPLACE TEMP TABLE irw_many_result (qi INTEGER, qrels VARCHAR, run_id VARCHAR, topic VARCHAR,
-                                              measure VARCHAR, value DOUBLE)
+CREATE OR REPLACE TEMP TABLE irw_many_result (qi INTEGER, run_id VARCHAR, topic VARCHAR, measure VARCHAR,
+                                              value DOUBLE)
 {%- endmacro %}
 
 {# A part of the pass over one root (judgments, removed), kept for the scores query. #}
@@ -15,7 +15,7 @@ CREATE OR REPLACE TEMP TABLE irw_many_{{ part }} AS {{ query }}
 {# The scores of the pass (qrels, run_id, topic, measure, value). #}
 {% macro add_pass(query) -%}
 INSERT INTO irw_many_result
-SELECT n.qi, p.* FROM ({{ query }}) AS p
+SELECT n.qi, p.run_id, p.topic, p.measure, p.value FROM ({{ query }}) AS p
 JOIN (SELECT unnest($names) AS qrels, generate_subscripts($names, 1) - 1 AS qi) AS n USING (qrels)
 {%- endmacro %}
 
@@ -41,7 +41,7 @@ SELECT qrels FROM ({{ subsets('$qrels') }}) AS s
 
 {# The scores of qrels $q (position $qi) evaluated on its own (irw_eval_result). #}
 {% macro add_one() -%}
-INSERT INTO irw_many_result SELECT $qi, $q, * FROM irw_eval_result
+INSERT INTO irw_many_result SELECT $qi, * FROM irw_eval_result
 {%- endmacro %}
 
 {% macro distinct(column) -%}
@@ -55,4 +55,9 @@ SELECT r.qi, a.i AS ri, b.i AS ti, c.i AS mi, r.value FROM irw_many_result AS r
 JOIN (SELECT unnest($a) AS s, generate_subscripts($a, 1) - 1 AS i) AS a ON a.s = r.run_id
 JOIN (SELECT unnest($b) AS s, generate_subscripts($b, 1) - 1 AS i) AS b ON b.s = r.topic
 JOIN (SELECT unnest($c) AS s, generate_subscripts($c, 1) - 1 AS i) AS c ON c.s = r.measure
+{%- endmacro %}
+
+{# The collection of each qrels of $qrels. #}
+{% macro collections() -%}
+SELECT qrels, collection FROM qrels_info WHERE list_contains($qrels, qrels)
 {%- endmacro %}

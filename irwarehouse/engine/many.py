@@ -40,11 +40,14 @@ def evaluate_many(con, qrels_list: list[str], measures, run_ids,
 
 def _evaluate_many(con, qrels_list, measures, run_ids, topics, max_docs, rel_level, store,
                    collection) -> Result:
-    names = list(dict.fromkeys(catalogue.qrels_info(con, q)[0] for q in qrels_list))
+    info = {q: catalogue.qrels_info(con, q) for q in dict.fromkeys(qrels_list)}  # (name, topic qrels)
+    names = list(dict.fromkeys(name for name, _ in info.values()))
+    topic_qrels = {name: t for name, t in info.values()}
+    collection_of = {q: catalogue.collection_of(con, q, collection) for q in names}
     runs_of = {q: list(run_ids[q] if isinstance(run_ids, dict) else run_ids) for q in names}
     checked = set()
     for q in names:
-        key = (catalogue.qrels_info(con, q)[1], catalogue.collection_of(con, q, collection), tuple(runs_of[q]))
+        key = (topic_qrels[q], collection_of[q], tuple(runs_of[q]))
         if key not in checked:
             checked.add(key)
             note_unshared_topics(con, key[0], key[1], runs_of[q])
@@ -55,7 +58,7 @@ def _evaluate_many(con, qrels_list, measures, run_ids, topics, max_docs, rel_lev
     position = {q: i for i, q in enumerate(names)}
     try:
         done: set[str] = set()
-        for (root, c, runs), group in (_many_groups(con, names, collection, runs_of) if queries else {}).items():
+        for (root, c, runs), group in (_many_groups(con, names, collection_of, runs_of) if queries else {}).items():
             check_runs_in(con, c, list(runs))
             params = {"root": root, "collection": c, "runs": list(runs), "names": names}
             found = state.recorded_subsets(con, group, root)
@@ -75,10 +78,10 @@ def _evaluate_many(con, qrels_list, measures, run_ids, topics, max_docs, rel_lev
             rest = [m for m in measures if m not in together] if q in done else list(measures)
             if rest:
                 compute(con, q, rest, runs_of[q], topics, max_docs, rel_level, collection)
-                sql.run(con, "many.sql", "add_one", {"qi": position[q], "q": q})
+                sql.run(con, "many.sql", "add_one", {"qi": position[q]})
                 engine_of(con).drop("irw_eval_result")
             if store:
-                store_scores(con, q, catalogue.collection_of(con, q, collection), measures, runs_of[q],
+                store_scores(con, q, collection_of[q], measures, runs_of[q],
                              topics, max_docs, rel_level, "irw_many_result", "qi = $qi", {"qi": position[q]})
         arrays, codes = _sorted_columns(con, names)
         return Result(columns=["qrels", *RESULT_COLUMNS], arrays=arrays, codes=codes)
@@ -111,7 +114,7 @@ def _sorted_columns(con, names: list[str]) -> tuple[list, dict]:
                     "measure": coded["mi"]}
 
 
-def _many_groups(con, names: list[str], collection: str | None, runs_of: dict) -> dict[tuple, list[str]]:
+def _many_groups(con, names: list[str], collection_of: dict, runs_of: dict) -> dict[tuple, list[str]]:
     """The derived qrels of ``names`` that :func:`evaluate_many` may evaluate together, by
     (root, collection, run ids): those whose base would be the root's restricted to their
     judgments (state.source 'subset': the runs as irw recorded them, the root's base current,
@@ -121,10 +124,11 @@ def _many_groups(con, names: list[str], collection: str | None, runs_of: dict) -
         return {}
     groups: dict[tuple, list[str]] = {}
     bases: dict[str, bool] = {}
+    roots = state.root_qrels_of(con, names)
+    own = dict(sql.rows(con, "many.sql", "collections", {"qrels": sorted(set(roots.values()))}))
     for q in names:
-        root = state.root_qrels(con, q)
-        c = catalogue.collection_of(con, q, collection)
-        if root == q or catalogue.collection_of(con, root) != c:
+        root, c = roots[q], collection_of[q]
+        if root == q or own.get(root) != c:
             continue
         if root not in bases:
             if not con_is_read_only(con):

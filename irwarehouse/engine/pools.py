@@ -160,11 +160,11 @@ def store(con, derived: list[Derived], replace: bool = False) -> list[dict]:
                 con.execute(insert, sql.used({**d.bind, "name": d.name}, insert))
                 catalogue.register_qrels(con, d.name, source=None, kind=d.kind, parent=d.parent,
                                          params=json.dumps(d.params), description=d.description)
-                state.record_qrels(con, d.name)
                 judged, relevant = con.execute(sql.statement("pool_build.sql", "counts"),
                                                [d.name]).fetchall()[0]
                 out.append({"qrels": d.name, "kind": d.kind, "parent": d.parent, "judged": judged,
                             "relevant": relevant, **d.params})
+            state.record_qrels(con, [d.name for d in derived])
     finally:
         engine_of(con).drop("irw_unique")
     return out
