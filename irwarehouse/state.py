@@ -105,22 +105,21 @@ def record_qrels(con, qrels: str | list[str]) -> None:
     fingerprints and, for a derived qrels that is a subset of its root, the root's judgments
     it lacks (:func:`recorded_subsets`) -- anew for every derived qrels of a loaded one."""
     names = [qrels] if isinstance(qrels, str) else list(qrels)
-    derived: dict[str, list[str]] = {}
+    present = []
     for name in names:
         gone = _one(con, "SELECT 1 FROM qrels_info WHERE qrels = ?", [name]) is None
         sql.run(con, "caches.sql", "record_qrels", {"q": name}, gone)
         if not gone:
-            root = root_qrels(con, name)
-            if root == name:  # a loaded qrels: what its derived qrels lack of it, anew
-                derived.setdefault(root, []).extend(
-                    r[0] for r in sql.rows(con, "caches.sql", "descendants", {"q": name}))
-            else:
-                derived.setdefault(root, []).append(name)
+            present.append(name)
+    derived = _by_root(con, present)
+    for root in [r for r in derived if r in derived[r]]:  # a loaded qrels: its derived ones anew
+        derived[root] += [r[0] for r in sql.rows(con, "caches.sql", "descendants", {"q": root})]
     for root, group in derived.items():
-        _record_derived(con, root, list(dict.fromkeys(group)))
+        _record_derived(con, root, [q for q in dict.fromkeys(group) if q != root])
 
 
 def _record_derived(con, root: str, qrels: list[str]) -> None:
+    """Record what each qrels of ``qrels`` (derived from the loaded qrels ``root``) lacks of it."""
     if qrels:
         sql.run(con, "caches.sql", "record_derived", {"qs": qrels, "root": root})
 
@@ -134,6 +133,7 @@ def record_unrecorded_derived(con) -> None:
 
 
 def _by_root(con, names: list[str]) -> dict[str, list[str]]:
+    """``names`` grouped by their root (:func:`root_qrels_of`)."""
     groups: dict[str, list[str]] = {}
     for name, root in root_qrels_of(con, names).items():
         groups.setdefault(root, []).append(name)
