@@ -69,6 +69,36 @@ def trec8() -> Path:
     return _shared("trec8")
 
 
+@pytest.fixture(scope="session")
+def trec_eval_10(request, tmp_path_factory) -> str:
+    """trec_eval 10.0's binary, built once from its source in ``../shared/tools`` (the
+    reference for ``irw trec-eval``; never part of the project) into pytest's cache; test
+    workers take turns building it."""
+    source = SHARED.parent / "tools" / "trec_eval-10.0.tar.gz"
+    if not source.exists():
+        unavailable(f"trec_eval 10.0's source {source} is absent (it is not part of the "
+                    "project; set IRW_SHARED_DATA to the shared data beside it)")
+    if getattr(request.config, "cache", None) is not None:
+        cache = Path(request.config.cache.mkdir("irw-trec-eval-10"))
+    else:
+        cache = tmp_path_factory.mktemp("irw-trec-eval-10")
+    binary = cache / "trec_eval" / "trec_eval"
+    with open(cache / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not binary.exists():
+            shutil.rmtree(cache / "trec_eval", ignore_errors=True)
+            try:
+                subprocess.run(["tar", "xzf", str(source), "-C", str(cache)], check=True,
+                               capture_output=True, timeout=120)
+                subprocess.run(["make", "-C", str(cache / "trec_eval")], check=True,
+                               capture_output=True, timeout=600)
+            except (OSError, subprocess.SubprocessError) as exc:
+                detail = getattr(exc, "stderr", b"") or b""
+                unavailable(f"cannot build trec_eval 10.0 from {source}: {exc} "
+                            f"{detail.decode(errors='replace')[-300:]}")
+    return str(binary)
+
+
 @pytest.fixture()
 def con():
     from irwarehouse import schema
