@@ -85,6 +85,28 @@ SELECT run_id, string_agg(DISTINCT filename, ', ' ORDER BY filename) FROM irw_st
 WHERE list_contains($ids, run_id) GROUP BY run_id ORDER BY run_id
 {%- endmacro %}
 
+{# ------------------------------------------------------------------ the staged runs as tables #}
+
+{# The rows of runs, run_topics and run_loads that a load's staged tables stand for, in
+   collection `c` under ranking policy `policy` (SQL expressions): what the final transaction
+   inserts (load_runs.sql), and what files in, scores out reads as views (files_in.sql). #}
+{% macro runs_rows(c) -%}
+SELECT {{ c }} AS collection, run_id, topic, docno, rank, score, given_rank FROM irw_staging.irw_ranked
+{%- endmacro %}
+
+{% macro run_topics_rows(c) -%}
+SELECT {{ c }} AS collection, run_id, topic, n_docs FROM irw_staged_topics
+{%- endmacro %}
+
+{% macro run_loads_rows(c, policy) -%}
+SELECT {{ c }} AS collection, f.run_id, f.source, {{ policy }} AS ranking_policy, t.n_topics, t.n_docs,
+       current_timestamp AS loaded_at
+FROM (SELECT run_id, string_agg(filename, ' ' ORDER BY filename) AS source
+      FROM irw_staged_files GROUP BY run_id) AS f
+JOIN (SELECT run_id, count(*)::INTEGER AS n_topics, sum(n_docs) AS n_docs
+      FROM irw_staged_topics GROUP BY run_id) AS t USING (run_id)
+{%- endmacro %}
+
 {# ------------------------------------------------------------------ the warehouse's runs #}
 
 {% macro loaded_among() -%}

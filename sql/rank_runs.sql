@@ -9,14 +9,25 @@
   rows are those of rowid >= $start), $collection.
   The fingerprint sums of the batch's rows are taken while they are fresh, not at the end
   in one more pass over all of irw_ranked.
+  Context `judged` (files in, scores out: engine.files_in): None for a load, which keeps
+  every ranked row; else a relation of judgments (topic, docno), and only the ranked rows of
+  judged documents are kept (an evaluation reads nothing else: unjudged documents enter the
+  measures through ranks and ranking lengths). `sums`: take the fingerprint sums (a load).
 -#}
 {% import '_ranking.sql' as rk %}
 {% import '_state.sql' as st %}
 INSERT INTO irw_staging.irw_ranked
+{% if judged %}
+SELECT * FROM ({{ rk.ranked('irw_staged', policy) }}) AS ranked
+WHERE (topic, docno) IN (SELECT topic, docno FROM {{ judged }});
+{% else %}
 {{ rk.ranked('irw_staged', policy) }};
+{% endif %}
 
+{% if sums %}
 INSERT INTO irw_staged_sums
 {{ st.row_sums('(SELECT $collection AS collection, * FROM irw_staging.irw_ranked WHERE rowid >= $start)') }};
+{% endif %}
 
 INSERT INTO irw_staged_topics SELECT run_id, topic, n_docs FROM irw_batch_topics;
 

@@ -502,6 +502,12 @@ def _drop_staged(con) -> None:
     _detach_staging(con)
 
 
+def release_staging(con) -> None:
+    """Detach a load's staging database from ``con`` and remove its file (a connection that
+    is closed next needs no more: its temporary tables go with it)."""
+    _detach_staging(con)
+
+
 def _attach_staging(con, on_disk: bool) -> None:
     """Attach the database that holds a load's ranked rows (irw_staging) to ``con``: a file
     in a private temporary directory when ``on_disk``, else one in memory. On disk, DuckDB
@@ -523,10 +529,13 @@ def _detach_staging(con) -> None:
 
 
 def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding: str,
-                collection: str, bar=None) -> None:
+                collection: str, bar=None, judged: str | None = None) -> None:
     """Read, check and rank run files in tables of ``con`` (irw_staging.irw_ranked, and the
     temporary irw_staged_topics, irw_staged_files, irw_staged_parts), ready for
-    :func:`_insert_runs`.
+    :func:`_insert_runs`. ``judged`` (files in, scores out, :func:`stage_files`): a relation
+    of judgments (topic, docno); irw_ranked then keeps only the ranked rows of judged
+    documents (when the files are one batch; every row otherwise), and no fingerprints are
+    taken (irw_staged_parts): nothing is written to a warehouse.
 
     The files are taken in batches of about a memory budget's worth of text
     (:func:`_batches`): each is read, checked and ranked on its own, and its ranked rows are
@@ -540,6 +549,9 @@ def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding
         raise IrwError(f"unknown ranking policy {policy!r}; valid: {', '.join(POLICIES)}")
     batches = _batches(con, files)
     _attach_staging(con, len(batches) > 1)
+    fingerprints = judged is None
+    if len(batches) > 1:  # a run's lines may be in several batches, ranked again over all of them
+        judged = None
     run_script(con, "stage_runs.sql")
     for number, batch in enumerate(batches):
         if bar is not None and number:
@@ -552,7 +564,8 @@ def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding
             bar.label = "ranking"
         start = sql.rows(con, "load.sql", "count", {}, "irw_staging.irw_ranked")[0][0]
         run_script(con, "rank_runs.sql", {"batch": number, "files": batch, "start": start,
-                                             "collection": collection}, policy=policy)
+                                             "collection": collection}, policy=policy,
+                   judged=judged, sums=fingerprints)
     if sql.rows(con, "load.sql", "count", {}, "irw_staged_files")[0][0] == 0:
         raise IrwError(f"{', '.join(files)}: no run lines found")
     across = [r[0] for r in sql.rows(con, "load.sql", "runs_across_batches")]
@@ -563,8 +576,9 @@ def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding
                       policy=policy)
     _check_run_ids(con, files, encoding)
     _phase(bar, "ranking")
-    run_script(con, "run_parts_staged.sql", {"policy": policy, "ids": _staged_run_ids(con),
-                                                "collection": collection})
+    if fingerprints:
+        run_script(con, "run_parts_staged.sql", {"policy": policy, "ids": _staged_run_ids(con),
+                                                    "collection": collection})
 
 
 def _batches(con, files: list[str]) -> list[list[str]]:
@@ -706,6 +720,22 @@ def load_qrels(con, patterns: Iterable[str], name: str, replace: bool = False,
             return _qrels_summary(con, name, collection)
     finally:
         _drop_staged(con)
+
+
+def stage_files(con, qrels_file: str, runs: Iterable[str], name: str, policy: str = "trec_eval",
+                extra_fields: bool = False, encoding: str = "utf-8") -> None:
+    """Files in, scores out (engine.files_in): read and check a qrels file (named ``name``)
+    and run files into temporary tables of ``con`` with every check of
+    :func:`load_collection`, and rank the runs under ``policy``, keeping of the ranked rows
+    those of judged documents (see :func:`_stage_runs`). What is staged stays in ``con``
+    (sql/files_in.sql reads it); :func:`release_staging` removes the staging file."""
+    qrels_files = expand_paths([qrels_file])
+    run_files = expand_paths(runs)
+    _stage_qrels(con, qrels_files, name, encoding)
+    with _progress_bar(run_files, "reading runs", phases=2) as bar:
+        _stage_runs(con, run_files, policy, extra_fields, encoding, DEFAULT_COLLECTION, bar,
+                    judged="irw_staged_qrels")
+        _phase(bar, "done")
 
 
 def _qrels_summary(con, name: str, collection: str) -> dict:
