@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Iterable
 from . import catalogue, connection, files, names, runsets, schema, sql, statements
 from . import measures as ms
 from .connection import DEFAULT_DB, DEFAULT_WAIT, memory_limit_text, transaction
-from .engine import base, evaluation, loading, many, pools
+from .engine import base, evaluation, files_in, loading, many, pools
 from .errors import IrwError, note
 from .result import Result
 from .significance_tests import CORRECTIONS, TESTS
@@ -483,6 +483,16 @@ class Warehouse:
         if replace and save is None:
             raise IrwError("--replace replaces what --save DB holds: name the warehouse with --save")
         name = name or _file_qrels_name(qrels)
+        if save is None and meta is None and set(options) <= set(files_in.OPTIONS) and \
+                "deeply-judged" not in str(run_spec):
+            # nothing kept, no metadata: files in, scores out without a warehouse
+            with _source_files(qrels, "qrels") as qrels_paths, _source_files(runs, "runs") as run_paths:
+                if len(qrels_paths) != 1:
+                    raise IrwError(f"one qrels file expected, got {len(qrels_paths)}")
+                return files_in.evaluate(qrels_paths[0], run_paths, _parsed(measures, options.get("rel_level")),
+                                         name=name, run_spec=run_spec, policy=order,
+                                         extra_fields=extra_fields, encoding=encoding,
+                                         memory=memory_limit, **options)
         with Warehouse(":memory:" if save is None else save, wait=wait, memory_limit=memory_limit,
                        _throwaway=save is None) as w:
             with w._staging() as stage, _source_files(qrels, "qrels") as qrels_paths, \

@@ -55,10 +55,13 @@ def test_files_equal_the_warehouse_on_trec8(trec8, trec8_db):
     assert files.rows() == loaded.rows()
 
 
-def test_a_throwaway_warehouse_writes_no_caches(monkeypatch, tmp_path):
-    """Files in, scores out evaluates in a throw-away warehouse: the base relation is computed
-    within the evaluation's query, not materialized first, and the measure macros (users' SQL)
-    are not created; a saved evaluation, and any other warehouse, materializes the base."""
+def test_files_in_set_up_no_warehouse(monkeypatch, tmp_path):
+    """Files in, scores out reads the files into an in-memory database and evaluates them
+    through views over what it staged (engine.files_in): no schema is set up, no base
+    relation materialized. With run metadata it loads them into a throw-away warehouse
+    (schema without the measure macros: users' SQL calls them, and there is none), which
+    computes the base within the evaluation's query too; a saved evaluation, and any other
+    warehouse, materializes the base."""
     from irwarehouse import connection, schema, sql
 
     statements: list[str] = []
@@ -74,7 +77,10 @@ def test_a_throwaway_warehouse_writes_no_caches(monkeypatch, tmp_path):
     monkeypatch.setattr(schema, "prepare", lambda *a, **k: (created.append(k.get("measure_macros", True)),
                                                               prepare(*a, **k))[1])
     files = Warehouse.eval_files(QRELS, RUNS, ["AP", "nDCG@10"])
-    assert len(files) > 0 and created == [False]
+    assert len(files) > 0 and created == []
+    assert not any("INSERT INTO irw_base" in s for s in statements)
+    with_meta = Warehouse.eval_files(QRELS, RUNS, ["AP", "nDCG@10"], meta=str(FIXTURES / "runs.tsv"))
+    assert with_meta.rows() == files.rows() and created == [False]
     assert not any("INSERT INTO irw_base" in s for s in statements)
     statements.clear()
     saved = Warehouse.eval_files(QRELS, RUNS, ["AP", "nDCG@10"], save=str(tmp_path / "kept.duckdb"))

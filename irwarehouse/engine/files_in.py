@@ -1,0 +1,57 @@
+"""Files in, scores out: a qrels file and run files evaluated without a warehouse, as
+``trec_eval QRELS RUN`` does (``irw eval QRELS RUN...``, ``Warehouse.eval_files``).
+
+The files are read with every check of a load (engine.loading: malformed lines, a document
+twice in a ranking or judged twice, damaged compressed files -- each named with its file and
+line) and ranked under the load's policy, in one in-memory DuckDB database; the evaluation
+then reads them through views that take the names of the warehouse's tables
+(``sql/files_in.sql``), with the engine and measure templates of every other evaluation
+(engine.evaluation). Nothing else is set up: no schema, no views or macros for users' SQL,
+no catalogue tables, no fingerprints, no base relation materialized. Of the ranked lines
+only those of judged documents are kept when the runs are read in one batch (the measures
+read nothing else: unjudged documents enter them through ranks and ranking lengths).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from .. import connection, runsets, sql
+from ..catalogue import DEFAULT_COLLECTION
+from ..errors import note
+from ..measures import Measure
+from ..result import Result
+from . import evaluation, loading
+
+# What evaluate() takes of Warehouse.eval's options.
+OPTIONS = ("per_topic", "topics", "max_docs", "rel_level", "aggregate")
+
+
+def evaluate(qrels_file: str, runs: Iterable[str], measures: list[Measure], *, name: str,
+             run_spec: str | None = "all", policy: str = "trec_eval", extra_fields: bool = False,
+             encoding: str = "utf-8", memory: str | None = None, per_topic: bool = True,
+             topics: str = "qrels", max_docs: int | None = None, rel_level: int | None = None,
+             aggregate: str = "mean") -> Result:
+    """The scores of the runs in the files ``runs`` (paths, globs, directories) under the
+    qrels file ``qrels_file`` (named ``name``): per topic (run_id, topic, measure, value), or
+    the means over the topics with ``per_topic=False`` -- what loading the files into a
+    warehouse and ``Warehouse.eval(measures, name, run_spec, store=False, ...)`` there
+    give. ``memory``: DuckDB's memory limit (connection.memory_limit)."""
+    con = connection.connect(":memory:", memory=memory)
+    try:
+        with connection.unordered(con):
+            loading.stage_files(con, qrels_file, runs, name, policy=policy,
+                                extra_fields=extra_fields, encoding=encoding)
+            sql.run_script(con, "files_in.sql", name=name, collection=DEFAULT_COLLECTION,
+                           policy=policy)
+            connection.mark_throwaway(con)
+            run_ids = runsets.resolve(con, run_spec, qrels=name)
+            per = evaluation.evaluate(con, name, measures, run_ids, topics=topics,
+                                      max_docs=max_docs, rel_level=rel_level, store=False,
+                                      collection=DEFAULT_COLLECTION)
+            if not len(per):
+                note(evaluation.no_rows_reason(con, name, run_ids, topics, rel_level), "no rows")
+    finally:
+        loading.release_staging(con)
+        con.close()
+    return per if per_topic else per.aggregate(aggregate)
