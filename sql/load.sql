@@ -57,6 +57,15 @@ SELECT run_id, topic, count(*)::INTEGER AS n_docs, count(DISTINCT docno)::INTEGE
 FROM irw_staged GROUP BY run_id, topic
 {%- endmacro %}
 
+{# How many (judged, retrieved) pairs of documents ranking the judged documents of a batch
+   by counting would compare (at most: a topic's judgments each against its rankings), and
+   the batch's lines. `judged`: a relation of (topic, docno). #}
+{% macro pairs_to_count(judged) -%}
+SELECT coalesce(sum(least(q.n, t.n_docs)::BIGINT * t.n_docs), 0), coalesce(sum(t.n_docs), 0)
+FROM irw_batch_topics AS t
+JOIN (SELECT topic, count(*) AS n FROM {{ judged }} GROUP BY topic) AS q USING (topic)
+{%- endmacro %}
+
 {% macro docno_twice_in_batch() -%}
 SELECT file FROM irw_batch_topics WHERE n_docs <> n_distinct LIMIT 1
 {%- endmacro %}

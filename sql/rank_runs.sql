@@ -12,12 +12,15 @@
   Context `judged` (files in, scores out: engine.files_in): None for a load, which keeps
   every ranked row; else a relation of judgments (topic, docno), and only the ranked rows of
   judged documents are kept (an evaluation reads nothing else: unjudged documents enter the
-  measures through ranks and ranking lengths). `sums`: take the fingerprint sums (a load).
+  measures through ranks and ranking lengths); with `by_count`, each rank counted rather than
+  sorted (_ranking.sql, ranked_by_count). `sums`: take the fingerprint sums (a load).
 -#}
 {% import '_ranking.sql' as rk %}
 {% import '_state.sql' as st %}
 INSERT INTO irw_staging.irw_ranked
-{% if judged %}
+{% if judged and by_count %}
+{{ rk.ranked_by_count('irw_staged', judged, policy) }};
+{% elif judged %}
 SELECT * FROM ({{ rk.ranked('irw_staged', policy) }}) AS ranked
 WHERE (topic, docno) IN (SELECT topic, docno FROM {{ judged }});
 {% else %}

@@ -43,6 +43,9 @@ POLICIES = ("trec_eval", "given", "score_then_rank")
 
 BATCH = 16  # files per DuckDB read: large enough to parallelise, small enough for progress
 BATCH_SHARE = 1 / 8  # of the memory limit: the text of the run files staged at once
+# Ranking only the judged documents (files in, scores out): counting the rows above each
+# costs about what sorting the rankings does when it compares this many pairs per line.
+COUNT_PAIRS = 2
 
 # Number syntax (README, "Input files"): rank and grade are integers, the score a decimal
 # number, optionally in exponent notation. Nothing else: no spaces, no "_" separators, no hex,
@@ -563,9 +566,13 @@ def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding
         if bar is not None:
             bar.label = "ranking"
         start = sql.rows(con, "load.sql", "count", {}, "irw_staging.irw_ranked")[0][0]
+        by_count = False
+        if judged:  # few judged documents per ranking: their ranks counted, not sorted
+            pairs, lines = sql.rows(con, "load.sql", "pairs_to_count", {}, judged)[0]
+            by_count = pairs <= COUNT_PAIRS * max(lines, 1)
         run_script(con, "rank_runs.sql", {"batch": number, "files": batch, "start": start,
                                              "collection": collection}, policy=policy,
-                   judged=judged, sums=fingerprints)
+                   judged=judged, sums=fingerprints, by_count=by_count)
     if sql.rows(con, "load.sql", "count", {}, "irw_staged_files")[0][0] == 0:
         raise IrwError(f"{', '.join(files)}: no run lines found")
     across = [r[0] for r in sql.rows(con, "load.sql", "runs_across_batches")]
