@@ -14,10 +14,12 @@ warehouse only for its final transaction.
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import math
 import os
 import re
+import shutil
 import tempfile
 import uuid
 from contextlib import contextmanager
@@ -26,7 +28,7 @@ from pathlib import Path
 import duckdb
 
 from .errors import Interrupts, IrwError, inline, shown
-from .files import TEMP_PREFIX, sweep
+from .files import TEMP_PREFIX, sweep, temporary_name
 from .result import Result
 from .sql import quote_literal, used
 
@@ -253,26 +255,31 @@ class Staging:
         self.attach = self._attach
 
     @contextmanager
-    def _attach(self):
+    def _attach(self, rows: int = 0):
+        """The final transaction of a load that writes about ``rows`` rows: the warehouse
+        attached, or a copy of it swapped in afterwards (:func:`swapped`)."""
         created = not Path(self.path).exists()
         if created:  # created only now, and removed if the load fails: a failed first load leaves no file
             _check_new_file(self.path)
             create_file(self.path)
         try:
-            _waiting(lambda: self.con.execute(f"ATTACH {quote_literal(self.path)} AS irw_warehouse"),
-                     self.path, False, self.wait)
-            try:
-                self.con.execute("USE irw_warehouse")
-                problem = _warehouse_problem(self.con, self.path)
-                if problem:
-                    raise IrwError(problem)
-                with transaction(self.con):  # the set-up and the load: one transaction
-                    if self.prepare is not None:
-                        self.prepare(self.con, self.path, False, self.notify)
-                    yield self.con
-            finally:
-                self.con.execute("USE memory")
-                self.con.execute("DETACH irw_warehouse")
+            with (contextlib.nullcontext(None) if created else
+                  swapped(self.path, rows, self.wait)) as copy:
+                target = copy or self.path
+                _waiting(lambda: self.con.execute(f"ATTACH {quote_literal(target)} AS irw_warehouse"),
+                         self.path, False, self.wait)
+                try:
+                    self.con.execute("USE irw_warehouse")
+                    problem = _warehouse_problem(self.con, self.path)
+                    if problem:
+                        raise IrwError(problem)
+                    with transaction(self.con):  # the set-up and the load: one transaction
+                        if self.prepare is not None:
+                            self.prepare(self.con, self.path, False, self.notify)
+                        yield self.con
+                finally:
+                    self.con.execute("USE memory")
+                    self.con.execute("DETACH irw_warehouse")
         except BaseException:
             if created:
                 for leftover in (self.path, self.path + ".wal"):
@@ -289,6 +296,149 @@ class Staging:
 
     def __exit__(self, *exc):
         self.close()
+
+
+# ------------------------------------------------------------------------ swapping a copy in
+
+# A load writes into a copy of the warehouse, renamed onto it when done, when copying the
+# file costs less than about this many bytes per row the load writes (the copy is read at
+# disk speed; a row written costs about as much CPU as copying a few hundred bytes).
+SWAP_BYTES_PER_ROW = 64
+
+
+@contextmanager
+def swapped(path: str, rows: int, wait: float | None = None):
+    """Where a load's final transaction writes: a copy of the warehouse ``path``, renamed onto
+    it when the block ends without an error (None: the warehouse itself, see below).
+
+    DuckDB refuses every reader while a process has the file open for writing. A load that
+    writes into a copy and renames it onto the warehouse leaves readers reading the old file
+    for the whole load: they never wait, and see all of the load or none of it (a reader
+    that has the old file open keeps reading it until it reconnects). Meanwhile this process
+    holds a reader's lock on the warehouse, so that no one writes it in place, and an
+    exclusive flock, so that two such loads take turns (each copies what the other wrote):
+    nothing written to the warehouse is lost. Before the rename the file must still be the
+    one copied, else nothing is loaded (POSIX locks do not keep a process's own connections
+    out: a second connection of the same process writing the warehouse in place meanwhile
+    is caught there).
+
+    The warehouse is written in place when copying it would cost more than the rows
+    (SWAP_BYTES_PER_ROW), when it has a write-ahead log (a writer ended without a
+    checkpoint: opening it for writing replays the log), when it is not a plain file owned
+    by this user with one link (a copy would change its owner or split its links), when
+    the directory is not writable, and where POSIX locks are missing."""
+    real = os.path.realpath(path)
+    try:
+        import fcntl
+        info = os.stat(real)
+    except (ImportError, OSError):
+        yield None
+        return
+    import stat
+
+    if (not stat.S_ISREG(info.st_mode) or info.st_nlink != 1 or info.st_uid != os.getuid()
+            or info.st_size > SWAP_BYTES_PER_ROW * rows or os.path.exists(real + ".wal")
+            or not os.access(os.path.dirname(real), os.W_OK)):
+        yield None
+        return
+    fd = _swap_locks(real, path, wait, fcntl)
+    try:
+        if os.path.exists(real + ".wal"):  # left by a writer that ended without a checkpoint
+            _unlock(fd, fcntl)
+            fd = None
+            yield None
+            return
+        sweep(os.path.dirname(real))  # copies that killed loads left (and their logs)
+        copy = temporary_name(Path(real))
+        before = os.fstat(fd)
+        try:
+            try:
+                _copy_from(fd, str(copy), before.st_size)
+                shutil.copymode(real, copy)
+            except OSError as exc:
+                raise IrwError(f"cannot copy the warehouse {path} to load into it "
+                               f"({exc.strerror or exc})") from None
+            yield str(copy)
+            now = os.stat(real)
+            if ((now.st_ino, now.st_size, now.st_mtime_ns) != (before.st_ino, before.st_size, before.st_mtime_ns)
+                    or os.path.exists(real + ".wal")):
+                raise IrwError(f"the warehouse {path} was replaced or changed by another program "
+                               "during the load: nothing was loaded; load again")
+            with open(copy, "rb+") as fh:
+                os.fsync(fh.fileno())
+            os.replace(copy, real)
+            _sync_directory(os.path.dirname(real))
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(copy)
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(str(copy) + ".wal")
+    finally:
+        if fd is not None:
+            _unlock(fd, fcntl)
+
+
+def _swap_locks(real: str, path: str, wait: float | None, fcntl) -> int:
+    """An open descriptor of the warehouse holding an exclusive flock (loads into a copy take
+    turns) and a shared POSIX lock (DuckDB's, as a reader's: no one writes it in place),
+    waited for as a busy warehouse is (:func:`_waiting`). The flock is taken on the file the
+    path names after taking it (an earlier load may have renamed its copy onto it)."""
+    def attempt() -> int:
+        fd = os.open(real, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if os.fstat(fd).st_ino != os.stat(real).st_ino:
+                raise BlockingIOError  # replaced meanwhile: lock the new file
+            fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(fd)
+            if isinstance(exc, (BlockingIOError, PermissionError)) or exc.errno in (errno.EAGAIN, errno.EACCES):
+                raise duckdb.IOException(f"Could not set lock on file \"{path}\": Conflicting lock") from None
+            raise
+        return fd
+
+    return _waiting(attempt, path, False, wait)
+
+
+def _copy_from(fd: int, target: str, size: int) -> None:
+    """Copy the first ``size`` bytes of the open file ``fd`` into a new file ``target``,
+    reading through ``fd`` itself: closing any other descriptor of the file would release
+    this process's POSIX locks on it."""
+    out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        offset = 0
+        while offset < size:
+            try:
+                done = os.copy_file_range(fd, out, size - offset, offset)
+            except (AttributeError, OSError):  # not offered here: read and write
+                done = os.write(out, os.pread(fd, min(size - offset, 1 << 22), offset))
+            if done <= 0:
+                raise OSError(errno.EIO, "the warehouse ended early while it was copied")
+            offset += done
+    finally:
+        os.close(out)
+
+
+def _unlock(fd: int, fcntl) -> None:
+    with contextlib.suppress(OSError):
+        fcntl.lockf(fd, fcntl.LOCK_UN)
+    with contextlib.suppress(OSError):
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    os.close(fd)
+
+
+def _sync_directory(directory: str) -> None:
+    """Make a rename in ``directory`` durable (where the system allows it)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def _waiting(open_fn, path: str, read_only: bool, wait: float | None):

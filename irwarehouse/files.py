@@ -193,7 +193,7 @@ class OutputDirectory:
 
 TEMP_PREFIX = "irw-"
 # beside an output: .NAME.irw-<pid>-<hex>.tmp; in TMPDIR: irw-<kind>-<pid>-<hex>
-_TEMP = re.compile(r"^(?:\..+\.irw-(\d+)-[0-9a-f]{8}\.tmp|irw-[a-z]+-(\d+)-[0-9a-f]{8})$")
+_TEMP = re.compile(r"^(?:\..+\.irw-(\d+)-[0-9a-f]{8}\.tmp(?:\.wal)?|irw-[a-z]+-(\d+)-[0-9a-f]{8})$")
 
 
 def temp_dir(kind: str, where: str | None = None) -> str:

@@ -229,3 +229,98 @@ def test_readers_during_a_load_see_all_of_it_or_none(trec8, tmp_path):
     assert expected[0] == 20
     assert opened > 0, "no reader could open the warehouse during the load"
     assert seen <= {(0, 0, 0), expected}, seen
+
+
+# A reader holding the warehouse open: what it sees, on each line read on stdin, through the
+# connection it opened first and through a new one.
+HOLDER = """
+import json, sys
+import duckdb
+count = "SELECT count(*) FROM run_loads"
+first = duckdb.connect(sys.argv[1], read_only=True)
+print(json.dumps(first.execute(count).fetchone()[0]), flush=True)
+sys.stdin.readline()
+second = duckdb.connect(sys.argv[1], read_only=True)  # the same process: DuckDB's cached instance
+print(json.dumps([first.execute(count).fetchone()[0], second.execute(count).fetchone()[0]]), flush=True)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="POSIX locks and renames")
+def test_a_load_writes_a_copy_that_readers_never_wait_for(trec8, fixture_db, tmp_path):
+    """A load that writes many rows into a small warehouse writes them into a copy and renames
+    it onto the warehouse (connection.swapped): a reader holding the file open does not stop
+    it (--wait 0) and keeps reading the old file, a new process reads the new one, the file
+    keeps its permissions and nothing else is left in the directory. A load that writes few
+    rows into it writes in place, so the reader stops it as it stops every writer. What a
+    load killed while it wrote its copy left beside the warehouse is removed."""
+    import json
+
+    os.chmod(fixture_db, 0o640)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    for leftover in (f".{fixture_db.name}.irw-{dead.pid}-0123abcd.tmp",
+                     f".{fixture_db.name}.irw-{dead.pid}-0123abcd.tmp.wal"):
+        (tmp_path / leftover).write_text("half")
+    runs = [str(trec8 / "runs" / f) for f in ("input.INQ601.gz", "input.Flab8as.gz")]  # 100,000 lines
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(fixture_db)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert json.loads(holder.stdout.readline()) == 8
+        few = tmp_path / "few.txt"
+        few.write_text("101 Q0 d1 1 2.5 few\n")
+        result = irw(fixture_db, "--wait", "0", "load", "runs", str(few), check=False)
+        assert result.returncode == 1 and "is in use by process" in result.stderr, result.stderr
+        irw(fixture_db, "--wait", "0", "load", "runs", *runs)
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        assert json.loads(holder.stdout.readline()) == [8, 8]  # the old file, while it is open
+    finally:
+        holder.communicate("")
+    con = duckdb.connect(str(fixture_db), read_only=True)
+    assert con.execute("SELECT count(*) FROM run_loads").fetchone()[0] == 10
+    con.close()
+    assert stat.S_IMODE(os.stat(fixture_db).st_mode) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["few.txt", fixture_db.name]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="POSIX locks and renames")
+def test_loads_into_copies_take_turns_and_lose_nothing(trec8, fixture_db, tmp_path, monkeypatch):
+    """Two loads into copies of the same warehouse at once (their final transactions made
+    slow, so that they overlap): the second waits for the first and copies what it wrote, so
+    both batches are in the warehouse; a load that fails leaves no copy."""
+    import threading
+
+    from irwarehouse import Warehouse
+    from irwarehouse.engine import loading
+
+    insert = loading._insert_runs
+
+    def slowly(*args, **kwargs):
+        summary = insert(*args, **kwargs)
+        time.sleep(1.5)
+        return summary
+
+    monkeypatch.setattr(loading, "_insert_runs", slowly)
+    names = sorted(p.name for p in (trec8 / "runs").iterdir())
+    batches = [[str(trec8 / "runs" / n) for n in names[i:i + 3]] for i in (0, 3)]  # 120,000 lines or more
+    failures = []
+
+    def load(batch):
+        try:
+            with Warehouse(str(fixture_db), wait=60) as w:
+                w.load_runs(batch)
+        except Exception as exc:  # reported below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=load, args=(batch,)) for batch in batches]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+    assert not failures, failures
+    con = duckdb.connect(str(fixture_db), read_only=True)
+    assert con.execute("SELECT count(*) FROM run_loads").fetchone()[0] == 8 + 6
+    con.close()
+    result = irw(fixture_db, "load", "runs", *batches[0], check=False)  # loaded before: refused
+    assert result.returncode == 1 and "already loaded" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == [fixture_db.name]

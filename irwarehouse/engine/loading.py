@@ -30,7 +30,7 @@ import duckdb
 
 from .. import catalogue, names, numbers, output, sql, state
 from ..catalogue import DEFAULT_COLLECTION
-from ..connection import engine_of, memory_bytes, transaction, without_order
+from ..connection import engine_of, has_table, memory_bytes, transaction, without_order
 from ..errors import Interrupts, IrwError, note, shown
 from ..files import temp_dir, temporary_directory
 from ..sql import run_script
@@ -472,15 +472,16 @@ def load_runs(con, patterns: Iterable[str], policy: str = "trec_eval", replace: 
 
     The files are read, checked and ranked in temporary tables of ``con``, and moved into
     the warehouse in one final transaction. ``con`` is the warehouse's connection -- or,
-    with ``final``, a staging connection and ``final()`` a context manager that attaches the
-    warehouse to it (connection.Staging.attach): the warehouse is then locked only for the final
-    transaction, and readers can use it while the files are read."""
+    with ``final``, a staging connection and ``final(rows)`` a context manager that attaches the
+    warehouse to it for writing about ``rows`` rows (connection.Staging.attach): the warehouse
+    is then locked only for the final transaction, or not at all when the load writes into a
+    copy of it (connection.swapped), and readers can use it while the files are read."""
     files = expand_paths(patterns)
     try:
         with _progress_bar(files, "reading runs", phases=3) as bar:
             _stage_runs(con, files, policy, extra_fields, encoding, collection, bar)
             _phase(bar, "writing to the warehouse")
-            with final() if final else contextlib.nullcontext():
+            with final(_rows_staged(con)) if final else contextlib.nullcontext():
                 with transaction(con):
                     if implicit:
                         catalogue.check_still_only(con, collection)
@@ -491,6 +492,16 @@ def load_runs(con, patterns: Iterable[str], policy: str = "trec_eval", replace: 
     finally:
         _drop_staged(con)
     return summary
+
+
+def _rows_staged(con) -> int:
+    """How many rows a load's final transaction writes: its ranked run lines and judgments."""
+    rows = 0
+    if sql.rows(con, "load.sql", "staging_path"):
+        rows += sql.rows(con, "load.sql", "count", {}, "irw_staging.irw_ranked")[0][0]
+    if has_table(con, "irw_staged_qrels", temporary=True):
+        rows += sql.rows(con, "load.sql", "count", {}, "irw_staged_qrels")[0][0]
+    return rows
 
 
 _STAGED = ("irw_staged", "irw_batch_topics", "irw_staged_topics", "irw_staged_files",
@@ -719,7 +730,7 @@ def load_qrels(con, patterns: Iterable[str], name: str, replace: bool = False,
     files = expand_paths(patterns)
     try:
         _stage_qrels(con, files, name, encoding)
-        with final() if final else contextlib.nullcontext():
+        with final(_rows_staged(con)) if final else contextlib.nullcontext():
             with transaction(con):
                 if implicit:
                     catalogue.check_still_only(con, collection)
@@ -816,7 +827,7 @@ def load_collection(con, name: str, qrels_file: str, runs: Iterable[str], meta: 
         with _progress_bar(run_files, "reading runs", phases=3) as bar:
             _stage_runs(con, run_files, policy, extra_fields, encoding, name, bar)
             _phase(bar, "writing to the warehouse")
-            with final() if final else contextlib.nullcontext():
+            with final(_rows_staged(con)) if final else contextlib.nullcontext():
                 with transaction(con):
                     if implicit:
                         catalogue.check_still_only(con, name)
