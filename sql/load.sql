@@ -141,12 +141,12 @@ ON CONFLICT (collection, run_id) DO
 
 {# ------------------------------------------------------------------ qrels #}
 
-{% macro bad_qrels_line() -%}
-SELECT file FROM irw_staged_qrels WHERE nf <> 4 OR rel IS NULL LIMIT 1
-{%- endmacro %}
-
-{% macro judged_twice() -%}
-SELECT any_value(file) FROM irw_staged_qrels GROUP BY topic, docno HAVING count(*) > 1 LIMIT 1
+{# The staged judgments checked in one query: the file of a malformed line (or NULL), the
+   file of a document judged twice for a topic (or NULL), and how many lines there are. #}
+{% macro check_qrels() -%}
+SELECT (SELECT file FROM irw_staged_qrels WHERE nf <> 4 OR rel IS NULL LIMIT 1),
+       (SELECT any_value(file) FROM irw_staged_qrels GROUP BY topic, docno HAVING count(*) > 1 LIMIT 1),
+       (SELECT count(*) FROM irw_staged_qrels)
 {%- endmacro %}
 
 {% macro qrels_entry() -%}

@@ -576,7 +576,7 @@ def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding
         _check_runs(con, batch, extra_fields, encoding)
         if bar is not None:
             bar.label = "ranking"
-        start = sql.rows(con, "load.sql", "count", {}, "irw_staging.irw_ranked")[0][0]
+        start = sql.rows(con, "load.sql", "count", {}, "irw_staging.irw_ranked")[0][0] if fingerprints else 0
         by_count = False
         if judged:  # few judged documents per ranking: their ranks counted, not sorted
             pairs, lines = sql.rows(con, "load.sql", "pairs_to_count", {}, judged)[0]
@@ -586,7 +586,7 @@ def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding
                    judged=judged, sums=fingerprints, by_count=by_count)
     if sql.rows(con, "load.sql", "count", {}, "irw_staged_files")[0][0] == 0:
         raise IrwError(f"{', '.join(files)}: no run lines found")
-    across = [r[0] for r in sql.rows(con, "load.sql", "runs_across_batches")]
+    across = [r[0] for r in sql.rows(con, "load.sql", "runs_across_batches")] if len(batches) > 1 else []
     if across:
         if sql.rows(con, "load.sql", "docno_twice_across", {"ids": across}):
             _run_problem(files, extra_fields, encoding, "a docno twice in a run's topic")
@@ -769,11 +769,11 @@ def _stage_qrels(con, files: list[str], name: str, encoding: str) -> None:
     names.check(names.qrels_problem(name))
     sql.run(con, "load.sql", "staged_qrels")
     _stage(con, "irw_staged_qrels", files, 4, QRELS_COLUMNS, None, encoding)
-    bad = sql.rows(con, "load.sql", "bad_qrels_line") or sql.rows(con, "load.sql", "judged_twice")
-    if bad:
+    bad, twice, lines = sql.rows(con, "load.sql", "check_qrels")[0]
+    if bad is not None or twice is not None:
         raise IrwError(_locate_qrels_problem(files, encoding_name(encoding))
-                       or f"{files[bad[0][0]]}: malformed qrels")
-    if sql.rows(con, "load.sql", "count", {}, "irw_staged_qrels")[0][0] == 0:
+                       or f"{files[bad if bad is not None else twice]}: malformed qrels")
+    if lines == 0:
         raise IrwError(f"{', '.join(files)}: no qrels lines found")
 
 
