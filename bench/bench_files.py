@@ -185,18 +185,24 @@ def _trec_eval_means(out: str, names: dict, runs: list[str]) -> dict:
 def irw_means(qrels: str, runs: list[str], measures: list[str], workload: str, args) -> dict:
     runs_arg = [str(Path(args.data) / "runs")] if workload == "trec8" else runs
     cmd = [irw_executable(), "eval", qrels, *runs_arg, "-f", "json"] + [a for m in measures for a in ("-m", m)]
-    rows = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+    rows = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True, env=ENV).stdout)
     means: dict[str, dict[str, float]] = {}
     for row in rows:
         means.setdefault(row["run_id"], {})[row["measure"]] = row["value"]
     return means
 
 
+# The tools run as installed: with their modules' compiled bytecode (written by the warm-up
+# run where the environment would forbid it).
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def timed(cmd: list[str]) -> tuple[float, float, float, str]:
     """(wall s, CPU s, peak resident MB, stdout) of one whole process."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, close_fds=False)  # posix_spawn: the peak is the child's own
+        # close_fds=False lets subprocess use posix_spawn: the peak is the child's own
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, close_fds=False, env=ENV)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)

@@ -471,9 +471,10 @@ class Warehouse:
         """Evaluate files without a warehouse, as ``trec_eval QRELS RUN`` does: the qrels
         file (or DataFrame) ``qrels``, the run files ``runs`` (paths, globs, directories,
         compressed or not) and their metadata ``meta`` (a TSV or DataFrame, for run specs
-        such as ``team:NAME``) are loaded with every check of :meth:`load_collection` into an
-        in-memory warehouse and evaluated by :meth:`eval` (``options``: its keyword
-        arguments, e.g. ``per_topic``, ``topics``, ``max_docs``); nothing is written.
+        such as ``team:NAME``) are read with every check of :meth:`load_collection` into an
+        in-memory database and evaluated as :meth:`eval` evaluates (``options``: its keyword
+        arguments, e.g. ``per_topic``, ``topics``, ``max_docs``), by the same engine
+        (engine.files_in; with ``meta``, in an in-memory warehouse); nothing is written.
         ``save``: a warehouse file to load them into instead (created if missing), where the
         scores are then kept: the load and the evaluation are one transaction (``replace``:
         replacing a qrels and runs of those names there). ``name``: the qrels's name

@@ -8,7 +8,8 @@ schema set up, changes made outside irw reconciled -- one floor up (irwarehouse.
 DuckDB lets one process write a file, or several read it: a file another process holds is
 retried for ``wait`` seconds, then reported with the process that holds it. A load reads
 and ranks its files in a connection of its own (:class:`Staging`), which attaches the
-warehouse only for its final transaction.
+warehouse only for its final transaction -- or a copy of it, renamed onto it afterwards,
+so that readers are not refused at all (:func:`swapped`).
 """
 
 from __future__ import annotations
