@@ -548,8 +548,9 @@ def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding
     temporary irw_staged_topics, irw_staged_files, irw_staged_parts), ready for
     :func:`_insert_runs`. ``judged`` (files in, scores out, :func:`stage_files`): a relation
     of judgments (topic, docno); irw_ranked then keeps only the ranked rows of judged
-    documents (when the files are one batch; every row otherwise), and no fingerprints are
-    taken (irw_staged_parts): nothing is written to a warehouse.
+    documents, as a view ranking them within the query that reads it (when the files are one
+    batch; every row, stored, otherwise), and no fingerprints are taken (irw_staged_parts):
+    nothing is written to a warehouse.
 
     The files are taken in batches of about a memory budget's worth of text
     (:func:`_batches`): each is read, checked and ranked on its own, and its ranked rows are
@@ -752,7 +753,7 @@ def stage_files(con, qrels_file: str, runs: Iterable[str], name: str, policy: st
     _stage_qrels(con, qrels_files, name, encoding)
     with _progress_bar(run_files, "reading runs", phases=2) as bar:
         _stage_runs(con, run_files, policy, extra_fields, encoding, DEFAULT_COLLECTION, bar,
-                    judged="irw_staged_qrels")
+                    judged="temp.irw_staged_qrels")
         _phase(bar, "done")
 
 
