@@ -325,58 +325,74 @@ def swapped(path: str, rows: int, wait: float | None = None):
 
     The warehouse is written in place when copying it would cost more than the rows
     (SWAP_BYTES_PER_ROW), when it has a write-ahead log (a writer ended without a
-    checkpoint: opening it for writing replays the log), when it is not a plain file owned
-    by this user with one link (a copy would change its owner or split its links), when
-    the directory is not writable, and where POSIX locks are missing."""
-    real = os.path.realpath(path)
+    checkpoint: opening it for writing replays the log), when it is not a plain file of
+    this user and one of its groups with one link (a copy would change its owner or group,
+    or split its links), when the copy cannot be written (the directory is not writable,
+    the disk is full), and where POSIX locks are missing."""
+    taken = _copy_to_swap(os.path.realpath(path), path, rows, wait)
+    if taken is None:
+        yield None
+        return
+    real, fd, copy, before, fcntl = taken
+    try:
+        yield str(copy)
+        now = os.stat(real)
+        if ((now.st_ino, now.st_size, now.st_mtime_ns) != (before.st_ino, before.st_size, before.st_mtime_ns)
+                or os.path.exists(real + ".wal")):
+            raise IrwError(f"the warehouse {path} was replaced or changed by another program "
+                           "during the load: nothing was loaded; load again")
+        with open(copy, "rb+") as fh:
+            os.fsync(fh.fileno())
+        os.replace(copy, real)
+        _sync_directory(os.path.dirname(real))
+    finally:
+        _remove_copy(copy)
+        _unlock(fd, fcntl)
+
+
+def _copy_to_swap(real: str, path: str, rows: int, wait: float | None):
+    """For :func:`swapped`: (real path, locked descriptor, copy, the file's stat when copied,
+    fcntl), or None when the warehouse is to be written in place (nothing held then)."""
     try:
         import fcntl
+        import stat
+
         info = os.stat(real)
     except (ImportError, OSError):
-        yield None
-        return
-    import stat
-
+        return None
     if (not stat.S_ISREG(info.st_mode) or info.st_nlink != 1 or info.st_uid != os.getuid()
+            or (info.st_gid != os.getgid() and info.st_gid not in os.getgroups())
             or info.st_size > SWAP_BYTES_PER_ROW * rows or os.path.exists(real + ".wal")
             or not os.access(os.path.dirname(real), os.W_OK)):
-        yield None
-        return
+        return None
     fd = _swap_locks(real, path, wait, fcntl)
+    copy = None
     try:
         if os.path.exists(real + ".wal"):  # left by a writer that ended without a checkpoint
-            _unlock(fd, fcntl)
-            fd = None
-            yield None
-            return
+            raise OSError(errno.EEXIST, "a write-ahead log")
         sweep(os.path.dirname(real))  # copies that killed loads left (and their logs)
         copy = temporary_name(Path(real))
         before = os.fstat(fd)
-        try:
-            try:
-                _copy_from(fd, str(copy), before.st_size)
-                shutil.copymode(real, copy)
-            except OSError as exc:
-                raise IrwError(f"cannot copy the warehouse {path} to load into it "
-                               f"({exc.strerror or exc})") from None
-            yield str(copy)
-            now = os.stat(real)
-            if ((now.st_ino, now.st_size, now.st_mtime_ns) != (before.st_ino, before.st_size, before.st_mtime_ns)
-                    or os.path.exists(real + ".wal")):
-                raise IrwError(f"the warehouse {path} was replaced or changed by another program "
-                               "during the load: nothing was loaded; load again")
-            with open(copy, "rb+") as fh:
-                os.fsync(fh.fileno())
-            os.replace(copy, real)
-            _sync_directory(os.path.dirname(real))
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.remove(copy)
-            with contextlib.suppress(FileNotFoundError):
-                os.remove(str(copy) + ".wal")
-    finally:
-        if fd is not None:
-            _unlock(fd, fcntl)
+        _copy_from(fd, str(copy), before.st_size)
+        shutil.copymode(real, copy)
+        if os.stat(copy).st_gid != before.st_gid:
+            os.chown(copy, -1, before.st_gid)
+    except OSError:  # written in place instead
+        _remove_copy(copy)
+        _unlock(fd, fcntl)
+        return None
+    except BaseException:
+        _remove_copy(copy)
+        _unlock(fd, fcntl)
+        raise
+    return real, fd, copy, before, fcntl
+
+
+def _remove_copy(copy) -> None:
+    """Remove a copy a load wrote into, and its write-ahead log."""
+    for leftover in ((str(copy), str(copy) + ".wal") if copy is not None else ()):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(leftover)
 
 
 def _swap_locks(real: str, path: str, wait: float | None, fcntl) -> int:

@@ -324,3 +324,31 @@ def test_loads_into_copies_take_turns_and_lose_nothing(trec8, fixture_db, tmp_pa
     result = irw(fixture_db, "load", "runs", *batches[0], check=False)  # loaded before: refused
     assert result.returncode == 1 and "already loaded" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == [fixture_db.name]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="POSIX locks and renames")
+def test_a_copy_that_cannot_be_written_loads_in_place(trec8, fixture_db, tmp_path, monkeypatch):
+    """A load whose copy cannot be written (a full disk, here) writes the warehouse in place:
+    the file keeps its inode, and nothing is left beside it; with the copy, the inode is new."""
+    import errno
+
+    from irwarehouse import Warehouse, connection
+
+    runs = [str(trec8 / "runs" / f) for f in ("input.INQ601.gz", "input.Flab8as.gz")]
+
+    def full(*args):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    inode = os.stat(fixture_db).st_ino
+    with monkeypatch.context() as m:
+        m.setattr(connection, "_copy_from", full)
+        with Warehouse(str(fixture_db)) as w:
+            w.load_runs(runs[:1])
+    assert os.stat(fixture_db).st_ino == inode
+    assert sorted(p.name for p in tmp_path.iterdir()) == [fixture_db.name]
+    more = runs[1:] + [str(trec8 / "runs" / f) for f in ("input.CL99XT.gz", "input.AntHoc1.gz",
+                                                          "input.CL99SD.gz")]  # 200,000 lines
+    with Warehouse(str(fixture_db)) as w:
+        w.load_runs(more)
+        assert len(w.run_ids()) == 8 + 5
+    assert os.stat(fixture_db).st_ino != inode
