@@ -20,13 +20,19 @@ Workloads:
 trec_eval is ``--trec-eval PATH``, else built once into ``--work`` from
 ``../shared/tools/trec_eval-10.0.tar.gz``.
 
+``--before DIR``: also time ``irw`` as a checkout of another version of irwarehouse in DIR
+runs (e.g. ``git worktree add /tmp/irw-before COMMIT``), as the tool ``irw-before``.
+
 Each tool runs ``--repeat`` times after one untimed warm-up, the tools alternating round by
 round (their order rotated each round); the table shows each tool's median wall time, its
-quartiles, its CPU time (user + system, median), its peak resident memory (the largest), and its ratio to
-irw's median. The means each tool printed are compared with irw's (``same means``: every
-mean of every run within 5e-5 of irw's for trec_eval, which prints four decimals, and within
-1e-6 for the others, or the largest difference). The load average before and after is
-printed: this measures a shared machine.
+quartiles, its CPU time (user + system, median), its peak resident memory (the largest, by
+GNU time where there is one), and irw's median over its median (``irw / it``: 0.5x means irw
+takes half its time). The means each tool printed are compared with irw's (``same means``:
+every mean of every run within 5e-5 of irw's for trec_eval, which prints four decimals, and
+within 1e-6 for the others; else the largest difference). The load average before and after
+is printed: on a busy Linux machine the scheduler shares the processors between sessions
+(autogroups), so a tool on two threads gets no more than one on a single thread, and the
+wall times compare as the CPU times do; a quiet machine gives irw its two cores.
 """
 
 from __future__ import annotations
@@ -95,10 +101,22 @@ RANX = r"""
 import gzip, json, sys
 from ranx import Qrels, Run, evaluate
 qrels_path, names, runs = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3:]
-qrels = Qrels.from_file(qrels_path, kind="trec")
+def trec(path, kind):
+    if not path.endswith(".gz"):  # ranx reads plain TREC files itself
+        return (Qrels if kind == "qrels" else Run).from_file(path, kind="trec")
+    found = {}
+    with gzip.open(path, "rt") as f:
+        for line in f:
+            fields = line.split()
+            if kind == "qrels":
+                found.setdefault(fields[0], {})[fields[2]] = int(fields[3])
+            else:
+                found.setdefault(fields[0], {})[fields[2]] = float(fields[4])
+    return Qrels(found) if kind == "qrels" else Run(found)
+qrels = trec(qrels_path, "qrels")
 out = {}
 for path in runs:
-    run = Run.from_file(path, kind="trec")
+    run = trec(path, "run")
     means = evaluate(qrels, run, list(names.values()), make_comparable=True)
     means = means if isinstance(means, dict) else {list(names.values())[0]: means}
     with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
@@ -151,13 +169,19 @@ def irw_executable() -> str:
     return found
 
 
+# irw as the checkout in sys.argv[1] runs it (--before)
+BEFORE = ("import sys; sys.path.insert(0, sys.argv.pop(1)); from irwarehouse.cli import main; "
+          "sys.argv[0] = 'irw'; main()")
+
+
 def commands(tool: str, workload: str, qrels: str, runs: list[str], measures: list[str], args):
     """(the timed command, a function reading the means from its output), or None when the
     tool does not take the workload."""
-    if tool == "irw":
+    if tool in ("irw", "irw-before"):
         runs_arg = [str(Path(args.data) / "runs")] if workload == "trec8" else runs
-        cmd = [irw_executable(), "eval", qrels, *runs_arg] + [a for m in measures for a in ("-m", m)]
-        return cmd, None  # the means: read from a JSON run (irw_means)
+        irw = [irw_executable()] if tool == "irw" else [sys.executable, "-c", BEFORE, args.before]
+        cmd = irw + ["eval", qrels, *runs_arg] + [a for m in measures for a in ("-m", m)]
+        return cmd, None if tool == "irw" else lambda out: None  # irw's means: irw_means
     if tool == "trec_eval":
         if workload == "trec8":
             return None
@@ -197,12 +221,18 @@ def irw_means(qrels: str, runs: list[str], measures: list[str], workload: str, a
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
+# GNU time reports a child's own peak memory (a child of this process would count this
+# process's size until it starts its program); without it, the peak shown is at least that.
+GNU_TIME = "/usr/bin/time" if os.path.exists("/usr/bin/time") else None
+
+
 def timed(cmd: list[str]) -> tuple[float, float, float, str]:
     """(wall s, CPU s, peak resident MB, stdout) of one whole process."""
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err, \
+            tempfile.NamedTemporaryFile("r") as peak:
+        wrapped = [GNU_TIME, "-f", "%M", "-o", peak.name, *cmd] if GNU_TIME else cmd
         start = time.perf_counter()
-        # close_fds=False lets subprocess use posix_spawn: the peak is the child's own
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, close_fds=False, env=ENV)
+        proc = subprocess.Popen(wrapped, stdout=out, stderr=err, env=ENV)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -210,7 +240,8 @@ def timed(cmd: list[str]) -> tuple[float, float, float, str]:
         err.seek(0)
         if proc.returncode:
             raise RuntimeError(f"{cmd[0]} failed ({proc.returncode}): {err.read().strip()[-400:]}")
-        return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out.read()
+        rss_kb = int(peak.read().strip().splitlines()[-1]) if GNU_TIME else usage.ru_maxrss
+        return wall, usage.ru_utime + usage.ru_stime, rss_kb / 1024, out.read()
 
 
 def compare(reference: dict, other: dict, tolerance: float) -> str:
@@ -237,18 +268,27 @@ def main() -> None:
                         help="where the synthetic files and trec_eval are kept between runs")
     parser.add_argument("--trec-eval", help="trec_eval 10.0's binary (default: built into --work)")
     parser.add_argument("--data", default=str(DEFAULT_DATA), help="TREC-8 data directory")
+    parser.add_argument("--before", metavar="DIR",
+                        help="also time irw as the checkout in DIR runs it (tool irw-before)")
     args = parser.parse_args()
     Path(args.work).mkdir(parents=True, exist_ok=True)
     tools = args.tools.split(",")
+    if args.before:
+        tools.insert(1, "irw-before")
     print(f"machine: {machine()}")
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for workload in args.workloads.split(","):
         qrels, runs, measures = workload_files(workload, args)
         plan = {t: c for t in tools if (c := commands(t, workload, qrels, runs, measures, args))}
         means = {"irw": irw_means(qrels, runs, measures, workload, args)} if "irw" in plan else {}
-        for tool, (cmd, reader) in plan.items():  # warm-up, and each tool's means
-            out = timed(cmd)[3]
-            if reader is not None:
+        for tool, (cmd, reader) in list(plan.items()):  # warm-up, and each tool's means
+            try:
+                out = timed(cmd)[3]
+            except RuntimeError as exc:
+                print(f"{workload}: {tool} left out: {str(exc).splitlines()[-1]}")
+                del plan[tool]
+                continue
+            if reader is not None and reader(out) is not None:
                 means[tool] = reader(out)
         times: dict[str, list[tuple[float, float, float]]] = {t: [] for t in plan}
         order = list(plan)
@@ -259,7 +299,7 @@ def main() -> None:
               f"median of {args.repeat} alternating runs; load average now "
               f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         print(f"{'tool':<12} {'wall s':>7} {'[quartiles]':>15} {'CPU s':>7} {'peak MB':>8} "
-              f"{'vs irw':>7}  same means as irw")
+              f"{'irw / it':>8}  same means as irw")
         irw_med = statistics.median(t[0] for t in times["irw"]) if "irw" in times else None
         for tool, values in times.items():
             walls = sorted(v[0] for v in values)
@@ -267,7 +307,7 @@ def main() -> None:
             q = statistics.quantiles(walls, n=4) if len(walls) > 1 else [med, med, med]
             cpu = statistics.median(v[1] for v in values)
             rss = max(v[2] for v in values)
-            ratio = f"{med / irw_med:6.2f}x" if irw_med else "      -"
+            ratio = f"{irw_med / med:7.2f}x" if irw_med else "       -"
             same = "-"
             if tool != "irw" and "irw" in means and tool in means:
                 same = compare(means["irw"], means[tool], 5e-5 if tool == "trec_eval" else 1e-6)
