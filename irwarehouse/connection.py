@@ -336,15 +336,16 @@ def swapped(path: str, rows: int, wait: float | None = None):
     real, fd, copy, before, fcntl = taken
     try:
         yield str(copy)
-        now = os.stat(real)
-        if ((now.st_ino, now.st_size, now.st_mtime_ns) != (before.st_ino, before.st_size, before.st_mtime_ns)
-                or os.path.exists(real + ".wal")):
-            raise IrwError(f"the warehouse {path} was replaced or changed by another program "
-                           "during the load: nothing was loaded; load again")
-        with open(copy, "rb+") as fh:
-            os.fsync(fh.fileno())
-        os.replace(copy, real)
-        _sync_directory(os.path.dirname(real))
+        with Interrupts.deferred():  # the load is committed in the copy: it goes in whole
+            now = os.stat(real)
+            if ((now.st_ino, now.st_size, now.st_mtime_ns) != (before.st_ino, before.st_size, before.st_mtime_ns)
+                    or os.path.exists(real + ".wal")):
+                raise IrwError(f"the warehouse {path} was replaced or changed by another program "
+                               "during the load: nothing was loaded; load again")
+            with open(copy, "rb+") as fh:
+                os.fsync(fh.fileno())
+            os.replace(copy, real)
+            _sync_directory(os.path.dirname(real))
     finally:
         _remove_copy(copy)
         _unlock(fd, fcntl)
