@@ -29,7 +29,6 @@ from __future__ import annotations
 import functools
 import os
 import re
-import shutil
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Iterable
 
@@ -147,6 +146,11 @@ format_value = ms.format_value
 _spec = runsets.spec_of
 
 
+_SANDBOX_KEPT = ("this in-memory warehouse ran SQL in DuckDB's sandbox (Warehouse.sql), which "
+                 "lasts as long as the warehouse: it reads and writes no file any more. Load "
+                 "files and write copies before the first sql call, or use a warehouse file")
+
+
 def _atomic(method):
     """One call, one transaction: a call that fails leaves the warehouse as it was, scores it
     would have stored on the way included (nested calls join the outer transaction). The
@@ -154,11 +158,15 @@ def _atomic(method):
 
     @functools.wraps(method)
     def call(self, *args, **kwargs):
-        con = self.con
-        with transaction(con):
-            if not self._prepared:
-                schema.prepare(con, self.path, self.read_only, self._notify)
-            result = method(self, *args, **kwargs)
+        con = self._connection()
+        try:
+            with transaction(con):
+                if not self._prepared:
+                    schema.prepare(con, self.path, self.read_only, self._notify)
+                result = method(self, *args, **kwargs)
+        except Exception as exc:
+            self._sandboxed_error(exc)
+            raise
         self._prepared = True
         return result
     return call
@@ -189,6 +197,7 @@ class Warehouse:
         self.notes: list[str] = []
         self._notify = notify or self.notes.append
         self._con = None
+        self._box = None  # DuckDB's sandbox the connection is in (users' SQL: sql())
         self._prepared = False
         self._throwaway = _throwaway and self.path == ":memory:"
         if self.path == ":memory:":
@@ -198,7 +207,7 @@ class Warehouse:
     def attach(cls, con, path: str | None = None) -> "Warehouse":
         """A Warehouse over a connection that is open (and ready) already."""
         w = cls.__new__(cls)
-        w.path, w.notes, w._con, w._prepared = path or "", [], con, True
+        w.path, w.notes, w._con, w._prepared, w._box = path or "", [], con, True, None
         w._notify = w.notes.append
         w.read_only = base.con_is_read_only(con)
         w.create, w.wait, w.memory_limit, w._throwaway = False, None, None, False
@@ -228,6 +237,33 @@ class Warehouse:
         if self._con is not None:
             self._con.close()
             self._con = None
+            self._box = None
+
+    def _connection(self, box: "connection.Sandbox | None" = None):
+        """The connection, in DuckDB's sandbox ``box`` (users' SQL), or out of any (None).
+        A connection enters a sandbox for good (DuckDB cannot lift it), so a warehouse file
+        is opened anew to leave one (or to enter another) between calls; an in-memory
+        warehouse, which lives in its connection, stays in the sandbox of its first SQL."""
+        if self._con is not None and self._box is not None and self._box != box:
+            if self.path not in (":memory:", "") and not connection.in_transaction(self._con):
+                self.close()
+            elif box is not None:
+                raise IrwError("this warehouse's DuckDB is in the sandbox of an earlier sql call, "
+                               "which it keeps while it is open (an in-memory warehouse: always): "
+                               "name every file its SQL may use in that first call")
+        con = self.con
+        if box is not None and self._box is None:
+            box.apply(con)
+            self._box = box
+        return con
+
+    def _sandboxed_error(self, exc: Exception) -> None:
+        """A call that needed files on a connection kept in the sandbox (an in-memory
+        warehouse after sql()): an IrwError saying so."""
+        import duckdb
+
+        if self._box is not None and isinstance(exc, duckdb.PermissionException):
+            raise IrwError(_SANDBOX_KEPT) from None
 
     def __enter__(self) -> "Warehouse":
         return self
@@ -297,14 +333,18 @@ class Warehouse:
     # ------------------------------------------------------------------ loading
 
     @contextmanager
-    def _staging(self):
+    def _staging(self, *sources):
         """A load's staging connection: the warehouse's own when it is in memory; otherwise
         an in-memory one, the file released meanwhile and attached for the final transaction
-        (connection.Staging)."""
+        (connection.Staging). ``sources``: what is loaded (files, or DataFrames)."""
         if self.read_only:
             raise IrwError("this warehouse is open read-only: open it for writing to load")
         if self.path == ":memory:":
-            stage = connection.Staging(self.path, con=self.con)
+            if self._box is not None and any(
+                    isinstance(s, (str, os.PathLike)) or (isinstance(s, (list, tuple)) and s)
+                    for s in sources):
+                raise IrwError(_SANDBOX_KEPT)
+            stage = connection.Staging(self.path, con=self._connection())
         else:
             self.close()  # released while the files are read
             stage = connection.Staging(self.path, wait=self.wait, notify=self._notify, create=self.create,
@@ -322,7 +362,7 @@ class Warehouse:
                    description: str | None = None, encoding: str = "utf-8") -> dict:
         """Load judgments from files (paths or globs) or a DataFrame under ``name``; a summary
         (qrels, collection, topics, judgments, relevant)."""
-        with self._staging() as stage, _source_files(source, "qrels") as paths:
+        with self._staging(source) as stage, _source_files(source, "qrels") as paths:
             target, implicit = self._target(stage, collection)
             return loading.load_qrels(stage.con, paths, name, replace=replace, description=description,
                                       final=stage.attach, encoding=encoding, collection=target,
@@ -335,7 +375,7 @@ class Warehouse:
         the run when the frame has no run column), with their metadata (``meta``: a TSV or a
         DataFrame) in the same transaction; a summary (collection, runs, lines, files,
         replaced, refreshed[, meta])."""
-        with self._staging() as stage, _source_files(source, "runs", run_id) as paths, \
+        with self._staging(source, meta) as stage, _source_files(source, "runs", run_id) as paths, \
                 _meta_file(meta) as meta_path:
             target, implicit = self._target(stage, collection)
             return loading.load_runs(stage.con, paths, policy=order, replace=replace, meta=meta_path,
@@ -357,7 +397,7 @@ class Warehouse:
         arguments name other files), all or nothing."""
         layout = loading.collection_layout(str(directory), qrels_file and str(qrels_file),
                                            runs_dir and str(runs_dir), meta and str(meta))
-        with self._staging() as stage:
+        with self._staging(directory) as stage:
             return loading.load_collection(stage.con, name, layout["qrels"], [layout["runs"]],
                                            meta=layout["meta"], qrels_name=qrels_name, policy=order,
                                            replace=replace, extra_fields=extra_fields,
@@ -395,32 +435,48 @@ class Warehouse:
             raise IrwError("this warehouse is open read-only: open it for writing to refresh it")
         return base.ensure_bases(self.con)
 
-    @_atomic
-    def sql(self, query: str, params=None, *, write: bool | None = None) -> Result | None:
+    def sql(self, query: str, params=None, *, write: bool | None = None, files=()) -> Result | None:
         """Run SQL; its result (None for a statement without one).
 
-        ``write`` (default: whether the warehouse is open for writing) allows statements that
-        change something; without it only statements that read run (irwarehouse.statements:
-        COPY ... TO, EXPORT DATABASE, ATTACH and the like are refused). The call is one
-        transaction: after statements that change the tables, irw's caches and stored scores
-        are brought in line (as ``irw sql --write`` does), and tables left in a state no load
-        would accept (a document twice in a ranking, a document judged twice, a table of the
-        schema removed) are an error that undoes the call."""
+        The SQL runs in DuckDB's own sandbox (irwarehouse.connection.Sandbox): it reads and
+        writes the warehouse and nothing else -- no file, no other database, no extension
+        -- but, with ``write``, the directories and files named in ``files`` (none of which
+        may be or hold a DuckDB database: irwarehouse.statements.allowed). ``write``
+        (default: whether the warehouse is open for writing) allows statements that change
+        something; without it only statements that read run. The call is one transaction:
+        after statements that change the tables, irw's caches and stored scores are brought
+        in line (as ``irw sql --write`` does), and tables left in a state no load would
+        accept (a document twice in a ranking, a document judged twice, a table of the
+        schema removed) are an error that undoes the call. The sandbox lasts as long as the
+        warehouse's DuckDB connection: a warehouse file is opened anew for other calls, an
+        in-memory one keeps it (``w.con`` runs SQL outside it, without irw's checks)."""
         import duckdb
 
         write = (not self.read_only) if write is None else bool(write)
         if write and self.read_only:
             raise IrwError("this warehouse is open read-only: open it for writing to change it")
-        statements.check(self.con, query, write)
-        connection.settle(self.con)
-        try:
-            rel = self.con.sql(query, params=params) if params is not None else self.con.sql(query)
-            result = None if rel is None else Result(rel.columns, rel.fetchall())
-        except duckdb.Error as exc:
-            raise IrwError(f"SQL error: {str(exc).strip().splitlines()[0]}") from None
-        if write:
-            for message in schema.reconcile(self.con, edited=True):
-                self._notify(message)
+        if isinstance(files, (str, os.PathLike)):
+            files = [files]
+        if files and not write:
+            raise IrwError("files may be read and written by SQL that runs with --write (write=True) only")
+        directories, paths = statements.allowed(files)
+        con = self._connection(connection.Sandbox(directories, paths))
+        with transaction(con):
+            if not self._prepared:
+                schema.prepare(con, self.path, self.read_only, self._notify)
+            statements.check(con, query, write)
+            connection.settle(con)
+            try:
+                rel = con.sql(query, params=params) if params is not None else con.sql(query)
+                result = None if rel is None else Result(rel.columns, rel.fetchall())
+            except duckdb.PermissionException as exc:
+                raise IrwError(statements.outside(exc, write)) from None
+            except duckdb.Error as exc:
+                raise IrwError(f"SQL error: {str(exc).strip().splitlines()[0]}") from None
+            if write:
+                for message in schema.reconcile(con, edited=True):
+                    self._notify(message)
+        self._prepared = True
         return result
 
     # ------------------------------------------------------------------ evaluation
@@ -888,7 +944,7 @@ class Warehouse:
         later), the base relation materialized in it."""
         from . import export as copies
 
-        return copies.publish(self.con, str(out), replace=replace)
+        return copies.publish(self.con, str(out), replace=replace, wait=self.wait)
 
     # ------------------------------------------------------------------ helpers
 
@@ -915,8 +971,9 @@ def _file_qrels_name(source) -> str:
 
 @contextmanager
 def _source_files(source, kind: str, run_id: str | None = None):
-    """Paths of files to load: the given ones, or a DataFrame written as a TREC file in a
-    temporary directory (errors then name 'the DataFrame' and its row)."""
+    """What to load: the paths given, or a DataFrame as data (engine.loading.Frame: its
+    columns found by the conventions above; errors name 'the DataFrame', the row and the
+    column)."""
     if isinstance(source, (str, os.PathLike)):
         yield [str(source)]
         return
@@ -927,56 +984,25 @@ def _source_files(source, kind: str, run_id: str | None = None):
         source = source.df()
     if not hasattr(source, "columns"):
         raise IrwError(f"load {kind} from paths or a pandas DataFrame, not {type(source).__name__}")
-    tmp = files.temp_dir("frame")
-    path = os.path.join(tmp, "frame")
-    try:
-        _write_trec(source, path, kind, run_id)
-        yield [path]
-    except IrwError as exc:
-        text = re.sub(re.escape(path) + r", line (\d+)",
-                      lambda m: f"the DataFrame, row {int(m.group(1)) - 1}", str(exc))
-        raise IrwError(text.replace(path, "the DataFrame")) from None
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    cols = RUN_COLUMNS if kind == "runs" else QRELS_COLUMNS
+    found = {role: _column(source, role, names, kind, required=role not in ("rank", "run_id"))
+             for role, names in cols.items()}
+    if kind == "runs" and found["run_id"] is None and not run_id:
+        raise IrwError("the runs DataFrame has no run_id (or name) column: name the run with run_id=...")
+    fields = ({"topic": found["topic"], "docno": found["docno"], "run_id": found["run_id"],
+               "given_rank": found["rank"], "score": found["score"]} if kind == "runs" else
+              {"topic": found["topic"], "docno": found["docno"], "rel": found["rel"]})
+    yield [loading.Frame(source, kind, fields, run_id=run_id if found.get("run_id") is None else None)]
 
 
 @contextmanager
 def _meta_file(source):
-    """Run metadata as a TSV path: the path given, or a DataFrame written as one (None: none)."""
+    """Run metadata: the TSV path given, or a DataFrame, read as data (None: none)."""
     if source is None or isinstance(source, (str, os.PathLike)):
         yield None if source is None else str(source)
         return
-    with files.temporary_directory("frame") as tmp:
-        path = os.path.join(tmp, "meta.tsv")
-        source.to_csv(path, sep="\t", index=False)
-        yield path
-
-
-def _write_trec(frame, path: str, kind: str, run_id: str | None) -> None:
-    """Write a DataFrame of runs or qrels as a TREC file (sql/frames.sql); the loader reads
-    it as any file."""
-    import duckdb
-
-    cols = RUN_COLUMNS if kind == "runs" else QRELS_COLUMNS
-    found = {role: _column(frame, role, names, kind, required=role not in ("rank", "run_id"))
-             for role, names in cols.items()}
-    if kind == "runs" and found["run_id"] is None and not run_id:
-        raise IrwError("the runs DataFrame has no run_id (or name) column: name the run with run_id=...")
-    con = duckdb.connect()
-    try:
-        con.register("frame", frame)
-        number = "score" if kind == "runs" else "rel"
-        missing = con.execute(sql.statement("frames.sql", "missing", found[number])).fetchall()[0][0]
-        if missing is not None:
-            raise IrwError(f"the {kind} DataFrame, row {missing}: the {found[number]} is missing (NaN or None)")
-        if kind == "runs":
-            select = sql.statement("frames.sql", "run_lines", found["topic"], found["docno"],
-                                   found["score"], found["rank"], found["run_id"])
-            params = [run_id] * select.count("?")
-        else:
-            select = sql.statement("frames.sql", "qrels_lines", found["topic"], found["docno"], found["rel"])
-            params = []
-        con.execute(sql.statement("frames.sql", "write", select, path), params)
-    finally:
-        con.close()
-
+    if isinstance(source, Result):
+        source = source.df()
+    if not hasattr(source, "columns"):
+        raise IrwError(f"run metadata comes from a TSV file or a pandas DataFrame, not {type(source).__name__}")
+    yield source
