@@ -57,14 +57,22 @@ _PRAGMA = re.compile(r"^\s*PRAGMA\s+([A-Za-z_]+)", re.I)
 _SET_VARIABLE = re.compile(r"^\s*(?:SET|RESET)\s+VARIABLE\b", re.I)
 
 
-def parse(con, query: str) -> list:
-    """DuckDB's statements of ``query``; a syntax error is an IrwError."""
+def _reading_pragma(text: str) -> bool:
+    match = _PRAGMA.match(text)
+    return bool(match and match.group(1).lower() in READING_PRAGMAS)
+
+
+def parse(con, query: str, write: bool = False) -> list:
+    """DuckDB's statements of ``query``; a syntax error is an IrwError. (DuckDB 1.4 reads
+    the files of IMPORT DATABASE as it parses: the sandbox may stop it here.)"""
     if query is None or not str(query).strip():
         raise IrwError("no SQL given")
     import duckdb
 
     try:
         return list(con.extract_statements(query))
+    except duckdb.PermissionException as exc:
+        raise IrwError(outside(exc, write)) from None
     except duckdb.Error as exc:
         raise IrwError(f"SQL error: {str(exc).strip().splitlines()[0]}") from None
 
@@ -79,20 +87,21 @@ def problem(con, statement, write: bool) -> str | None:
     if kind in ("ATTACH", "DETACH"):
         return (f"{kind} is not run: SQL run by irw reads and writes the warehouse alone (and "
                 "never opens or creates another DuckDB database)")
+    if kind == "PRAGMA" and not _reading_pragma(text):
+        # (settings are locked in the sandbox; DuckDB 1.4 lets a few PRAGMAs change them)
+        return f"irw sql does not run this PRAGMA: {_WHAT['PRAGMA']}"
     if write:
         return None
     if kind == "EXPLAIN":
         inner = _EXPLAIN.sub("", text, count=1)
         if not inner.strip():
             return None
-        statements = parse(con, inner)
+        statements = parse(con, inner, write)
         return next((p for p in (problem(con, s, write) for s in statements) if p), None)
     if kind in READING:
         return None
     if kind == "PRAGMA":
-        match = _PRAGMA.match(text)
-        if match and match.group(1).lower() in READING_PRAGMAS:
-            return None
+        return None  # (one that lists the catalogue: the others are refused above)
     if kind == "SET" and _SET_VARIABLE.match(text):
         return None
     what = _WHAT.get(kind, f"{kind} changes the warehouse")
@@ -102,7 +111,7 @@ def problem(con, statement, write: bool) -> str | None:
 def check(con, query: str, write: bool) -> list:
     """The statements of ``query`` when all of them may run (see the module's text), else an
     IrwError naming the first that may not."""
-    statements = parse(con, query)
+    statements = parse(con, query, write)
     for number, statement in enumerate(statements, 1):
         reason = problem(con, statement, write)
         if reason:
@@ -130,9 +139,11 @@ def allowed(paths) -> tuple[list[str], list[str]]:
             raise IrwError("--files: an empty path")
         path = Path(os.path.abspath(os.path.expanduser(text)))
         real = Path(os.path.realpath(path))
+        # as given too (DuckDB 1.4 compares a relative path with the allowed ones as written)
+        spelled = [os.path.normpath(text)] if not os.path.isabs(text) and not text.startswith("~") else []
         if real.is_dir():
             _check_directory(text, real)
-            directories += [str(path), str(real)]
+            directories += [str(path), str(real), *spelled]
         elif real.exists() and not real.is_file():
             raise IrwError(f"--files {shown(text, None)}: not a regular file or a directory")
         else:
@@ -141,7 +152,7 @@ def allowed(paths) -> tuple[list[str], list[str]]:
                                "never reads or writes another database")
             if not real.parent.is_dir():
                 raise IrwError(f"--files {shown(text, None)}: the directory {real.parent} does not exist")
-            files += [str(path), str(real)]
+            files += [str(path), str(real), *spelled]
     return sorted(set(directories)), sorted(set(files))
 
 

@@ -80,11 +80,12 @@ DELETE FROM irw_meta WHERE key = ?
 SELECT 'VIEW' AS kind, schema_name, view_name AS name, md5(sql) AS definition FROM duckdb_views()
 WHERE NOT internal AND NOT temporary AND database_name = current_database()
 UNION ALL
-SELECT 'MACRO', schema_name, function_name,
-       md5(string_agg(function_type || '(' || array_to_string(parameters, ',') || ') ' || coalesce(macro_definition, ''),
-                      chr(10) ORDER BY function_type, array_to_string(parameters, ','), macro_definition))
-FROM duckdb_functions()
-WHERE NOT internal AND database_name = current_database() AND function_type IN ('macro', 'table_macro')
+SELECT 'MACRO', schema_name, function_name, md5(string_agg(overload, chr(10) ORDER BY overload))
+FROM (SELECT schema_name, function_name,
+             function_type || '(' || coalesce(array_to_string(parameters, ','), '') || ') '
+             || coalesce(macro_definition, '') AS overload
+      FROM duckdb_functions()
+      WHERE NOT internal AND database_name = current_database() AND function_type IN ('macro', 'table_macro'))
 GROUP BY schema_name, function_name
 UNION ALL
 SELECT 'TABLE', schema_name, table_name, NULL FROM duckdb_tables()
