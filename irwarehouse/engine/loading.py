@@ -387,10 +387,6 @@ def _raw_lines(path: str):
         raise IrwError(_damaged(path, kind, exc)) from None
 
 
-def _show(value: str, limit: int = 40) -> str:
-    return repr(value if len(value) <= limit else value[:limit] + "...")
-
-
 def _decode(raw: bytes, encoding: str, where: str) -> str:
     """A line's text; an undecodable byte is an IrwError naming its column."""
     if encoding == "latin-1":
@@ -421,7 +417,7 @@ def _lines(path: str, encoding: str = "utf-8"):
 
 def _number_problem(value: str, label: str, index: int, cast: str) -> str | None:
     """What is wrong with ``value`` as the number in field ``index`` (None: nothing)."""
-    what = f"{label} {_show(value)} (field {index})"
+    what = f"{label} {shown(value, 40)} (field {index})"
     if cast == "DOUBLE":
         if not _DECIMAL.fullmatch(value):
             return (f"{what} is not a number: write a decimal number, optionally with an "
