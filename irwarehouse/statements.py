@@ -89,7 +89,8 @@ def problem(con, statement, write: bool) -> str | None:
                 "never opens or creates another DuckDB database)")
     if kind == "PRAGMA" and not _reading_pragma(text):
         # (settings are locked in the sandbox; DuckDB 1.4 lets a few PRAGMAs change them)
-        return f"irw sql does not run this PRAGMA: {_WHAT['PRAGMA']}"
+        return ("this PRAGMA is not run: it changes settings or copies data (the PRAGMAs that "
+                "list the catalogue run, e.g. PRAGMA table_info('runs'))")
     if write:
         return None
     if kind == "EXPLAIN":

@@ -256,6 +256,28 @@ def test_temporary_files_are_removed_only_when_provably_irws(fx, tmp_path):
     assert sorted(p.name for p in root.iterdir() if p.is_dir()) == ["fake", "mine"]
 
 
+def test_a_temporary_root_that_is_not_private_is_refused(fx, tmp_path):
+    """irw's temporary root must be a directory of the user's that nobody else may write to
+    (else another user could plant a directory there for the clean-up to take): one that is
+    not, or a link, is refused, naming it."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for kind in ("open", "link"):
+        tmpdir = tmp_path / kind
+        tmpdir.mkdir()
+        root = tmpdir / f"irw-{os.getuid()}"
+        if kind == "open":
+            root.mkdir()
+            root.chmod(0o777)
+        else:
+            (tmp_path / "elsewhere").mkdir(exist_ok=True)
+            root.symlink_to(tmp_path / "elsewhere")
+        proc = subprocess.run(IRW + ["--db", str(fx.path), "eval", "-m", "AP"], capture_output=True,
+                              text=True, env={**env, "TMPDIR": str(tmpdir)})
+        assert proc.returncode == 1 and proc.stderr.strip() == (
+            f"error: '{root}' is not a private directory of this user's, so irw does not keep "
+            "temporary files there: remove it, or set TMPDIR to another directory"), proc.stderr
+
+
 # ------------------------------------------------------------------ irw sql reads only
 
 WRITING = [
