@@ -25,7 +25,6 @@ import contextlib
 import fcntl
 import os
 import shutil
-import socket
 import stat
 import tempfile
 import uuid
@@ -284,7 +283,7 @@ class _Owner:
                            f"{exc.strerror} (TMPDIR chooses where it goes)") from None
         try:  # the proof, written once the lock is held; on a full disk the directory is
             # used without it (removed when the process ends; the sweep cannot take it)
-            os.write(fd, OWNER_MAGIC + f"pid {os.getpid()} on {socket.gethostname()}\n".encode())
+            os.write(fd, OWNER_MAGIC + f"pid {os.getpid()} on {os.uname().nodename}\n".encode())
         except OSError:
             pass
         cls.made[root] = (path, fd)

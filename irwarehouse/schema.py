@@ -81,6 +81,7 @@ def missing_objects(con) -> list[str]:
                   for kind, schema, name in schema_objects() - have)
 
 
+@lru_cache(maxsize=1)
 def schema_fingerprint() -> str:
     """A digest of everything ensure_schema creates: the layout version, the SQL templates
     and the measure catalogue (cheap: the templates are not rendered)."""
@@ -194,25 +195,84 @@ def _scratch_definitions() -> list:
     return [[*k, sorted(d for d in v if d)] for k, v in sorted(found.items()) if k in ours]
 
 
-def changed_objects(con) -> list[tuple[str, str, str, bool]]:
+def changed_objects(con, path: str | None = None) -> list[tuple[str, str, str, bool]]:
     """irw's objects the warehouse lacks or holds with another definition than irw's:
     (kind, schema, name, missing). Checked for a warehouse whose schema this irw wrote (its
-    schema fingerprint is this irw's); nothing for another."""
+    schema fingerprint is this irw's); nothing for another. ``path``: the warehouse file,
+    whose state is then remembered once found true (:func:`_verified`), so that opening it
+    again unchanged skips the comparison."""
     if stored_meta(con).get("schema_fingerprint") != schema_fingerprint():
         return []
     expected = expected_definitions()
+    state = _file_state(path)
+    if state is not None and _verified(path) == state:
+        return []
     held = {tuple(r[:3]): r[3] for r in sql.rows(con, "install.sql", "definitions")}
     wrong = [(*k, k not in held) for k, digests in expected.items()
              if k not in held or (digests and held[k] not in digests)]
+    if not wrong and expected and state is not None:
+        _verified(path, state)
     return sorted(wrong, key=lambda o: (o[0] != "VIEW", o[0] != "MACRO", o[1], o[2]))
 
 
-def keep_true(con, read_only: bool) -> list[str]:
+def _file_state(path: str | None) -> list | None:
+    """What identifies a warehouse file's content without reading it: device, inode, size,
+    modification and change times of the file and of its journal (the change time is the
+    system's, set on every write; no user can set it back), with this irw's schema
+    fingerprint and the DuckDB release. None in memory."""
+    if not path or path == ":memory:":
+        return None
+    state: list = [schema_fingerprint(), duckdb.__version__]
+    for name in (path, path + ".wal"):
+        try:
+            st = os.stat(name)
+        except FileNotFoundError:
+            state.append(None)
+            continue
+        except OSError:
+            return None
+        state.append([st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns])
+    return state
+
+
+MAX_VERIFIED = 200  # warehouses remembered
+
+
+def _verified(path: str, state: list | None = None):
+    """The state of the warehouse file ``path`` in which its views and macros were last
+    found true (kept in irw's temporary root, private to the user); with ``state``, record
+    it. A file written since has another state, and is compared again."""
+    import json
+
+    try:
+        store = files.temp_root() / "verified.json"
+    except IrwError:
+        return None
+    key = os.path.realpath(path)
+    try:
+        known = json.loads(store.read_text(encoding="utf-8"))
+        if not isinstance(known, dict):
+            known = {}
+    except (OSError, ValueError):
+        known = {}
+    if state is None:
+        return known.get(key)
+    known.pop(key, None)
+    known[key] = state
+    known = dict(list(known.items())[-MAX_VERIFIED:])
+    with contextlib.suppress(OSError):
+        tmp = files.temporary_name(store)
+        tmp.write_text(json.dumps(known), encoding="utf-8")
+        os.replace(tmp, store)
+    return state
+
+
+def keep_true(con, read_only: bool, path: str | None = None) -> list[str]:
     """Compare irw's views, macros, tables and sequences with what irw makes of its
     templates. For writing: restore those dropped or changed outside irw, and say so. For
     reading: an object dropped is an error, one changed a note; both name ``irw refresh``.
-    Returns the notes."""
-    wrong = changed_objects(con)
+    Returns the notes. ``path``: the warehouse file (see :func:`changed_objects`)."""
+    wrong = changed_objects(con, path)
     if not wrong:
         return []
     missing = [o for o in wrong if o[3]]
@@ -303,7 +363,7 @@ def prepare(con: duckdb.DuckDBPyConnection, path: str, read_only: bool, notify=N
     ``measure_macros``: see :func:`schema_statements`."""
     if not read_only or path == ":memory:":
         created = ensure_schema(con, measure_macros)
-        messages = keep_true(con, read_only=False) if measure_macros and not created else []
+        messages = keep_true(con, False, path) if measure_macros and not created else []
         if PUBLISHED_KEY in stored_meta(con):  # a published copy written to is a warehouse
             con.execute(sql.statement("install.sql", "forget_meta"), [PUBLISHED_KEY])
         messages += reconcile(con)
@@ -313,7 +373,7 @@ def prepare(con: duckdb.DuckDBPyConnection, path: str, read_only: bool, notify=N
             raise IrwError(f"{path} was written by an older irwarehouse (warehouse schema version "
                            f"{older}, now {SCHEMA_VERSION}): open it for writing once to upgrade "
                            "it (irw refresh)")
-        messages = keep_true(con, read_only=True) if older is not None else []
+        messages = keep_true(con, True, path) if older is not None else []
         changed = state.changed(con)
         messages += ([f"{', '.join(changed)} changed outside irw since irw last wrote: results "
                       "are computed from the tables (open the warehouse for writing, e.g. "
