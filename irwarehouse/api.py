@@ -705,6 +705,46 @@ class Warehouse:
             return Result([key, "measure", "n", "mean", "sd", "min", "max"], [])
         return Result.of(rows)
 
+    # ------------------------------------------------------------------ judging the judges
+
+    @_atomic
+    def compare_qrels(self, qrels_a: str, qrels_b: str, what: str = "agreement", *, rel_level: int = 1,
+                      B: int = 1000, seed: int = 0, level: float = 0.95, per_topic: bool = False) -> Result:
+        """Two judgment sets as assessors (``irw qrels compare``), ``qrels_a`` the reference:
+        ``what`` is ``agreement`` (per topic and ``all``: documents judged by both and by one
+        only, Cohen's kappa at grade >= ``rel_level``, weighted kappa, Krippendorff's alpha),
+        ``intervals`` (bootstrap over topics: ``B`` samples, ``seed``, ``level``),
+        ``confusion`` (the matrix of grades; ``per_topic`` adds each topic's), ``only-a`` or
+        ``only-b`` (the documents one set judged)."""
+        from . import judges
+
+        return Result.of(judges.compare_qrels(self.con, qrels_a, qrels_b, what, rel_level, B, seed,
+                                              level, per_topic))
+
+    @_atomic
+    def compare_rankings(self, qrels_a: str, qrels_b: str, measures, runs="all", what: str = "runs", *,
+                         by: str = "team", topics: str = "qrels", test: str = "t",
+                         correction: str = "none", alpha: float = 0.05, B: int | None = None,
+                         seed: int = 0, top_k: int = 10, rbo_p: float = 0.9,
+                         permutations: int = 10000, bias_correction: str = "holm",
+                         progress=None) -> Result:
+        """Two judgment sets as rankings of the runs (``irw qrels rankings``), ``qrels_a`` the
+        reference, both evaluated together: ``what`` is ``runs`` (each run's mean score and
+        rank under each, and its rank shift), ``groups`` (per group of runs -- the metadata
+        column ``by`` -- the mean shift and its permutation test: ``permutations`` draws,
+        ``seed``, p-values adjusted over the groups by ``bias_correction``), ``correlation``
+        (tau-b, tau-a, tau_AP, tau on A's ``top_k``, RBO(``rbo_p``), Pearson) or
+        ``decisions`` (every run pair's significance decision under B against A's: ``test``,
+        ``correction``, ``alpha``, ``B``). The per-topic scores are kept in ``scores``
+        unless the warehouse is read-only."""
+        from . import judges
+
+        run_ids = runsets.resolve(self.con, _spec(runs), qrels=qrels_a)
+        return Result.of(judges.compare_rankings(
+            self.con, qrels_a, qrels_b, _parsed(measures), run_ids, what, by=by, topics=topics, test=test,
+            correction=correction, alpha=alpha, B=B, seed=seed, top_k=top_k, rbo_p=rbo_p,
+            permutations=permutations, bias_correction=bias_correction, progress=progress))
+
     # ------------------------------------------------------------------ standardization
 
     @_atomic
