@@ -65,6 +65,13 @@ Rank correlations
     in each list.  For tau_AP with ties only in the second list this is Urbano & Marrero's
     (2017) tau_AP,a; with no ties both reduce to the published definitions.  A consequence:
     two identical rankings *with ties* give tau_AP < 1 and RBO < 1 (tau-b gives 1).
+
+Agreement of two judgment sets
+    :func:`agreement` takes confusion matrices of document counts (any leading shape: one
+    per topic, one per bootstrap sample) and gives Cohen's kappa on the binary labels,
+    weighted kappa on the grades and Krippendorff's alpha (nominal, ordinal) for each at
+    once; :func:`agreement_intervals` resamples topics; :func:`group_mean_test` tests the
+    mean of each group of items (a team's rank shifts) against random groups of its size.
 """
 
 from __future__ import annotations
