@@ -54,6 +54,7 @@ class Page(HTMLParser):
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.stack, self.sections, self.tables, self.images, self.refs = [], [], {}, {}, []
+        self.classes = {}  # section: the class of each of its tables
         self.section = None
         self.cell = None
 
@@ -69,6 +70,7 @@ class Page(HTMLParser):
             self.sections.append(self.section)
         elif tag == "table":
             self.tables.setdefault(self.section, []).append([])
+            self.classes.setdefault(self.section, []).append(attrs.get("class"))
         elif tag == "tr":
             self.tables[self.section][-1].append([])
         elif tag in ("td", "th"):
@@ -100,6 +102,11 @@ def parse_page(text: str) -> Page:
     return parser
 
 
+def table_of(doc: Page, section: str, cls: str):
+    """The table of class ``cls`` in ``section``."""
+    return doc.tables[section][doc.classes[section].index(cls)]
+
+
 def rows_of(table) -> tuple[list[str], list[dict]]:
     """Header texts and the body rows as {header: cell}."""
     header = [c["text"] for c in table[0]]
@@ -111,10 +118,10 @@ def test_page_parses_with_every_section(page):
     assert text.startswith("<!DOCTYPE html>")
     doc = parse_page(text)
     assert doc.sections == list(SECTIONS)
-    # figures: one leaderboard, a heat map and a box plot per measure, the measures' tau
+    # figures: one leaderboard, a heat map, a groups figure and a box plot per measure, the measures' tau
     # matrix, the coverage; each an SVG document inline
     counts = {key: len(doc.images.get(key, [])) for key in SECTIONS}
-    assert counts == {"leaderboard": 1, "significance": 3, "distributions": 3, "correlation": 1,
+    assert counts == {"leaderboard": 1, "significance": 6, "distributions": 3, "correlation": 1,
                       "coverage": 1}
     for images in doc.images.values():
         for src in images:
@@ -135,7 +142,7 @@ def test_page_fetches_nothing(page):
 
 def test_leaderboard_is_eval_and_ci(fx, page):
     doc = parse_page(page.read_text(encoding="utf-8"))
-    header, rows = rows_of(doc.tables["leaderboard"][0])
+    header, rows = rows_of(table_of(doc, "leaderboard", "leaderboard"))
     assert header == ["#", "run"] + [h for m in MEASURES for h in (m, f"{m} 95% CI")]
     args = [a for m in MEASURES for a in ("-m", m)]
     means = {(r["run_id"], r["measure"]): r["value"]
@@ -434,7 +441,7 @@ def test_page_renders_in_a_browser(page, tmp_path):
     assert found, "the browser did not run the page to its end"
     layout = json.loads(html.unescape(found.group(1)))
     doc = parse_page(text)
-    assert len(layout["images"]) == sum(len(v) for v in doc.images.values()) == 9
+    assert len(layout["images"]) == sum(len(v) for v in doc.images.values()) == 12
     for image in layout["images"]:
         assert image["complete"] and min(image["natural"]) > 50, image  # decoded
         assert image["shown"] == image["natural"], image  # laid out at its own size
@@ -474,7 +481,7 @@ def test_trec8_report(trec8_db):
     assert elapsed < 60, f"the TREC-8 report took {elapsed:.1f} s"
     doc = parse_page(text)
     assert doc.sections == list(SECTIONS)
-    _, rows = rows_of(doc.tables["leaderboard"][0])
+    _, rows = rows_of(table_of(doc, "leaderboard", "leaderboard"))
     assert len(rows) == 129 and rows[-1]["#"]["text"] == "129"
     caption, labels, sups = md_table(report.to_markdown())
     assert "129 runs over 50 topics" in caption and "by number" in caption
