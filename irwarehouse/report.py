@@ -444,7 +444,7 @@ def _text(label: str) -> str:
 
 def _run_axis(n: int) -> tuple[float, float]:
     """Height per run (inches) and font size of run labels."""
-    return (0.22, 8) if n <= 40 else (0.15, 6)
+    return (0.22, 8) if n <= MANY else (0.15, 6)
 
 
 def _figure_of(width: float, height: float, ncols: int = 1, gap: float = 0.25,
@@ -482,6 +482,47 @@ def _runs_yaxis(axes, runs: list[str], size: float) -> None:
         ax.set_ylim(len(runs) - 0.5, -0.5)
 
 
+MANY = 40  # beyond this many runs, the leaderboard and coverage figures lay the runs along x
+
+
+def _stacked(width: float, height: float, nrows: int, gap: float = 0.3, top: float = 0.25,
+             bottom: float = 0.2):
+    """A figure whose plotting areas measure ``width`` x ``height`` inches each, one above
+    the other (as :func:`_figure_of`, which puts them side by side)."""
+    from matplotlib.figure import Figure
+
+    total_h = nrows * height + (nrows - 1) * gap + top + bottom
+    fig = Figure(figsize=(width, total_h))
+    fig.subplots_adjust(left=0, right=1, bottom=bottom / total_h, top=1 - top / total_h,
+                        hspace=gap / height)
+    return fig, fig.subplots(nrows, 1, squeeze=False)[:, 0]
+
+
+def _runs_along(n: int) -> tuple[float, float | None]:
+    """For runs laid along x: the plotting width (inches, the page's width at most) and the
+    font size of their names (None: too narrow to name them, their ranks instead)."""
+    width = min(11.0, max(6.0, 0.085 * n))
+    pitch = width / n * 72  # points per run
+    return width, (min(7.0, 0.9 * pitch) if pitch >= 4.5 else None)
+
+
+def _runs_xaxis(axes, runs: list[str], size: float | None) -> None:
+    """The runs, left to right, named (or ranked) under the last of ``axes``."""
+    n = len(runs)
+    for ax in axes:
+        ax.set_xlim(-0.5, n - 0.5)
+        ax.set_xticks([])
+        ax.grid(axis="y", color="#e4e4e4")
+        ax.set_axisbelow(True)
+        ax.tick_params(axis="y", labelsize=7)
+    if size is not None:
+        axes[-1].set_xticks(range(n), [_text(x) for x in runs], rotation=90, fontsize=size)
+    else:
+        ticks = [0] + list(range(9, n, 10))
+        axes[-1].set_xticks(ticks, [str(t + 1) for t in ticks], fontsize=7)
+        axes[-1].set_xlabel("runs (rank)", fontsize=8)
+
+
 def _x_grid(ax) -> None:
     ax.grid(axis="x", color="#e4e4e4")
     ax.set_axisbelow(True)
@@ -490,9 +531,20 @@ def _x_grid(ax) -> None:
 
 def _forest_figure(r: Report) -> str:
     n = len(r.run_ids)
+    lb = r.leaderboard.set_index(["measure", "run_id"])
+    if n > MANY:  # a row per measure, the runs along x
+        width, size = _runs_along(n)
+        fig, axes = _stacked(width, 1.5, len(r.measures))
+        x = np.arange(n)
+        for ax, m in zip(axes, r.measures):
+            rows = lb.loc[m].loc[r.run_ids]
+            ax.vlines(x, rows["ci_low"], rows["ci_high"], color="#7fa7cf", linewidth=1)
+            ax.scatter(x, rows["mean"], s=6, color="#2f6fae", linewidths=0, zorder=3)
+            ax.set_ylabel(_text(m), fontsize=8)
+        _runs_xaxis(axes, r.run_ids, size)
+        return _svg(fig)
     per, size = _run_axis(n)
     fig, axes = _figure_of(2.6, per * n, ncols=len(r.measures))
-    lb = r.leaderboard.set_index(["measure", "run_id"])
     y = np.arange(n)
     for ax, m in zip(axes, r.measures):
         rows = lb.loc[m].loc[r.run_ids]
@@ -511,11 +563,11 @@ def _significance_figure(r: Report, measure: str) -> str:
     runs, M, P = r.decisions(measure)
     n = len(runs)
     np.fill_diagonal(M, np.nan)
-    side = min(3.4, max(2.4, (0.34 if n <= 12 else 0.2 if n <= 40 else 0.045) * n))  # 3 to a row
+    side = min(3.2, max(2.4, (0.34 if n <= 12 else 0.2 if n <= 40 else 0.045) * n))  # 3 to a row
     fig, (ax,) = _figure_of(side, side, top=0.6)
     ax.imshow(M, cmap=ListedColormap([_WORSE, _NOT, _BETTER]), vmin=-1.5, vmax=1.5,
               interpolation="nearest", aspect="auto")
-    if n <= 40:
+    if n <= MANY:
         _, size = _run_axis(n)
         ax.set_xticks(range(n), [_text(x) for x in runs], rotation=90, fontsize=size)
         ax.set_yticks(range(n), [_text(x) for x in runs], fontsize=size)
@@ -644,6 +696,20 @@ def _coverage_figure(r: Report) -> str:
     n = len(r.run_ids)
     per, size = _run_axis(n)
     cov = r.coverage.set_index("run_id").loc[r.run_ids]
+    if n > MANY:  # the two one above the other, the runs along x
+        width, size = _runs_along(n)
+        fig, (ax_rbp, ax_judged) = _stacked(width, 1.3, 2)
+        x = np.arange(n)
+        pitch = width / n
+        ax_rbp.vlines(x, 0, cov[base], linewidth=pitch * 72 * 0.7, color="#2f6fae")
+        ax_rbp.vlines(x, cov[base], cov[base] + cov[res], linewidth=pitch * 72 * 0.7, color="#b9cfe6")
+        ax_judged.vlines(x, 0, cov[judged], linewidth=pitch * 72 * 0.7, color="#6a8f3a")
+        ax_rbp.set_ylabel(_text(f"{base}\n+ residual"), fontsize=8)
+        ax_judged.set_ylabel(_text(judged), fontsize=8)
+        for ax in (ax_rbp, ax_judged):
+            ax.set_ylim(0, 1)
+        _runs_xaxis([ax_rbp, ax_judged], r.run_ids, size)
+        return _svg(fig)
     fig, (ax_rbp, ax_judged) = _figure_of(3.4, per * n, ncols=2)
     y = np.arange(n)
     _bars(ax_rbp, y, 0, cov[base], per, color="#2f6fae")
