@@ -7,7 +7,11 @@ confidence intervals; ``irw pvalues``: tests and corrections over all run pairs;
 :class:`Report` renders it:
 
 - :meth:`Report.to_html`: one self-contained HTML page (inline CSS, figures as inline SVG
-  data, no scripts, nothing fetched from a network) with the sections of :data:`SECTIONS`;
+  data, no scripts, nothing fetched from a network) with the sections of :data:`SECTIONS`,
+  rendered from the Jinja2 templates of ``irwarehouse/templates`` (:mod:`irwarehouse.pages`,
+  autoescaped): it opens on what is read first (each measure's best run and the runs not
+  significantly different from it, the means with their intervals, the significance heat
+  maps) and folds the long tables below;
 - :meth:`Report.to_latex` / :meth:`Report.to_markdown`: the paper table, runs x measures,
   with superscripts marking the runs each run is significantly better than (runs lettered
   a-z, or numbered when there are more than 26), the best mean per measure in bold, and a
@@ -32,13 +36,6 @@ from .output import markdown_text as _md
 from .significance_tests import CORRECTIONS, TESTS
 
 FORMATS = ("html", "latex", "markdown")
-SECTIONS = {
-    "leaderboard": "Leaderboard",
-    "significance": "Significance",
-    "distributions": "Per-topic scores",
-    "correlation": "Correlation of the measures",
-    "coverage": "Judgment coverage",
-}
 _RBO_P = 0.9  # the persistence of the RBO in the correlation section (irw correlate's default)
 # the significance heat map: worse, not significant, better
 _WORSE, _NOT, _BETTER = "#c2413b", "#ececec", "#2f6fae"
@@ -313,10 +310,10 @@ def build_report(con, measures, qrels: str | None = None, runs="all", topics: st
 
 # ------------------------------------------------------------------------------ the page
 #
-# Each section of the page is the template templates/report/<key>.html, rendered with the
-# dict its function in _SECTION_DATA returns (plain numbers, strings and figure URIs; the
-# template formats and escapes them). A section is added by one template, one function and
-# one entry of SECTIONS and _SECTION_DATA.
+# Each section of the page is the template irwarehouse/templates/report/<key>.html, rendered
+# (irwarehouse.pages) with the dict its function of _SECTIONS returns as `d`: plain numbers,
+# strings, lists and figure URIs, which the template formats and escapes. A section is added
+# by one template, one function and one entry of _SECTIONS.
 
 SMALL = 26  # up to this many runs the page shows its long tables and figures unfolded
 
@@ -397,21 +394,24 @@ def _coverage_data(r: Report) -> dict:
             "figure": _coverage_figure(r), "open": len(r.run_ids) <= SMALL}
 
 
-_SECTION_DATA = {
-    "leaderboard": _leaderboard_data,
-    "significance": _significance_data,
-    "distributions": _distributions_data,
-    "correlation": _correlation_data,
-    "coverage": _coverage_data,
-}
+# The page's sections in order: key (the anchor, and the template report/<key>.html),
+# heading, and the function that builds the template's data from a Report.
+_SECTIONS = (
+    ("leaderboard", "Leaderboard", _leaderboard_data),
+    ("significance", "Significance", _significance_data),
+    ("distributions", "Per-topic scores", _distributions_data),
+    ("correlation", "Correlation of the measures", _correlation_data),
+    ("coverage", "Judgment coverage", _coverage_data),
+)
+SECTIONS = {key: title for key, title, _ in _SECTIONS}
 
 
 def _page(r: Report) -> str:
     test, correction = r._method()
     meta = [f"qrels {r.qrels}", f"{len(r.run_ids)} runs", f"{r._topics_text()} (topic set {r.topic_set})",
             f"measures {', '.join(r.measures)}", f"{test}, {correction}, α = {r.alpha:g}"]
-    sections = [pages.Section(key, title, f"report/{key}.html", _SECTION_DATA[key](r))
-                for key, title in SECTIONS.items()]
+    sections = [pages.Section(key, title, f"report/{key}.html", data(r))
+                for key, title, data in _SECTIONS]
     return pages.page(f"Evaluation report: {r.qrels}", meta, sections, made_by="irw report")
 
 
