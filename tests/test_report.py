@@ -453,8 +453,9 @@ window.addEventListener("load", () => {
 
 # Colours only the figures of each section paint in large areas (irwarehouse/report.py):
 # the CI plot's dots and intervals; the significance maps' cells (better, worse, not
-# significant); the box plots' boxes and mean markers; the tau matrix's diagonal (1.0, the
-# top of viridis); the coverage bars. And the body text's colour, in every section.
+# significant) and the groups' runs; the box plots' boxes and mean markers; the tau
+# matrix's diagonal (1.0, the top of viridis); the coverage bars. And the body text's
+# colour, in every section.
 TEXT = "#222222"
 
 
@@ -463,7 +464,7 @@ def signatures() -> dict[str, list[str]]:
 
     top = "#%02x%02x%02x" % tuple(matplotlib.colormaps["viridis"](1.0, bytes=True)[:3])
     return {"leaderboard": ["#2f6fae", "#7fa7cf"],
-            "significance": ["#2f6fae", "#c2413b", "#ececec"],
+            "significance": ["#2f6fae", "#c2413b", "#ececec", "#2f4f7f"],
             "distributions": ["#dbe7f3", "#c2413b"],
             "correlation": [top],
             "coverage": ["#2f6fae", "#b9cfe6", "#6a8f3a"]}
