@@ -7,7 +7,7 @@ footer) around a list of :class:`Section`: each one template, rendered with the 
 data: every value they print is escaped unless it is marked safe (a figure's ``data:`` URI
 needs no marking: base64 has nothing to escape), so a run id, a qrels name or a measure
 parameter cannot open an element. ``templates/macros.html`` holds the pieces sections share
-(a figure with its caption, a folded block, a number, significance marks).
+(a figure with its caption, a folded block, an interval, significance marks).
 
 The templates ship inside the package (they are package data of the wheel) and are found
 with :func:`importlib.resources`, as installed or from a checkout.
