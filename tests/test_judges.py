@@ -434,3 +434,119 @@ def test_trec8_against_a_simulated_judge(trec8_db, tmp_path):
         assert list(part.loc[part["flag"] == "favoured", "team"]) == [FAVOURED], label
     mine = runs[runs["team"] == FAVOURED]
     assert (mine["shift"] > 0).all()
+
+
+# ------------------------------------------------------------------ the page: irw report --against
+
+PAGE_MEASURES = ["AP", "nDCG@10"]
+
+
+@pytest.fixture(scope="module")
+def judges_page(fx, tmp_path_factory):
+    from conftest import cli_for
+
+    out = tmp_path_factory.mktemp("judges-page") / "judges.html"
+    args = [a for m in PAGE_MEASURES for a in ("-m", m)]
+    result = cli_for(fx.path)("report", "--qrels", "fixture", "--against", "auto", *args, "--top-k", "4",
+                              "--permutations", "2000", "--out", out)
+    assert "wrote the html report on 8 runs and 2 measures (qrels fixture against auto)" in result.output
+    return out
+
+
+def test_the_page_holds_every_table(fx, judges_page):
+    from irwarehouse.report import JUDGES_SECTIONS
+    from test_report import parse_page, rows_of, table_of
+
+    text = judges_page.read_text(encoding="utf-8")
+    for needle in ("http://", "https://", "<script", "<link", "@import", "url("):
+        assert needle not in text.lower(), needle
+    doc = parse_page(text)
+    assert doc.sections == list(JUDGES_SECTIONS)
+    assert {k: len(v) for k, v in doc.images.items()} == {"agreement": 1, "scores": 2, "groups": 1}
+    assert all(src.startswith("data:image/svg+xml;base64,") for v in doc.images.values() for src in v)
+    # agreement: irw qrels compare's intervals and confusion matrix
+    _, rows = rows_of(table_of(doc, "agreement", "intervals"))
+    intervals = fx.compare_qrels("fixture", "auto", "intervals").records()
+    assert [r["value"]["text"] for r in rows] == [f"{x['value']:.4f}" for x in intervals]
+    assert [r["95% interval"]["text"] for r in rows] == [f"[{x['ci_low']:.4f}, {x['ci_high']:.4f}]" for x in intervals]
+    _, rows = rows_of(table_of(doc, "agreement", "confusion"))
+    confusion = fx.compare_qrels("fixture", "auto", "confusion").records()
+    assert [[c["text"] for c in r.values()] for r in rows] == \
+        [[x["grade_a"]] + ["–" if v is None else f"{v:,}" for k, v in x.items() if k.startswith("b=")]
+         for x in confusion]
+    # the two leaderboards: irw qrels rankings' runs, ordered by each set
+    runs = fx.compare_rankings("fixture", "auto", PAGE_MEASURES).df()
+    for table, label in zip(doc.tables["leaderboards"], PAGE_MEASURES):
+        part = runs[runs["measure"] == label]
+        cells = [[c["text"] for c in row] for row in table[1:]]
+        by_a = part.sort_values(["rank_a", "run_id"])
+        by_b = part.sort_values(["rank_b", "run_id"])
+        assert [c[1] for c in cells] == list(by_a["run_id"]) and [c[5] for c in cells] == list(by_b["run_id"])
+        assert [c[3] for c in cells] == [f"{v:.4f}" for v in by_a["score_a"]]
+        assert [int(c[8]) for c in cells] == list(by_b["shift"])
+    # scores: irw qrels rankings' correlations; decisions: its decisions
+    _, rows = rows_of(table_of(doc, "scores", "correlation"))
+    correlation = fx.compare_rankings("fixture", "auto", PAGE_MEASURES, what="correlation", top_k=4).records()
+    for row, c in zip(rows, correlation):
+        assert row["τ-b"]["text"] == f"{c['kendall_tau']:.4f}" and row["τ-b, top 4"]["text"] == f"{c['kendall_tau_top']:.4f}"
+    _, rows = rows_of(table_of(doc, "decisions", "decisions"))
+    decisions = fx.compare_rankings("fixture", "auto", PAGE_MEASURES, what="decisions").records()
+    for row, d in zip(rows, decisions):
+        assert [row[k]["text"] for k in ("misses", "false alarms", "agreement")] == \
+            [str(d["misses"]), str(d["false_alarms"]), f"{d['agreement']:.4f}"]
+    groups = fx.compare_rankings("fixture", "auto", PAGE_MEASURES, what="groups", permutations=2000).df()
+    tables = [t for t, cls in zip(doc.tables["groups"], doc.classes["groups"]) if cls == "groups"]
+    for table, label in zip(tables, PAGE_MEASURES):
+        part = groups[groups["measure"] == label]
+        assert [[c["text"] for c in row][:1] + [row[6]["text"]] for row in table[1:]] == \
+            [[g, f"{p:.4f}"] for g, p in zip(part["team"], part["p_adjusted"])]
+    assert "No team is flagged." in text
+
+
+def test_the_page_escapes_names_and_a_browser_lays_it_out(fx, tmp_path):
+    """A qrels and a team named with markup are printed as text; Chromium decodes every
+    figure and lays out every section."""
+    import json
+    import re
+    import subprocess
+    import html as html_module
+
+    from irwarehouse.report import JUDGES_SECTIONS
+    from test_report import LAYOUT_PROBE, browser, parse_page
+
+    path = str(tmp_path / "w.duckdb")
+    shutil.copy(fx.path, path)
+    hostile = 'a<i>&"judge'
+    with Warehouse(path) as w:
+        w.load_qrels(str(FIXTURES / "auto-qrels.txt"), hostile)
+        w.sql("UPDATE run_meta SET team = '<b>gamma</b>' WHERE team = 'gamma'")
+        page = tmp_path / "p.html"
+        rep = w.report(["AP"], "fixture", against=hostile, permutations=500, format="html", out=page)
+    text = page.read_text(encoding="utf-8")
+    assert "<i>" not in text and "<b>gamma" not in text
+    assert "a&lt;i&gt;&amp;&#34;judge" in text and "&lt;b&gt;gamma&lt;/b&gt;" in text
+    assert rep.against == hostile and len(rep.runs) == 8
+    doc = parse_page(text)
+    exe = browser()
+    if exe is None:
+        pytest.skip("no headless browser (chromium): the layout is not checked")
+    probe = tmp_path / "probe.html"
+    probe.write_text(text.replace("</body>", LAYOUT_PROBE + "</body>"), encoding="utf-8")
+    dom = subprocess.run([exe, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1280,1000",
+                          f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", probe.as_uri()],
+                         check=True, capture_output=True, text=True, timeout=120).stdout
+    layout = json.loads(html_module.unescape(re.search(r'<pre id="irw-layout">(.*?)</pre>', dom, re.S).group(1)))
+    assert len(layout["images"]) == sum(len(v) for v in doc.images.values()) == 3
+    for image in layout["images"]:
+        assert image["complete"] and min(image["natural"]) > 50 and image["shown"] == image["natural"], image
+    assert [s[0] for s in layout["sections"]] == list(JUDGES_SECTIONS)
+    assert all(s[3] > 100 for s in layout["sections"])
+
+
+def test_report_options_of_the_other_kind(fx):
+    with pytest.raises(IrwError, match="--by: only with --against"):
+        fx.report(["AP"], "fixture", by="kind", format="markdown")
+    with pytest.raises(IrwError, match="--judged-k, --rbp-p: not with --against"):
+        fx.report(["AP"], "fixture", against="auto", rbp_p=0.5, judged_k=5)
+    with pytest.raises(IrwError, match="an html page, not 'latex'"):
+        fx.report(["AP"], "fixture", against="auto", format="latex")

@@ -208,6 +208,15 @@ def test_report(warehouse, tmp_path):
     assert (tmp_path / "cli.html").read_text() == (tmp_path / "api.html").read_text()
 
 
+def test_report_against(warehouse, tmp_path):
+    """The page judging a second judgment set, written by the command and by the method."""
+    args = ["report", "--qrels", "fixture", "--against", "fixture-lo-alpha", "-m", "AP", "--permutations", "500"]
+    cli_for(warehouse)(*args, "--out", tmp_path / "cli.html")
+    with Warehouse(warehouse, read_only=True) as w:
+        w.report("AP", "fixture", against="fixture-lo-alpha", permutations=500, out=tmp_path / "api.html")
+    assert (tmp_path / "cli.html").read_text() == (tmp_path / "api.html").read_text()
+
+
 # ------------------------------------------------------------------ commands that change it
 
 def _results(source: str, directory: Path) -> str:
