@@ -25,6 +25,7 @@ import pytest
 from conftest import FIXTURES
 from irwarehouse import Warehouse, judges, stats
 from irwarehouse.errors import IrwError
+from irwarehouse.measures import parse_all
 
 TOL = 1e-9
 STATISTICS = ("agreement", "kappa", "kappa_linear", "kappa_quadratic", "alpha_nominal", "alpha_ordinal")
@@ -425,15 +426,15 @@ def test_trec8_against_a_simulated_judge(trec8_db, tmp_path):
         w.load_qrels(simulated_judge(w), "judge")
         table = assert_agreement_is_the_definition(w, "trec8", "judge", 1)
         assert len(table) == 51 and table.loc["all", "both"] == 86830 and table.loc["all", "only_b"] > 0
-        groups = w.compare_rankings("trec8", "judge", ["AP", "P@10"], what="groups", by="team").df()
-        runs = w.compare_rankings("trec8", "judge", ["AP"]).df()
+        r = judges.rankings(w.con, "trec8", "judge", parse_all(["AP", "P@10"]), w.run_ids(qrels="trec8"))
+        groups, runs = judges.groups_frame(r), judges.runs_frame(r)  # irw qrels rankings' tables
     for label, part in groups.groupby("measure", sort=False):
         assert part.iloc[0]["team"] == FAVOURED, part.head(3)  # the largest mean rank gain
         assert part.iloc[0]["mean_shift"] > part.iloc[1]["mean_shift"]
         assert part.iloc[0]["p_adjusted"] < 0.01 and part.iloc[0]["flag"] == "favoured"
         assert list(part.loc[part["flag"] == "favoured", "team"]) == [FAVOURED], label
     mine = runs[runs["team"] == FAVOURED]
-    assert (mine["shift"] > 0).all()
+    assert (mine["shift"] > 0).all() and len(mine) == 10
 
 
 # ------------------------------------------------------------------ the page: irw report --against
