@@ -23,7 +23,7 @@ LAYERS = [
     ("catalogue", ["irwarehouse.catalogue", "irwarehouse.runsets"]),
     ("engine", ["irwarehouse.engine*"]),
     ("schema", ["irwarehouse.schema"]),
-    ("analyses", ["irwarehouse.significance", "irwarehouse.summary", "irwarehouse.standardize",
+    ("analyses", ["irwarehouse.significance", "irwarehouse.judges", "irwarehouse.summary", "irwarehouse.standardize",
                   "irwarehouse.report", "irwarehouse.export", "irwarehouse.experiments.*", "irwarehouse.spark"]),
     ("facade", ["irwarehouse.api", "irwarehouse"]),
     ("faces", ["irwarehouse.cli*"]),
