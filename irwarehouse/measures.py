@@ -573,6 +573,13 @@ _NAME_RE = re.compile(
 )
 
 
+def catalogue_name(name: str) -> str | None:
+    """The catalogue entry a measure name (without parameters or cut-off) stands for: the
+    name itself or an alias of an entry (ir_measures' ``Rprec``, ``SetP``); None if none."""
+    name = _ALIAS_NAMES.get(name, name)
+    return name if name in CATALOGUE else None
+
+
 def _valid_names() -> str:
     return ", ".join(CATALOGUE)
 

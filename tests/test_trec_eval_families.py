@@ -8,7 +8,8 @@ aggregate (mean, sum, trec_eval's geometric mean) -- must equal irw's to trec_ev
 printed decimals (counts exactly). On TREC-8: all 129 runs at every ``all_trec`` family's
 defaults (one trec_eval call per run), and parameter variants of every family that takes
 parameters on a sample of runs. On trec_eval's own test files: judgments in the pool but
-not assessed (grade -1: infAP), graded judgments with ``-l 2``, and parameters.
+not assessed (grade -1: infAP), graded judgments with ``-l 2``, and parameters; and trec_eval's
+relstring.
 """
 
 from __future__ import annotations
@@ -175,9 +176,9 @@ def test_parameters_of_every_family_on_trec8(trec_eval_10, trec8_files, trec8_db
 
 
 @pytest.mark.parametrize("qrels_file, flags", [
-    ("qrels.test", []),           # 304 judgments of grade -1: in the pool, not assessed
-    ("qrels.rel_level", []),      # grades 0 to 4
-    ("qrels.rel_level", ["-l2"]),
+    ("qrels.test", []),           # binary
+    ("qrels.rel_level", []),      # grades 0 to 4, and 304 judgments of grade -1 (in the pool,
+    ("qrels.rel_level", ["-l2"]), # not assessed: infAP)
 ])
 def test_trec_eval_suite_files(trec_eval_10, trec_eval_suite, qrels_file, flags):
     rel_level = int(flags[0][2:]) if flags else None
@@ -196,3 +197,24 @@ def test_trec_eval_suite_files(trec_eval_10, trec_eval_suite, qrels_file, flags)
     con.close()
     assert not wrong, f"{len(wrong)} of {checked} differ:\n" + "\n".join(wrong[:40])
     assert checked > 400
+
+
+@pytest.mark.parametrize("flags", [[], ["-J"], ["-M", "7"]])
+def test_relstring(trec_eval_10, trec_eval_suite, flags):
+    """evaluation.relstrings is trec_eval's relstring (grades -1 of qrels.rel_level show '.')."""
+    con = schema.connect(":memory:")
+    loading.load_qrels(con, [str(trec_eval_suite / "qrels.rel_level")], "q")
+    loading.load_runs(con, [str(trec_eval_suite / "results.test")], extra_fields=True)
+    run_id = con.execute("SELECT run_id FROM run_loads").fetchone()[0]
+    ours = evaluation.relstrings(con, "q", [run_id], 1000, max_docs=int(flags[1]) if "-M" in flags else None,
+                                 judged_only="-J" in flags)
+    con.close()
+    printed = trec_lines(run_trec_eval(trec_eval_10, trec_eval_suite / "qrels.rel_level",
+                                       trec_eval_suite / "results.test", ["relstring.1000"], *flags))
+    want = {topic: value.strip("'") for (label, topic), value in printed.items()}
+    assert want and {t: s for (_, t), s in ours.items()} == want
+    marks = {c for s in want.values() for c in s if c in ".-"}
+    if "-M" not in flags:
+        assert marks == (set() if "-J" in flags else {".", "-"})
+    else:
+        assert max(map(len, want.values())) == 7
