@@ -1,5 +1,6 @@
 """Many derived qrels in one pass (engine.many.evaluate_many, sql/evaluate_many.sql): the scores
-equal evaluating each qrels on its own, for every catalogue measure and setting; the one-pass
+equal evaluating each qrels on its own, for every catalogue measure and every setting that takes
+the one-pass route; the one-pass
 route is really taken where it applies (and not where it does not); its formulas give the
 hand-computed values on small rankings.
 """
@@ -15,7 +16,9 @@ from irwarehouse import Warehouse, catalogue, measures, schema, state
 from irwarehouse.engine import base, evaluation, loading, many, pools, rendering
 from test_sql_product import CASES, load_fixtures
 
-ALL = [name for name, _, _ in CASES]  # every catalogue measure at several settings
+# every catalogue measure once, and at every example setting that takes the one-pass route
+ALL = list(dict.fromkeys([m.examples[0] for m in measures.CATALOGUE.values()] + [
+    name for name, _, _ in CASES if rendering.many_kind(measures.parse(name)) is not None]))
 
 
 def close(a: float, b: float) -> bool:

@@ -18,7 +18,3 @@ max({{ d.div(m.c_rel, m.pos) }}) FILTER (WHERE {{ m.rel }} AND {{ m.c_rel }} >= 
 {% macro value(m) -%}
 coalesce({{ m.id }}_ip, 0)
 {%- endmacro %}
-
-{#- Many derived qrels in one pass (sql/evaluate_many.sql): the aggregates use only the rows
-    of grade >= 1, their rank, grade and running relevant count. -#}
-{% set many = 'rows' %}
