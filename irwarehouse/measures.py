@@ -444,12 +444,15 @@ def _aliases() -> list[tuple[str, str, tuple, str]]:
     return out
 
 
-def _check_catalogue() -> None:
-    """The catalogue's invariants, checked when it is built (an entry breaking one is a
-    programming error, raised at import)."""
-    names = set(CATALOGUE)
+def check_catalogue(catalogue: dict | None = None, families=None) -> None:
+    """The catalogue's invariants (an AssertionError naming the entry and the rule), checked
+    when the catalogue is built: an entry breaking one is a programming error, raised at
+    import. ``catalogue`` and ``families`` default to CATALOGUE and TREC_FAMILIES."""
+    catalogue = CATALOGUE if catalogue is None else catalogue
+    families = TREC_FAMILIES if families is None else families
+    names = set(catalogue)
     aliases: set[str] = set()
-    for m in CATALOGUE.values():
+    for m in catalogue.values():
         where = f"measure {m.name}"
         seen = [p.name for p in m.params]
         assert len(seen) == len(set(seen)), f"{where}: a parameter is declared twice"
@@ -475,23 +478,25 @@ def _check_catalogue() -> None:
             assert alias not in names and alias not in aliases, f"{where}: alias {alias} is taken"
             aliases.add(alias)
         assert m.examples, f"{where}: give at least one example setting"
-    for f in TREC_FAMILIES:
+        if catalogue is CATALOGUE:
+            for example in m.examples:
+                assert parse(example).name == m.name, f"{where}: example {example} is not {m.name}"
+    for f in families:
         assert not f.measure or f.measure in names, f"trec_eval {f.name}: unknown measure {f.measure}"
         assert f.takes in ("", "cutoffs", "levels", "pairs", "values"), f"trec_eval {f.name}: takes {f.takes}"
         assert f.aggregate in TREC_AGGREGATES and f.value_kind in TREC_VALUE_KINDS, f"trec_eval {f.name}"
         if f.measure:
-            m = CATALOGUE[f.measure]
+            m = catalogue[f.measure]
             assert all(m.param(k) for k, _ in f.fixed), f"trec_eval {f.name}: unknown fixed parameter"
             assert f.takes != "cutoffs" or (m.cutoff and m.cutoff_kind == "rank"), f"trec_eval {f.name}"
             assert f.takes != "levels" or (m.param(f.level_param) if f.level_param
                                            else m.cutoff_kind == "recall"), f"trec_eval {f.name}"
             assert all(m.param(v.lstrip("*")) for v in f.value_params), f"trec_eval {f.name}: value_params"
-    families = {f.name for f in TREC_FAMILIES}
+    known = {f.name for f in families}
     for nick, members in TREC_NICKNAMES.items():
-        assert set(members) <= families, f"trec_eval nickname {nick}: {set(members) - families}"
+        assert set(members) <= known, f"trec_eval nickname {nick}: {set(members) - known}"
 
 
-_check_catalogue()
 _TREC_ALIASES = _aliases()
 _ALIAS_NAMES = {alias: m.name for m in CATALOGUE.values() for alias in m.aliases}
 
@@ -851,3 +856,6 @@ def catalogue_rows() -> list[tuple]:
         rows.append((m.name, m.description, params, m.cutoff, m.trec_eval or None,
                      m.ir_measures or None, m.graded, m.ideal, m.paper or None))
     return rows
+
+
+check_catalogue()

@@ -19,14 +19,17 @@ import re
 import pytest
 
 from irwarehouse import measures, schema
+from irwarehouse.measures import MeasureDef
 from irwarehouse.engine import evaluation, loading
 from irwarehouse.errors import IrwError
 
 LOG2 = math.log2
 
 
-@pytest.fixture()
-def hand(tmp_path):
+@pytest.fixture(scope="module")
+def hand(tmp_path_factory):
+    """The hand case in a warehouse the tests only read (store=False)."""
+    tmp_path = tmp_path_factory.mktemp("hand")
     qrels = tmp_path / "qrels"
     qrels.write_text("T1 0 d1 1\nT1 0 d2 0\nT1 0 d3 2\nT1 0 d4 1\nT1 0 d9 -1\n"
                      "T2 0 e1 1\nT3 0 f1 0\n")
@@ -302,3 +305,30 @@ def test_the_measures_page_names_every_measure_with_its_other_names_and_paper():
         assert m.paper and m.paper in listing
         if m.trec_eval:
             assert f"trec_eval: {m.trec_eval}" in listing
+
+
+def test_the_catalogue_checks_its_entries():
+    """An entry breaking an invariant is refused when the catalogue is built; every entry
+    has its SQL file, with aggs and value."""
+    from irwarehouse import sql
+
+    measures.check_catalogue()
+    for definition in measures.CATALOGUE.values():
+        module = sql.module(f"measures/{definition.name}.sql")
+        assert hasattr(module, "aggs") and hasattr(module, "value"), definition.name
+    good = measures.CATALOGUE["P"]
+    bad = [
+        (MeasureDef("X", "graded without gains", (measures.REL,), graded=True, examples=("X",)), "need a gains parameter"),
+        (MeasureDef("X", "unknown need", (), needs=("nothing",), examples=("X",)), "needs {'nothing'}"),
+        (MeasureDef("X", "reserved name", (measures.Param("pos", "int", 1, "?"),), examples=("X",)), "reserved"),
+        (MeasureDef("X", "no example", ()), "example"),
+        (MeasureDef("X", "cut-off kind", (), cutoff_kind="depth", examples=("X",)), "cutoff_kind"),
+        (MeasureDef("X", "default out of range", (measures.Param("q", "float", 2.0, "?", low=0.0, high=1.0),),
+                    examples=("X",)), "out of its range"),
+        (MeasureDef("X", "raw form", (), raw_form="Nope", examples=("X",)), "unknown form"),
+    ]
+    for entry, fragment in bad:
+        with pytest.raises(AssertionError, match=re.escape(fragment)):
+            measures.check_catalogue({"P": good, "X": entry}, ())
+    with pytest.raises(AssertionError, match="unknown measure"):
+        measures.check_catalogue({"P": good}, (measures.TrecFamily("x", "Nope"),))
