@@ -321,7 +321,7 @@ class Warehouse:
     def load_qrels(self, source, name: str, *, collection: str | None = None, replace: bool = False,
                    description: str | None = None, encoding: str = "utf-8") -> dict:
         """Load judgments from files (paths or globs) or a DataFrame under ``name``; a summary
-        (qrels, collection, topics, judgments, relevant)."""
+        (qrels, collection, topics, judgments, relevant, comments: the comment lines skipped)."""
         with self._staging() as stage, _source_files(source, "qrels") as paths:
             target, implicit = self._target(stage, collection)
             return loading.load_qrels(stage.con, paths, name, replace=replace, description=description,
@@ -334,7 +334,7 @@ class Warehouse:
         """Load runs from files (paths, globs, directories) or a DataFrame (``run_id`` names
         the run when the frame has no run column), with their metadata (``meta``: a TSV or a
         DataFrame) in the same transaction; a summary (collection, runs, lines, files,
-        replaced, refreshed[, meta])."""
+        comments: the comment lines skipped, replaced, refreshed[, meta])."""
         with self._staging() as stage, _source_files(source, "runs", run_id) as paths, \
                 _meta_file(meta) as meta_path:
             target, implicit = self._target(stage, collection)
@@ -969,6 +969,10 @@ def _write_trec(frame, path: str, kind: str, run_id: str | None) -> None:
         missing = con.execute(sql.statement("frames.sql", "missing", found[number])).fetchall()[0][0]
         if missing is not None:
             raise IrwError(f"the {kind} DataFrame, row {missing}: the {found[number]} is missing (NaN or None)")
+        hashed = con.execute(sql.statement("frames.sql", "comment_topic", found["topic"])).fetchall()
+        if hashed:
+            raise IrwError(f"the {kind} DataFrame, row {hashed[0][0]}: topic {hashed[0][1]!r} begins "
+                           "with '#', which makes a line of a run or qrels file a comment line")
         if kind == "runs":
             select = sql.statement("frames.sql", "run_lines", found["topic"], found["docno"],
                                    found["score"], found["rank"], found["run_id"])

@@ -21,19 +21,27 @@ EncodingOpt = typer.Option("utf-8", "--encoding", help="Text encoding of the fil
 OrderOpt = typer.Option("trec_eval", "--order", help="Ranking policy: trec_eval | given | score_then_rank.")
 
 
+def _comments(summary: dict) -> str:
+    """The comment lines a load skipped, said when there were any."""
+    n = summary.get("comments") or 0
+    return f", {n:,} comment line{'s' if n != 1 else ''} skipped" if n else ""
+
+
 def _runs_loaded(summary: dict, order: str, collection: str | None) -> str:
     n = len(summary["runs"])
     return (f"loaded {n} run{'s' if n != 1 else ''}"
             + (f" into collection {collection}" if collection else "")
             + f" ({summary['lines']:,} lines from "
-            f"{summary['files']} file{'s' if summary['files'] != 1 else ''}, order {order})"
+            f"{summary['files']} file{'s' if summary['files'] != 1 else ''}{_comments(summary)}, "
+            f"order {order})"
             + (f", replacing {len(summary['replaced'])}" if summary["replaced"] else "")
             + (f"; metadata for {summary['meta']} runs" if summary.get("meta") else ""))
 
 
 def _qrels_loaded(s: dict, collection: str | None) -> str:
     return (f"loaded qrels {s['qrels']}" + (f" into collection {collection}" if collection else "")
-            + f": {s['judgments']:,} judgments, {s['relevant']:,} relevant, {s['topics']} topics")
+            + f": {s['judgments']:,} judgments, {s['relevant']:,} relevant, {s['topics']} topics"
+            + _comments(s))
 
 
 @command(load_app, "runs")
