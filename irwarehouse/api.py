@@ -913,15 +913,54 @@ def _file_qrels_name(source) -> str:
     return "qrels" if names.qrels_problem(stem) else stem
 
 
+def _stream_name(stream) -> str:
+    """How messages name a stream read as a file: standard input, or its name."""
+    name = getattr(stream, "name", None)
+    return "standard input" if name in ("<stdin>", 0) or not isinstance(name, str) else name
+
+
 @contextmanager
 def _source_files(source, kind: str, run_id: str | None = None):
-    """Paths of files to load: the given ones, or a DataFrame written as a TREC file in a
-    temporary directory (errors then name 'the DataFrame' and its row)."""
+    """Paths of files to load: the given ones; a binary stream (``sys.stdin.buffer``, an
+    ``io.BytesIO``; also in a list of paths) or a DataFrame written to a file in a temporary
+    directory first, which errors then name (standard input or the stream's name; 'the
+    DataFrame' and its row)."""
     if isinstance(source, (str, os.PathLike)):
         yield [str(source)]
         return
-    if isinstance(source, (list, tuple)) and all(isinstance(s, (str, os.PathLike)) for s in source):
+    streams = isinstance(source, (list, tuple)) and any(hasattr(s, "read") for s in source)
+    if isinstance(source, (list, tuple)) and not streams and all(isinstance(s, (str, os.PathLike)) for s in source):
         yield [str(s) for s in source]
+        return
+    if hasattr(source, "read") or streams:
+        items = list(source) if streams else [source]
+        if not all(hasattr(s, "read") or isinstance(s, (str, os.PathLike)) for s in items):
+            raise IrwError(f"load {kind} from paths, binary streams or a pandas DataFrame")
+        tmp = files.temp_dir("stream")
+        names: dict[str, str] = {}
+        try:
+            paths = []
+            for number, item in enumerate(items):
+                if not hasattr(item, "read"):
+                    paths.append(str(item))
+                    continue
+                path = os.path.join(tmp, f"stream{number}")
+                with open(path, "wb") as out:
+                    try:
+                        shutil.copyfileobj(item, out)
+                    except TypeError:  # a text stream: a file holds bytes
+                        raise IrwError(f"read {kind} from a binary stream (sys.stdin.buffer, "
+                                       "open(path, 'rb')), not a text stream") from None
+                names[path] = _stream_name(item)
+                paths.append(path)
+            yield paths
+        except IrwError as exc:
+            text = str(exc)
+            for path, name in names.items():
+                text = text.replace(path, name)
+            raise IrwError(text) from None
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
         return
     if isinstance(source, Result):  # what a method returned, loaded again
         source = source.df()

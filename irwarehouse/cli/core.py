@@ -121,7 +121,7 @@ def load_collection(
 @command(app, "eval")
 def eval_cmd(
     ctx: typer.Context,
-    files: Optional[List[str]] = typer.Argument(None, help="Evaluate files directly, as trec_eval does: a qrels file, then run files, globs or directories (nothing is written; the warehouse is not used)."),
+    files: Optional[List[str]] = typer.Argument(None, help="Evaluate files directly, as trec_eval does: a qrels file, then run files, globs or directories; - reads a run from standard input (nothing is written; the warehouse is not used)."),
     measure: List[str] = typer.Option(..., "--measure", "-m", help="Measure name, e.g. AP, P@10, 'nDCG(discount=jk)@10'. Repeatable."),
     qrels: Optional[str] = typer.Option(None, "--qrels", "-q", help="Qrels name (default: the only one loaded from a file); several: names and glob patterns, comma-separated. With files: the name the qrels file takes (default: its file name)."),
     runs: str = RunsOpt,
@@ -173,6 +173,13 @@ def eval_cmd(
         output.emit(per.records(), fmt, table=output.wide_scores(per.rows(), labels, several))
 
 
+def run_sources(paths: list[str]) -> list:
+    """Run files as given; ``-`` is standard input (once), as for trec_eval."""
+    if paths.count("-") > 1:
+        raise IrwError("- (standard input) is named more than once")
+    return [sys.stdin.buffer if p == "-" else p for p in paths]
+
+
 def _eval_files(ctx, files: list[str], measure, qrels, runs, evaluate: dict, *, standardize,
                 collection, meta, save, replace, order, ignore_extra_fields, encoding):
     """`irw eval QRELS RUN...`: Warehouse.eval_files."""
@@ -184,7 +191,7 @@ def _eval_files(ctx, files: list[str], measure, qrels, runs, evaluate: dict, *, 
     if qrels is not None and api.Warehouse.several_qrels(qrels):
         raise IrwError("with files, --qrels names the one qrels file")
     obj = ctx.find_root().obj or {}
-    return api.Warehouse.eval_files(files[0], files[1:], measure, name=qrels, meta=meta, save=save, replace=replace,
+    return api.Warehouse.eval_files(files[0], run_sources(files[1:]), measure, name=qrels, meta=meta, save=save, replace=replace,
                                     run_spec=runs,
                                     order=order or "trec_eval", extra_fields=ignore_extra_fields,
                                     encoding=encoding or "utf-8", wait=obj.get("wait"),
