@@ -59,6 +59,12 @@ def test_trec_eval_policy_compares_scores_as_32_bit_floats(con, tmp_path):
     assert ranks(con) == ["b", "a"]
     loading.load_runs(con, [write(tmp_path / "r", text)], policy="score_then_rank", replace=True)
     assert ranks(con) == ["a", "b"]
+    # trec_eval 10.0 compares them as doubles
+    loading.load_runs(con, [write(tmp_path / "r", text)], policy="trec_eval_10", replace=True)
+    assert ranks(con) == ["a", "b"]
+    tied = "1 Q0 a 1 0.5 r\n1 Q0 c 2 0.5 r\n1 Q0 b 3 0.5 r\n1 Q0 z 4 0.25 r\n"
+    loading.load_runs(con, [write(tmp_path / "r", tied)], policy="trec_eval_10", replace=True)
+    assert ranks(con) == ["c", "b", "a", "z"]  # ties: docno descending
 
 
 def test_directories_globs_and_metadata(con, tmp_path):

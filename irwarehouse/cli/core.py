@@ -18,7 +18,7 @@ from .app import (CollectionOpt, FormatOpt, LoadCollectionOpt, RunsOpt, TopicsOp
 # ------------------------------------------------------------------------------- load
 
 EncodingOpt = typer.Option("utf-8", "--encoding", help="Text encoding of the files: utf-8 | latin-1.")
-OrderOpt = typer.Option("trec_eval", "--order", help="Ranking policy: trec_eval | given | score_then_rank.")
+OrderOpt = typer.Option("trec_eval", "--order", help="Ranking policy: trec_eval | given | score_then_rank | trec_eval_10.")
 
 
 def _comments(summary: dict) -> str:

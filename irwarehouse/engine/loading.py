@@ -39,7 +39,7 @@ from .evaluation import refresh_scores
 
 
 # Ranking policies (SPEC section 1), defined in sql/_ranking.sql.
-POLICIES = ("trec_eval", "given", "score_then_rank")
+POLICIES = ("trec_eval", "given", "score_then_rank", "trec_eval_10")
 
 BATCH = 16  # files per DuckDB read: large enough to parallelise, small enough for progress
 BATCH_SHARE = 1 / 8  # of the memory limit: the text of the run files staged at once
