@@ -18,7 +18,7 @@ LAYERS = [
     ("foundation", ["irwarehouse.version", "irwarehouse.errors", "irwarehouse.numbers", "irwarehouse.output",
                     "irwarehouse.result", "irwarehouse.stats", "irwarehouse.significance_tests",
                     "irwarehouse.sql", "irwarehouse.files", "irwarehouse.names", "irwarehouse.statements",
-                    "irwarehouse.measures", "irwarehouse.experiments"]),
+                    "irwarehouse.measures", "irwarehouse.trec_names", "irwarehouse.experiments"]),
     ("connection", ["irwarehouse.connection", "irwarehouse.state"]),
     ("catalogue", ["irwarehouse.catalogue", "irwarehouse.runsets"]),
     ("engine", ["irwarehouse.engine*"]),
