@@ -246,7 +246,7 @@ CATALOGUE: dict[str, MeasureDef] = {
         MeasureDef("Judged", "Fraction of the top min(k, n) documents that is judged", (JUDGED,),
                    ir_measures="Judged@k", paper=MOFFAT, examples=("Judged@10", "Judged")),
         MeasureDef("Unjudged", "Unjudged documents in the top k, divided by k (no k: by the number retrieved)",
-                   (), paper="trec_eval 10.0 (unj)", examples=("Unjudged@5", "Unjudged@20", "Unjudged")),
+                   (JUDGED,), paper="trec_eval 10.0 (unj)", examples=("Unjudged@5", "Unjudged@20", "Unjudged")),
         MeasureDef("FirstUnjudged", "Rank of the first unjudged document (length + 1 if all are judged)",
                    (JUDGED,), cutoff=False, paper="Moffat, Scholer & Yang, JDIQ 2018",
                    examples=("FirstUnjudged", "FirstUnjudged'")),
@@ -296,7 +296,7 @@ CATALOGUE: dict[str, MeasureDef] = {
                    paper="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009",
                    examples=("ERR@20", "ERR", "ERR(gmax=4)@20", "ERR'@10")),
         MeasureDef("Utility", "Set utility: a rel_ret + b nonrel_ret + c rel_not_ret + d nonrel_not_ret",
-                   UTILITY + (REL,), cutoff=False, paper=TREC,
+                   UTILITY + (REL, JUDGED), cutoff=False, paper=TREC,
                    examples=("Utility", "Utility(a=2,b=-1,c=-0.5,d=0.01,docs=1000)")),
     ]
 }
