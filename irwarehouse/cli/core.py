@@ -198,6 +198,20 @@ def _eval_files(ctx, files: list[str], measure, qrels, runs, evaluate: dict, *, 
                                     memory_limit=obj.get("memory"), **evaluate)
 
 
+# ------------------------------------------------------------------------------- trec-eval
+
+@app.command("trec-eval", add_help_option=False,
+             context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
+                               "allow_interspersed_args": False, "help_option_names": []})
+def trec_eval_cmd(ctx: typer.Context):
+    """trec_eval 10.0's command line: irw trec-eval [trec_eval's options] QRELS RUN prints
+    what trec_eval prints, computed by irw (irw trec-eval -h)."""
+    from . import trec_eval
+
+    obj = ctx.find_root().obj or {}
+    raise typer.Exit(trec_eval.run(list(ctx.args), wait=obj.get("wait"), memory_limit=obj.get("memory")))
+
+
 # ------------------------------------------------------------------------------- sql
 
 @command(app, "sql")
