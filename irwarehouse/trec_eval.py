@@ -189,8 +189,8 @@ def compute(con, qrels: str, collection: str, measures: list[TrecEvalMeasure], *
     if lacking and not complete:
         shown = ", ".join(lacking[:10]) + (f", ... ({len(lacking) - 10} more)" if len(lacking) > 10 else "")
         note(f"the run lacks {len(lacking)} topic{'s' if len(lacking) != 1 else ''} of the qrels "
-             f"({shown}): evaluated the {len(topics)} both have, as trec_eval 9 does (trec_eval "
-             "10.0 stops there with status 4); -c counts them, each as a ranking of nothing")
+             f"({shown}): evaluated the {len(topics)} topics both have, as trec_eval 9 does "
+             "(trec_eval 10.0 stops there with status 4); -c counts them too")
     chosen = engine_measures(measures, judged_only, rel_level, num_docs)
     values: dict[tuple[str, str], float] = {}
     if chosen:

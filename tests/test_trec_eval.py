@@ -278,9 +278,9 @@ def test_the_missing_topic_note_and_minus_c(trec_eval_suite, capsysbinary, monke
     code, out, err = irw(capsysbinary, "-m", "num_q", "-m", "num_rel", "qrels.test", "results.trunc")
     assert code == 0
     assert out == b"num_q                 \tall\t2\nnum_rel               \tall\t484\n"
-    assert err == ("note: the run lacks 1 topic of the qrels (302): evaluated the 2 both have, as "
-                   "trec_eval 9 does (trec_eval 10.0 stops there with status 4); -c counts them, "
-                   "each as a ranking of nothing\n")
+    assert err == ("note: the run lacks 1 topic of the qrels (302): evaluated the 2 topics both "
+                   "have, as trec_eval 9 does (trec_eval 10.0 stops there with status 4); -c counts "
+                   "them too\n")
     code, out, err = irw(capsysbinary, "-c", "-m", "num_q", "-m", "num_rel", "qrels.test", "results.trunc")
     assert (code, err) == (0, "")
     assert out == b"num_q                 \tall\t3\nnum_rel               \tall\t561\n"
@@ -291,7 +291,7 @@ def test_the_missing_topic_note_and_minus_c(trec_eval_suite, capsysbinary, monke
     (["-x", "qrels.test", "results.test"], 1, "error: option -x not recognized\nUsage: irw trec-eval"),
     (["-M", "ten", "qrels.test", "results.test"], 1, "error: -M takes an integer, got 'ten'"),
     (["-D", "2", "qrels.test", "results.test"], 1, "error: -D: irw trec-eval prints no debugging output"),
-    (["-m", "nosuch", "qrels.test", "results.test"], 1, "error: "),
+    (["-m", "nosuch", "qrels.test", "results.test"], 1, "error: illegal trec_eval measure 'nosuch'; measures: official, set, all_trec, runid"),
     (["-R", "prefs", "qrels.test", "results.test"], 2, "error: -R prefs: irw trec-eval reads relevance judgments in the qrels format only"),
     (["-R", "qrels_jg", "qrels.test", "results.test"], 2, "error: -R qrels_jg: irw trec-eval reads"),
     (["-R", "nosuch", "qrels.test", "results.test"], 2, "error: illegal rel_info format 'nosuch' (-R)"),

@@ -204,8 +204,7 @@ def _eval_files(ctx, files: list[str], measure, qrels, runs, evaluate: dict, *, 
              context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
                                "allow_interspersed_args": False, "help_option_names": []})
 def trec_eval_cmd(ctx: typer.Context):
-    """trec_eval 10.0's command line: irw trec-eval [trec_eval's options] QRELS RUN prints
-    what trec_eval prints, computed by irw (irw trec-eval -h)."""
+    """trec_eval 10.0's command line and output, computed by irw (irw trec-eval -h)."""
     from . import trec_eval
 
     obj = ctx.find_root().obj or {}
