@@ -31,7 +31,7 @@ _SHORT_OF = {"--help": "-h", "--version": "-v", "--query_eval_wanted": "-q", "--
              "--Results_format": "-T", "--Output_old_results_format": "-o", "--Zscore": "-Z"}
 
 USAGE = """\
-Usage: irw trec-eval [-h] [-v] [-q] [-n] [-c] [-J] {-m measure[.params]}* [-l num] [-M num]
+Usage: irw trec-eval [-h] [-v] [-q] [-n] [-c] [-J] [-m measure[.params]]... [-l num] [-M num]
        [-N num] [-Z zscores_file] [-R qrels] [-T trec_results] qrels_file results_file
 """
 
