@@ -56,9 +56,6 @@ RUN_COLUMNS = {"topic": ("qid", "query_id", "topic"), "docno": ("docno", "doc_id
 QRELS_COLUMNS = {"topic": ("qid", "query_id", "topic"), "docno": ("docno", "doc_id"),
                  "rel": ("label", "relevance", "rel")}
 
-# ir_measures names that differ from the catalogue's
-IR_MEASURES_NAMES = {"Rprec": "RPrec", "Success": "Success", "NumQ": None, "nDCG": "nDCG"}
-
 POOL_KINDS = pools.KINDS
 POOL_STATS = pools.STATS
 TOPIC_POLICIES = ("qrels", "run", "all")
@@ -102,9 +99,9 @@ def measure_names(measures) -> list[str]:
             raise IrwError(f"not a measure: {m!r} (give a name such as 'nDCG@10', or an ir_measures measure)")
         text = str(m)
         name = re.match(r"[A-Za-z_]+", text).group(0)
-        if IR_MEASURES_NAMES.get(name, name) is None or IR_MEASURES_NAMES.get(name, name) not in ms.CATALOGUE:
+        if ms.catalogue_name(name) is None:
             raise IrwError(f"ir_measures measure {text} has no counterpart in the catalogue (irw measures)")
-        out.append(IR_MEASURES_NAMES.get(name, name) + text[len(name):])
+        out.append(ms.catalogue_name(name) + text[len(name):])
     return out
 
 

@@ -72,6 +72,9 @@ DEPTH = Param("depth", "int", None, "set p by the residual at a depth instead: p
 RESIDUAL = Param("residual", "float", 0.1, "with depth: the weight beyond rank depth; 0 < residual < 1",
                  low=0.0, high=1.0, low_open=True, high_open=True, always_shown=True,
                  requires="depth")
+ALL_JUDGED_ZERO = Param("zero_if_judged", "bool", False,
+                        "0 when every document within min(k, n) is judged (trec_eval's rbp_resid, "
+                        "which then leaves out the tail p^n)")
 BETA = Param("beta", "float", 1.0, "weight of gain against rank (0 gives AP); beta >= 0", low=0.0)
 
 
@@ -230,8 +233,9 @@ CATALOGUE: dict[str, MeasureDef] = {
                    examples=("RBP(p=0.8)", "RBP(p=0.95)@20", "RBP(p=0.5,rel=2)", "RBP(gains={1:1,2:2,3:10},p=0.9)",
                              "RBP'(p=0.8)", "RBP(depth=10)", "RBP(depth=100,residual=0.05)@50")),
         MeasureDef("RBPres", "RBP residual: weight of unjudged ranks within min(k, n) plus the tail p^min(k, n)",
-                   (PERSIST, DEPTH, RESIDUAL, JUDGED), paper=MOFFAT,
-                   examples=("RBPres(p=0.8)", "RBPres(p=0.9)@10", "RBPres(depth=20)@10")),
+                   (PERSIST, DEPTH, RESIDUAL, ALL_JUDGED_ZERO, JUDGED), paper=MOFFAT,
+                   examples=("RBPres(p=0.8)", "RBPres(p=0.9)@10", "RBPres(depth=20)@10",
+                             "RBPres(p=0.9,zero_if_judged=True)")),
         MeasureDef("nRBP", "Normalized RBP: RBP@k divided by the RBP@k of the ideal ranking",
                    (PERSIST, DEPTH, RESIDUAL, GAINS, REL, JUDGED), graded=True, ideal=True, raw_form="RBP",
                    paper="Sakai & Kando, IRJ 2008",
@@ -386,7 +390,8 @@ TREC_FAMILIES: tuple[TrecFamily, ...] = (
     TrecFamily("set_F", "SetF", takes="values", defaults=(1.0,), value_params=("beta",)),
     TrecFamily("num_nonrel_judged_ret", "NumNonRelJudgedRet", aggregate="sum", value_kind="long"),
     TrecFamily("rbp", "RBP", fixed=(("p", 0.9),), takes="pairs", value_params=("p",)),
-    TrecFamily("rbp_resid", "RBPres", fixed=(("p", 0.9),), takes="pairs", value_params=("p",)),
+    TrecFamily("rbp_resid", "RBPres", fixed=(("p", 0.9), ("zero_if_judged", True)), takes="pairs",
+               value_params=("p",)),
     TrecFamily("unj", "Unjudged", takes="cutoffs", defaults=(5, 10, 20)),
 )
 
@@ -566,6 +571,13 @@ _decimal = numbers.decimal
 _NAME_RE = re.compile(
     r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?P<prime1>')?(?:\((?P<params>.*)\))?(?P<prime2>')?(?:@(?P<k>[^@]*))?$"
 )
+
+
+def catalogue_name(name: str) -> str | None:
+    """The catalogue entry a measure name (without parameters or cut-off) stands for: the
+    name itself or an alias of an entry (ir_measures' ``Rprec``, ``SetP``); None if none."""
+    name = _ALIAS_NAMES.get(name, name)
+    return name if name in CATALOGUE else None
 
 
 def _valid_names() -> str:

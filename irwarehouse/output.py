@@ -247,11 +247,13 @@ def wide_scores(per: list[tuple], labels: list[str], several: bool = False) -> l
 
 
 def measure_listing(definitions, format_value=str) -> str:
-    """``irw measures`` for people: each measure with its description, trec_eval name, paper
-    and parameters (with their defaults and help)."""
+    """``irw measures`` for people: each measure with its description, trec_eval and
+    ir_measures names, paper and parameters (with their defaults and help)."""
     lines = []
     for m in definitions:
-        lines.append(f"{m.name}{'@k' if m.cutoff else ''}" + (f"    (trec_eval: {m.trec_eval})" if m.trec_eval else ""))
+        names = [f"trec_eval: {m.trec_eval}"] if m.trec_eval else []
+        names += [f"ir_measures: {m.ir_measures}"] if m.ir_measures else []
+        lines.append(m.written + (f"    ({'; '.join(names)})" if names else ""))
         lines.append(f"    {m.description}" + (f" [{m.paper}]" if m.paper else ""))
         for p in m.params:
             default = format_value(p.default) if p.default is not None else "-"

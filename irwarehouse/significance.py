@@ -155,7 +155,7 @@ def discpower(con, qrels: str, measures: list[Measure], run_ids: list[str], test
         row = {"qrels": qrels, "measure": m.measure, "test": test, "correction": correction,
                "alpha": alpha, "B": B, "runs": X.shape[0], "topics": X.shape[1]}
         row.update(stats.discriminative_power(result, alpha))
-        if test == "bootstrap":
+        if TESTS[test].estimated_difference:
             summary = stats.estimated_difference_summary(result)
             row["estimated_difference_max"] = summary["max"]
             row["estimated_difference_median"] = summary["median"]

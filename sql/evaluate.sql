@@ -12,7 +12,7 @@
     P.collection   the collection whose runs are evaluated
     P.runs         a list of run ids; P.all_runs: true when every run of the collection is
                    selected
-  Context (built by irwarehouse/evaluate.py from validated values only):
+  Context (built by irwarehouse/engine/rendering.py from validated values only):
     measures     one entry per measure: id, label (canonical name), module (template file)
                  and the SQL fragments its file uses (pos, within, rel, c_rel, R, gain, ...)
     thresholds   relevance thresholds in use: value, key, R, N, c_rel, c_nonrel, window

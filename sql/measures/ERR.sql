@@ -8,7 +8,7 @@
 {{ d.div('pow(2, least(grade, ' ~ g ~ ')) - 1', 'pow(2, ' ~ g ~ ')') }}
 {%- endmacro %}
 {% macro running(m) -%}
-{{ d.running_sum('ln(1 - ' ~ prob(m) ~ ')') }}
+{{ d.running_fsum('ln(1 - ' ~ prob(m) ~ ')') }}
 {%- endmacro %}
 {% macro aggs(m) -%}
 {{ d.fsum() }}({{ d.div(prob(m), m.pos) }} * exp({{ m.run }} - ln(1 - {{ prob(m) }}))) FILTER (WHERE grade > 0 AND {{ m.within }}) AS {{ m.id }}_s

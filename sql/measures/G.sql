@@ -3,7 +3,7 @@
    the sum up to i of max(ideal gain at j, 1) -- 1 for each rank beyond the ideal's end. #}
 {% import '_dialect.sql' as d %}
 {% macro ideal_rows(m) -%}
-SELECT topic, irank, sum(greatest(gain, 1)) OVER (PARTITION BY topic ORDER BY irank ROWS UNBOUNDED PRECEDING) AS v
+SELECT topic, irank, {{ d.running_fsum('greatest(gain, 1)', 'irank', 'topic') }} AS v
 FROM {{ m.ideal_ranking }}
 {%- endmacro %}
 {% macro aggs(m) -%}

@@ -6,9 +6,9 @@
 {% import '_dialect.sql' as d %}
 {% macro ideal_rows(m) -%}
 SELECT topic, irank,
-       sum(CASE WHEN boundary = 1 THEN {{ d.div('1', 'idcg') }} ELSE 0 END) OVER (PARTITION BY topic ORDER BY irank DESC ROWS UNBOUNDED PRECEDING) AS v
+       {{ d.running_fsum('CASE WHEN boundary = 1 THEN ' ~ d.div('1', 'idcg') ~ ' ELSE 0 END', 'irank DESC', 'topic') }} AS v
 FROM (SELECT topic, irank,
-             sum(gain * {{ m.disc('irank') }}) OVER (PARTITION BY topic ORDER BY irank ROWS UNBOUNDED PRECEDING) AS idcg,
+             {{ d.running_fsum('gain * ' ~ m.disc('irank'), 'irank', 'topic') }} AS idcg,
              CASE WHEN lead(gain) OVER (PARTITION BY topic ORDER BY irank) = gain THEN 0 ELSE 1 END AS boundary
       FROM {{ m.ideal_ranking }}) AS levels
 {%- endmacro %}

@@ -4,10 +4,10 @@
    ideal_rows(m) IDCG at each ideal position. #}
 {% import '_dialect.sql' as d %}
 {% macro running(m) -%}
-{{ d.running_sum('(' ~ m.gain ~ ') * ' ~ m.disc(m.pos)) }}
+{{ d.running_fsum('(' ~ m.gain ~ ') * ' ~ m.disc(m.pos)) }}
 {%- endmacro %}
 {% macro ideal_rows(m) -%}
-SELECT topic, irank, sum(gain * {{ m.disc('irank') }}) OVER (PARTITION BY topic ORDER BY irank ROWS UNBOUNDED PRECEDING) AS v
+SELECT topic, irank, {{ d.running_fsum('gain * ' ~ m.disc('irank'), 'irank', 'topic') }} AS v
 FROM {{ m.ideal_ranking }}
 {%- endmacro %}
 {% macro ideal(m) -%}
