@@ -24,7 +24,7 @@ from . import measures as ms
 from . import sql
 from .engine import evaluation
 from .errors import IrwError, StatusError, note
-from .trec_names import TrecEvalMeasure, relstring_char, trec_eval_measures, trec_eval_order
+from .trec_names import TrecEvalMeasure, trec_eval_measures, trec_eval_order
 
 TREC_EVAL_VERSION = "10.0-rc3"  # the trec_eval whose output irw trec-eval reproduces
 MIN_GEO_MEAN = 1e-5  # trec_eval's floor under a value before its logarithm (gm_map)
@@ -202,11 +202,8 @@ def compute(con, qrels: str, collection: str, measures: list[TrecEvalMeasure], *
     relstrings: dict[str, str] = {}
     for m in measures:
         if m.length is not None:  # relstring
-            grades = sql.rows(con, "trec_eval.sql", "relstring_grades",
-                              {**params, "n": m.length,
-                               "max_docs": max_docs if max_docs is not None else ms.MAX_INT},
-                              judged_only)
-            relstrings = {topic: "".join(map(relstring_char, row)) for topic, row in grades}
+            relstrings = {topic: text for (_, topic), text in evaluation.relstrings(
+                con, qrels, [run_id], m.length, max_docs, judged_only, collection).items()}
     graded = None
     if complete and any(m.family == "num_rel" for m in measures):
         graded = sql.rows(con, "trec_eval.sql", "graded_above_zero", params)[0][0]

@@ -26,28 +26,6 @@ INSERT INTO run_topics (collection, run_id, topic, n_docs)
 SELECT $collection, $run, topic, 1 FROM (SELECT unnest($topics) AS topic) AS t;
 {%- endmacro %}
 
-{# trec_eval's relstring: for each topic of the run, the grades of the documents at its first
-   $n ranks, in order (NULL: not in the qrels; irwarehouse.trec_names.relstring_char shows
-   them). Only the first $max_docs ranks count (-M); with `judged_only` (-J) the unjudged
-   documents are dropped first (a grade below 0 is unjudged, as trec_eval's -J has it) and
-   the rest ranked anew. #}
-{% macro relstring_grades(judged_only) -%}
-WITH ranked AS (
-    SELECT r.topic, r.rank, q.rel
-    FROM runs AS r
-    LEFT JOIN qrels AS q ON q.qrels = $qrels AND q.topic = r.topic AND q.docno = r.docno
-    WHERE r.collection = $collection AND r.run_id = $run AND r.rank <= $max_docs
-), kept AS (
-{% if judged_only %}
-    SELECT topic, rel, row_number() OVER (PARTITION BY topic ORDER BY rank) AS pos
-    FROM ranked WHERE rel >= 0
-{% else %}
-    SELECT topic, rel, rank AS pos FROM ranked
-{% endif %}
-)
-SELECT topic, list(rel ORDER BY pos) AS grades FROM kept WHERE pos <= $n GROUP BY topic
-{%- endmacro %}
-
 {# How many judgments of the qrels grade a document above 0: trec_eval's num_rel over
    every topic under -c, whatever the relevance level (-l). #}
 {% macro graded_above_zero() -%}

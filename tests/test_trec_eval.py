@@ -190,9 +190,6 @@ def _shared_topics_qrels(qrels: str, lacking: set[str]) -> str:
 # Where irw prints other digits than trec_eval 10.0, and why (the comparison allows these and
 # nothing else):
 KNOWN = {
-    "rbp_resid": "trec_eval's rbp_resid is 0 for a ranking that holds no unjudged document; irw's "
-                 "RBPres is then the weight beyond the ranking, p^n (SPEC: base + residual bounds "
-                 "the score)",
     "nan": "under -J, a topic with no judged document retrieved: trec_eval divides 0 by 0 in "
            "iprec_at_recall and 11pt_avg and prints -nan (and a nan mean); irw prints 0",
 }
@@ -204,8 +201,6 @@ def _known(want: str, got: str) -> str | None:
     mine = got.split("\t")
     if mine[:2] != [label, topic]:
         return None
-    if label.strip().startswith("rbp_resid") and (topic == "all" or value == "0.0000"):
-        return "rbp_resid"
     if "nan" in value and label.strip().startswith(("iprec_at_recall", "11pt_avg")) \
             and (topic == "all" or mine[2] == "0.0000"):
         return "nan"
