@@ -519,8 +519,7 @@ class Warehouse:
                 con, name, collection, measures, complete=complete, max_docs=max_docs,
                 rel_level=rel_level, judged_only=judged_only, num_docs=num_docs),
             order="trec_eval_10", extra_fields=True, wait=wait, memory_limit=memory_limit)
-        return te.report(values, measures, judged_only=judged_only, rel_level=rel_level,
-                         num_docs=num_docs, zscores=z)
+        return te.report(values, measures, zscores=z)
 
     @staticmethod
     def trec_eval_measures(measures) -> list[tuple[str, str | None, str]]:

@@ -5,8 +5,8 @@ The measures are the catalogue's (``trec_names``: trec_eval's ``-m`` arguments, 
 and nicknames as catalogue measures, in trec_eval's print order); their per-topic values are
 the engine's, computed in the in-memory warehouse the two files are loaded into. What is
 trec_eval's own and not a measure lives here: its topic policy (the topics the run and the
-qrels share, or with ``-c`` every topic of the qrels, the run's missing ones counting as a
-ranking of nothing), the values of ``runid``, ``num_q`` and ``relstring``, the summary line
+qrels share, or with ``-c`` every topic of the qrels, a topic the run lacks evaluated as
+trec_eval evaluates it), the values of ``runid``, ``num_q`` and ``relstring``, the summary line
 of each measure (a mean, a sum or a geometric mean, accumulated topic by topic in
 trec_eval's order so that the printed digits are its own), and ``-Z``'s z-scores.
 
@@ -45,6 +45,9 @@ USAGE, INPUT, NO_TOPICS = 1, 2, 7
 CLEARED_WHEN_MISSING = ("num_ret", "utility", "rbp_resid")
 CLEARED_PREFIX_WHEN_MISSING = "unj"
 CLEARED_STRING_WHEN_MISSING = "relstring"
+# -c: trec_eval's num_rel summary counts every judgment graded above 0 in the qrels (whatever
+# -l), not the sum of the topics' values.
+COUNTED_IN_QRELS_WHEN_COMPLETE = "num_rel"
 AGGREGATES = ("mean", "sum", "gm", "count", "none")
 # What the values irw trec-eval computes itself are (the others are catalogue measures).
 DESCRIPTIONS = {"runid": "the run's id (from its file)",
@@ -160,7 +163,7 @@ class _Values:
     topics: list[str]
     lacking: list[str]
     missing: set[str]  # topics evaluated as the run's missing ones (-c)
-    values: dict[tuple[str, str], float]  # (topic, catalogue label) -> value
+    values: dict[tuple[str, str], float]  # (topic, trec_eval label) -> value
     relstrings: dict[str, str]
     graded: int | None  # -c: trec_eval's num_rel summary
 
@@ -198,24 +201,24 @@ def compute(con, qrels: str, collection: str, measures: list[TrecEvalMeasure], *
         result = evaluation.evaluate(con, qrels, parsed, [run_id], topics="run",
                                      max_docs=max_docs, rel_level=rel_level, store=False,
                                      collection=collection)
-        values = {(topic, label): value for _, topic, label, value in result.rows()}
+        by_measure = {(topic, measure): value for _, topic, measure, value in result.rows()}
+        values = {(topic, label): by_measure[(topic, str(measure))]
+                  for label, measure in chosen.items() for topic in topics}
     relstrings: dict[str, str] = {}
     for m in measures:
         if m.length is not None:  # relstring
             relstrings = {topic: text for (_, topic), text in evaluation.relstrings(
                 con, qrels, [run_id], m.length, max_docs, judged_only, collection).items()}
     graded = None
-    if complete and any(m.family == "num_rel" for m in measures):
+    if complete and any(m.family == COUNTED_IN_QRELS_WHEN_COMPLETE for m in measures):
         graded = sql.rows(con, "trec_eval.sql", "graded_above_zero", params)[0][0]
     return _Values(run_id, topics, lacking, set(missing), values, relstrings, graded)
 
 
-def report(values: _Values, measures: list[TrecEvalMeasure], *, judged_only: bool = False,
-           rel_level: int | None = None, num_docs: int | None = None,
+def report(values: _Values, measures: list[TrecEvalMeasure],
            zscores: dict[str, dict[str, tuple[float, float]]] | None = None) -> TrecEvalReport:
     """The lines trec_eval prints for ``values``: per topic in its order, then the summary
     (topic ``all``), each measure's values accumulated topic by topic as trec_eval does."""
-    chosen = engine_measures(measures, judged_only, rel_level, num_docs)
     z = zscores is not None
     out = TrecEvalReport(values.run_id, values.topics, values.lacking, zscores=z)
     n = len(values.topics)
@@ -236,7 +239,7 @@ def report(values: _Values, measures: list[TrecEvalMeasure], *, judged_only: boo
                               or m.label.startswith(CLEARED_PREFIX_WHEN_MISSING)):
                 value = 0.0
             else:
-                value = values.values[(topic, str(chosen[m.label]))]
+                value = values.values[(topic, m.label)]
             if m.aggregate == "gm":
                 value = math.log(max(value, MIN_GEO_MEAN))
             if z:
@@ -253,7 +256,7 @@ def report(values: _Values, measures: list[TrecEvalMeasure], *, judged_only: boo
         total = sums[m.label]
         if m.aggregate == "count":
             total = float(n)
-        elif m.family == "num_rel" and values.graded is not None:
+        elif m.family == COUNTED_IN_QRELS_WHEN_COMPLETE and values.graded is not None:
             total = float(values.graded)
         elif m.aggregate == "mean":
             total = total / n
