@@ -368,3 +368,13 @@ def test_the_command_line_entry_point(trec_eval_suite, tmp_path):
     assert fast.stdout == typer_way.stdout and fast.stdout.count(b"\n") == 8
     bad = subprocess.run([*main, "trec-eval", "-m", "map"], capture_output=True, cwd=tmp_path, timeout=120)
     assert bad.returncode == 1 and bad.stderr.startswith(b"error: expected a qrels file")
+
+
+def test_any_failure_is_one_line(trec_eval_suite, capsysbinary, monkeypatch):
+    from irwarehouse import Warehouse
+
+    monkeypatch.chdir(trec_eval_suite)
+    monkeypatch.setattr(Warehouse, "trec_eval", staticmethod(lambda *a, **k: (_ for _ in ()).throw(ValueError("boom\nmore"))))
+    code, out, err = irw(capsysbinary, "qrels.test", "results.test")
+    assert (code, out) == (1, b"")
+    assert err == "error: unexpected ValueError: boom\n"  # the first line, as every irw command

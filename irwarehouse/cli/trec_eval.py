@@ -16,7 +16,7 @@ import os
 import sys
 
 from .. import __version__
-from ..errors import IrwError, IrwNote, one_line
+from ..errors import IrwError, IrwNote, duckdb_problem, one_line
 
 SHORT = "hvqm:cl:nD:JN:M:R:T:oZ:"
 LONG = ["help", "version", "query_eval_wanted", "measure=", "complete_rel_info_wanted",
@@ -193,6 +193,18 @@ def run(argv: list[str], *, wait: float | None = None, memory_limit: str | None 
         except (OSError, ValueError):
             pass
         return 141
+    except Exception as exc:  # one line, never a traceback (as every irw command)
+        if type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb"):
+            message, status = duckdb_problem(exc, api.memory_limit_text()), 2
+        elif isinstance(exc, MemoryError):
+            message, status = f"out of memory: {exc}", 2
+        elif isinstance(exc, OSError):
+            message, status = (f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc)), 2
+        else:
+            message, status = (f"unexpected {type(exc).__name__}: {exc} (this is a bug in irwarehouse; "
+                               "please report it with the command that caused it)"), 1
+        sys.stderr.write(f"error: {one_line(message)}\n")
+        return status
 
 
 def _show_note(message, category, filename, lineno, file=None, line=None) -> None:
