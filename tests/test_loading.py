@@ -9,6 +9,7 @@ import os
 
 import pytest
 
+from conftest import FIXTURES
 from irwarehouse.engine import loading
 from irwarehouse.errors import IrwError
 
@@ -783,3 +784,16 @@ def test_bulk_work_keeps_no_insertion_order_and_users_sql_does(monkeypatch):
         assert len(seen) >= 2 and not any(seen)
         assert w.con.execute(setting).fetchone()[0] is True
         assert w.sql(setting + " AS kept").rows() == [(True,)]
+
+
+def test_load_messages_count_comment_lines(cli, tmp_path):
+    d = tmp_path / "c"
+    (d / "runs").mkdir(parents=True)
+    (d / "qrels.txt").write_text("# judged by hand\n1 0 a#1 1\n1 0 b 0\n")
+    (d / "runs" / "r.txt").write_text("# run r\n#\n1 Q0 a#1 1 2 r\n1 Q0 c 2 1 r\n")
+    done = cli("load", "collection", d, "--name", "c")
+    assert done.stderr == ("collection c: loaded qrels c: 2 judgments, 1 relevant, 1 topics, 1 comment "
+                           "line skipped; loaded 1 run (2 lines from 1 file, 2 comment lines skipped, "
+                           "order trec_eval)\n")
+    assert cli("load", "qrels", d / "qrels.txt", "--name", "q2").stderr.endswith(", 1 comment line skipped\n")
+    assert "comment" not in cli("load", "runs", FIXTURES / "runs" / "beta1.txt").stderr
