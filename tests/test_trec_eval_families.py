@@ -61,21 +61,24 @@ def wanted(specs: list[str]):
     return [m for m in measures if m.measure is not None]
 
 
-def with_level(measure, rel_level):
+def with_level(measure, rel_level, judged_only=False):
+    """The measure under trec_eval's -l (rel_level) and -J (judged_only)."""
     if rel_level is not None and measure.definition.takes_rel_level and not measure.has("rel"):
-        return measure.with_params(rel=rel_level)
+        measure = measure.with_params(rel=rel_level)
+    if judged_only and measure.definition.param("judged_only"):
+        measure = measure.with_params(judged_only=True)
     return measure
 
 
 def compare(printed: dict, scores: dict, measures, run_id: str, rel_level=None,
-            skip: set = frozenset()) -> tuple[int, list[str]]:
+            skip: set = frozenset(), judged_only: bool = False) -> tuple[int, list[str]]:
     """(values compared, differences) of trec_eval's output ``printed`` against irw's
     ``scores`` {(run, topic, measure label): value} of one run; not the topics of ``skip``
     (nor then the `all` line)."""
     checked, wrong = 0, []
     topics = sorted({t for (_, t) in printed if t != "all"})
     for tm in measures:
-        label = str(with_level(tm.measure, rel_level))
+        label = str(with_level(tm.measure, rel_level, judged_only))
         ours = [scores[(run_id, t, label)] for t in topics]
         pairs = [(t, v) for t, v in zip(topics, ours) if t not in skip] if tm.per_query else []
         if skip:
@@ -96,9 +99,10 @@ def compare(printed: dict, scores: dict, measures, run_id: str, rel_level=None,
     return checked, wrong
 
 
-def evaluate(con, qrels, measures, run_ids, rel_level=None, topics="run"):
-    parsed = list(dict.fromkeys(with_level(m.measure, rel_level) for m in measures))
-    per = evaluation.evaluate(con, qrels, parsed, run_ids, topics=topics, rel_level=rel_level, store=False)
+def evaluate(con, qrels, measures, run_ids, rel_level=None, topics="run", judged_only=False, max_docs=None):
+    parsed = list(dict.fromkeys(with_level(m.measure, rel_level, judged_only) for m in measures))
+    per = evaluation.evaluate(con, qrels, parsed, run_ids, topics=topics, rel_level=rel_level,
+                              max_docs=max_docs, store=False)
     return {(r.run_id, r.topic, r.measure): r.value for r in per.itertuples()}
 
 
@@ -179,9 +183,12 @@ def test_parameters_of_every_family_on_trec8(trec_eval_10, trec8_files, trec8_db
     ("qrels.test", []),           # binary
     ("qrels.rel_level", []),      # grades 0 to 4, and 304 judgments of grade -1 (in the pool,
     ("qrels.rel_level", ["-l2"]), # not assessed: infAP)
+    ("qrels.rel_level", ["-J"]),  # judged documents only (condensed lists)
+    ("qrels.rel_level", ["-M", "25"]),
 ])
 def test_trec_eval_suite_files(trec_eval_10, trec_eval_suite, qrels_file, flags):
-    rel_level = int(flags[0][2:]) if flags else None
+    rel_level = int(flags[0][2:]) if flags and flags[0].startswith("-l") else None
+    judged_only, max_docs = "-J" in flags, int(flags[1]) if "-M" in flags else None
     con = schema.connect(":memory:")
     loading.load_qrels(con, [str(trec_eval_suite / qrels_file)], "q")
     loading.load_runs(con, [str(trec_eval_suite / "results.test")], extra_fields=True)
@@ -189,10 +196,11 @@ def test_trec_eval_suite_files(trec_eval_10, trec_eval_suite, qrels_file, flags)
     checked, wrong = 0, []
     for specs in (["all_trec", "dcg"], VARIANTS, ["dcg.1=2,3=1.5"]):
         measures = wanted(specs)
-        scores = evaluate(con, "q", measures, [run_id], rel_level=rel_level)
+        scores = evaluate(con, "q", measures, [run_id], rel_level=rel_level, judged_only=judged_only,
+                          max_docs=max_docs)
         printed = trec_lines(run_trec_eval(trec_eval_10, trec_eval_suite / qrels_file,
                                            trec_eval_suite / "results.test", specs, *flags))
-        c, w = compare(printed, scores, measures, run_id, rel_level)
+        c, w = compare(printed, scores, measures, run_id, rel_level, judged_only=judged_only)
         checked, wrong = checked + c, wrong + w
     con.close()
     assert not wrong, f"{len(wrong)} of {checked} differ:\n" + "\n".join(wrong[:40])

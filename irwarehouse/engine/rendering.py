@@ -307,7 +307,7 @@ class _MacroContext(_MeasureContext):
                 f"ELSE {DISCOUNT_SQL['log2p1'].format(b=b, pos=pos)} END)")
 
     def list_count(self, name: str, condition: str) -> str:
-        return f"len(list_filter({name}, x -> {condition.format(x='x')}))"
+        return f"len(list_filter({name}, lambda x: {condition.format(x='x')}))"
 
     def list_length(self, name: str) -> str:
         return f"len({name})"
