@@ -37,14 +37,17 @@ from . import catalogue, connection, files, names, runsets, schema, sql, stateme
 from . import measures as ms
 from .connection import DEFAULT_DB, DEFAULT_WAIT, memory_limit_text, transaction
 from .engine import base, evaluation, loading, many, pools
-from .errors import IrwError, note
+from .errors import IrwError, StatusError, note
+from . import trec_eval as te
 from .result import Result
+from .trec_eval import TREC_EVAL_VERSION
 from .significance_tests import CORRECTIONS, TESTS
 
 if TYPE_CHECKING:
     from .report import JudgesReport, Report
+    from .trec_eval import TrecEvalReport
 
-__all__ = ["Warehouse", "DEFAULT_DB", "DEFAULT_WAIT", "TESTS", "CORRECTIONS", "check_settings",
+__all__ = ["Warehouse", "DEFAULT_DB", "DEFAULT_WAIT", "TESTS", "CORRECTIONS", "TREC_EVAL_VERSION", "check_settings",
            "measure_names", "measure_labels", "measure_catalogue", "format_value", "memory_limit_text"]
 
 # DataFrame column conventions: the first name present is used.
@@ -318,7 +321,7 @@ class Warehouse:
     def load_qrels(self, source, name: str, *, collection: str | None = None, replace: bool = False,
                    description: str | None = None, encoding: str = "utf-8") -> dict:
         """Load judgments from files (paths or globs) or a DataFrame under ``name``; a summary
-        (qrels, collection, topics, judgments, relevant)."""
+        (qrels, collection, topics, judgments, relevant, comments: the comment lines skipped)."""
         with self._staging() as stage, _source_files(source, "qrels") as paths:
             target, implicit = self._target(stage, collection)
             return loading.load_qrels(stage.con, paths, name, replace=replace, description=description,
@@ -331,7 +334,7 @@ class Warehouse:
         """Load runs from files (paths, globs, directories) or a DataFrame (``run_id`` names
         the run when the frame has no run column), with their metadata (``meta``: a TSV or a
         DataFrame) in the same transaction; a summary (collection, runs, lines, files,
-        replaced, refreshed[, meta])."""
+        comments: the comment lines skipped, replaced, refreshed[, meta])."""
         with self._staging() as stage, _source_files(source, "runs", run_id) as paths, \
                 _meta_file(meta) as meta_path:
             target, implicit = self._target(stage, collection)
@@ -480,20 +483,51 @@ class Warehouse:
         if replace and save is None:
             raise IrwError("--replace replaces what --save DB holds: name the warehouse with --save")
         name = name or _file_qrels_name(qrels)
-        with Warehouse(":memory:" if save is None else save, wait=wait, memory_limit=memory_limit,
-                       _throwaway=save is None) as w:
-            with w._staging() as stage, _source_files(qrels, "qrels") as qrels_paths, \
-                    _source_files(runs, "runs") as run_paths, _meta_file(meta) as meta_path:
-                if len(qrels_paths) != 1:
-                    raise IrwError(f"one qrels file expected, got {len(qrels_paths)}")
-                target, implicit = w._target(stage, None)
-                loaded = loading.load_collection(
-                    stage.con, target, qrels_paths[0], run_paths, meta=meta_path, qrels_name=name,
-                    policy=order, replace=replace, extra_fields=extra_fields, final=stage.attach,
-                    encoding=encoding, implicit=implicit,
-                    then=lambda con: Warehouse.attach(con, w.path).eval(
-                        measures, name, run_spec, store=save is not None, **options))
-            return loaded["then"]
+        return _files_in(
+            qrels, runs, name, lambda con, path, collection: Warehouse.attach(con, path).eval(
+                measures, name, run_spec, store=save is not None, **options),
+            meta=meta, save=save, replace=replace, order=order, extra_fields=extra_fields,
+            encoding=encoding, wait=wait, memory_limit=memory_limit)
+
+    @staticmethod
+    def trec_eval(qrels, run, measures=None, *, complete: bool = False, max_docs: int | None = None,
+                  rel_level: int | None = None, judged_only: bool = False,
+                  num_docs: int | None = None, zscores=None,
+                  rel_info_format: str = "qrels", results_format: str = "trec_results",
+                  wait: float | None = None, memory_limit: str | None = None) -> "TrecEvalReport":
+        """What trec_eval 10.0 prints for the qrels file ``qrels`` and the run ``run`` (a
+        file, or a binary stream such as ``sys.stdin.buffer``), as a
+        :class:`irwarehouse.trec_eval.TrecEvalReport` (its lines per topic and its summary
+        lines): ``measures`` are trec_eval's ``-m`` arguments (names, ``name.params``,
+        nicknames ``official`` (the default), ``all_trec``, ``set``), ``complete`` is ``-c``,
+        ``max_docs`` ``-M``, ``rel_level`` ``-l``, ``judged_only`` ``-J``, ``num_docs``
+        ``-N``, ``zscores`` ``-Z``'s file. The files are read with every check of :meth:`load_collection` (fields after
+        the run id ignored, ranked as trec_eval 10.0 ranks: order ``trec_eval_10``) into an
+        in-memory warehouse and evaluated by its engine; nothing is written. Where the run
+        lacks a topic of the qrels and ``complete`` is not set, the topics both have are
+        evaluated and a note names the others (trec_eval 10.0 stops there). Errors are
+        :class:`irwarehouse.errors.StatusError` where trec_eval has a status of its own."""
+        te.check_formats(rel_info_format, results_format)
+        measures = te.plan(measures)
+        for option, value in (("-M", max_docs), ("-l", rel_level)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < (1 if option == "-M" else 0)):
+                raise StatusError(f"{option} takes an integer >= {1 if option == '-M' else 0}, got {value!r}", te.USAGE)
+        z = te.read_zscores(str(zscores)) if zscores is not None else None
+        name = _file_qrels_name(qrels)
+        values = _files_in(
+            qrels, run, name, lambda con, path, collection: te.compute(
+                con, name, collection, measures, complete=complete, max_docs=max_docs,
+                rel_level=rel_level, judged_only=judged_only, num_docs=num_docs),
+            order="trec_eval_10", extra_fields=True, wait=wait, memory_limit=memory_limit)
+        return te.report(values, measures, zscores=z)
+
+    @staticmethod
+    def trec_eval_measures(measures) -> list[tuple[str, str | None, str]]:
+        """What trec_eval's ``-m`` arguments ``measures`` name: (trec_eval label, the catalogue
+        measure computing it or None, its description), in trec_eval's print order."""
+        return [(m.label, None if m.measure is None else str(m.measure),
+                 m.measure.definition.description if m.measure is not None else te.DESCRIPTIONS.get(m.family, ""))
+                for m in te.plan(measures)]
 
     @_atomic
     def no_rows_reason(self, qrels: str | None = None, runs="all", *, topics: str = "qrels",
@@ -980,6 +1014,27 @@ def _report_options(against, format: str, **given) -> None:
                        "irw qrels compare, irw qrels rankings, or irw experiment judges)")
 
 
+def _files_in(qrels, runs, name: str, then, *, meta=None, save=None, replace: bool = False,
+              order: str = "trec_eval", extra_fields: bool = False, encoding: str = "utf-8",
+              wait: float | None = None, memory_limit: str | None = None):
+    """Files in: load the qrels file ``qrels`` (as ``name``), the runs ``runs`` and their
+    metadata into an in-memory warehouse (or the warehouse ``save``), and return what
+    ``then(con, path, collection)`` computes there, in the load's transaction."""
+    with Warehouse(":memory:" if save is None else save, wait=wait, memory_limit=memory_limit,
+                   _throwaway=save is None) as w:
+        with w._staging() as stage, _source_files(qrels, "qrels") as qrels_paths, \
+                _source_files(runs, "runs") as run_paths, _meta_file(meta) as meta_path:
+            if len(qrels_paths) != 1:
+                raise IrwError(f"one qrels file expected, got {len(qrels_paths)}")
+            target, implicit = w._target(stage, None)
+            loaded = loading.load_collection(
+                stage.con, target, qrels_paths[0], run_paths, meta=meta_path, qrels_name=name,
+                policy=order, replace=replace, extra_fields=extra_fields, final=stage.attach,
+                encoding=encoding, implicit=implicit,
+                then=lambda con: then(con, w.path, target))
+        return loaded["then"]
+
+
 def _file_qrels_name(source) -> str:
     """The name a qrels file evaluated directly takes: its file name without a compression
     suffix (``qrels.trec8.gz``: ``qrels.trec8``); ``qrels`` for a DataFrame or a name that a
@@ -990,15 +1045,54 @@ def _file_qrels_name(source) -> str:
     return "qrels" if names.qrels_problem(stem) else stem
 
 
+def _stream_name(stream) -> str:
+    """How messages name a stream read as a file: standard input, or its name."""
+    name = getattr(stream, "name", None)
+    return "standard input" if name in ("<stdin>", 0) or not isinstance(name, str) else name
+
+
 @contextmanager
 def _source_files(source, kind: str, run_id: str | None = None):
-    """Paths of files to load: the given ones, or a DataFrame written as a TREC file in a
-    temporary directory (errors then name 'the DataFrame' and its row)."""
+    """Paths of files to load: the given ones; a binary stream (``sys.stdin.buffer``, an
+    ``io.BytesIO``; also in a list of paths) or a DataFrame written to a file in a temporary
+    directory first, which errors then name (standard input or the stream's name; 'the
+    DataFrame' and its row)."""
     if isinstance(source, (str, os.PathLike)):
         yield [str(source)]
         return
-    if isinstance(source, (list, tuple)) and all(isinstance(s, (str, os.PathLike)) for s in source):
+    streams = isinstance(source, (list, tuple)) and any(hasattr(s, "read") for s in source)
+    if isinstance(source, (list, tuple)) and not streams and all(isinstance(s, (str, os.PathLike)) for s in source):
         yield [str(s) for s in source]
+        return
+    if hasattr(source, "read") or streams:
+        items = list(source) if streams else [source]
+        if not all(hasattr(s, "read") or isinstance(s, (str, os.PathLike)) for s in items):
+            raise IrwError(f"load {kind} from paths, binary streams or a pandas DataFrame")
+        tmp = files.temp_dir("stream")
+        names: dict[str, str] = {}
+        try:
+            paths = []
+            for number, item in enumerate(items):
+                if not hasattr(item, "read"):
+                    paths.append(str(item))
+                    continue
+                path = os.path.join(tmp, f"stream{number}")
+                with open(path, "wb") as out:
+                    try:
+                        shutil.copyfileobj(item, out)
+                    except TypeError:  # a text stream: a file holds bytes
+                        raise IrwError(f"read {kind} from a binary stream (sys.stdin.buffer, "
+                                       "open(path, 'rb')), not a text stream") from None
+                names[path] = _stream_name(item)
+                paths.append(path)
+            yield paths
+        except IrwError as exc:
+            text = str(exc)
+            for path, name in names.items():
+                text = text.replace(path, name)
+            raise IrwError(text) from None
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
         return
     if isinstance(source, Result):  # what a method returned, loaded again
         source = source.df()
@@ -1046,6 +1140,10 @@ def _write_trec(frame, path: str, kind: str, run_id: str | None) -> None:
         missing = con.execute(sql.statement("frames.sql", "missing", found[number])).fetchall()[0][0]
         if missing is not None:
             raise IrwError(f"the {kind} DataFrame, row {missing}: the {found[number]} is missing (NaN or None)")
+        hashed = con.execute(sql.statement("frames.sql", "comment_topic", found["topic"])).fetchall()
+        if hashed:
+            raise IrwError(f"the {kind} DataFrame, row {hashed[0][0]}: topic {hashed[0][1]!r} begins "
+                           "with '#', which makes a line of a run or qrels file a comment line")
         if kind == "runs":
             select = sql.statement("frames.sql", "run_lines", found["topic"], found["docno"],
                                    found["score"], found["rank"], found["run_id"])

@@ -345,6 +345,33 @@ def trec_lines(per_topic: list[tuple], means: list[tuple], measure_order: list[s
     return "\n".join(out) + "\n"
 
 
+def trec_eval_lines(lines, zscores: bool = False) -> str:
+    """Lines as trec_eval prints them: ``(label, topic, kind, value)``, the label padded to
+    22 characters and a tab before topic and value; a float as ``%6.4f``, a long as ``%ld``
+    (truncated), a string as it is, ``quoted`` between single quotes (relstring). With
+    ``zscores`` (-Z) the numbers are z-scores: their labels get a ``Z`` and every number is
+    printed ``%6.4f``."""
+    out = []
+    for label, topic, kind, value in lines:
+        if kind == "string":
+            out.append(f"{label:<22}\t{topic}\t{value}\n")
+        elif kind == "quoted":
+            out.append(f"{label:<22}\t{topic}\t'{value}'\n")
+        elif kind == "long" and not zscores:
+            out.append(f"{label:<22}\t{topic}\t{int(value)}\n")
+        else:
+            out.append(f"{'Z' if zscores else ''}{label:<22}\t{topic}\t{_c_float(value)}\n")
+    return "".join(out)
+
+
+def _c_float(value: float) -> str:
+    """``printf("%6.4f", value)`` as C prints it (Python's digits are the same; C writes
+    infinities and NaN as inf, -inf, nan, -nan)."""
+    if math.isnan(value):
+        return f"{'-nan' if math.copysign(1.0, value) < 0 else 'nan':>6}"
+    return f"{value:6.4f}"
+
+
 class ProgressBar:
     """A progress bar on stderr: ``update(n)`` advances it by n steps of ``length``;
     ``label`` may change as the work goes through its phases. Use :func:`progress_bar`,

@@ -8,6 +8,15 @@ SELECT min(i) FROM (SELECT row_number() OVER () - 1 AS i, {{ column | ident }} A
 WHERE v IS NULL OR isnan(v::DOUBLE)
 {%- endmacro %}
 
+{# The first row (0-based) whose topic would make its line a comment line (load.sql,
+   comment), and that topic; no row when none would. #}
+{% macro comment_topic(column) -%}
+{% import 'load.sql' as load %}
+SELECT i, t FROM (SELECT row_number() OVER () - 1 AS i, CAST({{ column | ident }} AS VARCHAR) AS t
+                  FROM frame) AS f
+WHERE {{ load.comment('ltrim(t)') }} ORDER BY i LIMIT 1
+{%- endmacro %}
+
 {# Run lines: topic Q0 docno rank score run_id. Without a rank column, the ranks are the
    order of the scores; without a run column, the run id is bound (?). #}
 {% macro run_lines(topic, docno, score, rank=None, run=None) -%}
