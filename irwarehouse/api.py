@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import shutil
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Iterable
 
@@ -36,14 +37,17 @@ from . import catalogue, connection, files, names, runsets, schema, sql, stateme
 from . import measures as ms
 from .connection import DEFAULT_DB, DEFAULT_WAIT, memory_limit_text, transaction
 from .engine import base, evaluation, loading, many, pools
-from .errors import IrwError, note
+from .errors import IrwError, StatusError, note
+from . import trec_eval as te
 from .result import Result
+from .trec_eval import TREC_EVAL_VERSION
 from .significance_tests import CORRECTIONS, TESTS
 
 if TYPE_CHECKING:
-    from .report import Report
+    from .report import JudgesReport, Report
+    from .trec_eval import TrecEvalReport
 
-__all__ = ["Warehouse", "DEFAULT_DB", "DEFAULT_WAIT", "TESTS", "CORRECTIONS", "check_settings",
+__all__ = ["Warehouse", "DEFAULT_DB", "DEFAULT_WAIT", "TESTS", "CORRECTIONS", "TREC_EVAL_VERSION", "check_settings",
            "measure_names", "measure_labels", "measure_catalogue", "format_value", "memory_limit_text"]
 
 # DataFrame column conventions: the first name present is used.
@@ -51,9 +55,6 @@ RUN_COLUMNS = {"topic": ("qid", "query_id", "topic"), "docno": ("docno", "doc_id
                "score": ("score",), "rank": ("rank",), "run_id": ("run_id", "name", "run")}
 QRELS_COLUMNS = {"topic": ("qid", "query_id", "topic"), "docno": ("docno", "doc_id"),
                  "rel": ("label", "relevance", "rel")}
-
-# ir_measures names that differ from the catalogue's
-IR_MEASURES_NAMES = {"Rprec": "RPrec", "Success": "Success", "NumQ": None, "nDCG": "nDCG"}
 
 POOL_KINDS = pools.KINDS
 POOL_STATS = pools.STATS
@@ -98,9 +99,9 @@ def measure_names(measures) -> list[str]:
             raise IrwError(f"not a measure: {m!r} (give a name such as 'nDCG@10', or an ir_measures measure)")
         text = str(m)
         name = re.match(r"[A-Za-z_]+", text).group(0)
-        if IR_MEASURES_NAMES.get(name, name) is None or IR_MEASURES_NAMES.get(name, name) not in ms.CATALOGUE:
+        if ms.catalogue_name(name) is None:
             raise IrwError(f"ir_measures measure {text} has no counterpart in the catalogue (irw measures)")
-        out.append(IR_MEASURES_NAMES.get(name, name) + text[len(name):])
+        out.append(ms.catalogue_name(name) + text[len(name):])
     return out
 
 
@@ -341,8 +342,8 @@ class Warehouse:
             raise IrwError("this warehouse is open read-only: open it for writing to load")
         if self.path == ":memory:":
             if self._box is not None and any(
-                    isinstance(s, (str, os.PathLike)) or (isinstance(s, (list, tuple)) and s)
-                    for s in sources):
+                    isinstance(s, (str, os.PathLike)) or hasattr(s, "read")
+                    or (isinstance(s, (list, tuple)) and s) for s in sources):
                 raise IrwError(_SANDBOX_KEPT)
             stage = connection.Staging(self.path, con=self._connection())
         else:
@@ -361,7 +362,7 @@ class Warehouse:
     def load_qrels(self, source, name: str, *, collection: str | None = None, replace: bool = False,
                    description: str | None = None, encoding: str = "utf-8") -> dict:
         """Load judgments from files (paths or globs) or a DataFrame under ``name``; a summary
-        (qrels, collection, topics, judgments, relevant)."""
+        (qrels, collection, topics, judgments, relevant, comments: the comment lines skipped)."""
         with self._staging(source) as stage, _source_files(source, "qrels") as paths:
             target, implicit = self._target(stage, collection)
             return loading.load_qrels(stage.con, paths, name, replace=replace, description=description,
@@ -374,7 +375,7 @@ class Warehouse:
         """Load runs from files (paths, globs, directories) or a DataFrame (``run_id`` names
         the run when the frame has no run column), with their metadata (``meta``: a TSV or a
         DataFrame) in the same transaction; a summary (collection, runs, lines, files,
-        replaced, refreshed[, meta])."""
+        comments: the comment lines skipped, replaced, refreshed[, meta])."""
         with self._staging(source, meta) as stage, _source_files(source, "runs", run_id) as paths, \
                 _meta_file(meta) as meta_path:
             target, implicit = self._target(stage, collection)
@@ -539,20 +540,51 @@ class Warehouse:
         if replace and save is None:
             raise IrwError("--replace replaces what --save DB holds: name the warehouse with --save")
         name = name or _file_qrels_name(qrels)
-        with Warehouse(":memory:" if save is None else save, wait=wait, memory_limit=memory_limit,
-                       _throwaway=save is None) as w:
-            with w._staging() as stage, _source_files(qrels, "qrels") as qrels_paths, \
-                    _source_files(runs, "runs") as run_paths, _meta_file(meta) as meta_path:
-                if len(qrels_paths) != 1:
-                    raise IrwError(f"one qrels file expected, got {len(qrels_paths)}")
-                target, implicit = w._target(stage, None)
-                loaded = loading.load_collection(
-                    stage.con, target, qrels_paths[0], run_paths, meta=meta_path, qrels_name=name,
-                    policy=order, replace=replace, extra_fields=extra_fields, final=stage.attach,
-                    encoding=encoding, implicit=implicit,
-                    then=lambda con: Warehouse.attach(con, w.path).eval(
-                        measures, name, run_spec, store=save is not None, **options))
-            return loaded["then"]
+        return _files_in(
+            qrels, runs, name, lambda con, path, collection: Warehouse.attach(con, path).eval(
+                measures, name, run_spec, store=save is not None, **options),
+            meta=meta, save=save, replace=replace, order=order, extra_fields=extra_fields,
+            encoding=encoding, wait=wait, memory_limit=memory_limit)
+
+    @staticmethod
+    def trec_eval(qrels, run, measures=None, *, complete: bool = False, max_docs: int | None = None,
+                  rel_level: int | None = None, judged_only: bool = False,
+                  num_docs: int | None = None, zscores=None,
+                  rel_info_format: str = "qrels", results_format: str = "trec_results",
+                  wait: float | None = None, memory_limit: str | None = None) -> "TrecEvalReport":
+        """What trec_eval 10.0 prints for the qrels file ``qrels`` and the run ``run`` (a
+        file, or a binary stream such as ``sys.stdin.buffer``), as a
+        :class:`irwarehouse.trec_eval.TrecEvalReport` (its lines per topic and its summary
+        lines): ``measures`` are trec_eval's ``-m`` arguments (names, ``name.params``,
+        nicknames ``official`` (the default), ``all_trec``, ``set``), ``complete`` is ``-c``,
+        ``max_docs`` ``-M``, ``rel_level`` ``-l``, ``judged_only`` ``-J``, ``num_docs``
+        ``-N``, ``zscores`` ``-Z``'s file. The files are read with every check of :meth:`load_collection` (fields after
+        the run id ignored, ranked as trec_eval 10.0 ranks: order ``trec_eval_10``) into an
+        in-memory warehouse and evaluated by its engine; nothing is written. Where the run
+        lacks a topic of the qrels and ``complete`` is not set, the topics both have are
+        evaluated and a note names the others (trec_eval 10.0 stops there). Errors are
+        :class:`irwarehouse.errors.StatusError` where trec_eval has a status of its own."""
+        te.check_formats(rel_info_format, results_format)
+        measures = te.plan(measures)
+        for option, value in (("-M", max_docs), ("-l", rel_level)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < (1 if option == "-M" else 0)):
+                raise StatusError(f"{option} takes an integer >= {1 if option == '-M' else 0}, got {value!r}", te.USAGE)
+        z = te.read_zscores(str(zscores)) if zscores is not None else None
+        name = _file_qrels_name(qrels)
+        values = _files_in(
+            qrels, run, name, lambda con, path, collection: te.compute(
+                con, name, collection, measures, complete=complete, max_docs=max_docs,
+                rel_level=rel_level, judged_only=judged_only, num_docs=num_docs),
+            order="trec_eval_10", extra_fields=True, wait=wait, memory_limit=memory_limit)
+        return te.report(values, measures, zscores=z)
+
+    @staticmethod
+    def trec_eval_measures(measures) -> list[tuple[str, str | None, str]]:
+        """What trec_eval's ``-m`` arguments ``measures`` name: (trec_eval label, the catalogue
+        measure computing it or None, its description), in trec_eval's print order."""
+        return [(m.label, None if m.measure is None else str(m.measure),
+                 m.measure.definition.description if m.measure is not None else te.DESCRIPTIONS.get(m.family, ""))
+                for m in te.plan(measures)]
 
     @_atomic
     def no_rows_reason(self, qrels: str | None = None, runs="all", *, topics: str = "qrels",
@@ -761,6 +793,46 @@ class Warehouse:
             return Result([key, "measure", "n", "mean", "sd", "min", "max"], [])
         return Result.of(rows)
 
+    # ------------------------------------------------------------------ judging the judges
+
+    @_atomic
+    def compare_qrels(self, qrels_a: str, qrels_b: str, what: str = "agreement", *, rel_level: int = 1,
+                      B: int = 1000, seed: int = 0, level: float = 0.95, per_topic: bool = False) -> Result:
+        """Two judgment sets as assessors (``irw qrels compare``), ``qrels_a`` the reference:
+        ``what`` is ``agreement`` (per topic and ``all``: documents judged by both and by one
+        only, Cohen's kappa at grade >= ``rel_level``, weighted kappa, Krippendorff's alpha),
+        ``intervals`` (bootstrap over topics: ``B`` samples, ``seed``, ``level``),
+        ``confusion`` (the matrix of grades; ``per_topic`` adds each topic's), ``only-a`` or
+        ``only-b`` (the documents one set judged)."""
+        from . import judges
+
+        return Result.of(judges.compare_qrels(self.con, qrels_a, qrels_b, what, rel_level, B, seed,
+                                              level, per_topic))
+
+    @_atomic
+    def compare_rankings(self, qrels_a: str, qrels_b: str, measures, runs="all", what: str = "runs", *,
+                         by: str = "team", topics: str = "qrels", test: str = "t",
+                         correction: str = "none", alpha: float = 0.05, B: int | None = None,
+                         seed: int = 0, top_k: int = 10, rbo_p: float = 0.9,
+                         permutations: int = 10000, bias_correction: str = "holm",
+                         progress=None) -> Result:
+        """Two judgment sets as rankings of the runs (``irw qrels rankings``), ``qrels_a`` the
+        reference, both evaluated together: ``what`` is ``runs`` (each run's mean score and
+        rank under each, and its rank shift), ``groups`` (per group of runs -- the metadata
+        column ``by`` -- the mean shift and its permutation test: ``permutations`` draws,
+        ``seed``, p-values adjusted over the groups by ``bias_correction``), ``correlation``
+        (tau-b, tau-a, tau_AP, tau on A's ``top_k``, RBO(``rbo_p``), Pearson) or
+        ``decisions`` (every run pair's significance decision under B against A's: ``test``,
+        ``correction``, ``alpha``, ``B``). The per-topic scores are kept in ``scores``
+        unless the warehouse is read-only."""
+        from . import judges
+
+        run_ids = runsets.resolve(self.con, _spec(runs), qrels=qrels_a)
+        return Result.of(judges.compare_rankings(
+            self.con, qrels_a, qrels_b, _parsed(measures), run_ids, what, by=by, topics=topics, test=test,
+            correction=correction, alpha=alpha, B=B, seed=seed, top_k=top_k, rbo_p=rbo_p,
+            permutations=permutations, bias_correction=bias_correction, progress=progress))
+
     # ------------------------------------------------------------------ standardization
 
     @_atomic
@@ -896,23 +968,43 @@ class Warehouse:
     def report(self, measures, qrels: str | None = None, runs="all", *, topics: str = "qrels",
                test: str = "t", correction: str = "none", alpha: float = 0.05, B: int | None = None,
                seed: int = 0, level: float = 0.95, judged_k: int = 10, rbp_p: float = 0.8,
-               format: str = "html", out=None, replace: bool = False, progress=None) -> "Report":
+               format: str = "html", out=None, replace: bool = False, against: str | None = None,
+               by: str = "team", top_k: int = 10, permutations: int = 10000,
+               bias_correction: str = "holm", rel_level: int = 1,
+               progress=None) -> "Report | JudgesReport":
         """The report of ``irw report`` (irwarehouse.report.Report): its frames
         (``leaderboard``, ``pairs``, ``correlations``, ``coverage``) and ``to_html()``,
         ``to_latex()``, ``to_markdown()``. With ``out``, it is also written there in
-        ``format`` (never over a database or, without ``replace``, an existing file)."""
+        ``format`` (never over a database or, without ``replace``, an existing file).
+
+        With ``against`` (a second judgment set B, ``qrels`` the reference A), the page
+        judging it (irwarehouse.report.JudgesReport, html only): agreement as assessors
+        (``rel_level``; intervals at ``level``), the two leaderboards side by side, the
+        scores under both, the significance decisions, and the groups of runs (the metadata
+        column ``by``) whose rank shift a permutation test flags (``permutations``,
+        ``bias_correction``); its frames are those of :meth:`compare_qrels` and
+        :meth:`compare_rankings`."""
         from . import report as reports
 
         if format not in reports.FORMATS:
             raise IrwError(f"unknown format {format!r}; valid: {', '.join(reports.FORMATS)}")
+        _report_options(against, format, judged_k=judged_k, rbp_p=rbp_p, by=by, top_k=top_k,
+                        permutations=permutations, bias_correction=bias_correction, rel_level=rel_level)
         protected = (self.path,)
         if out is not None:  # refused before the work, not after it
             files.check_target(str(out), replace=replace, what=f"{format} report", protected=protected)
-        rep = reports.build_report(self.con, measure_names(measures),
-                                   qrels=qrels or catalogue.default_qrels(self.con),
-                                   runs=_spec(runs) or "all", topics=topics, test=test,
-                                   correction=correction, alpha=alpha, B=B, seed=seed, level=level,
-                                   judged_k=judged_k, rbp_p=rbp_p, progress=progress)
+        if against is not None:
+            rep = reports.build_judges_report(
+                self.con, measure_names(measures), qrels or catalogue.default_qrels(self.con), against,
+                runs=_spec(runs) or "all", topics=topics, test=test, correction=correction, alpha=alpha,
+                B=B, seed=seed, level=level, by=by, top_k=top_k, permutations=permutations,
+                bias_correction=bias_correction, rel_level=rel_level, progress=progress)
+        else:
+            rep = reports.build_report(self.con, measure_names(measures),
+                                       qrels=qrels or catalogue.default_qrels(self.con),
+                                       runs=_spec(runs) or "all", topics=topics, test=test,
+                                       correction=correction, alpha=alpha, B=B, seed=seed, level=level,
+                                       judged_k=judged_k, rbp_p=rbp_p, progress=progress)
         if out is not None:
             files.write_text(str(out), rep.render(format), replace=replace,
                              what=f"{format} report", protected=protected)
@@ -959,6 +1051,47 @@ class Warehouse:
         return parsed[0]
 
 
+# The options of Warehouse.report that one kind of report takes, with their defaults: the
+# report on one qrels (coverage), and the page judging a second judgment set (--against).
+_ONE_QRELS_OPTIONS = {"judged_k": 10, "rbp_p": 0.8}
+_AGAINST_OPTIONS = {"by": "team", "top_k": 10, "permutations": 10000, "bias_correction": "holm", "rel_level": 1}
+
+
+def _report_options(against, format: str, **given) -> None:
+    """An option of the other kind of report, given another value than its default, is an
+    error (it would be ignored); so is a paper table of two judgment sets."""
+    unused = _ONE_QRELS_OPTIONS if against is not None else _AGAINST_OPTIONS
+    wrong = [name for name, default in unused.items() if given[name] != default]
+    if wrong:
+        flags = ", ".join("--" + name.replace("_", "-") for name in wrong)
+        where = "not with --against" if against is not None else "only with --against"
+        raise IrwError(f"{flags}: {where} (the page judging a second judgment set)")
+    if against is not None and format != "html":
+        raise IrwError(f"the report of two judgment sets is an html page, not {format!r} (its tables: "
+                       "irw qrels compare, irw qrels rankings, or irw experiment judges)")
+
+
+def _files_in(qrels, runs, name: str, then, *, meta=None, save=None, replace: bool = False,
+              order: str = "trec_eval", extra_fields: bool = False, encoding: str = "utf-8",
+              wait: float | None = None, memory_limit: str | None = None):
+    """Files in: load the qrels file ``qrels`` (as ``name``), the runs ``runs`` and their
+    metadata into an in-memory warehouse (or the warehouse ``save``), and return what
+    ``then(con, path, collection)`` computes there, in the load's transaction."""
+    with Warehouse(":memory:" if save is None else save, wait=wait, memory_limit=memory_limit,
+                   _throwaway=save is None) as w:
+        with w._staging() as stage, _source_files(qrels, "qrels") as qrels_paths, \
+                _source_files(runs, "runs") as run_paths, _meta_file(meta) as meta_path:
+            if len(qrels_paths) != 1:
+                raise IrwError(f"one qrels file expected, got {len(qrels_paths)}")
+            target, implicit = w._target(stage, None)
+            loaded = loading.load_collection(
+                stage.con, target, qrels_paths[0], run_paths, meta=meta_path, qrels_name=name,
+                policy=order, replace=replace, extra_fields=extra_fields, final=stage.attach,
+                encoding=encoding, implicit=implicit,
+                then=lambda con: then(con, w.path, target))
+        return loaded["then"]
+
+
 def _file_qrels_name(source) -> str:
     """The name a qrels file evaluated directly takes: its file name without a compression
     suffix (``qrels.trec8.gz``: ``qrels.trec8``); ``qrels`` for a DataFrame or a name that a
@@ -969,16 +1102,55 @@ def _file_qrels_name(source) -> str:
     return "qrels" if names.qrels_problem(stem) else stem
 
 
+def _stream_name(stream) -> str:
+    """How messages name a stream read as a file: standard input, or its name."""
+    name = getattr(stream, "name", None)
+    return "standard input" if name in ("<stdin>", 0) or not isinstance(name, str) else name
+
+
 @contextmanager
 def _source_files(source, kind: str, run_id: str | None = None):
-    """What to load: the paths given, or a DataFrame as data (engine.loading.Frame: its
-    columns found by the conventions above; errors name 'the DataFrame', the row and the
-    column)."""
+    """What to load: the paths given; a binary stream (``sys.stdin.buffer``, an
+    ``io.BytesIO``; also in a list of paths), written to a file in a temporary directory
+    first, which errors then name (standard input or the stream's name); or a DataFrame,
+    loaded as data (engine.loading.Frame: its columns found by the conventions above;
+    errors name 'the DataFrame', the row and the column)."""
     if isinstance(source, (str, os.PathLike)):
         yield [str(source)]
         return
-    if isinstance(source, (list, tuple)) and all(isinstance(s, (str, os.PathLike)) for s in source):
+    streams = isinstance(source, (list, tuple)) and any(hasattr(s, "read") for s in source)
+    if isinstance(source, (list, tuple)) and not streams and all(isinstance(s, (str, os.PathLike)) for s in source):
         yield [str(s) for s in source]
+        return
+    if hasattr(source, "read") or streams:
+        items = list(source) if streams else [source]
+        if not all(hasattr(s, "read") or isinstance(s, (str, os.PathLike)) for s in items):
+            raise IrwError(f"load {kind} from paths, binary streams or a pandas DataFrame")
+        tmp = files.temp_dir("stream")
+        names: dict[str, str] = {}
+        try:
+            paths = []
+            for number, item in enumerate(items):
+                if not hasattr(item, "read"):
+                    paths.append(str(item))
+                    continue
+                path = os.path.join(tmp, f"stream{number}")
+                with open(path, "wb") as out:
+                    try:
+                        shutil.copyfileobj(item, out)
+                    except TypeError:  # a text stream: a file holds bytes
+                        raise IrwError(f"read {kind} from a binary stream (sys.stdin.buffer, "
+                                       "open(path, 'rb')), not a text stream") from None
+                names[path] = _stream_name(item)
+                paths.append(path)
+            yield paths
+        except IrwError as exc:
+            text = str(exc)
+            for path, name in names.items():
+                text = text.replace(path, name)
+            raise IrwError(text) from None
+        finally:
+            files.remove_temp(tmp)
         return
     if isinstance(source, Result):  # what a method returned, loaded again
         source = source.df()

@@ -24,6 +24,16 @@ class IrwError(Exception):
         super().__init__(inline(message), *args)
 
 
+class StatusError(IrwError):
+    """An IrwError that ends a command with a given exit status: ``irw trec-eval`` ends with
+    the statuses trec_eval gives the same failure (1 usage, 2 input, 7 no topic to
+    evaluate)."""
+
+    def __init__(self, message: str, status: int):
+        super().__init__(message)
+        self.status = status
+
+
 class IrwNote(UserWarning):
     """Something a user should know about a result that is not an error (a run that shares
     no topic with the qrels, say), read as ``LABEL: message`` (label ``note``, or what it is

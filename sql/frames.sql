@@ -7,9 +7,10 @@
     the frame -- (name, kind), kind one of text, integer, real, other (from DuckDB's type of
     the column) -- or to None: a run id is then bound ($run_id), a rank the order of the
     scores. A value that is missing (None, NaN), empty, or not a number of the field's
-    syntax stages as NULL (or the row as nf = -1), which the load's checks refuse; the
-    locator below then names the row, the column and the problem. -#}
-{% import '_dialect.sql' as d %}
+    syntax stages as NULL (or the row as nf = -1), which the load's checks refuse; so does a
+    topic that would make a file's line a comment line (load.sql, comment). The locator
+    below then names the row, the column and the problem. -#}
+{% import 'load.sql' as load %}
 
 {# The text of a field: NULL when missing. #}
 {% macro text(col) -%}
@@ -48,7 +49,7 @@ FROM irw_frame POSITIONAL JOIN (SELECT range AS irw_row FROM range($rows)) AS r
 {% set texts = ('topic', 'docno', 'run_id') | select('in', cols) | list %}
 INSERT INTO {{ target }}
 SELECT 0 AS file,
-       CASE WHEN {% for f in texts %}{{ f }} IS NULL OR {{ f }} = ''{{ ' OR ' if not loop.last }}{% endfor %}
+       CASE WHEN {% for f in texts %}{{ f }} IS NULL OR {{ f }} = '' OR {% endfor %}{{ load.comment('ltrim(topic)') }}
             THEN -1 ELSE {{ nfields }} END AS nf,
        {% for f in texts if f != 'run_id' %}{{ f }}, {% endfor %}
        {% if 'run_id' in cols %}run_id,
@@ -66,7 +67,7 @@ FROM ({{ fields(cols, numbers) }}) AS f
 SELECT f.irw_row{% for f, c in cols.items() if c %}, f.{{ f }}, CAST(g.{{ c[0] | ident }} AS VARCHAR){% endfor %}
 FROM ({{ fields(cols, numbers) }}) AS f
 POSITIONAL JOIN irw_frame AS g
-WHERE {% for f in texts %}f.{{ f }} IS NULL OR f.{{ f }} = '' OR {% endfor %}
+WHERE {% for f in texts %}f.{{ f }} IS NULL OR f.{{ f }} = '' OR {% endfor %}{{ load.comment('ltrim(f.topic)') }} OR
       {% for f, cast, syntax in numbers if cols[f] %}f.{{ f }} IS NULL OR {% if cast == 'DOUBLE' %}NOT isfinite(f.{{ f }}) OR {% endif %}{% endfor %} FALSE
 ORDER BY f.irw_row LIMIT 1
 {%- endmacro %}

@@ -106,7 +106,7 @@ def reference_rows(data: bytes, nfields: int, encoding: str = "utf-8") -> list[t
             fields = [f.decode(encoding) for f in raw.split()]  # bytes.split(): ASCII whitespace
         except UnicodeDecodeError:
             raise Rejected("not in the encoding") from None
-        if not fields:
+        if not fields or fields[0].startswith("#"):  # blank, or a comment line
             continue
         if len(fields) != nfields:
             raise Rejected(f"{len(fields)} fields")
@@ -132,6 +132,7 @@ def test_the_reference_parser_on_hand_made_lines():
     assert reference_rows(ok, 6) == [("r", "1", "d1", 1, 1.5e-05), ("r", "2", "d2", -3, 0.5),
                                      ("r", "2", "d3", 7, 5.0)]
     assert reference_rows(gzip.compress(b"\xef\xbb\xbf1 0 d 2\n"), 4) == [("1", "d", 2)]
+    assert reference_rows(b"# c\n #1 0 d 1\n1 0 d#1 1\n#\n", 4) == [("1", "d#1", 1)]
     assert reference_rows("1 0 caf\xe9 1\n".encode("latin-1"), 4, "latin-1") == [("1", "caf\xe9", 1)]
     for bad in [b"1 Q0 d 2.5 1 r", b"1 Q0 d 0x10 1 r", b"1 Q0 d 1 1_000 r", b"1 Q0 d 1 inf r",
                 b"1 Q0 d 1 1e999 r", b"1 Q0 d 1 1 r\n1 Q0 d 2 2 r", b"1 Q0 d 1 r", b"",
@@ -157,7 +158,7 @@ def _edit_lines(rng: random.Random, lines: list[bytes], nfields: int) -> tuple[l
     for _ in range(rng.choice([0, 0, 1, 1, 2, 3])):
         what = rng.choice(["drop line", "duplicate line", "drop field", "duplicate field",
                            "number", "number", "whitespace", "line ends", "blank lines",
-                           "latin-1 docno", "utf-8 docno"])
+                           "comment line", "latin-1 docno", "utf-8 docno"])
         i = rng.randrange(len(lines))
         fields = lines[i].split()
         if what == "drop line":
@@ -183,6 +184,8 @@ def _edit_lines(rng: random.Random, lines: list[bytes], nfields: int) -> tuple[l
             lines[i] = lines[i] + rng.choice([b"\r", b"\r\r"])
         elif what == "blank lines":
             lines.insert(i, rng.choice([b"", b"   ", b"\t"]))
+        elif what == "comment line":
+            lines.insert(i, rng.choice([b"# a comment", b"#", b" \t#" + lines[i], b"#" + lines[i]]))
         else:  # a docno with a non-ASCII letter, in Latin-1 or in UTF-8
             fields[2] += "\u00e9".encode("latin-1" if what.startswith("latin") else "utf-8")
             lines[i] = b" ".join(fields)

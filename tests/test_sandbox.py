@@ -414,6 +414,7 @@ def test_dataframes_load_as_data_with_the_checks_of_files(tmp_path):
             ({"rank": ["1", "2", "x"]}, "row 2, column 'rank': the rank 'x' is not an integer"),
             ({"rank": [1, 2**62 * 3, 1]}, "row 1, column 'rank'"),
             ({"docno": ["a", "a", "c"]}, "row 1: document 'a' appears twice for run 'x', topic '101' (first at row 0)"),
+            ({"qid": ["101", " #2", "102"]}, "row 1, column 'qid': the topic ' #2' begins with '#', which makes a line"),
         ]
         for change, expect in bad:
             with pytest.raises(IrwError) as info:

@@ -38,7 +38,7 @@ from .evaluation import refresh_scores
 
 
 # Ranking policies (SPEC section 1), defined in sql/_ranking.sql.
-POLICIES = ("trec_eval", "given", "score_then_rank")
+POLICIES = ("trec_eval", "given", "score_then_rank", "trec_eval_10")
 
 BATCH = 16  # files per DuckDB read: large enough to parallelise, small enough for progress
 BATCH_SHARE = 1 / 8  # of the memory limit: the text of the run files staged at once
@@ -158,6 +158,9 @@ def _field_problem(field: str, value, raw, kind: str) -> str | None:
     label = _LABELS[field]
     if raw is None:
         return f"{label} is missing (None or NaN)"
+    if field == "topic" and value and value.lstrip().startswith("#"):
+        return (f"{label} {shown(value)} begins with '#', which makes a line of a run or qrels "
+                "file a comment line")
     if field in ("topic", "docno", "run_id"):
         return f"{label} is empty" if value == "" else None
     if value is not None and (field != "score" or math.isfinite(value)):
@@ -401,9 +404,16 @@ def _decode(raw: bytes, encoding: str, where: str) -> str:
                        "UTF-8; if the file is Latin-1, load it with --encoding latin-1") from None
 
 
+def is_comment(fields: list[str]) -> bool:
+    """Is a line of these fields a comment line? Its first field begins with '#' (the rule
+    of sql/load.sql, comment, which the SQL readers apply)."""
+    return fields[0].startswith("#")
+
+
 def _lines(path: str, encoding: str = "utf-8"):
-    """(line number, fields) for every non-blank line, split on runs of ASCII whitespace. A line
-    that is too long or not in ``encoding`` is an IrwError naming it."""
+    """(line number, fields) for every line that is neither blank nor a comment, split on runs
+    of ASCII whitespace. A line that is too long or not in ``encoding`` (a comment line
+    included) is an IrwError naming it."""
     for number, raw in _raw_lines(path):
         if len(raw) + 2 > MAX_LINE:
             raise IrwError(f"{path}, line {number}: the line is {len(raw):,} bytes long, irw reads "
@@ -412,7 +422,9 @@ def _lines(path: str, encoding: str = "utf-8"):
             raw = raw[3:]  # a byte order mark
         text = _decode(raw, encoding, f"{path}, line {number}")
         if text.strip(_SPACE):
-            yield number, _FIELDS.split(text.strip(_SPACE))
+            fields = _FIELDS.split(text.strip(_SPACE))
+            if not is_comment(fields):
+                yield number, fields
 
 
 def _number_problem(value: str, label: str, index: int, cast: str) -> str | None:
@@ -434,11 +446,13 @@ def _number_problem(value: str, label: str, index: int, cast: str) -> str | None
 
 
 def _delimiter(path: str, nfields: int) -> str | None:
-    """The delimiter of a file whose first line has ``nfields`` fields separated by single
-    tabs or by single spaces (no other whitespace): such files take the fast path of
-    :func:`_stage`. None otherwise, or when the file cannot be read here."""
+    """The delimiter of a file whose first line (not blank, not a comment) has ``nfields``
+    fields separated by single tabs or by single spaces (no other whitespace): such files
+    take the fast path of :func:`_stage`. None otherwise, or when the file cannot be read
+    here."""
     try:
-        line = next((raw for _, raw in _raw_lines(path) if raw.strip()), b"")
+        line = next((raw for _, raw in _raw_lines(path)
+                     if raw.strip() and not raw.strip().startswith(b"#")), b"")
     except IrwError:
         return None
     for delim, other in ((b"\t", b" "), (b" ", b"\t")):
@@ -474,14 +488,15 @@ def _sources(files: list[str], tmp: str) -> dict[str, tuple[str, set[bytes]]]:
 
 
 def _stage(con, target: str, files: list[str], nfields: int, columns, progress,
-           encoding: str = "utf-8") -> None:
+           encoding: str = "utf-8") -> int:
     """Read and split ``files`` into the temporary table ``target``. First each file is read
     to its end in Python, compressed ones decompressed into a temporary directory
     (:func:`_sources`). Files separated by single tabs or spaces are then read by DuckDB's CSV
     reader (sql/stage_delimited.sql); the others, and all of them again if that reader meets
-    a line it cannot stand for, are split on any whitespace (sql/stage_lines.sql). A file
-    that cannot be read is an IrwError naming it and, where there is one, the line. Runs
-    outside a transaction: a failed fast read leaves the warehouse untouched."""
+    a line it cannot stand for, are split on any whitespace (sql/stage_lines.sql). Comment
+    lines are dropped; returns how many there were. A file that cannot be read is an
+    IrwError naming it and, where there is one, the line. Runs outside a transaction: a
+    failed fast read leaves the warehouse untouched."""
     shown = 0
 
     def tick(n: int) -> None:  # a fall-back re-read does not advance the bar past the end
@@ -492,10 +507,10 @@ def _stage(con, target: str, files: list[str], nfields: int, columns, progress,
             progress(n)
 
     encoding = encoding_name(encoding)
-    if _frames(files):  # a DataFrame: loaded on its own (expand_paths)
+    if _frames(files):  # a DataFrame: loaded on its own (expand_paths); it has no comments
         for frame in files:
             frame.stage(con, target, nfields)
-        return
+        return 0
     step = BATCH if progress else max(len(files), 1)
     with temporary_directory("load") as tmp:
         sources = _sources(files, tmp)
@@ -531,6 +546,7 @@ def _stage(con, target: str, files: list[str], nfields: int, columns, progress,
             batch = [f for f in files if sources[f][0] in failure.paths]
             raise IrwError(_read_problem(batch, encoding) or f"cannot read {', '.join(batch)}: "
                            f"{str(failure.exc).strip().splitlines()[0]}") from None
+    return sql.rows(con, "load.sql", "drop_comments", {}, target)[0][0]
 
 
 def _read_problem(files: list[str], encoding: str) -> str:
@@ -624,7 +640,7 @@ def load_runs(con, patterns: Iterable[str], policy: str = "trec_eval", replace: 
               encoding: str = "utf-8", collection: str = DEFAULT_COLLECTION,
               implicit: bool = False) -> dict:
     """Load run files into ``collection``; returns a summary {collection, runs, lines, files,
-    replaced, refreshed[, meta]}. ``implicit``: the collection was not named but chosen as the
+    comments, replaced, refreshed[, meta]} (``comments``: comment lines skipped). ``implicit``: the collection was not named but chosen as the
     warehouse's only one (collection.for_load), which the final transaction checks again.
 
     The files are read, checked and ranked in temporary tables of ``con``, and moved into
@@ -635,13 +651,14 @@ def load_runs(con, patterns: Iterable[str], policy: str = "trec_eval", replace: 
     files = expand_paths(patterns)
     try:
         with _progress_bar(files, "reading runs", phases=3) as bar:
-            _stage_runs(con, files, policy, extra_fields, encoding, collection, bar)
+            comments = _stage_runs(con, files, policy, extra_fields, encoding, collection, bar)
             _phase(bar, "writing to the warehouse")
             with final() if final else contextlib.nullcontext():
                 with transaction(con):
                     if implicit:
                         catalogue.check_still_only(con, collection)
                     summary = _insert_runs(con, files, policy, replace, collection)
+                    summary["comments"] = comments
                     if meta:
                         summary["meta"] = _load_meta(con, meta, collection)
             _phase(bar, "done")
@@ -683,10 +700,10 @@ def _detach_staging(con) -> None:
 
 
 def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding: str,
-                collection: str, bar=None) -> None:
+                collection: str, bar=None) -> int:
     """Read, check and rank run files in tables of ``con`` (irw_staging.irw_ranked, and the
     temporary irw_staged_topics, irw_staged_files, irw_staged_parts), ready for
-    :func:`_insert_runs`.
+    :func:`_insert_runs`. Returns the number of comment lines skipped.
 
     The files are taken in batches of about a memory budget's worth of text
     (:func:`_batches`): each is read, checked and ranked on its own, and its ranked rows are
@@ -701,11 +718,13 @@ def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding
     batches = _batches(con, files)
     _attach_staging(con, len(batches) > 1)
     run_script(con, "stage_runs.sql")
+    comments = 0
     for number, batch in enumerate(batches):
         if bar is not None and number:
             bar.label = "reading runs"
         sql.run(con, "load.sql", "staged_runs")
-        _stage(con, "irw_staged", batch, 6, RUN_COLUMNS, bar.update if bar else None, encoding)
+        comments += _stage(con, "irw_staged", batch, 6, RUN_COLUMNS, bar.update if bar else None,
+                           encoding)
         _phase(bar, "checking", advance=False)
         _check_runs(con, batch, extra_fields, encoding)
         if bar is not None:
@@ -725,6 +744,7 @@ def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding
     _phase(bar, "ranking")
     run_script(con, "run_parts_staged.sql", {"policy": policy, "ids": _staged_run_ids(con),
                                                 "collection": collection})
+    return comments
 
 
 def _batches(con, files: list[str]) -> list[list[str]]:
@@ -860,13 +880,13 @@ def load_qrels(con, patterns: Iterable[str], name: str, replace: bool = False,
     ``implicit`` as for :func:`load_runs`."""
     files = expand_paths(patterns)
     try:
-        _stage_qrels(con, files, name, encoding)
+        comments = _stage_qrels(con, files, name, encoding)
         with final() if final else contextlib.nullcontext():
             with transaction(con):
                 if implicit:
                     catalogue.check_still_only(con, collection)
                 _insert_qrels(con, files, name, replace, description, collection)
-            return _qrels_summary(con, name, collection)
+            return {**_qrels_summary(con, name, collection), "comments": comments}
     finally:
         _drop_staged(con)
 
@@ -877,19 +897,21 @@ def _qrels_summary(con, name: str, collection: str) -> dict:
             "relevant": stats[2]}
 
 
-def _stage_qrels(con, files: list[str], name: str, encoding: str) -> None:
-    """Read and check qrels files into the temporary table irw_staged_qrels of ``con``."""
+def _stage_qrels(con, files: list[str], name: str, encoding: str) -> int:
+    """Read and check qrels files into the temporary table irw_staged_qrels of ``con``;
+    returns the number of comment lines skipped."""
     if name is None or not str(name).strip():
         raise IrwError("a qrels needs a name (--name)")
     names.check(names.qrels_problem(name))
     sql.run(con, "load.sql", "staged_qrels")
-    _stage(con, "irw_staged_qrels", files, 4, QRELS_COLUMNS, None, encoding)
+    comments = _stage(con, "irw_staged_qrels", files, 4, QRELS_COLUMNS, None, encoding)
     bad = sql.rows(con, "load.sql", "bad_qrels_line") or sql.rows(con, "load.sql", "judged_twice")
     if bad:
         raise IrwError(_locate_qrels_problem(files, encoding_name(encoding))
                        or f"{_names(files)[bad[0][0]]}: malformed qrels")
     if sql.rows(con, "load.sql", "count", {}, "irw_staged_qrels")[0][0] == 0:
         raise IrwError(f"{', '.join(_names(files))}: no qrels lines found")
+    return comments
 
 
 def collection_layout(directory: str, qrels: str | None = None, runs: str | None = None,
@@ -938,9 +960,9 @@ def load_collection(con, name: str, qrels_file: str, runs: Iterable[str], meta: 
     qrels_files = expand_paths([qrels_file])
     run_files = expand_paths(runs)
     try:
-        _stage_qrels(con, qrels_files, qrels_name, encoding)
+        qrels_comments = _stage_qrels(con, qrels_files, qrels_name, encoding)
         with _progress_bar(run_files, "reading runs", phases=3) as bar:
-            _stage_runs(con, run_files, policy, extra_fields, encoding, name, bar)
+            comments = _stage_runs(con, run_files, policy, extra_fields, encoding, name, bar)
             _phase(bar, "writing to the warehouse")
             with final() if final else contextlib.nullcontext():
                 with transaction(con):
@@ -948,10 +970,12 @@ def load_collection(con, name: str, qrels_file: str, runs: Iterable[str], meta: 
                         catalogue.check_still_only(con, name)
                     _insert_qrels(con, qrels_files, qrels_name, replace, description, name)
                     summary = _insert_runs(con, run_files, policy, replace, name)
+                    summary["comments"] = comments
                     summary["meta"] = _load_meta(con, meta, name) if meta else 0
                     if then is not None:
                         summary["then"] = then(con)
-                summary["qrels"] = _qrels_summary(con, qrels_name, name)
+                summary["qrels"] = {**_qrels_summary(con, qrels_name, name),
+                                    "comments": qrels_comments}
             _phase(bar, "done")
     finally:
         _drop_staged(con)
