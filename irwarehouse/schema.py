@@ -81,7 +81,6 @@ def missing_objects(con) -> list[str]:
                   for kind, schema, name in schema_objects() - have)
 
 
-@lru_cache(maxsize=1)
 def schema_fingerprint() -> str:
     """A digest of everything ensure_schema creates: the layout version, the SQL templates
     and the measure catalogue (cheap: the templates are not rendered)."""
@@ -139,7 +138,7 @@ def _shown(kind: str, schema_name: str, name: str) -> str:
 _expected: dict[str, dict] = {}
 
 
-def expected_definitions() -> dict[tuple[str, str, str], frozenset[str]]:
+def expected_definitions(fingerprint: str | None = None) -> dict[tuple[str, str, str], frozenset[str]]:
     """(kind, schema, name) -> the digests of its definition, of every table, sequence, view
     and macro of this irw's schema under the running DuckDB release: a view's or macro's
     definition as DuckDB reads it back in the session that made it and once the database
@@ -149,7 +148,7 @@ def expected_definitions() -> dict[tuple[str, str, str], frozenset[str]]:
     (where there is no room for it, nothing is checked: an empty mapping)."""
     import json
 
-    key = f"{schema_fingerprint()[:20]}-{duckdb.__version__}"
+    key = f"{(fingerprint or schema_fingerprint())[:20]}-{duckdb.__version__}"
     if key not in _expected:
         cache = None
         try:
@@ -201,10 +200,11 @@ def changed_objects(con, path: str | None = None) -> list[tuple[str, str, str, b
     schema fingerprint is this irw's); nothing for another. ``path``: the warehouse file,
     whose state is then remembered once found true (:func:`_verified`), so that opening it
     again unchanged skips the comparison."""
-    if stored_meta(con).get("schema_fingerprint") != schema_fingerprint():
+    fingerprint = schema_fingerprint()
+    if stored_meta(con).get("schema_fingerprint") != fingerprint:
         return []
-    expected = expected_definitions()
-    state = _file_state(path)
+    expected = expected_definitions(fingerprint)
+    state = _file_state(path, fingerprint)
     if state is not None and _verified(path) == state:
         return []
     held = {tuple(r[:3]): r[3] for r in sql.rows(con, "install.sql", "definitions")}
@@ -215,14 +215,14 @@ def changed_objects(con, path: str | None = None) -> list[tuple[str, str, str, b
     return sorted(wrong, key=lambda o: (o[0] != "VIEW", o[0] != "MACRO", o[1], o[2]))
 
 
-def _file_state(path: str | None) -> list | None:
+def _file_state(path: str | None, fingerprint: str) -> list | None:
     """What identifies a warehouse file's content without reading it: device, inode, size,
     modification and change times of the file and of its journal (the change time is the
     system's, set on every write; no user can set it back), with this irw's schema
     fingerprint and the DuckDB release. None in memory."""
     if not path or path == ":memory:":
         return None
-    state: list = [schema_fingerprint(), duckdb.__version__]
+    state: list = [fingerprint, duckdb.__version__]
     for name in (path, path + ".wal"):
         try:
             st = os.stat(name)
