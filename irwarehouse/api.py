@@ -152,22 +152,22 @@ _SANDBOX_KEPT = ("this in-memory warehouse ran SQL in DuckDB's sandbox (Warehous
                  "files and write copies before the first sql call, or use a warehouse file")
 
 
-def _atomic(method):
+def _atomic(method=None, *, files: bool = False):
     """One call, one transaction: a call that fails leaves the warehouse as it was, scores it
     would have stored on the way included (nested calls join the outer transaction). The
-    first call also makes the warehouse ready (schema.prepare), in the same transaction."""
+    first call also makes the warehouse ready (schema.prepare), in the same transaction.
+    ``files``: the call reads or writes files through DuckDB (an export, a factor file), so
+    its connection must be out of the sandbox of an earlier sql call (Warehouse._connection)."""
+    if method is None:
+        return functools.partial(_atomic, files=files)
 
     @functools.wraps(method)
     def call(self, *args, **kwargs):
-        con = self._connection()
-        try:
-            with transaction(con):
-                if not self._prepared:
-                    schema.prepare(con, self.path, self.read_only, self._notify)
-                result = method(self, *args, **kwargs)
-        except Exception as exc:
-            self._sandboxed_error(exc)
-            raise
+        con = self._connection(files=files)
+        with transaction(con):
+            if not self._prepared:
+                schema.prepare(con, self.path, self.read_only, self._notify)
+            result = method(self, *args, **kwargs)
         self._prepared = True
         return result
     return call
@@ -240,31 +240,39 @@ class Warehouse:
             self._con = None
             self._box = None
 
-    def _connection(self, box: "connection.Sandbox | None" = None):
-        """The connection, in DuckDB's sandbox ``box`` (users' SQL), or out of any (None).
-        A connection enters a sandbox for good (DuckDB cannot lift it), so a warehouse file
-        is opened anew to leave one (or to enter another) between calls; an in-memory
-        warehouse, which lives in its connection, stays in the sandbox of its first SQL."""
-        if self._con is not None and self._box is not None and self._box != box:
+    def _connection(self, box: "connection.Sandbox | None" = None, files: bool = False):
+        """The connection: in DuckDB's sandbox ``box`` (users' SQL); or, with ``files``, out
+        of any (a call that reads or writes files through DuckDB); else as it is. A
+        connection enters a sandbox for good (DuckDB cannot lift it), so a warehouse file is
+        opened anew to leave one, or to enter another, between calls (a connection taken
+        before, ``w.con``, is then closed); an in-memory warehouse, which lives in its
+        connection, stays in the sandbox of its first SQL."""
+        if self._con is not None and self._box is not None and (
+                (box is not None and box != self._box) or (box is None and files)):
             if self.path not in (":memory:", "") and not connection.in_transaction(self._con):
                 self.close()
             elif box is not None:
                 raise IrwError("this warehouse's DuckDB is in the sandbox of an earlier sql call, "
                                "which it keeps while it is open (an in-memory warehouse: always): "
                                "name every file its SQL may use in that first call")
+            else:
+                raise IrwError(_SANDBOX_KEPT)
         con = self.con
         if box is not None and self._box is None:
             box.apply(con)
             self._box = box
+        elif files and connection.in_sandbox(con):
+            # the file's DuckDB, shared by this process's connections to it, is in the
+            # sandbox of another one's sql call: this connection, opened meanwhile, may be
+            # what keeps it
+            if self.path not in (":memory:", "") and not connection.in_transaction(con):
+                self.close()
+                con = self.con
+        if files and box is None and connection.in_sandbox(con):
+            raise IrwError(f"another connection of this process to {self.path} (another Warehouse, or "
+                           "a connection taken from one) keeps DuckDB's sandbox of an earlier sql "
+                           "call, which reads and writes no file: close it first")
         return con
-
-    def _sandboxed_error(self, exc: Exception) -> None:
-        """A call that needed files on a connection kept in the sandbox (an in-memory
-        warehouse after sql()): an IrwError saying so."""
-        import duckdb
-
-        if self._box is not None and isinstance(exc, duckdb.PermissionException):
-            raise IrwError(_SANDBOX_KEPT) from None
 
     def __enter__(self) -> "Warehouse":
         return self
@@ -405,7 +413,7 @@ class Warehouse:
                                            final=stage.attach, encoding=encoding,
                                            description=description)
 
-    @_atomic
+    @_atomic(files=True)
     def load_results(self, directory, *, replace: bool = False) -> dict:
         """Store what ``irw spark`` wrote to ``directory`` (derived qrels; scores with their
         evaluations), all or nothing."""
@@ -875,7 +883,7 @@ class Warehouse:
         return Result.of(st.standardized_scores(self.con, factors, measure_names(measures) if measures else None,
                                                 run_ids, per_topic=per_topic))
 
-    @_atomic
+    @_atomic(files=True)
     def export_factors(self, name: str, path, *, file_format: str | None = None,
                        replace: bool = False) -> int:
         """Write a factor set to a CSV or Parquet file (through the output guard); the number
@@ -884,7 +892,7 @@ class Warehouse:
 
         return st.export_factor_set(self.con, name, str(path), file_format, replace=replace)
 
-    @_atomic
+    @_atomic(files=True)
     def import_factors(self, path, *, name: str | None = None, qrels: str | None = None,
                        replace: bool = False, description: str | None = None,
                        file_format: str | None = None) -> dict:
@@ -1010,7 +1018,7 @@ class Warehouse:
                              what=f"{format} report", protected=protected)
         return rep
 
-    @_atomic
+    @_atomic(files=True)
     def experiment(self, name: str, out, *, replace: bool = False, **params):
         """Run the experiment ``name`` of the registry (irwarehouse.experiments.REGISTRY) with
         ``params`` (its options, by name), writing its tables, figures and report section to
@@ -1022,7 +1030,7 @@ class Warehouse:
             raise IrwError("this warehouse is open read-only: an experiment keeps its tables in it")
         return experiments.run(self.con, name, str(out), params, replace=replace)
 
-    @_atomic
+    @_atomic(files=True)
     def export(self, directory, *, format: str = "parquet", replace: bool = False) -> dict:
         """Every public table as Parquet or CSV files with the SQL that recreates the
         warehouse (``IMPORT DATABASE``)."""
@@ -1030,7 +1038,7 @@ class Warehouse:
 
         return copies.export(self.con, str(directory), format, replace=replace)
 
-    @_atomic
+    @_atomic(files=True)
     def publish(self, out, *, replace: bool = False) -> dict:
         """A compact copy for dashboards and BI tools (storage v1.4.0, read by DuckDB 1.4.2 and
         later), the base relation materialized in it."""

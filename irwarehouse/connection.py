@@ -130,6 +130,10 @@ def configure(con: duckdb.DuckDBPyConnection, limit: str | None = None) -> None:
     memory limit (:func:`memory_limit`), and a private directory, in this process's temporary
     directory (irwarehouse.files.temp_path), to which DuckDB spills what does not fit (created
     on demand and removed by DuckDB when the connection closes)."""
+    if is_configuration_locked(con):
+        # a database this process holds open already, whose DuckDB users' SQL put in the
+        # sandbox (Sandbox): configured by its first connection, and locked since
+        return
     con.execute("SET enable_progress_bar = false")
     spill = files.temp_path("spill")
     try:
@@ -155,7 +159,9 @@ class Sandbox:
     and the configuration locked (``lock_configuration``), so that no statement can undo
     it. DuckDB checks every path itself, however it is spelled (literal, variable, glob,
     ``..``): no parser of irw's decides. DuckDB's own files (the warehouse, its journal,
-    the spill directory) stay reachable to DuckDB, and to nothing else."""
+    the spill directory) stay reachable to DuckDB, and to nothing else. The settings are
+    DuckDB's database instance's: every connection of this process to the same file shares
+    them, until the last one closes."""
 
     def __init__(self, directories=(), paths=()):
         self.directories = tuple(sorted(set(directories)))
@@ -175,6 +181,11 @@ class Sandbox:
         """Put ``con`` in the sandbox, for as long as it lives (DuckDB turns external access
         back on only in a new database instance)."""
         settle(con)
+        if is_configuration_locked(con):  # the file's DuckDB, shared with another connection
+            if in_sandbox(con) and self._within(con):
+                return
+            raise IrwError("another connection of this process to the warehouse keeps DuckDB's "
+                           "sandbox of an earlier sql call, which allows other files: close it first")
         listed = lambda items: "[" + ", ".join(quote_literal(i) for i in items) + "]"  # noqa: E731
         if self.directories:
             con.execute(f"SET allowed_directories = {listed(self.directories)}")
@@ -184,8 +195,21 @@ class Sandbox:
         con.execute("SET lock_configuration = true")
 
 
+    def _within(self, con) -> bool:
+        """Does the sandbox ``con`` is in allow what this one allows?"""
+        dirs, paths = con.execute("SELECT current_setting('allowed_directories'), "
+                                  "current_setting('allowed_paths')").fetchone()
+        held = {os.path.abspath(str(x)) for x in list(dirs or []) + list(paths or [])}
+        return all(os.path.abspath(str(x)) in held for x in self.directories + self.paths)
+
+
 def is_configuration_locked(con) -> bool:
     return bool(con.execute("SELECT current_setting('lock_configuration')").fetchone()[0])
+
+
+def in_sandbox(con) -> bool:
+    """Is ``con``'s database in DuckDB's sandbox (external access off)?"""
+    return not con.execute("SELECT current_setting('enable_external_access')").fetchone()[0]
 
 
 @contextmanager

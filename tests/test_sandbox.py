@@ -287,6 +287,17 @@ def test_the_python_api_runs_sql_in_the_sandbox_too(fx):
         w.export(str(fx.tmp / "exp"))
         assert (fx.tmp / "exp" / "runs.parquet").is_file()
         assert w.sql("SELECT count(*) AS n FROM run_loads")["n"][0] == 8
+        taken = w.con  # a connection taken before a call that reads files: kept (not reopened)
+        assert w.eval("AP", per_topic=False, store=False)["value"][0] > 0
+        assert taken.execute("SELECT 1").fetchone() == (1,)
+    # DuckDB's sandbox is its database's, shared by this process's connections to the file:
+    # a call that needs files waits for the other connection to close
+    with Warehouse(fx.db_path) as a, Warehouse(fx.db_path) as b:
+        a.sql("SELECT 1")
+        with pytest.raises(IrwError, match="another connection of this process"):
+            b.export(str(fx.tmp / "exp2"))
+        a.close()
+        b.export(str(fx.tmp / "exp2"))
     memory = Warehouse()
     memory.load_qrels(str(FIXTURES / "qrels.txt"), name="fixture")
     memory.sql("SELECT 1")
