@@ -147,14 +147,23 @@ format_value = ms.format_value
 _spec = runsets.spec_of
 
 
-def _atomic(method):
+_SANDBOX_KEPT = ("this in-memory warehouse ran SQL in DuckDB's sandbox (Warehouse.sql), which "
+                 "lasts as long as the warehouse: it reads and writes no file any more. Load "
+                 "files and write copies before the first sql call, or use a warehouse file")
+
+
+def _atomic(method=None, *, files: bool = False):
     """One call, one transaction: a call that fails leaves the warehouse as it was, scores it
     would have stored on the way included (nested calls join the outer transaction). The
-    first call also makes the warehouse ready (schema.prepare), in the same transaction."""
+    first call also makes the warehouse ready (schema.prepare), in the same transaction.
+    ``files``: the call reads or writes files through DuckDB (an export, a factor file), so
+    its connection must be out of the sandbox of an earlier sql call (Warehouse._connection)."""
+    if method is None:
+        return functools.partial(_atomic, files=files)
 
     @functools.wraps(method)
     def call(self, *args, **kwargs):
-        con = self.con
+        con = self._connection(files=files)
         with transaction(con):
             if not self._prepared:
                 schema.prepare(con, self.path, self.read_only, self._notify)
@@ -189,6 +198,7 @@ class Warehouse:
         self.notes: list[str] = []
         self._notify = notify or self.notes.append
         self._con = None
+        self._box = None  # DuckDB's sandbox the connection is in (users' SQL: sql())
         self._prepared = False
         self._throwaway = _throwaway and self.path == ":memory:"
         if self.path == ":memory:":
@@ -198,7 +208,7 @@ class Warehouse:
     def attach(cls, con, path: str | None = None) -> "Warehouse":
         """A Warehouse over a connection that is open (and ready) already."""
         w = cls.__new__(cls)
-        w.path, w.notes, w._con, w._prepared = path or "", [], con, True
+        w.path, w.notes, w._con, w._prepared, w._box = path or "", [], con, True, None
         w._notify = w.notes.append
         w.read_only = base.con_is_read_only(con)
         w.create, w.wait, w.memory_limit, w._throwaway = False, None, None, False
@@ -228,6 +238,41 @@ class Warehouse:
         if self._con is not None:
             self._con.close()
             self._con = None
+            self._box = None
+
+    def _connection(self, box: "connection.Sandbox | None" = None, files: bool = False):
+        """The connection: in DuckDB's sandbox ``box`` (users' SQL); or, with ``files``, out
+        of any (a call that reads or writes files through DuckDB); else as it is. A
+        connection enters a sandbox for good (DuckDB cannot lift it), so a warehouse file is
+        opened anew to leave one, or to enter another, between calls (a connection taken
+        before, ``w.con``, is then closed); an in-memory warehouse, which lives in its
+        connection, stays in the sandbox of its first SQL."""
+        if self._con is not None and self._box is not None and (
+                (box is not None and box != self._box) or (box is None and files)):
+            if self.path not in (":memory:", "") and not connection.in_transaction(self._con):
+                self.close()
+            elif box is not None:
+                raise IrwError("this warehouse's DuckDB is in the sandbox of an earlier sql call, "
+                               "which it keeps while it is open (an in-memory warehouse: always): "
+                               "name every file its SQL may use in that first call")
+            else:
+                raise IrwError(_SANDBOX_KEPT)
+        con = self.con
+        if box is not None and self._box is None:
+            box.apply(con)
+            self._box = box
+        elif files and connection.in_sandbox(con):
+            # the file's DuckDB, shared by this process's connections to it, is in the
+            # sandbox of another one's sql call: this connection, opened meanwhile, may be
+            # what keeps it
+            if self.path not in (":memory:", "") and not connection.in_transaction(con):
+                self.close()
+                con = self.con
+        if files and box is None and connection.in_sandbox(con):
+            raise IrwError(f"another connection of this process to {self.path} (another Warehouse, or "
+                           "a connection taken from one) keeps DuckDB's sandbox of an earlier sql "
+                           "call, which reads and writes no file: close it first")
+        return con
 
     def __enter__(self) -> "Warehouse":
         return self
@@ -297,14 +342,18 @@ class Warehouse:
     # ------------------------------------------------------------------ loading
 
     @contextmanager
-    def _staging(self):
+    def _staging(self, *sources):
         """A load's staging connection: the warehouse's own when it is in memory; otherwise
         an in-memory one, the file released meanwhile and attached for the final transaction
-        (connection.Staging)."""
+        (connection.Staging). ``sources``: what is loaded (files, or DataFrames)."""
         if self.read_only:
             raise IrwError("this warehouse is open read-only: open it for writing to load")
         if self.path == ":memory:":
-            stage = connection.Staging(self.path, con=self.con)
+            if self._box is not None and any(
+                    isinstance(s, (str, os.PathLike)) or hasattr(s, "read")
+                    or (isinstance(s, (list, tuple)) and s) for s in sources):
+                raise IrwError(_SANDBOX_KEPT)
+            stage = connection.Staging(self.path, con=self._connection())
         else:
             self.close()  # released while the files are read
             stage = connection.Staging(self.path, wait=self.wait, notify=self._notify, create=self.create,
@@ -322,7 +371,7 @@ class Warehouse:
                    description: str | None = None, encoding: str = "utf-8") -> dict:
         """Load judgments from files (paths or globs) or a DataFrame under ``name``; a summary
         (qrels, collection, topics, judgments, relevant, comments: the comment lines skipped)."""
-        with self._staging() as stage, _source_files(source, "qrels") as paths:
+        with self._staging(source) as stage, _source_files(source, "qrels") as paths:
             target, implicit = self._target(stage, collection)
             return loading.load_qrels(stage.con, paths, name, replace=replace, description=description,
                                       final=stage.attach, encoding=encoding, collection=target,
@@ -335,7 +384,7 @@ class Warehouse:
         the run when the frame has no run column), with their metadata (``meta``: a TSV or a
         DataFrame) in the same transaction; a summary (collection, runs, lines, files,
         comments: the comment lines skipped, replaced, refreshed[, meta])."""
-        with self._staging() as stage, _source_files(source, "runs", run_id) as paths, \
+        with self._staging(source, meta) as stage, _source_files(source, "runs", run_id) as paths, \
                 _meta_file(meta) as meta_path:
             target, implicit = self._target(stage, collection)
             return loading.load_runs(stage.con, paths, policy=order, replace=replace, meta=meta_path,
@@ -357,14 +406,14 @@ class Warehouse:
         arguments name other files), all or nothing."""
         layout = loading.collection_layout(str(directory), qrels_file and str(qrels_file),
                                            runs_dir and str(runs_dir), meta and str(meta))
-        with self._staging() as stage:
+        with self._staging(directory) as stage:
             return loading.load_collection(stage.con, name, layout["qrels"], [layout["runs"]],
                                            meta=layout["meta"], qrels_name=qrels_name, policy=order,
                                            replace=replace, extra_fields=extra_fields,
                                            final=stage.attach, encoding=encoding,
                                            description=description)
 
-    @_atomic
+    @_atomic(files=True)
     def load_results(self, directory, *, replace: bool = False) -> dict:
         """Store what ``irw spark`` wrote to ``directory`` (derived qrels; scores with their
         evaluations), all or nothing."""
@@ -395,32 +444,48 @@ class Warehouse:
             raise IrwError("this warehouse is open read-only: open it for writing to refresh it")
         return base.ensure_bases(self.con)
 
-    @_atomic
-    def sql(self, query: str, params=None, *, write: bool | None = None) -> Result | None:
+    def sql(self, query: str, params=None, *, write: bool | None = None, files=()) -> Result | None:
         """Run SQL; its result (None for a statement without one).
 
-        ``write`` (default: whether the warehouse is open for writing) allows statements that
-        change something; without it only statements that read run (irwarehouse.statements:
-        COPY ... TO, EXPORT DATABASE, ATTACH and the like are refused). The call is one
-        transaction: after statements that change the tables, irw's caches and stored scores
-        are brought in line (as ``irw sql --write`` does), and tables left in a state no load
-        would accept (a document twice in a ranking, a document judged twice, a table of the
-        schema removed) are an error that undoes the call."""
+        The SQL runs in DuckDB's own sandbox (irwarehouse.connection.Sandbox): it reads and
+        writes the warehouse and nothing else -- no file, no other database, no extension
+        -- but, with ``write``, the directories and files named in ``files`` (none of which
+        may be or hold a DuckDB database: irwarehouse.statements.allowed). ``write``
+        (default: whether the warehouse is open for writing) allows statements that change
+        something; without it only statements that read run. The call is one transaction:
+        after statements that change the tables, irw's caches and stored scores are brought
+        in line (as ``irw sql --write`` does), and tables left in a state no load would
+        accept (a document twice in a ranking, a document judged twice, a table of the
+        schema removed) are an error that undoes the call. The sandbox lasts as long as the
+        warehouse's DuckDB connection: a warehouse file is opened anew for other calls, an
+        in-memory one keeps it (``w.con`` runs SQL outside it, without irw's checks)."""
         import duckdb
 
         write = (not self.read_only) if write is None else bool(write)
         if write and self.read_only:
             raise IrwError("this warehouse is open read-only: open it for writing to change it")
-        statements.check(self.con, query, write)
-        connection.settle(self.con)
-        try:
-            rel = self.con.sql(query, params=params) if params is not None else self.con.sql(query)
-            result = None if rel is None else Result(rel.columns, rel.fetchall())
-        except duckdb.Error as exc:
-            raise IrwError(f"SQL error: {str(exc).strip().splitlines()[0]}") from None
-        if write:
-            for message in schema.reconcile(self.con, edited=True):
-                self._notify(message)
+        if isinstance(files, (str, os.PathLike)):
+            files = [files]
+        if files and not write:
+            raise IrwError("files may be read and written by SQL that runs with --write (write=True) only")
+        directories, paths = statements.allowed(files)
+        con = self._connection(connection.Sandbox(directories, paths))
+        with transaction(con):
+            if not self._prepared:
+                schema.prepare(con, self.path, self.read_only, self._notify)
+            statements.check(con, query, write)
+            connection.settle(con)
+            try:
+                rel = con.sql(query, params=params) if params is not None else con.sql(query)
+                result = None if rel is None else Result(rel.columns, rel.fetchall())
+            except duckdb.PermissionException as exc:
+                raise IrwError(statements.outside(exc, write)) from None
+            except duckdb.Error as exc:
+                raise IrwError(f"SQL error: {str(exc).strip().splitlines()[0]}") from None
+            if write:
+                for message in schema.reconcile(con, edited=True):
+                    self._notify(message)
+        self._prepared = True
         return result
 
     # ------------------------------------------------------------------ evaluation
@@ -818,7 +883,7 @@ class Warehouse:
         return Result.of(st.standardized_scores(self.con, factors, measure_names(measures) if measures else None,
                                                 run_ids, per_topic=per_topic))
 
-    @_atomic
+    @_atomic(files=True)
     def export_factors(self, name: str, path, *, file_format: str | None = None,
                        replace: bool = False) -> int:
         """Write a factor set to a CSV or Parquet file (through the output guard); the number
@@ -827,7 +892,7 @@ class Warehouse:
 
         return st.export_factor_set(self.con, name, str(path), file_format, replace=replace)
 
-    @_atomic
+    @_atomic(files=True)
     def import_factors(self, path, *, name: str | None = None, qrels: str | None = None,
                        replace: bool = False, description: str | None = None,
                        file_format: str | None = None) -> dict:
@@ -953,7 +1018,7 @@ class Warehouse:
                              what=f"{format} report", protected=protected)
         return rep
 
-    @_atomic
+    @_atomic(files=True)
     def experiment(self, name: str, out, *, replace: bool = False, **params):
         """Run the experiment ``name`` of the registry (irwarehouse.experiments.REGISTRY) with
         ``params`` (its options, by name), writing its tables, figures and report section to
@@ -965,7 +1030,7 @@ class Warehouse:
             raise IrwError("this warehouse is open read-only: an experiment keeps its tables in it")
         return experiments.run(self.con, name, str(out), params, replace=replace)
 
-    @_atomic
+    @_atomic(files=True)
     def export(self, directory, *, format: str = "parquet", replace: bool = False) -> dict:
         """Every public table as Parquet or CSV files with the SQL that recreates the
         warehouse (``IMPORT DATABASE``)."""
@@ -973,13 +1038,13 @@ class Warehouse:
 
         return copies.export(self.con, str(directory), format, replace=replace)
 
-    @_atomic
+    @_atomic(files=True)
     def publish(self, out, *, replace: bool = False) -> dict:
         """A compact copy for dashboards and BI tools (storage v1.4.0, read by DuckDB 1.4.2 and
         later), the base relation materialized in it."""
         from . import export as copies
 
-        return copies.publish(self.con, str(out), replace=replace)
+        return copies.publish(self.con, str(out), replace=replace, wait=self.wait)
 
     # ------------------------------------------------------------------ helpers
 
@@ -1053,10 +1118,11 @@ def _stream_name(stream) -> str:
 
 @contextmanager
 def _source_files(source, kind: str, run_id: str | None = None):
-    """Paths of files to load: the given ones; a binary stream (``sys.stdin.buffer``, an
-    ``io.BytesIO``; also in a list of paths) or a DataFrame written to a file in a temporary
-    directory first, which errors then name (standard input or the stream's name; 'the
-    DataFrame' and its row)."""
+    """What to load: the paths given; a binary stream (``sys.stdin.buffer``, an
+    ``io.BytesIO``; also in a list of paths), written to a file in a temporary directory
+    first, which errors then name (standard input or the stream's name); or a DataFrame,
+    loaded as data (engine.loading.Frame: its columns found by the conventions above;
+    errors name 'the DataFrame', the row and the column)."""
     if isinstance(source, (str, os.PathLike)):
         yield [str(source)]
         return
@@ -1092,66 +1158,31 @@ def _source_files(source, kind: str, run_id: str | None = None):
                 text = text.replace(path, name)
             raise IrwError(text) from None
         finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+            files.remove_temp(tmp)
         return
     if isinstance(source, Result):  # what a method returned, loaded again
         source = source.df()
     if not hasattr(source, "columns"):
         raise IrwError(f"load {kind} from paths or a pandas DataFrame, not {type(source).__name__}")
-    tmp = files.temp_dir("frame")
-    path = os.path.join(tmp, "frame")
-    try:
-        _write_trec(source, path, kind, run_id)
-        yield [path]
-    except IrwError as exc:
-        text = re.sub(re.escape(path) + r", line (\d+)",
-                      lambda m: f"the DataFrame, row {int(m.group(1)) - 1}", str(exc))
-        raise IrwError(text.replace(path, "the DataFrame")) from None
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    cols = RUN_COLUMNS if kind == "runs" else QRELS_COLUMNS
+    found = {role: _column(source, role, names, kind, required=role not in ("rank", "run_id"))
+             for role, names in cols.items()}
+    if kind == "runs" and found["run_id"] is None and not run_id:
+        raise IrwError("the runs DataFrame has no run_id (or name) column: name the run with run_id=...")
+    fields = ({"topic": found["topic"], "docno": found["docno"], "run_id": found["run_id"],
+               "given_rank": found["rank"], "score": found["score"]} if kind == "runs" else
+              {"topic": found["topic"], "docno": found["docno"], "rel": found["rel"]})
+    yield [loading.Frame(source, kind, fields, run_id=run_id if found.get("run_id") is None else None)]
 
 
 @contextmanager
 def _meta_file(source):
-    """Run metadata as a TSV path: the path given, or a DataFrame written as one (None: none)."""
+    """Run metadata: the TSV path given, or a DataFrame, read as data (None: none)."""
     if source is None or isinstance(source, (str, os.PathLike)):
         yield None if source is None else str(source)
         return
-    with files.temporary_directory("frame") as tmp:
-        path = os.path.join(tmp, "meta.tsv")
-        source.to_csv(path, sep="\t", index=False)
-        yield path
-
-
-def _write_trec(frame, path: str, kind: str, run_id: str | None) -> None:
-    """Write a DataFrame of runs or qrels as a TREC file (sql/frames.sql); the loader reads
-    it as any file."""
-    import duckdb
-
-    cols = RUN_COLUMNS if kind == "runs" else QRELS_COLUMNS
-    found = {role: _column(frame, role, names, kind, required=role not in ("rank", "run_id"))
-             for role, names in cols.items()}
-    if kind == "runs" and found["run_id"] is None and not run_id:
-        raise IrwError("the runs DataFrame has no run_id (or name) column: name the run with run_id=...")
-    con = duckdb.connect()
-    try:
-        con.register("frame", frame)
-        number = "score" if kind == "runs" else "rel"
-        missing = con.execute(sql.statement("frames.sql", "missing", found[number])).fetchall()[0][0]
-        if missing is not None:
-            raise IrwError(f"the {kind} DataFrame, row {missing}: the {found[number]} is missing (NaN or None)")
-        hashed = con.execute(sql.statement("frames.sql", "comment_topic", found["topic"])).fetchall()
-        if hashed:
-            raise IrwError(f"the {kind} DataFrame, row {hashed[0][0]}: topic {hashed[0][1]!r} begins "
-                           "with '#', which makes a line of a run or qrels file a comment line")
-        if kind == "runs":
-            select = sql.statement("frames.sql", "run_lines", found["topic"], found["docno"],
-                                   found["score"], found["rank"], found["run_id"])
-            params = [run_id] * select.count("?")
-        else:
-            select = sql.statement("frames.sql", "qrels_lines", found["topic"], found["docno"], found["rel"])
-            params = []
-        con.execute(sql.statement("frames.sql", "write", select, path), params)
-    finally:
-        con.close()
-
+    if isinstance(source, Result):
+        source = source.df()
+    if not hasattr(source, "columns"):
+        raise IrwError(f"run metadata comes from a TSV file or a pandas DataFrame, not {type(source).__name__}")
+    yield source

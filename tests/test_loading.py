@@ -6,6 +6,7 @@ import errno
 import gzip
 import io
 import os
+from pathlib import Path
 
 import pytest
 
@@ -610,7 +611,10 @@ def test_memory_limit_default_option_and_bad_value(tmp_path, monkeypatch):
     con = schema.connect(str(tmp_path / "w.duckdb"))
     assert con.execute("SELECT current_setting('memory_limit')").fetchone()[0] == "286.1 MiB"
     spill = con.execute("SELECT current_setting('temp_directory')").fetchone()[0]
-    assert os.path.basename(spill).startswith("irw-spill-")
+    from irwarehouse import files
+
+    assert os.path.basename(spill).startswith("spill-")  # in this process's owner directory
+    assert Path(spill).parent.parent == files.temp_root()
     con.close()
     with connection.Staging(str(tmp_path / "w.duckdb"), memory="1GB", prepare=schema.prepare) as staging:
         assert staging.con.execute("SELECT current_setting('memory_limit')").fetchone()[0] == "953.6 MiB"
@@ -734,8 +738,10 @@ def test_a_load_of_several_batches_stages_its_ranked_rows_in_a_file(tmp_path, mo
     batched = schema.connect(":memory:")
     loading.load_runs(batched, paths)
     path, size, rows = staged[-1]
-    assert os.path.dirname(os.path.dirname(path)) == str(temp) and size > 0 and rows == 1290
-    assert os.path.basename(os.path.dirname(path)).startswith(f"irw-stage-{os.getpid()}-")
+    # in this process's owner directory, in irw's temporary root in TMPDIR
+    owner = Path(path).parent.parent
+    assert owner.parent == temp / f"irw-{os.getuid()}" and size > 0 and rows == 1290
+    assert os.path.basename(os.path.dirname(path)).startswith("stage-")
     assert not os.path.exists(os.path.dirname(path))
     assert _tables(batched) == _tables(at_once)
     # a failed load (a docno twice, found after the last batch) removes its file too
@@ -743,7 +749,7 @@ def test_a_load_of_several_batches_stages_its_ranked_rows_in_a_file(tmp_path, mo
     write(tmp_path / "twice2.txt", "401 Q0 d1 2 0.5 late\n")
     with pytest.raises(IrwError, match="document d1 appears twice for run late"):
         loading.load_runs(batched, [twice, str(tmp_path / "twice2.txt")])
-    assert not [p for p in os.listdir(temp) if p.startswith("irw-stage-")]
+    assert not [p for p in os.listdir(owner) if p.startswith("stage-")]
     assert _tables(batched) == _tables(at_once)
 
 

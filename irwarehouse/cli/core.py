@@ -219,11 +219,15 @@ def sql_cmd(
     query: str = typer.Argument(..., help="An SQL query over the warehouse."),
     fmt: str = FormatOpt,
     write: bool = typer.Option(False, "--write", help="Allow statements that change the warehouse (one transaction, checked as a load is)."),
+    files: Optional[List[str]] = typer.Option(None, "--files", metavar="PATH", help="With --write: a directory or file the SQL may read and write (repeatable); none may be or hold a DuckDB database. Without it the SQL touches the warehouse alone."),
 ):
-    """Run SQL against the warehouse (read-only unless --write)."""
+    """Run SQL against the warehouse (read-only unless --write), in DuckDB's sandbox: it
+    reads and writes the warehouse and nothing else, but the files named with --files."""
     check_format(fmt)
+    if files and not write:
+        raise IrwError("--files names what SQL run with --write may read and write: add --write")
     with open_warehouse(ctx, read_only=not write) as w:
-        result = w.sql(query, write=write)
+        result = w.sql(query, write=write, files=files or ())
     if result is None:
         say("ok")
     else:

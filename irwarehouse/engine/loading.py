@@ -20,7 +20,6 @@ import lzma
 import math
 import os
 import re
-import shutil
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -32,7 +31,7 @@ from .. import catalogue, names, numbers, output, sql, state
 from ..catalogue import DEFAULT_COLLECTION
 from ..connection import engine_of, memory_bytes, transaction, without_order
 from ..errors import Interrupts, IrwError, note, shown
-from ..files import temp_dir, temporary_directory
+from ..files import remove_temp, temp_dir, temporary_directory
 from ..sql import run_script
 from .base import invalidate_bases, update_bases
 from .evaluation import refresh_scores
@@ -55,13 +54,169 @@ QRELS_COLUMNS = [("topic", 1, None, None), ("docno", 3, None, None),
                  ("rel", 4, "INTEGER", numbers.INTEGER_SYNTAX)]
 
 
+class Frame:
+    """A pandas DataFrame (or anything DuckDB scans as one: an Arrow table, a polars frame)
+    of runs or qrels, loaded as data: DuckDB's DataFrame scan stages its rows where a file's
+    lines go (sql/frames.sql), and the load checks and ranks them as it does a file's; a
+    row that no file line could stand for is an error naming the row, the column and the
+    problem. ``columns``: each field's column of the frame (runs: topic, docno, score,
+    given_rank, run_id; qrels: topic, docno, rel), None for an absent rank or run column
+    (``run_id`` then names the run)."""
+
+    name = "the DataFrame"
+
+    def __init__(self, frame, kind: str, columns: dict[str, str | None], run_id: str | None = None):
+        self.frame, self.kind, self.columns, self.run_id = frame, kind, columns, run_id
+
+    def __str__(self) -> str:
+        return self.name
+
+    @contextlib.contextmanager
+    def registered(self, con):
+        """The frame as ``irw_frame`` of ``con``, with each field's (column, kind) and the
+        template's parameters."""
+        from ..connection import register, unregister
+
+        register(con, "irw_frame", self.frame)
+        try:
+            types = dict((r[0], r[1]) for r in con.execute("DESCRIBE SELECT * FROM irw_frame").fetchall())
+            cols = {field: (name, _kind(types[str(name)])) if name is not None else None
+                    for field, name in self.columns.items()}
+            params = {"rows": len(self.frame), "run_id": self.run_id}
+            yield cols, params
+        finally:
+            unregister(con, "irw_frame")
+
+    def numbers(self):
+        return ([("given_rank", "BIGINT", numbers.INTEGER_SYNTAX), ("score", "DOUBLE", numbers.DECIMAL_SYNTAX)]
+                if self.kind == "runs" else [("rel", "INTEGER", numbers.INTEGER_SYNTAX)])
+
+    def stage(self, con, target: str, nfields: int) -> None:
+        with self.registered(con) as (cols, params):
+            query = sql.statement("frames.sql", "stage", target, cols, self.numbers(), nfields)
+            con.execute(query, sql.used(params, query))
+
+    def problem(self, extra_ok: bool = False) -> str:
+        """What is wrong with the first row a load refuses: ``the DataFrame, row R, column
+        C: problem``, or a repeated document with the row that first held it."""
+        from ..connection import open_duckdb
+
+        con = open_duckdb()  # a connection of its own: the load's may be in a failed transaction
+        try:
+            with self.registered(con) as (cols, params):
+                found = self._bad_value(con, cols, params)
+                if found:
+                    return found
+                key = ["run_id", "topic", "docno"] if self.kind == "runs" else ["topic", "docno"]
+                query = sql.statement("frames.sql", "repeated", cols, self.numbers(), key)
+                row = con.execute(query, sql.used(params, query)).fetchone()
+                if row:
+                    if self.kind == "runs":
+                        what = f"document {shown(row[4])} appears twice for run {shown(row[2])}, topic {shown(row[3])}"
+                    else:
+                        what = f"document {shown(row[3])} is judged twice for topic {shown(row[2])}"
+                    return f"{self.name}, row {row[0]}: {what} (first at row {row[1]})"
+        finally:
+            con.close()
+        return ""
+
+    def _bad_value(self, con, cols, params) -> str:
+        query = sql.statement("frames.sql", "first_bad", cols, self.numbers())
+        row = con.execute(query, sql.used(params, query)).fetchone()
+        if row is None:
+            return ""
+        values = iter(row[1:])
+        order = ("topic", "docno", "given_rank", "score", "rel", "run_id")
+        staged = {f: (next(values), next(values)) for f, c in cols.items() if c}
+        for field in sorted(staged, key=order.index):
+            value, raw = staged[field]
+            problem = _field_problem(field, value, raw, cols[field][1])
+            if problem:
+                return f"{self.name}, row {row[0]}, column {shown(cols[field][0])}: {problem}"
+        return f"{self.name}, row {row[0]}: the run id is empty"
+
+    def run_row(self, run_id: str) -> int | None:
+        """The first row of the run ``run_id``."""
+        from ..connection import open_duckdb
+
+        con = open_duckdb()
+        try:
+            with self.registered(con) as (cols, params):
+                query = sql.statement("frames.sql", "run_row", cols, self.numbers())
+                return con.execute(query, sql.used({**params, "id": run_id}, query)).fetchone()[0]
+        finally:
+            con.close()
+
+
+_LABELS = {"topic": "the topic", "docno": "the docno", "run_id": "the run id",
+           "given_rank": "the rank", "score": "the score", "rel": "the relevance"}
+
+
+def _field_problem(field: str, value, raw, kind: str) -> str | None:
+    """What is wrong with a frame's value ``raw`` (as text) of ``field``, staged as
+    ``value`` (None: refused); None when nothing is."""
+    label = _LABELS[field]
+    if raw is None:
+        return f"{label} is missing (None or NaN)"
+    if field == "topic" and value and value.lstrip().startswith("#"):
+        return (f"{label} {shown(value)} begins with '#', which makes a line of a run or qrels "
+                "file a comment line")
+    if field in ("topic", "docno", "run_id"):
+        return f"{label} is empty" if value == "" else None
+    if value is not None and (field != "score" or math.isfinite(value)):
+        return None
+    if field == "score":
+        if value is not None:
+            return f"{label} {shown(raw)} is not a finite number"
+        if kind in ("text", "integer", "real"):
+            return (f"{label} {shown(raw)} is not a number: write a decimal number, optionally "
+                    "with an exponent (12.5, -3, 1.2e-05)")
+        return f"{label} {shown(raw)} is not a number (the column's type is not numeric)"
+    low, high = _RANGES["BIGINT" if field == "given_rank" else "INTEGER"]
+    if kind == "text" and not _INTEGER.fullmatch(raw) or kind == "other":
+        return f"{label} {shown(raw)} is not an integer"
+    if kind == "real":
+        try:
+            if float(raw) != int(float(raw)):
+                return f"{label} {shown(raw)} is not an integer"
+        except (ValueError, OverflowError):
+            return f"{label} {shown(raw)} is not an integer"
+    return f"{label} {shown(raw)} is out of range ({low} to {high})"
+
+
+def _kind(duckdb_type: str) -> str:
+    """text, integer, real or other, for a column of DuckDB type ``duckdb_type``."""
+    t = duckdb_type.upper()
+    if t == "VARCHAR" or t.startswith("ENUM"):
+        return "text"
+    if t in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
+             "UINTEGER", "UBIGINT", "UHUGEINT"):
+        return "integer"
+    if t in ("FLOAT", "DOUBLE", "REAL") or t.startswith("DECIMAL"):
+        return "real"
+    return "other"
+
+
+def _frames(files) -> list:
+    return [f for f in files if isinstance(f, Frame)]
+
+
+def _names(files) -> list[str]:
+    """The files of a load by name (a DataFrame: 'the DataFrame')."""
+    return [str(f) for f in files]
+
+
 def expand_paths(patterns: Iterable[str]) -> list[str]:
     """Files named directly, by glob, or as directories: a directory's files at any depth,
     except hidden ones (a name starting with '.', or inside a directory whose name does:
-    ``.git/``, ``.old/``), which are skipped with a note saying how many."""
+    ``.git/``, ``.old/``), which are skipped with a note saying how many. A DataFrame
+    (:class:`Frame`) is taken as it is."""
     files: list[str] = []
     skipped: list[str] = []
     for pattern in patterns:
+        if isinstance(pattern, Frame):
+            files.append(pattern)
+            continue
         if os.path.isdir(pattern):
             found = _directory_files(pattern, skipped)
             if not found:
@@ -84,8 +239,10 @@ def expand_paths(patterns: Iterable[str]) -> list[str]:
                 files.append(f)
     if not files:
         raise IrwError("no input files given")
+    if _frames(files) and len(files) > 1:
+        raise IrwError("a DataFrame is loaded on its own, not with files or other frames")
     for f in files:
-        if not os.access(f, os.R_OK):
+        if not isinstance(f, Frame) and not os.access(f, os.R_OK):
             raise IrwError(f"{f}: cannot read the file (permission denied)")
     if skipped:
         listed = ", ".join(skipped[:3]) + (f", ... ({len(skipped) - 3} more)" if len(skipped) > 3 else "")
@@ -233,10 +390,6 @@ def _raw_lines(path: str):
         raise IrwError(_damaged(path, kind, exc)) from None
 
 
-def _show(value: str, limit: int = 40) -> str:
-    return repr(value if len(value) <= limit else value[:limit] + "...")
-
-
 def _decode(raw: bytes, encoding: str, where: str) -> str:
     """A line's text; an undecodable byte is an IrwError naming its column."""
     if encoding == "latin-1":
@@ -276,7 +429,7 @@ def _lines(path: str, encoding: str = "utf-8"):
 
 def _number_problem(value: str, label: str, index: int, cast: str) -> str | None:
     """What is wrong with ``value`` as the number in field ``index`` (None: nothing)."""
-    what = f"{label} {_show(value)} (field {index})"
+    what = f"{label} {shown(value, 40)} (field {index})"
     if cast == "DOUBLE":
         if not _DECIMAL.fullmatch(value):
             return (f"{what} is not a number: write a decimal number, optionally with an "
@@ -354,6 +507,10 @@ def _stage(con, target: str, files: list[str], nfields: int, columns, progress,
             progress(n)
 
     encoding = encoding_name(encoding)
+    if _frames(files):  # a DataFrame: loaded on its own (expand_paths); it has no comments
+        for frame in files:
+            frame.stage(con, target, nfields)
+        return 0
     step = BATCH if progress else max(len(files), 1)
     with temporary_directory("load") as tmp:
         sources = _sources(files, tmp)
@@ -450,7 +607,13 @@ def _run_line_problem(fields: list[str], extra_ok: bool) -> str | None:
 
 def _locate_problem(files: list[str], line_problem, key, twice, encoding: str = "utf-8") -> str:
     """The first bad line of ``files``: ``line_problem(fields)`` names what is wrong with a
-    line; a repeated ``key(fields)`` is reported by ``twice(fields)``. Empty if none found."""
+    line; a repeated ``key(fields)`` is reported by ``twice(fields)``. Empty if none found.
+    A DataFrame names its own first bad row (:meth:`Frame.problem`)."""
+    for frame in _frames(files):
+        found = frame.problem()
+        if found:
+            return found
+    files = [f for f in files if not isinstance(f, Frame)]
     seen: dict[tuple, tuple[str, int]] = {}
     for path in files:
         for number, fields in _lines(path, encoding):
@@ -533,7 +696,7 @@ def _detach_staging(con) -> None:
     if found:
         sql.run(con, "load.sql", "detach_staging")
         if found[0][0]:
-            shutil.rmtree(os.path.dirname(found[0][0]), ignore_errors=True)
+            remove_temp(os.path.dirname(found[0][0]))
 
 
 def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding: str,
@@ -567,10 +730,10 @@ def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding
         if bar is not None:
             bar.label = "ranking"
         start = sql.rows(con, "load.sql", "count", {}, "irw_staging.irw_ranked")[0][0]
-        run_script(con, "rank_runs.sql", {"batch": number, "files": batch, "start": start,
+        run_script(con, "rank_runs.sql", {"batch": number, "files": _names(batch), "start": start,
                                              "collection": collection}, policy=policy)
     if sql.rows(con, "load.sql", "count", {}, "irw_staged_files")[0][0] == 0:
-        raise IrwError(f"{', '.join(files)}: no run lines found")
+        raise IrwError(f"{', '.join(_names(files))}: no run lines found")
     across = [r[0] for r in sql.rows(con, "load.sql", "runs_across_batches")]
     if across:
         if sql.rows(con, "load.sql", "docno_twice_across", {"ids": across}):
@@ -592,7 +755,7 @@ def _batches(con, files: list[str]) -> list[list[str]]:
     batches: list[list[str]] = [[]]
     size = 0
     for path in files:
-        text = _text_size(path)
+        text = 0 if isinstance(path, Frame) else _text_size(path)
         if batches[-1] and size + text > budget:
             batches.append([])
             size = 0
@@ -622,7 +785,7 @@ def _check_runs(con, files: list[str], extra_fields: bool, encoding: str = "utf-
         sql.run(con, "load.sql", "batch_topics")
         bad = sql.rows(con, "load.sql", "docno_twice_in_batch")
     if bad:
-        _run_problem(files, extra_fields, encoding, files[bad[0][0]])
+        _run_problem(files, extra_fields, encoding, _names(files)[bad[0][0]])
 
 
 def _run_problem(files: list[str], extra_fields: bool, encoding: str, where: str):
@@ -638,9 +801,12 @@ def _check_run_ids(con, files: list[str], encoding: str) -> None:
     for run_id in _staged_run_ids(con):
         problem = names.run_id_problem(run_id)
         if problem:
-            where = next((f"{path}, line {number}" for path in files
-                          for number, fields in _lines(path, encoding_name(encoding))
-                          if len(fields) > 5 and fields[5] == run_id), ", ".join(files))
+            where = next((f"{frame}, row {row}" for frame in _frames(files)
+                          for row in [frame.run_row(run_id)] if row is not None), None)
+            where = where or next((f"{path}, line {number}" for path in files
+                                   if not isinstance(path, Frame)
+                                   for number, fields in _lines(path, encoding_name(encoding))
+                                   if len(fields) > 5 and fields[5] == run_id), ", ".join(_names(files)))
             raise IrwError(f"{where}: {problem}")
 
 
@@ -742,9 +908,9 @@ def _stage_qrels(con, files: list[str], name: str, encoding: str) -> int:
     bad = sql.rows(con, "load.sql", "bad_qrels_line") or sql.rows(con, "load.sql", "judged_twice")
     if bad:
         raise IrwError(_locate_qrels_problem(files, encoding_name(encoding))
-                       or f"{files[bad[0][0]]}: malformed qrels")
+                       or f"{_names(files)[bad[0][0]]}: malformed qrels")
     if sql.rows(con, "load.sql", "count", {}, "irw_staged_qrels")[0][0] == 0:
-        raise IrwError(f"{', '.join(files)}: no qrels lines found")
+        raise IrwError(f"{', '.join(_names(files))}: no qrels lines found")
     return comments
 
 
@@ -830,7 +996,7 @@ def _insert_qrels(con, files: list[str], name: str, replace: bool, description: 
         sql.run(con, "load.sql", "delete_qrels", {"name": name}, False)
         invalidate_bases(con, name)
     sql.run(con, "load.sql", "insert_qrels", {"name": name})
-    catalogue.register_qrels(con, name, source=" ".join(files), kind="file", description=description,
+    catalogue.register_qrels(con, name, source=" ".join(_names(files)), kind="file", description=description,
                    collection=collection)
     state.record_qrels(con, name)
     if info:
@@ -857,12 +1023,16 @@ _FALSE = {"false", "f", "no", "n", "0"}
 META_COLUMNS = ("run_id", "team", "kind", "pooled")
 
 
-def _load_meta(con, path: str, collection: str) -> int:
+def _load_meta(con, path, collection: str) -> int:
     """Read a TSV with a header naming run_id and any of team, kind, pooled (UTF-8, a byte
     order mark allowed; fields may be quoted with double quotes), describing runs of
     ``collection``. It changes only the columns it names: a file of run_id and team leaves
     the kind and pooled flag of those runs as they were. An empty field sets the column to
-    unknown (NULL)."""
+    unknown (NULL). ``path`` may be a DataFrame of such columns instead, read as data (its
+    rows checked as a file's lines are)."""
+    if not isinstance(path, (str, os.PathLike)):
+        return _meta_rows(con, [str(c) for c in path.columns], _frame_records(path),
+                          lambda number: f"the DataFrame, row {number}", collection)
     try:
         return _read_meta(con, path, collection)
     except UnicodeDecodeError as exc:
@@ -872,55 +1042,71 @@ def _load_meta(con, path: str, collection: str) -> int:
         raise IrwError(f"{path}: cannot read it as tab-separated values ({exc})") from None
 
 
+def _frame_records(frame):
+    """(row number, fields as text) of a DataFrame's rows; a missing value is empty."""
+    import pandas as pd
+
+    for number, row in enumerate(frame.itertuples(index=False, name=None)):
+        yield number, ["" if v is None or (not isinstance(v, str) and pd.isna(v)) else str(v) for v in row]
+
+
 def _read_meta(con, path: str, collection: str) -> int:
     if os.path.isdir(path):
         raise IrwError(f"{path}: is a directory, not a metadata file (a TSV with a header: "
                        "run_id, team, kind, pooled)")
     if not os.path.isfile(path):
         raise IrwError(f"{path}: no such file")
-    rows = []
     with io.TextIOWrapper(_open_binary(path), encoding="utf-8-sig", errors="strict", newline="") as fh:
         reader = csv.reader(fh, delimiter="\t")
         header = next(reader, None)
         if header is None:
             raise IrwError(f"{path}: the file is empty")
-        header = [h.strip() for h in header]
-        if "run_id" not in header:
-            raise IrwError(f"{path}, line 1: the header must name a run_id column (and any of "
-                           f"team, kind, pooled); found {shown(', '.join(header))}")
-        unknown = [h for h in header if h not in META_COLUMNS]
-        if unknown:
-            raise IrwError(f"{path}, line 1: unknown column(s) {shown(', '.join(unknown))}; valid: "
-                           "run_id, team, kind, pooled")
-        twice = next((h for h in header if header.count(h) > 1), None)
-        if twice:
-            raise IrwError(f"{path}, line 1: column {twice} is named twice")
-        seen = set()
-        for number, record in enumerate(reader, start=2):
-            if not any(field.strip() for field in record):
-                continue
-            if len(record) != len(header):
-                raise IrwError(f"{path}, line {number}: expected {len(header)} tab-separated fields, found {len(record)}")
-            row = dict(zip(header, (f.strip() for f in record)))
-            if not row["run_id"]:
-                raise IrwError(f"{path}, line {number}: empty run_id")
-            for problem in (names.run_id_problem(row["run_id"]), names.team_problem(row.get("team"))):
-                if problem:
-                    raise IrwError(f"{path}, line {number}: {problem}")
-            if row["run_id"] in seen:
-                raise IrwError(f"{path}, line {number}: run {row['run_id']} is described twice")
-            seen.add(row["run_id"])
-            pooled = None
-            if "pooled" in row:
-                value = row["pooled"].lower()
-                if value in _TRUE:
-                    pooled = True
-                elif value in _FALSE:
-                    pooled = False
-                elif value:
-                    raise IrwError(f"{path}, line {number}: pooled must be true or false, got {shown(row['pooled'])}")
-            rows.append((collection, row["run_id"], row.get("team") or None, row.get("kind") or None,
-                         pooled))
+        return _meta_rows(con, header, enumerate(reader, start=2), lambda number: f"{path}, line {number}",
+                          collection, f"{path}, line 1")
+
+
+def _meta_rows(con, header: list[str], records, where, collection: str, head: str | None = None) -> int:
+    """Check and store run metadata: ``header`` its columns, ``records`` (number, fields)
+    its rows, ``where(number)`` how a message names a row."""
+    head = head or "the DataFrame's columns"
+    header = [h.strip() for h in header]
+    if "run_id" not in header:
+        raise IrwError(f"{head}: the header must name a run_id column (and any of "
+                       f"team, kind, pooled); found {shown(', '.join(header))}")
+    unknown = [h for h in header if h not in META_COLUMNS]
+    if unknown:
+        raise IrwError(f"{head}: unknown column(s) {shown(', '.join(unknown))}; valid: "
+                       "run_id, team, kind, pooled")
+    twice = next((h for h in header if header.count(h) > 1), None)
+    if twice:
+        raise IrwError(f"{head}: column {twice} is named twice")
+    rows = []
+    seen = set()
+    for number, record in records:
+        if not any(field.strip() for field in record):
+            continue
+        if len(record) != len(header):
+            raise IrwError(f"{where(number)}: expected {len(header)} tab-separated fields, found {len(record)}")
+        row = dict(zip(header, (f.strip() for f in record)))
+        if not row["run_id"]:
+            raise IrwError(f"{where(number)}: empty run_id")
+        for problem in (names.run_id_problem(row["run_id"]), names.team_problem(row.get("team"))):
+            if problem:
+                raise IrwError(f"{where(number)}: {problem}")
+        if row["run_id"] in seen:
+            raise IrwError(f"{where(number)}: run {row['run_id']} is described twice")
+        seen.add(row["run_id"])
+        pooled = None
+        if "pooled" in row:
+            value = row["pooled"].lower()
+            if value in _TRUE:
+                pooled = True
+            elif value in _FALSE:
+                pooled = False
+            elif value:
+                raise IrwError(f"{where(number)}: pooled must be true or false, got {shown(row['pooled'])}")
+        rows.append((collection, row["run_id"], row.get("team") or None, row.get("kind") or None,
+                     pooled))
     if rows:  # one statement: a row at a time costs seconds for a thousand runs
         named = [c for c in ("team", "kind", "pooled") if c in header]
         columns = dict(zip(("c", "r", "t", "k", "p"), map(list, zip(*rows))))
