@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from . import numbers
 from .errors import IrwError, shown
+from .sql import quote_literal
 
 DISCOUNTS = ("log2p1", "jk")
 
@@ -844,8 +845,29 @@ def listing_rows() -> list[tuple]:
              m.trec_eval, m.ir_measures, m.graded, m.ideal, m.paper) for m in CATALOGUE.values()]
 
 
+def macro_arguments(measure: Measure) -> str:
+    """The arguments after the qrels with which the measure macro ``measure.<name>`` computes
+    ``measure``: its cut-off as ``k`` and each parameter given by its name, e.g.
+    ``k := 10, discount := 'jk'`` for nDCG(discount=jk)@10 (empty at the defaults)."""
+    args = [] if measure.cutoff is None else [f"k := {_literal(measure.cutoff)}"]
+    return ", ".join(args + [f"{key} := {_literal(value)}" for key, value in measure.params])
+
+
+def _literal(value) -> str:
+    """A parameter value (validated) as DuckDB text."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return quote_literal(value)
+    if isinstance(value, tuple) and value and isinstance(value[0], tuple):  # gains
+        return "MAP {" + ", ".join(f"{g}: {float(v)!r}" for g, v in value) + "}"
+    if isinstance(value, tuple):
+        return "[" + ", ".join(f"{float(v)!r}" for v in value) + "]"
+    return repr(value)
+
+
 CATALOGUE_COLUMNS = ("name", "description", "parameters", "cutoff", "trec_eval", "ir_measures",
-                     "graded", "ideal", "paper")
+                     "graded", "ideal", "paper", "example", "example_arguments")
 
 
 def catalogue_rows() -> list[tuple]:
@@ -853,8 +875,10 @@ def catalogue_rows() -> list[tuple]:
     rows = []
     for m in CATALOGUE.values():
         params = "; ".join(f"{p.name}={format_value(p.default) if p.default is not None else '-'}: {p.help}" for p in m.params)
+        example = parse(m.examples[0]) if m.examples else Measure(m.name)
         rows.append((m.name, m.description, params, m.cutoff, m.trec_eval or None,
-                     m.ir_measures or None, m.graded, m.ideal, m.paper or None))
+                     m.ir_measures or None, m.graded, m.ideal, m.paper or None, str(example),
+                     macro_arguments(example)))
     return rows
 
 

@@ -123,7 +123,9 @@ CREATE OR REPLACE TABLE measures (
     ir_measures VARCHAR,
     graded      BOOLEAN,
     ideal       BOOLEAN,
-    paper       VARCHAR
+    paper       VARCHAR,
+    example     VARCHAR,  -- a setting of the measure, e.g. IPrec@0.5
+    example_arguments VARCHAR  -- its measure macro's arguments after the qrels, e.g. k := 0.5
 );
 
 -- Cache: the base relation (judged retrieved documents with running sums) per loaded qrels,

@@ -145,7 +145,7 @@ def test_macros_of_the_hand_case_equal_the_engine(hand):
     for name in ["infAP", "infAP'", "ERR", "IPrecAvg(recalls={0.2,0.5,0.8})", "RnDCG", "nDCGRel",
                  "G", "RBPres(p=0.5,zero_if_judged=True)", "Utility(a=2,b=-1,c=-0.5,d=0.01,docs=1000)"]:
         measure = measures.parse(name)
-        args = rendering.macro_arguments(measure)
+        args = measures.macro_arguments(measure)
         got = hand.execute(f"SELECT value FROM measure.{measure.name}('h'{', ' + args if args else ''}) "
                            "WHERE topic = 'T1'").fetchone()[0]
         assert got == pytest.approx(EXPECTED_T1[name], abs=1e-12), name

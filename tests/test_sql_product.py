@@ -26,7 +26,7 @@ from conftest import FIXTURES
 
 # (engine measure name, macro name, macro arguments after the qrels): every catalogue measure
 # at the parameter settings its entry gives as examples, the macro call derived from it
-CASES = [(name, measures.parse(name).name, rendering.macro_arguments(measures.parse(name)))
+CASES = [(name, measures.parse(name).name, measures.macro_arguments(measures.parse(name)))
          for definition in measures.CATALOGUE.values() for name in definition.examples]
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from .. import sql
 from ..errors import IrwError
-from ..measures import CATALOGUE, Measure
+from ..measures import CATALOGUE, Measure, macro_arguments  # noqa: F401 (the macros' arguments)
 
 TOPIC_POLICIES = ("qrels", "run", "all")
 
@@ -423,27 +423,6 @@ def macro_definitions() -> list[dict]:
                     "body": f"SELECT {_macro_inputs()['collection']} AS collection, run_id, topic, value "
                             f"FROM ({body.rstrip()}) AS measured"})
     return out
-
-
-def macro_arguments(measure: Measure) -> str:
-    """The arguments after the qrels with which the measure macro ``measure.<name>`` computes
-    ``measure``: its cut-off as ``k`` and each parameter given by its name, e.g.
-    ``k := 10, discount := 'jk'`` for nDCG(discount=jk)@10 (empty at the defaults)."""
-    args = [] if measure.cutoff is None else [f"k := {_literal(measure.cutoff)}"]
-    return ", ".join(args + [f"{key} := {_literal(value)}" for key, value in measure.params])
-
-
-def _literal(value) -> str:
-    """A parameter value (validated) as DuckDB text."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return sql.quote_literal(value)
-    if isinstance(value, tuple) and value and isinstance(value[0], tuple):  # gains
-        return "MAP {" + ", ".join(f"{g}: {float(v)!r}" for g, v in value) + "}"
-    if isinstance(value, tuple):
-        return "[" + ", ".join(f"{float(v)!r}" for v in value) + "]"
-    return repr(value)
 
 
 def many_kind(measure: Measure) -> str | None:
