@@ -52,6 +52,12 @@ def score_matrices(con, qrels: str, measures: list[Measure], run_ids: list[str],
     if len(run_ids) < 2:
         raise IrwError(f"need at least two runs, got {len(run_ids)}")
     per = evaluation.evaluate(con, qrels, list(measures), run_ids, topics=topics, store=store).df()
+    return matrices(per, qrels, measures, run_ids)
+
+
+def matrices(per: pd.DataFrame, qrels: str, measures: list[Measure], run_ids: list[str]) -> dict[str, Matrix]:
+    """Per measure, the run x topic matrix of ``evaluate``'s long frame ``per`` (one qrels's
+    scores) over the topics every run has a score for (see :func:`score_matrices`)."""
     out = {}
     for measure in measures:
         label = str(measure)
@@ -131,6 +137,13 @@ def _align(a: Matrix, b: Matrix) -> tuple[np.ndarray, np.ndarray, list[str]]:
     return a.X[np.ix_(ia, ta)], b.X[np.ix_(ib, tb)], common
 
 
+def aligned(a: Matrix, b: Matrix) -> tuple[Matrix, Matrix]:
+    """Both matrices over their common runs (a's order) and topics (a's order)."""
+    xa, xb, runs = _align(a, b)
+    topics = [t for t in a.topics if t in set(b.topics)]
+    return (Matrix(a.qrels, a.measure, runs, topics, xa), Matrix(b.qrels, b.measure, runs, topics, xb))
+
+
 def discpower(con, qrels: str, measures: list[Measure], run_ids: list[str], test: str = "t",
               correction: str = "none", alpha: float = 0.05, B: int | None = None, seed: int = 0,
               topics: str = "qrels", reference_qrels: str | None = None,
@@ -142,6 +155,18 @@ def discpower(con, qrels: str, measures: list[Measure], run_ids: list[str], test
     if reference_qrels or reference_measure:
         wanted = [reference_measure] if reference_measure else measures
         refs = score_matrices(con, reference_qrels or qrels, wanted, run_ids, topics)
+    return pd.DataFrame(discpower_rows(qrels, mats, refs, measures, test, correction, alpha, B, seed,
+                                       reference_measure, progress))
+
+
+def discpower_rows(qrels: str, mats: dict[str, Matrix], refs: dict[str, Matrix], measures: list[Measure],
+                   test: str, correction: str, alpha: float, B: int | None, seed: int,
+                   reference_measure: Measure | None = None, progress=None,
+                   agreement_keys=("misses", "false_alarms", "tp", "fp", "fn", "tn")) -> list[dict]:
+    """The rows of :func:`discpower` from score matrices already computed: ``mats`` per measure
+    under ``qrels``, ``refs`` the reference condition's (empty: none), by measure label (the
+    reference measure's when one is given); ``agreement_keys``, the counts of
+    stats.compare_to_reference each row takes (also: ``significant_reference``, ``opposite``)."""
     rows = []
     for measure in measures:
         m = mats[str(measure)]
@@ -155,7 +180,7 @@ def discpower(con, qrels: str, measures: list[Measure], run_ids: list[str], test
         row = {"qrels": qrels, "measure": m.measure, "test": test, "correction": correction,
                "alpha": alpha, "B": B, "runs": X.shape[0], "topics": X.shape[1]}
         row.update(stats.discriminative_power(result, alpha))
-        if test == "bootstrap":
+        if TESTS[test].estimated_difference:
             summary = stats.estimated_difference_summary(result)
             row["estimated_difference_max"] = summary["max"]
             row["estimated_difference_median"] = summary["median"]
@@ -163,9 +188,9 @@ def discpower(con, qrels: str, measures: list[Measure], run_ids: list[str], test
             reference = _with_correction(run_test(R, test, B, seed, alpha, progress), correction)
             agreement = stats.compare_to_reference(result, reference, alpha)
             row.update({"reference_qrels": ref.qrels, "reference_measure": ref.measure,
-                        **{k: agreement[k] for k in ("misses", "false_alarms", "tp", "fp", "fn", "tn")}})
+                        **{k: agreement[k] for k in agreement_keys}})
         rows.append(row)
-    return pd.DataFrame(rows)
+    return rows
 
 
 def pvalues(con, qrels: str, measure: Measure, run_ids: list[str], test: str = "t",

@@ -2,16 +2,18 @@
     them, and the engine re-ranks runs with them when `runs` was changed outside irw.
 
   order_by(policy, column): the ORDER BY list that ranks the documents of one (run, topic).
-    policy: a policy name (trec_eval | given | score_then_rank) known when rendering, or
-    None: then `column` is an SQL expression naming each row's policy, and the list orders
+    policy: a policy name (trec_eval | trec_eval_10 | given | score_then_rank) known when
+    rendering, or None: then `column` is an SQL expression naming each row's policy, and the list orders
     every run under its own policy (a run's rows all carry the same policy).
-  trec_eval keeps scores as 32-bit floats, so scores that differ only beyond float precision
-  tie there (and are then ordered by docno); the trec_eval policy compares them the same way.
+  trec_eval 9 (and pytrec_eval) keeps scores as 32-bit floats, so scores that differ only
+  beyond float precision tie there (and are then ordered by docno); the trec_eval policy
+  compares them the same way. trec_eval 10.0 keeps them as doubles: policy trec_eval_10.
 -#}
 {% import '_dialect.sql' as d %}
 {# Each policy as its sort keys: (column, type it is compared as or none, direction). #}
 {% set POLICY_KEYS = {
     'trec_eval': [('score', 'REAL', 'DESC'), ('docno', none, 'DESC')],
+    'trec_eval_10': [('score', none, 'DESC'), ('docno', none, 'DESC')],
     'given': [('given_rank', none, 'ASC'), ('score', none, 'DESC'), ('docno', none, 'DESC')],
     'score_then_rank': [('score', none, 'DESC'), ('given_rank', none, 'ASC'), ('docno', none, 'ASC')]} %}
 

@@ -125,6 +125,22 @@ READS = {
     "runs deeply-judged": (["runs", "deeply-judged", "--depth", "2"],
                            lambda w: [{"run_id": r} for r in w.deeply_judged(depth=2)]),
     "qrels list": (["qrels", "list"], lambda w: w.qrels()),
+    "qrels compare": (["qrels", "compare", "fixture", "fixture-lo-alpha", "--rel-level", "2"],
+                      lambda w: w.compare_qrels("fixture", "fixture-lo-alpha", rel_level=2)),
+    "qrels compare --show confusion": (["qrels", "compare", "fixture", "fixture-lo-alpha", "--show", "confusion",
+                                        "--per-topic"],
+                                       lambda w: w.compare_qrels("fixture", "fixture-lo-alpha", "confusion",
+                                                                 per_topic=True)),
+    "qrels compare --show only-a": (["qrels", "compare", "fixture", "fixture-lo-alpha", "-s", "only-a"],
+                                    lambda w: w.compare_qrels("fixture", "fixture-lo-alpha", "only-a")),
+    "qrels rankings": (["qrels", "rankings", "fixture", "fixture-lo-alpha", "-m", "AP", "-m", "P@10",
+                        "--show", "groups", "--permutations", "500", "--seed", "2"],
+                       lambda w: w.compare_rankings("fixture", "fixture-lo-alpha", ["AP", "P@10"], what="groups",
+                                                    permutations=500, seed=2)),
+    "qrels rankings --show decisions": (["qrels", "rankings", "fixture", "fixture-lo-alpha", "-m", "AP",
+                                         "--show", "decisions", "--test", "bootstrap", "-B", "200"],
+                                        lambda w: w.compare_rankings("fixture", "fixture-lo-alpha", "AP",
+                                                                     what="decisions", test="bootstrap", B=200)),
     "collections list": (["collections", "list"], lambda w: w.collections()),
     "standardize list": (["standardize", "list"], lambda w: w.factor_sets()),
     "standardize show": (["standardize", "show", "self"], lambda w: w.factors("self")),
@@ -189,6 +205,15 @@ def test_report(warehouse, tmp_path):
         assert printed == w.report(["AP", "P@10"], test="bootstrap", B=200).render("markdown")
         w.report(["AP", "P@10"], test="bootstrap", B=200, format="html", out=tmp_path / "api.html")
     cli_for(warehouse)(*args, "--out", tmp_path / "cli.html")
+    assert (tmp_path / "cli.html").read_text() == (tmp_path / "api.html").read_text()
+
+
+def test_report_against(warehouse, tmp_path):
+    """The page judging a second judgment set, written by the command and by the method."""
+    args = ["report", "--qrels", "fixture", "--against", "fixture-lo-alpha", "-m", "AP", "--permutations", "500"]
+    cli_for(warehouse)(*args, "--out", tmp_path / "cli.html")
+    with Warehouse(warehouse, read_only=True) as w:
+        w.report("AP", "fixture", against="fixture-lo-alpha", permutations=500, out=tmp_path / "api.html")
     assert (tmp_path / "cli.html").read_text() == (tmp_path / "api.html").read_text()
 
 
@@ -296,6 +321,8 @@ EXPERIMENTS = {
     "agreement": (["--n", "4", "-m", "AP", "-m", "P@10"], {"n": ["4"], "measure": ["AP", "P@10"]}),
     "standardization": (["--splits", "20", "--sizes", "2,3", "--samples", "20"],
                         {"splits": 20, "sizes": "2,3", "samples": 20}),
+    "judges": (["--against", "fixture-lo-alpha", "-m", "AP", "--samples", "200", "--permutations", "200"],
+               {"against": "fixture-lo-alpha", "measure": ["AP"], "samples": 200, "permutations": 200}),
 }
 
 
@@ -385,6 +412,16 @@ def test_spark_commands(spark_data, tmp_path):
         assert json.loads(printed) == table_of(rows)
 
 
+def test_trec_eval(tmp_path):
+    """irw trec-eval prints Warehouse.trec_eval's lines, as trec_eval lays them out."""
+    qrels, run = str(FIXTURES / "qrels.txt"), str(FIXTURES / "runs" / "beta1.txt")
+    printed = cli_for(str(tmp_path / "unused.duckdb"))(
+        "trec-eval", "-q", "-c", "-M", "20", "-m", "official", "-mrelstring.5", qrels, run).stdout
+    report = Warehouse.trec_eval(qrels, run, ["official", "relstring.5"], complete=True, max_docs=20)
+    assert printed == output.trec_eval_lines(report.topic_lines + report.summary_lines, report.zscores)
+    assert printed.count("\n") > 100 and not (tmp_path / "unused.duckdb").exists()
+
+
 # ------------------------------------------------------------------ completeness
 
 def _commands() -> set[str]:
@@ -407,7 +444,7 @@ def _commands() -> set[str]:
 def test_every_command_is_covered():
     covered = {case.split(" --")[0].removesuffix(" several qrels") for case in [*READS, *EVALUATING, *WRITES]}
     covered |= {"eval", "report", "load results", "standardize export", "standardize import", "export",
-                "publish", *(f"experiment {name}" for name in EXPERIMENTS), *SPARK_CASES}
+                "publish", "trec-eval", *(f"experiment {name}" for name in EXPERIMENTS), *SPARK_CASES}
     covered |= {"pool stats"} if any(c.startswith("pool stats") for c in covered) else set()
     commands = _commands()
     assert len(commands) >= 50

@@ -4,6 +4,7 @@ and reads never create a file."""
 
 from __future__ import annotations
 
+import gzip
 import os
 import stat
 import subprocess
@@ -172,8 +173,9 @@ def test_publish_replace_refuses_a_writing_client(fixture_db, tmp_path):
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert writer.stdout.readline().strip() == "open"
-        r = invoke("publish", copy, "--replace", ok=False)
-        assert r.exit_code == 1
+        started = time.perf_counter()
+        r = invoke("--wait", "1", "publish", copy, "--replace", ok=False)  # waited for, as --wait says
+        assert r.exit_code == 1 and time.perf_counter() - started >= 1
         assert r.output.startswith(f"error: {copy} is open for writing in process {writer.pid} "
                                    f"({sys.executable} -c import duckdb, sys\\ncon = "), r.output
         assert r.output.rstrip().endswith("): a published copy is replaced only while its clients read "
@@ -245,23 +247,50 @@ print(json.dumps([first.execute(count).fetchone()[0], second.execute(count).fetc
 """
 
 
+# A load killed (-9) in its final transaction, once it has written its rows into the copy.
+KILLED = """
+import os, sys
+from irwarehouse import Warehouse
+from irwarehouse.engine import loading
+insert = loading._insert_runs
+def killed(*args, **kwargs):
+    insert(*args, **kwargs)
+    os.kill(os.getpid(), 9)
+loading._insert_runs = killed
+with Warehouse(sys.argv[1]) as w:
+    w.load_runs(sys.argv[2:])
+"""
+
+
+def _swapping(db, runs) -> None:
+    """The premise of a test: loading ``runs`` into ``db`` writes a copy (connection.swapped)."""
+    from irwarehouse import connection
+
+    lines = sum(len(gzip.decompress(open(r, "rb").read()).splitlines()) for r in runs)
+    assert lines * connection.SWAP_BYTES_PER_ROW > os.path.getsize(db), "too few lines to write a copy"
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="POSIX locks and renames")
 def test_a_load_writes_a_copy_that_readers_never_wait_for(trec8, fixture_db, tmp_path):
     """A load that writes many rows into a small warehouse writes them into a copy and renames
     it onto the warehouse (connection.swapped): a reader holding the file open does not stop
     it (--wait 0) and keeps reading the old file, a new process reads the new one, the file
     keeps its permissions and nothing else is left in the directory. A load that writes few
-    rows into it writes in place, so the reader stops it as it stops every writer. What a
-    load killed while it wrote its copy left beside the warehouse is removed."""
+    rows into it writes in place, so the reader stops it as it stops every writer. The copy
+    a load killed with -9 left beside the warehouse (and its write-ahead log) is removed by
+    the next irw process, which finds it recorded in the killed process's temporary
+    directory; a file merely named like such a copy is not."""
     import json
 
     os.chmod(fixture_db, 0o640)
-    dead = subprocess.Popen([sys.executable, "-c", "pass"])
-    dead.wait()
-    for leftover in (f".{fixture_db.name}.irw-{dead.pid}-0123abcd.tmp",
-                     f".{fixture_db.name}.irw-{dead.pid}-0123abcd.tmp.wal"):
-        (tmp_path / leftover).write_text("half")
-    runs = [str(trec8 / "runs" / f) for f in ("input.INQ601.gz", "input.Flab8as.gz")]  # 100,000 lines
+    runs = [str(trec8 / "runs" / f) for f in ("input.INQ601.gz", "input.Flab8as.gz", "input.CL99XT.gz")]
+    _swapping(fixture_db, runs)  # 150,000 lines
+    killed = subprocess.run([sys.executable, "-c", KILLED, str(fixture_db), *runs], capture_output=True)
+    assert killed.returncode == -9, killed.stderr
+    copies = [p.name for p in tmp_path.iterdir() if p.name.startswith(f".{fixture_db.name}.irw-")]
+    assert any(c.endswith(".tmp") for c in copies), copies  # the copy (and maybe its log)
+    lookalike = tmp_path / f".{fixture_db.name}.irw-0123456789ab.tmp"
+    lookalike.write_text("not irw's")
     holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(fixture_db)], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True)
     try:
@@ -277,10 +306,11 @@ def test_a_load_writes_a_copy_that_readers_never_wait_for(trec8, fixture_db, tmp
     finally:
         holder.communicate("")
     con = duckdb.connect(str(fixture_db), read_only=True)
-    assert con.execute("SELECT count(*) FROM run_loads").fetchone()[0] == 10
+    assert con.execute("SELECT count(*) FROM run_loads").fetchone()[0] == 11
     con.close()
     assert stat.S_IMODE(os.stat(fixture_db).st_mode) == 0o640
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["few.txt", fixture_db.name]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([lookalike.name, "few.txt", fixture_db.name])
+    assert lookalike.read_text() == "not irw's"
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="POSIX locks and renames")
@@ -302,7 +332,9 @@ def test_loads_into_copies_take_turns_and_lose_nothing(trec8, fixture_db, tmp_pa
 
     monkeypatch.setattr(loading, "_insert_runs", slowly)
     names = sorted(p.name for p in (trec8 / "runs").iterdir())
-    batches = [[str(trec8 / "runs" / n) for n in names[i:i + 3]] for i in (0, 3)]  # 120,000 lines or more
+    batches = [[str(trec8 / "runs" / n) for n in names[i:i + 4]] for i in (0, 4)]  # 180,000 lines or more
+    for batch in batches:
+        _swapping(fixture_db, batch)
     failures = []
 
     def load(batch):
@@ -312,14 +344,16 @@ def test_loads_into_copies_take_turns_and_lose_nothing(trec8, fixture_db, tmp_pa
         except Exception as exc:  # reported below
             failures.append(exc)
 
+    inode = os.stat(fixture_db).st_ino
     threads = [threading.Thread(target=load, args=(batch,)) for batch in batches]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(timeout=300)
     assert not failures, failures
+    assert os.stat(fixture_db).st_ino != inode
     con = duckdb.connect(str(fixture_db), read_only=True)
-    assert con.execute("SELECT count(*) FROM run_loads").fetchone()[0] == 8 + 6
+    assert con.execute("SELECT count(*) FROM run_loads").fetchone()[0] == 8 + 8
     con.close()
     result = irw(fixture_db, "load", "runs", *batches[0], check=False)  # loaded before: refused
     assert result.returncode == 1 and "already loaded" in result.stderr
@@ -334,21 +368,69 @@ def test_a_copy_that_cannot_be_written_loads_in_place(trec8, fixture_db, tmp_pat
 
     from irwarehouse import Warehouse, connection
 
-    runs = [str(trec8 / "runs" / f) for f in ("input.INQ601.gz", "input.Flab8as.gz")]
+    runs = [str(trec8 / "runs" / f) for f in ("input.INQ601.gz", "input.Flab8as.gz", "input.CL99XT.gz",
+                                               "input.AntHoc1.gz", "input.CL99SD.gz", "input.CL99SDopt1.gz",
+                                               "input.CL99SDopt2.gz", "input.CL99XTopt.gz")]
 
     def full(*args):
         raise OSError(errno.ENOSPC, "No space left on device")
 
+    _swapping(fixture_db, runs[:3])
     inode = os.stat(fixture_db).st_ino
     with monkeypatch.context() as m:
         m.setattr(connection, "_copy_from", full)
         with Warehouse(str(fixture_db)) as w:
-            w.load_runs(runs[:1])
+            w.load_runs(runs[:3])
     assert os.stat(fixture_db).st_ino == inode
     assert sorted(p.name for p in tmp_path.iterdir()) == [fixture_db.name]
-    more = runs[1:] + [str(trec8 / "runs" / f) for f in ("input.CL99XT.gz", "input.AntHoc1.gz",
-                                                          "input.CL99SD.gz")]  # 200,000 lines
+    _swapping(fixture_db, runs[3:])
     with Warehouse(str(fixture_db)) as w:
-        w.load_runs(more)
-        assert len(w.run_ids()) == 8 + 5
+        w.load_runs(runs[3:])
+        assert len(w.run_ids()) == 8 + 8
     assert os.stat(fixture_db).st_ino != inode
+
+
+# A writer holding the warehouse open for writing until a line is read on stdin.
+WRITER = """
+import sys
+import duckdb
+con = duckdb.connect(sys.argv[1])
+print("open", flush=True)
+sys.stdin.readline()
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="POSIX locks and renames")
+def test_a_load_into_a_copy_waits_as_wait_says(trec8, fixture_db, tmp_path):
+    """A load that would write a copy waits --wait seconds for what keeps it from copying: a
+    first load creating a warehouse in the directory (its lock), then named as such; a
+    writer holding the warehouse, then named with its process."""
+    import fcntl
+
+    runs = [str(trec8 / "runs" / f) for f in ("input.INQ601.gz", "input.Flab8as.gz", "input.CL99XT.gz")]
+    _swapping(fixture_db, runs)
+    fd = os.open(tmp_path, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # as a first load creating a warehouse there holds it
+    try:
+        started = time.monotonic()
+        result = irw(fixture_db, "--wait", "0.5", "load", "runs", *runs, check=False)
+        waited = time.monotonic() - started
+    finally:
+        os.close(fd)
+    assert result.returncode == 1 and waited >= 0.5
+    assert result.stderr.strip() == (f"error: the warehouse {fixture_db} is being created by another "
+                                     "process (its first load); waited 0.5 s. Try again when it is "
+                                     "done, or wait longer (--wait SECONDS)")
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(fixture_db)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert writer.stdout.readline().strip() == "open"
+        result = irw(fixture_db, "--wait", "0.5", "load", "runs", *runs, check=False)
+    finally:
+        writer.communicate("\n")
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"error: the warehouse {fixture_db} is in use by process "
+                                    f"{writer.pid} ({sys.executable} -c "), result.stderr
+    assert "waited 0.5 s" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == [fixture_db.name]
+    irw(fixture_db, "load", "runs", *runs)

@@ -11,7 +11,7 @@ import sys
 __all__ = ["app", "main"]
 
 
-MODULES = ("core", "pools", "stats", "experiments", "standardize", "export", "report", "spark")
+MODULES = ("core", "pools", "stats", "judges", "experiments", "standardize", "export", "report", "spark")
 
 # The modules that register the commands under each first word: `irw eval ...` imports the
 # command modules that define what `eval` runs, not all of them (each module costs a short
@@ -20,12 +20,12 @@ MODULES = ("core", "pools", "stats", "experiments", "standardize", "export", "re
 # checks that each entry gives the same commands as the whole application.
 COMMANDS = {
     "eval": ("core",), "measures": ("core",), "refresh": ("core",), "sql": ("core",),
-    "qrels": ("core",), "load": ("core", "spark"), "runs": ("core", "pools"),
+    "qrels": ("core", "judges"), "load": ("core", "spark"), "runs": ("core", "pools"),
     "collections": ("core", "standardize"), "pool": ("pools",),
     "ci": ("stats",), "compare": ("stats",), "correlate": ("stats",), "discpower": ("stats",),
     "pvalues": ("stats",), "summary": ("stats",), "experiment": ("experiments",),
     "splits": ("standardize",), "standardize": ("standardize",), "export": ("export",),
-    "publish": ("export",), "report": ("report",), "spark": ("spark",),
+    "publish": ("export",), "report": ("report",), "spark": ("spark",), "trec-eval": ("core",),
 }
 # The options of `irw` itself that take a value (they may come before the command).
 _VALUED = ("--db", "--wait", "--memory-limit")
@@ -70,6 +70,14 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
+def _number(text):
+    """IRW_WAIT as a number (the application checks it; here a bad one is left to it)."""
+    try:
+        return float(text) if text else None
+    except ValueError:
+        return None
+
+
 def main() -> None:
     """Run ``irw``, then leave without tearing the interpreter down: unloading the modules and
     the final garbage collection take longer than a short command's own work. Exit handlers
@@ -81,9 +89,15 @@ def main() -> None:
 
     signal.signal(signal.SIGINT, _interrupt)
     try:
-        app = _load(sys.argv[1:])
-        app(prog_name="irw")
-        code = 0
+        if sys.argv[1:2] == ["trec-eval"]:  # trec_eval's command line: without typer (trec_eval.py)
+            from .trec_eval import run
+
+            code = run(sys.argv[2:], wait=_number(os.environ.get("IRW_WAIT")),
+                       memory_limit=os.environ.get("IRW_MEMORY_LIMIT") or None)
+        else:
+            app = _load(sys.argv[1:])
+            app(prog_name="irw")
+            code = 0
     except SystemExit as exc:
         code = exc.code
     except KeyboardInterrupt:
