@@ -578,7 +578,8 @@ class Warehouse:
         ``max_docs`` ``-M``, ``rel_level`` ``-l``, ``judged_only`` ``-J``, ``num_docs``
         ``-N``, ``zscores`` ``-Z``'s file. The files are read with every check of :meth:`load_collection` (fields after
         the run id ignored, ranked as trec_eval 10.0 ranks: order ``trec_eval_10``) into an
-        in-memory warehouse and evaluated by its engine; nothing is written. Where the run
+        in-memory database, as :meth:`eval_files` reads them without a warehouse, and evaluated
+        by the engine; nothing is written. Where the run
         lacks a topic of the qrels and ``complete`` is not set, the topics both have are
         evaluated and a note names the others (trec_eval 10.0 stops there). Errors are
         :class:`irwarehouse.errors.StatusError` where trec_eval has a status of its own."""
@@ -593,7 +594,7 @@ class Warehouse:
             qrels, run, name, lambda con, path, collection: te.compute(
                 con, name, collection, measures, complete=complete, max_docs=max_docs,
                 rel_level=rel_level, judged_only=judged_only, num_docs=num_docs),
-            fast=False, order="trec_eval_10", extra_fields=True, wait=wait, memory_limit=memory_limit)
+            order="trec_eval_10", extra_fields=True, wait=wait, memory_limit=memory_limit)
         return te.report(values, measures, zscores=z)
 
     @staticmethod

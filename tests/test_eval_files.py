@@ -66,7 +66,7 @@ def test_files_equal_the_warehouse_on_trec8(trec8, trec8_db):
 def test_files_in_set_up_no_warehouse(monkeypatch, tmp_path):
     """Files in, scores out reads the files into an in-memory database and evaluates them
     through views over what it staged (engine.files_in): no schema is set up, no base
-    relation materialized. With run metadata it loads them into a throw-away warehouse
+    relation materialized; irw trec-eval (Warehouse.trec_eval) too. With run metadata it loads them into a throw-away warehouse
     (schema without the measure macros: users' SQL calls them, and there is none), which
     computes the base within the evaluation's query too; a saved evaluation, and any other
     warehouse, materializes the base."""
@@ -86,6 +86,11 @@ def test_files_in_set_up_no_warehouse(monkeypatch, tmp_path):
                                                               prepare(*a, **k))[1])
     files = Warehouse.eval_files(QRELS, RUNS, ["AP", "nDCG@10"])
     assert len(files) > 0 and created == []
+    assert not any("INSERT INTO irw_base" in s for s in statements)
+    # irw trec-eval takes the same path (its relstring and -c's stand-in from ranking lengths)
+    report = Warehouse.trec_eval(QRELS, str(FIXTURES / "runs" / "beta1.txt"), ["official", "relstring"],
+                                 complete=True)
+    assert report.summary_lines and created == []
     assert not any("INSERT INTO irw_base" in s for s in statements)
     with_meta = Warehouse.eval_files(QRELS, RUNS, ["AP", "nDCG@10"], meta=str(FIXTURES / "runs.tsv"))
     assert with_meta.rows() == files.rows() and created == [False]
