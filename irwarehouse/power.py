@@ -30,6 +30,8 @@ import numpy as np
 from scipy import optimize, special
 from scipy import stats as _sps
 
+from .stats import nct_cdf
+
 __all__ = ["t_power", "topics_needed", "min_detectable_difference", "anova_power",
            "anova_topics_needed", "anova_min_detectable_range", "MAX_TOPICS"]
 
@@ -57,32 +59,42 @@ def t_power(n, delta: float, variance: float, alpha: float = 0.05) -> np.ndarray
     df = n - 1.0
     lam = np.sqrt(n) * abs(float(delta)) / math.sqrt(2.0 * variance)
     critical = _sps.t.ppf(1.0 - alpha / 2.0, df)
-    upper = 1.0 - special.nctdtr(df, lam, critical)
-    lower = special.nctdtr(df, lam, -critical)
-    return np.clip(np.nan_to_num(upper, nan=0.0) + np.nan_to_num(lower, nan=0.0), 0.0, 1.0)
+    upper = 1.0 - nct_cdf(df, lam, critical)
+    lower = nct_cdf(df, lam, -critical)
+    return np.clip(upper + lower, 0.0, 1.0)
 
 
 def _smallest_n(power, target: float, start: int) -> int | None:
-    """The smallest n >= 2 with power(n) >= target (power increasing in n), searching up from
-    about ``start`` in windows, each evaluated at once; None beyond MAX_TOPICS."""
-    lo = max(2, int(start))
-    if lo > 2 and power(np.array([lo]))[0] >= target:  # the start is enough: look below it
-        hi = lo
+    """The smallest n >= 2 with power(n) >= target (power increasing in n), from a first
+    guess ``start``: a bracket found by doubling steps away from it, then bisection; None
+    beyond MAX_TOPICS."""
+    def enough(n: int) -> bool:
+        return bool(power(np.array([n], dtype=np.float64))[0] >= target)
+
+    hi = min(max(2, int(start)), MAX_TOPICS)
+    if enough(hi):  # step down until a size is not enough (or 2 is)
+        step, lo = 1, 1
         while hi > 2:
-            window = np.arange(max(2, hi - 256), hi)
-            ok = power(window) >= target
-            if not ok.all():
-                return int(window[np.flatnonzero(~ok)[-1]] + 1)
-            hi = int(window[0])
-        return 2
-    width = 256
-    while lo <= MAX_TOPICS:
-        window = np.arange(lo, min(lo + width, MAX_TOPICS + 1))
-        ok = power(window) >= target
-        if ok.any():
-            return int(window[np.argmax(ok)])
-        lo, width = int(window[-1]) + 1, width * 2
-    return None
+            below = max(2, hi - step)
+            if not enough(below):
+                lo = below
+                break
+            hi, step = below, step * 2
+    else:  # step up until a size is enough
+        lo = hi
+        while True:
+            if hi >= MAX_TOPICS:
+                return None
+            lo, hi = hi, min(2 * hi, MAX_TOPICS)
+            if enough(hi):
+                break
+    while hi - lo > 1:  # power(lo) < target <= power(hi)
+        mid = (lo + hi) // 2
+        if enough(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 def topics_needed(delta: float, variance: float, alpha: float = 0.05, beta: float = 0.2) -> int | None:
@@ -135,7 +147,11 @@ def anova_topics_needed(systems: int, min_range: float, variance: float, alpha: 
     _check(alpha, beta, variance)
     if not min_range > 0:
         raise ValueError(f"the range to detect must be positive, got {min_range}")
-    return _smallest_n(lambda n: anova_power(n, systems, min_range, variance, alpha), 1.0 - beta, 2)
+    df1 = systems - 1.0  # start from the chi-square (large n) approximation of the noncentrality
+    lam = optimize.brentq(lambda x: _sps.ncx2.sf(_sps.chi2.ppf(1.0 - alpha, df1), df1, x) - (1.0 - beta),
+                          1e-9, 1e6)
+    start = math.floor(lam * 2.0 * variance / (min_range * min_range))
+    return _smallest_n(lambda n: anova_power(n, systems, min_range, variance, alpha), 1.0 - beta, start)
 
 
 def anova_min_detectable_range(n: int, systems: int, variance: float, alpha: float = 0.05,

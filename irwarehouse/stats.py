@@ -1366,15 +1366,17 @@ def _kth_of(level: float, B: int) -> int:
     return int(min(B, max(1, math.ceil(alpha * B - 1e-9))))
 
 
-def _nct_cdf(df: float, lam: np.ndarray, t: np.ndarray) -> np.ndarray:
+def nct_cdf(df, lam, t) -> np.ndarray:
     """P(T_{df, lam} <= t).  scipy's (Boost's) noncentral t gives NaN in the far tails
     (below about 1e-26, or within 1e-16 of 1); there the value is 1 when t is above lam and
     0 when below, which is all a search for a quantile needs."""
     from scipy import special
 
-    F = special.nctdtr(df, lam, t)
+    F = np.asarray(special.nctdtr(df, lam, t), dtype=np.float64)
+    lam, t = np.broadcast_arrays(np.asarray(lam, dtype=np.float64), np.asarray(t, dtype=np.float64))
     bad = np.isnan(F) & ~np.isnan(lam) & ~np.isnan(t)
     if bad.any():
+        F = F.copy()
         F[bad] = np.where(t[bad] > lam[bad], 1.0, 0.0)
     return F
 
@@ -1396,7 +1398,7 @@ def _noncentrality_bracketed(t: np.ndarray, df: float, p: float, tol: float = 1e
     tt = t[live]
     scale = np.sqrt(1.0 + tt * tt / (2.0 * df))
     x0 = tt - special.ndtri(p) * scale
-    f0 = _nct_cdf(df, x0, tt) - p
+    f0 = nct_cdf(df, x0, tt) - p
     up = f0 > 0  # the root lies above x0
     a, fa = np.where(up, x0, -np.inf), np.where(up, f0, np.nan)
     b, fb = np.where(up, np.inf, x0), np.where(up, np.nan, f0)
@@ -1407,7 +1409,7 @@ def _noncentrality_bracketed(t: np.ndarray, df: float, p: float, tol: float = 1e
             break
         u = up[todo]
         x = np.where(u, a[todo] + width[todo], b[todo] - width[todo])
-        fx = _nct_cdf(df, x, tt[todo]) - p
+        fx = nct_cdf(df, x, tt[todo]) - p
         crossed = np.where(u, fx <= 0, fx >= 0)
         upper = u == crossed  # crossed going up, or not going down: x is the new upper end
         b[todo[upper]], fb[todo[upper]] = x[upper], fx[upper]
@@ -1423,7 +1425,7 @@ def _noncentrality_bracketed(t: np.ndarray, df: float, p: float, tol: float = 1e
         A, Bv, FA, FB = a[todo], b[todo], fa[todo], fb[todo]
         c = (A * FB - Bv * FA) / (FB - FA)
         c = np.where(np.isfinite(c) & (c > A) & (c < Bv), c, 0.5 * (A + Bv))
-        fc = _nct_cdf(df, c, tt[todo]) - p
+        fc = nct_cdf(df, c, tt[todo]) - p
         below = fc > 0  # the root lies above c: c is the new lower end
         lo, hi = todo[below], todo[~below]
         a[lo], fa[lo] = c[below], fc[below]
@@ -1469,7 +1471,7 @@ def noncentrality(t, df: float, p: float, tol: float = 1e-8) -> np.ndarray:
     nodes = np.unique(u[np.round(np.linspace(0, u.size - 1, _NODES)).astype(np.intp)])
     lam_nodes = _noncentrality_bracketed(nodes, df, p)
     h = 1e-6 * np.maximum(1.0, np.abs(lam_nodes))
-    slope_nodes = (_nct_cdf(df, lam_nodes + h, nodes) - p) / h
+    slope_nodes = (nct_cdf(df, lam_nodes + h, nodes) - p) / h
     x = CubicSpline(nodes, lam_nodes)(u)
     slope = CubicSpline(nodes, slope_nodes)(u)
     slope = np.where(slope < 0, slope, np.nan)  # the cdf decreases in lam
@@ -1477,7 +1479,7 @@ def noncentrality(t, df: float, p: float, tol: float = 1e-8) -> np.ndarray:
     for _ in range(6):
         if active.size == 0:
             break
-        step = -(_nct_cdf(df, x[active], u[active]) - p) / slope[active]
+        step = -(nct_cdf(df, x[active], u[active]) - p) / slope[active]
         x[active] += step
         settled = np.abs(step) <= tol * np.maximum(1.0, np.abs(x[active]))
         active = active[~settled]
