@@ -273,116 +273,29 @@ def _pair_table(m: Matrix, result: stats.PairResult, test: str, correction: str,
     """:func:`pair_frame`'s table from the test's result (run with ``level``)."""
     if correction not in CORRECTIONS:
         raise IrwError(f"unknown correction {correction!r}; valid: {', '.join(CORRECTIONS)}")
-    frame = result.to_frame(m.run_ids, None if correction == "none" else correction)
-    if correction == "none":
-        frame["p_adjusted"] = frame["p_value"]
-    frame["significant"] = frame["p_adjusted"] < alpha
+    known = "sd" in result.extra and "undefined" in result.extra  # the test computed them
+    moments = (result.mean_diff, result.extra["sd"], result.extra["undefined"]) if known else None
     try:
-        effects = stats.effect_sizes(m.X, level, residual)
+        effects = stats.effect_sizes(m.X, level, residual, moments)
     except ValueError as exc:
         raise IrwError(str(exc)) from None
-    at = frame.columns.get_loc("diff") + 1
-    for offset, (name, values) in enumerate([("ci_low", result.extra["ci_low"]),
-                                             ("ci_high", result.extra["ci_high"]),
-                                             *effects.items()]):
-        frame.insert(at + offset, name, values)
-    if m.systems is not None:
-        frame = frame.rename(columns={"run_a": "system_a", "run_b": "system_b"})
-        runs, sd = m.spread["runs"], m.spread["run_sd"]
-        frame.insert(2, "runs_a", runs[result.i])
-        frame.insert(3, "runs_b", runs[result.j])
-        frame.insert(frame.columns.get_loc("diff") + 1, "within_spread",
-                     sysmod.within_spread(result.mean_diff, sd[result.i], sd[result.j]))
-    frame.insert(0, "measure", m.measure)
-    frame.insert(0, "qrels", m.qrels)
-    frame.insert(2, "test", test)
-    return frame
-
-
-def correlate(con, measure_a: Measure, qrels_a: str, measure_b: Measure, qrels_b: str,
-              run_ids: list[str], topics: str = "qrels", rbo_p: float = 0.9) -> dict:
-    """Rank correlation of the run orderings by mean score (A on X is the reference; means
-    as :func:`stats.row_means`, equal to ``irw eval``'s)."""
-    if qrels_a == qrels_b:  # one evaluation pass for both measures
-        mats = score_matrices(con, qrels_a, list(dict.fromkeys([measure_a, measure_b])), run_ids, topics)
-        a, b = mats[str(measure_a)], mats[str(measure_b)]
+    names = np.asarray(m.run_ids, dtype=object)
+    i, j = result.i, result.j
+    columns = {"qrels": m.qrels, "measure": m.measure, "test": test}
+    if m.systems is None:
+        columns.update(run_a=names[i], run_b=names[j])
     else:
-        a = score_matrix(con, qrels_a, measure_a, run_ids, topics)
-        b = score_matrix(con, qrels_b, measure_b, run_ids, topics)
-    return correlation(a, b, rbo_p)
-
-
-def correlation(a: Matrix, b: Matrix, rbo_p: float = 0.9) -> dict:
-    """Rank correlation of the run orderings by mean score of two score matrices, over their
-    common runs and topics (a is the reference; ``irw correlate``)."""
-    ma, mb = _align(a, b)
-    xa, xb = ma.X, mb.X
-    try:
-        out = stats.rank_correlations(stats.row_means(xa), stats.row_means(xb), rbo_p=rbo_p)
-    except ValueError as exc:
-        raise IrwError(str(exc)) from None
-    return {"measure_a": a.measure, "qrels_a": a.qrels, "measure_b": b.measure, "qrels_b": b.qrels,
-            "topics": xa.shape[1], **out}
-
-
-STATISTICS = ("kendall_tau", "kendall_tau_a", "tau_ap", "rbo", "pearson")
-MATRIX_OF = ("scores", "pvalues")
-
-
-def correlation_matrix(con, conditions: list[tuple[Measure, str]], run_ids: list[str],
-                       topics: str = "qrels", rbo_p: float = 0.9, of: str = "scores",
-                       statistics: list[str] | None = None, store: bool = True,
-                       notify=None) -> pd.DataFrame:
-    """Every cell of the correlation matrix over the ``conditions`` (measure, qrels), in the
-    order given: one row per statistic, row condition a (the reference of tau_AP) and column
-    condition b.
-
-    ``of="scores"``: the rank correlations of the run orderings by mean score, as
-    :func:`correlate` gives for (a, b).  ``of="pvalues"``: Kendall's tau-b and tau-a and
-    tau_AP between the orderings of all run pairs by their paired t-test p-values under a
-    and under b, the most significant pair on top (:func:`stats.pvalue_correlation_matrix`:
-    pairs undefined under either are left out).  Each qrels is evaluated once for all its
-    measures; every condition is taken over the topics that all conditions share
-    (``notify`` is told when that leaves some out)."""
-    if of not in MATRIX_OF:
-        raise IrwError(f"unknown --of {of!r}; valid: {', '.join(MATRIX_OF)}")
-    valid = STATISTICS if of == "scores" else stats.PVALUE_STATISTICS
-    statistics = list(dict.fromkeys(statistics or valid))
-    unknown = [x for x in statistics if x not in valid]
-    if unknown:
-        raise IrwError(f"unknown statistic {unknown[0]!r} for --of {of}; valid: {', '.join(valid)}")
-    by_qrels: dict[str, list[Measure]] = {}
-    for m, q in conditions:
-        by_qrels.setdefault(q, []).append(m)
-    mats = {q: score_matrices(con, q, list(dict.fromkeys(ms)), run_ids, topics, store)
-            for q, ms in by_qrels.items()}
-    conditions = [(str(m), q) for m, q in conditions]
-    first = mats[conditions[0][1]][conditions[0][0]]
-    shared = set.intersection(*(set(mats[q][m].topics) for m, q in conditions))
-    common = [t for t in first.topics if t in shared]
-    if len(common) < 2:
-        raise IrwError(f"the conditions share {len(common)} topic(s): need at least two")
-    most = max(len(mats[q][m].topics) for m, q in conditions)
-    if most > len(common) and notify:
-        notify(f"the conditions differ in their topics: every cell uses the {len(common)} "
-               f"topics they all share (up to {most - len(common)} left out of a condition)")
-    X = [mats[q][m].X[:, [mats[q][m].topics.index(t) for t in common]] for m, q in conditions]
-    try:
-        if of == "scores":
-            values = stats.rank_correlation_matrix(np.vstack([stats.row_means(x) for x in X]), rbo_p)
-            items = np.full((len(X), len(X)), len(run_ids))
-        else:
-            values, items = stats.pvalue_correlation_matrix(
-                np.vstack([stats.paired_t(x).p for x in X]), statistics)
-    except ValueError as exc:
-        raise IrwError(str(exc)) from None
-    rows = [{"of": of, "measure_a": ma, "qrels_a": qa, "measure_b": mb, "qrels_b": qb,
-             "statistic": name, "value": float(values[name][a, b]), "topics": len(common),
-             "items": int(items[a, b])}
-            for name in statistics
-            for a, (ma, qa) in enumerate(conditions)
-            for b, (mb, qb) in enumerate(conditions)]
-    return pd.DataFrame(rows)
+        runs = m.spread["runs"]
+        columns.update(system_a=names[i], system_b=names[j], runs_a=runs[i], runs_b=runs[j])
+    columns.update(mean_a=result.means[i], mean_b=result.means[j], diff=result.mean_diff)
+    if m.systems is not None:
+        sd = m.spread["run_sd"]
+        columns["within_spread"] = sysmod.within_spread(result.mean_diff, sd[i], sd[j])
+    columns.update(ci_low=result.extra["ci_low"], ci_high=result.extra["ci_high"], **effects)
+    p_adjusted = result.p if correction == "none" else stats.adjust(result.p, correction)
+    columns.update(statistic=result.stat, p_value=result.p, p_adjusted=p_adjusted,
+                   significant=p_adjusted < alpha)
+    return pd.DataFrame(columns)
 
 
 def compare(con, qrels: str, run_a: str, run_b: str, measures: list[Measure], tests: list[str],

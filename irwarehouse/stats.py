@@ -291,7 +291,7 @@ def paired_t(X, alpha=None, level=None) -> PairResult:
     se = np.where(undefined, np.nan, sd / np.sqrt(n))
     t = mean / se
     p = 2.0 * _sps.t.sf(np.abs(t), n - 1)
-    extra = {"df": n - 1, "n_topics": n, "undefined": undefined}
+    extra = {"df": n - 1, "n_topics": n, "undefined": undefined, "sd": sd}
     if alpha is not None and level is None:
         level = 1.0 - _check_alpha(alpha)
         extra["alpha"] = 1.0 - level
@@ -463,11 +463,24 @@ def _bootstrap_block(W, sc, t_obs, idx, CT, k, work: _Workspace, percentiles=Non
     kth_m = abs_mean(rows, chosen)
     if percentiles is None:
         return hits, kth_t, kth_m, None
+    # the order statistics x[f], x[f + 1] of each end: a partition at the upper end's f, then
+    # one of the values below it at the lower end's f + 1 (numpy partitions at one index
+    # each far faster than at several at once); the outer ones are the largest below / the
+    # smallest above
+    (f_lo, w_lo), (f_hi, w_hi) = percentiles
+    B = part.shape[1]
     np.copyto(part, S1)
-    part.partition(sorted({f for f, _ in percentiles} | {min(f + 1, part.shape[1] - 1) for f, _ in percentiles}),
-                   axis=1)
-    ends = [_lerp(part[:, f], part[:, min(f + 1, part.shape[1] - 1)], w) / n for f, w in percentiles]
-    return hits, kth_t, kth_m, ends
+    if f_lo + 1 < f_hi < B - 1:
+        part.partition(f_hi, axis=1)
+        hi_a, hi_b = part[:, f_hi], part[:, f_hi + 1:].min(axis=1)
+        below = part[:, :f_hi]
+        below.partition(f_lo + 1, axis=1)
+        lo_a, lo_b = below[:, :f_lo + 1].max(axis=1), below[:, f_lo + 1]
+    else:  # a level so low, or so few samples, that the ends meet
+        part.sort(axis=1)
+        lo_a, lo_b = part[:, f_lo], part[:, min(f_lo + 1, B - 1)]
+        hi_a, hi_b = part[:, f_hi], part[:, min(f_hi + 1, B - 1)]
+    return hits, kth_t, kth_m, [_lerp(lo_a, lo_b, w_lo) / n, _lerp(hi_a, hi_b, w_hi) / n]
 
 
 def _percentile_positions(B: int, level: float) -> list[tuple[int, float]]:
@@ -523,6 +536,7 @@ def paired_bootstrap(X, B=1000, seed=0, alpha=0.05, progress: Progress = None,
     k = max(1, int(round(B * alpha)))
 
     mean_diff = np.empty(n_pairs)
+    sd_diff = np.empty(n_pairs)
     t_obs = np.empty(n_pairs)
     undefined = np.empty(n_pairs, dtype=bool)
     p = np.full(n_pairs, np.nan)
@@ -546,6 +560,7 @@ def paired_bootstrap(X, B=1000, seed=0, alpha=0.05, progress: Progress = None,
         with np.errstate(divide="ignore", invalid="ignore"):
             t_obs[s:e] = np.where(und, np.nan, mean / (sd / sqrt_n))
         mean_diff[s:e] = mean
+        sd_diff[s:e] = sd
         undefined[s:e] = und
         if percentiles:
             low[s:e], high[s:e] = mean, mean
@@ -570,6 +585,7 @@ def paired_bootstrap(X, B=1000, seed=0, alpha=0.05, progress: Progress = None,
         "k": k,
         "n_topics": n,
         "undefined": undefined,
+        "sd": sd_diff,
         "estimated_diff": est,
         "critical_t": critical,
     }
@@ -637,6 +653,11 @@ def randomization(X, B=10000, seed=0, progress: Progress = None, level=None) -> 
     low = np.empty(n_pairs) if k else None
     high = np.empty(n_pairs) if k else None
     step = max(1, _CHUNK_ELEMENTS // B)
+    rows = min(step, n_pairs)
+    # the (block, B) arrays, allocated once: a new array of this size per block would cost
+    # fresh pages each time
+    work = [np.empty((rows, B)) for _ in range(3 if k else 2)]
+    mask = np.empty((rows, B), dtype=bool)
     report = max(step, n_pairs // 200)
     for s in range(0, n_pairs, step):
         e = min(n_pairs, s + step)
@@ -645,10 +666,13 @@ def randomization(X, B=10000, seed=0, progress: Progress = None, level=None) -> 
         obs[s:e] = m
         # Tolerance in the statistic's own units: its largest possible value is mean(|d|).
         threshold = np.abs(m) - _TIE_RTOL * np.abs(D).mean(axis=1)
-        null = (D @ ST) / n  # (block, B): a_b
-        hits[s:e] = np.count_nonzero(np.abs(null) >= threshold[:, None], axis=1)
+        null, scratch, *more = (w[:e - s] for w in work)
+        np.matmul(D, ST, out=null)
+        null /= n  # (block, B): a_b
+        np.abs(null, out=scratch)
+        hits[s:e] = np.count_nonzero(np.greater_equal(scratch, threshold[:, None], out=mask[:e - s]), axis=1)
         if k:
-            low[s:e], high[s:e] = _randomization_interval(null, m, c, k)
+            low[s:e], high[s:e] = _randomization_interval(null, m, c, k, scratch, more[0])
         if progress is not None and (e == n_pairs or e // report != s // report):
             progress(e, n_pairs)
     extra = {"B": B, "seed": seed, "n_topics": n}
@@ -657,17 +681,32 @@ def randomization(X, B=10000, seed=0, progress: Progress = None, level=None) -> 
     return _result(i, j, X, obs, obs, hits / B, "randomization", extra)
 
 
-def _randomization_interval(null: np.ndarray, m: np.ndarray, c: np.ndarray, k: int):
+def _randomization_interval(null: np.ndarray, m: np.ndarray, c: np.ndarray, k: int,
+                            P: np.ndarray, up: np.ndarray):
     """The randomization test's inverted interval of each row (see :func:`randomization`):
-    ``null`` the (pairs, B) flipped means a_b, ``m`` the pairs' means, ``c`` the sign vectors'
-    means, k the rank of the endpoints."""
+    ``null`` the (pairs, B) flipped means a_b (overwritten), ``m`` the pairs' means, ``c`` the
+    sign vectors' means, k the rank of the endpoints; ``P`` and ``up`` work arrays of
+    null's shape.
+
+    With e_b = a_b - m c_b, P = e_b / (1 + c_b) and M = -e_b / (1 - c_b), the half-widths
+    are |e_b| / (1 + sgn(e_b) c_b) = max(P, M) above the mean and |e_b| / (1 - sgn(e_b) c_b)
+    = -min(P, M) below it; a replicate whose signs are all equal counts at every shift."""
     B = null.shape[1]
-    E = null - m[:, None] * c[None, :]
-    sgn = np.sign(E)
-    whole = np.abs(c) >= 1.0  # every sign equal: the replicate counts at every delta
-    with np.errstate(divide="ignore", invalid="ignore"):
-        up = np.where(whole, np.inf, np.abs(E) / (1.0 + sgn * c))
-        down = np.where(whole, np.inf, np.abs(E) / (1.0 - sgn * c))
+    whole = np.abs(c) >= 1.0
+    with np.errstate(divide="ignore"):
+        plus, minus = 1.0 / (1.0 + c), -1.0 / (1.0 - c)
+    E = null
+    np.multiply(m[:, None], c[None, :], out=P)
+    E -= P
+    with np.errstate(invalid="ignore"):  # 0 x inf where every sign is equal: set below
+        np.multiply(E, plus, out=P)
+        E *= minus  # M
+        np.maximum(P, E, out=up)
+        down = np.minimum(P, E, out=P)
+    np.negative(down, out=down)
+    if whole.any():
+        up[:, whole] = np.inf
+        down[:, whole] = np.inf
     up.partition(B - k, axis=1)
     down.partition(B - k, axis=1)
     return m - down[:, B - k], m + up[:, B - k]
@@ -1441,53 +1480,87 @@ def _noncentrality_bracketed(t: np.ndarray, df: float, p: float, tol: float = 1e
     return out
 
 
-# Noncentralities solved directly (bracketed) at most this many; more are found from
-# neighbours: solved at _NODES quantiles of the t values, interpolated, then polished.
+# Noncentralities solved directly (bracketed) at most this many distinct values; more are read
+# from a verified spline over a grid (see noncentrality).
 _DIRECT = 512
-_NODES = 256
+_GRID, _GRID_MAX = 257, 16385
 
 
-def noncentrality(t, df: float, p: float, tol: float = 1e-8) -> np.ndarray:
+def noncentrality(t, df: float, p: float, tol: float = 1e-9) -> np.ndarray:
     """The noncentrality lam with P(T_{df, lam} <= t) = p for each of the t values (the
     confidence limits of a noncentral t parameter), vectorized.
 
-    All the values share df and p, so lam is one smooth increasing function of t.  Many
-    values are solved from their neighbours: the bracketed search (:func:`_noncentrality_bracketed`)
-    at up to _NODES quantiles of the distinct t values, a cubic spline through those
-    roots (and through the cdf's slope in lam there) as each value's start, then chord
-    Newton steps with that slope, each one cdf evaluation per value, until the step is
-    below ``tol`` (x max(1, |lam|)); a value whose steps do not settle within six is solved
-    by the bracketed search.  Typically 1.0 to 1.2 cdf evaluations per value."""
+    All the values share df and p, so lam is one smooth increasing function of t, solved
+    once for all of them: few values (at most _DIRECT) by the bracketed search
+    (:func:`_noncentrality_bracketed`) each; many by a cubic spline of lam minus its normal
+    approximation t - z_p sqrt(1 + t^2 / (2 df)) through a uniform grid of t over their
+    range (all but the 0.1% most extreme at either end, which are solved each), the grid's
+    roots found by the bracketed search. The spline is verified midway between every two
+    grid points, where its error is largest: the cdf at the spline's value is evaluated and
+    the error in lam read from its distance to p (divided by the cdf's slope in lam,
+    splined from the grid too); while some midpoint errs by more than ``tol`` (x max(1,
+    |lam|)) the grid is refined there (the midpoints, corrected by that Newton step,
+    become grid points). So the values cost a few hundred root searches whatever their
+    number: 1e5 values or 1e6 alike."""
+    from scipy import special
     from scipy.interpolate import CubicSpline
 
     t = np.asarray(t, dtype=np.float64)
     flat = t.ravel()
     finite = np.isfinite(flat)
     out = np.where(np.isinf(flat), flat, np.nan)
-    u, inverse = np.unique(flat[finite], return_inverse=True)
-    if u.size <= _DIRECT:
-        out[finite] = _noncentrality_bracketed(u, df, p)[inverse]
+    values = flat[finite]
+    tail = values.size // 1000
+    lo = hi = None
+    if values.size > _DIRECT:  # the core range: all but the 0.1% most extreme at either end
+        ends = np.partition(values, [tail, values.size - 1 - tail])
+        lo, hi = ends[tail], ends[values.size - 1 - tail]
+    if lo is None or not lo < hi:
+        out[finite] = _solve_each(values, df, p)
         return out.reshape(t.shape)
-    nodes = np.unique(u[np.round(np.linspace(0, u.size - 1, _NODES)).astype(np.intp)])
-    lam_nodes = _noncentrality_bracketed(nodes, df, p)
-    h = 1e-6 * np.maximum(1.0, np.abs(lam_nodes))
-    slope_nodes = (nct_cdf(df, lam_nodes + h, nodes) - p) / h
-    x = CubicSpline(nodes, lam_nodes)(u)
-    slope = CubicSpline(nodes, slope_nodes)(u)
-    slope = np.where(slope < 0, slope, np.nan)  # the cdf decreases in lam
-    active = np.flatnonzero(np.isfinite(slope))
-    for _ in range(6):
-        if active.size == 0:
+    z = special.ndtri(p)
+
+    def normal(x):
+        return x - z * np.sqrt(1.0 + x * x / (2.0 * df))
+
+    def slope(x, lam):  # d cdf / d lam at (x, lam), by a forward difference
+        h = 1e-6 * np.maximum(1.0, np.abs(lam))
+        return (nct_cdf(df, lam + h, x) - nct_cdf(df, lam, x)) / h
+
+    grid = np.linspace(lo, hi, _GRID)
+    lam = _noncentrality_bracketed(grid, df, p)
+    grad = slope(grid, lam)
+    spline = None
+    while np.isfinite(lam).all() and (grad < 0).all():
+        candidate = CubicSpline(grid, lam - normal(grid))
+        mids = 0.5 * (grid[:-1] + grid[1:])
+        guess = candidate(mids) + normal(mids)
+        mid_grad = CubicSpline(grid, grad)(mids)
+        step = -(nct_cdf(df, guess, mids) - p) / mid_grad
+        if np.all(np.abs(step) <= tol * np.maximum(1.0, np.abs(guess))):
+            spline = candidate
             break
-        step = -(nct_cdf(df, x[active], u[active]) - p) / slope[active]
-        x[active] += step
-        settled = np.abs(step) <= tol * np.maximum(1.0, np.abs(x[active]))
-        active = active[~settled]
-    rest = np.union1d(active, np.flatnonzero(~np.isfinite(slope) | ~np.isfinite(x)))
-    if rest.size:
-        x[rest] = _noncentrality_bracketed(u[rest], df, p)
-    out[finite] = x[inverse]
+        if grid.size >= _GRID_MAX:
+            break
+        fixed = guess + step
+        grid = np.insert(grid, np.arange(1, grid.size), mids)
+        lam = np.insert(lam, np.arange(1, lam.size), fixed)
+        grad = np.insert(grad, np.arange(1, grad.size), slope(mids, fixed))
+    if spline is None:  # no verified spline (not expected): every value on its own
+        out[finite] = _solve_each(values, df, p)
+        return out.reshape(t.shape)
+    core = (values >= lo) & (values <= hi)
+    solved = np.empty(values.size)
+    solved[core] = spline(values[core]) + normal(values[core])
+    solved[~core] = _solve_each(values[~core], df, p)
+    out[finite] = solved
     return out.reshape(t.shape)
+
+
+def _solve_each(values: np.ndarray, df: float, p: float) -> np.ndarray:
+    """:func:`_noncentrality_bracketed` of each distinct value."""
+    u, inverse = np.unique(values, return_inverse=True)
+    return _noncentrality_bracketed(u, df, p)[inverse]
 
 
 def dz_interval(mean, sd, n: int, level: float = 0.95, undefined=None):
@@ -1504,9 +1577,11 @@ def dz_interval(mean, sd, n: int, level: float = 0.95, undefined=None):
     with np.errstate(divide="ignore", invalid="ignore"):
         d = np.where(undefined, np.nan, mean / sd)
         t = np.where(undefined, np.nan, mean / (sd / np.sqrt(n)))
-    low = noncentrality(t, n - 1, 0.5 + level / 2.0) / np.sqrt(n)
-    high = noncentrality(t, n - 1, 0.5 - level / 2.0) / np.sqrt(n)
-    return d, low, high
+    # one search for both limits: P(T_{df, lam} <= t) = 1 - P(T_{df, -lam} <= -t), so the
+    # upper limit at t is minus the lower limit at -t
+    flat = t.ravel()
+    both = noncentrality(np.concatenate([flat, -flat]), n - 1, 0.5 + level / 2.0) / np.sqrt(n)
+    return d, both[:flat.size].reshape(t.shape), -both[flat.size:].reshape(t.shape)
 
 
 def residual_variance(X) -> float:
@@ -1519,17 +1594,17 @@ def residual_variance(X) -> float:
     return float(np.sum(R * R) / ((a - 1) * (b - 1)))
 
 
-def effect_sizes(X, level: float = 0.95, residual: bool = True) -> dict:
+def effect_sizes(X, level: float = 0.95, residual: bool = True, moments=None) -> dict:
     """The effect sizes of every run pair of X (in :func:`pair_indices` order): Cohen's d_z
     with its exact noncentral-t interval at ``level`` (``effect_size``, ``effect_low``,
     ``effect_high``; NaN for undefined pairs, :func:`dz_interval`) and, with ``residual``,
     Sakai's effect size over the two-way ANOVA's residual variance of the whole matrix,
     (mean_i - mean_j) / sqrt(V_E) (``effect_size_residual``; NaN when V_E is 0), which
     is what his Tukey HSD reporting uses -- a table of all pairs has it, a single pair
-    does not."""
+    does not. ``moments``: the pairs' (mean, sd, undefined) when known (:func:`pair_moments`)."""
     X = _as_matrix(X)
     i, j = pair_indices(X.shape[0])
-    mean, sd, undefined = pair_moments(X, i, j)
+    mean, sd, undefined = moments if moments is not None else pair_moments(X, i, j)
     d, low, high = dz_interval(mean, sd, X.shape[1], level, undefined)
     out = {"effect_size": d, "effect_low": low, "effect_high": high}
     if residual:
