@@ -298,6 +298,92 @@ def _pair_table(m: Matrix, result: stats.PairResult, test: str, correction: str,
     return pd.DataFrame(columns)
 
 
+def correlate(con, measure_a: Measure, qrels_a: str, measure_b: Measure, qrels_b: str,
+              run_ids: list[str], topics: str = "qrels", rbo_p: float = 0.9) -> dict:
+    """Rank correlation of the run orderings by mean score (A on X is the reference; means
+    as :func:`stats.row_means`, equal to ``irw eval``'s)."""
+    if qrels_a == qrels_b:  # one evaluation pass for both measures
+        mats = score_matrices(con, qrels_a, list(dict.fromkeys([measure_a, measure_b])), run_ids, topics)
+        a, b = mats[str(measure_a)], mats[str(measure_b)]
+    else:
+        a = score_matrix(con, qrels_a, measure_a, run_ids, topics)
+        b = score_matrix(con, qrels_b, measure_b, run_ids, topics)
+    return correlation(a, b, rbo_p)
+
+
+def correlation(a: Matrix, b: Matrix, rbo_p: float = 0.9) -> dict:
+    """Rank correlation of the run orderings by mean score of two score matrices, over their
+    common runs and topics (a is the reference; ``irw correlate``)."""
+    ma, mb = _align(a, b)
+    xa, xb = ma.X, mb.X
+    try:
+        out = stats.rank_correlations(stats.row_means(xa), stats.row_means(xb), rbo_p=rbo_p)
+    except ValueError as exc:
+        raise IrwError(str(exc)) from None
+    return {"measure_a": a.measure, "qrels_a": a.qrels, "measure_b": b.measure, "qrels_b": b.qrels,
+            "topics": xa.shape[1], **out}
+
+
+STATISTICS = ("kendall_tau", "kendall_tau_a", "tau_ap", "rbo", "pearson")
+MATRIX_OF = ("scores", "pvalues")
+
+
+def correlation_matrix(con, conditions: list[tuple[Measure, str]], run_ids: list[str],
+                       topics: str = "qrels", rbo_p: float = 0.9, of: str = "scores",
+                       statistics: list[str] | None = None, store: bool = True,
+                       notify=None) -> pd.DataFrame:
+    """Every cell of the correlation matrix over the ``conditions`` (measure, qrels), in the
+    order given: one row per statistic, row condition a (the reference of tau_AP) and column
+    condition b.
+
+    ``of="scores"``: the rank correlations of the run orderings by mean score, as
+    :func:`correlate` gives for (a, b).  ``of="pvalues"``: Kendall's tau-b and tau-a and
+    tau_AP between the orderings of all run pairs by their paired t-test p-values under a
+    and under b, the most significant pair on top (:func:`stats.pvalue_correlation_matrix`:
+    pairs undefined under either are left out).  Each qrels is evaluated once for all its
+    measures; every condition is taken over the topics that all conditions share
+    (``notify`` is told when that leaves some out)."""
+    if of not in MATRIX_OF:
+        raise IrwError(f"unknown --of {of!r}; valid: {', '.join(MATRIX_OF)}")
+    valid = STATISTICS if of == "scores" else stats.PVALUE_STATISTICS
+    statistics = list(dict.fromkeys(statistics or valid))
+    unknown = [x for x in statistics if x not in valid]
+    if unknown:
+        raise IrwError(f"unknown statistic {unknown[0]!r} for --of {of}; valid: {', '.join(valid)}")
+    by_qrels: dict[str, list[Measure]] = {}
+    for m, q in conditions:
+        by_qrels.setdefault(q, []).append(m)
+    mats = {q: score_matrices(con, q, list(dict.fromkeys(ms)), run_ids, topics, store)
+            for q, ms in by_qrels.items()}
+    conditions = [(str(m), q) for m, q in conditions]
+    first = mats[conditions[0][1]][conditions[0][0]]
+    shared = set.intersection(*(set(mats[q][m].topics) for m, q in conditions))
+    common = [t for t in first.topics if t in shared]
+    if len(common) < 2:
+        raise IrwError(f"the conditions share {len(common)} topic(s): need at least two")
+    most = max(len(mats[q][m].topics) for m, q in conditions)
+    if most > len(common) and notify:
+        notify(f"the conditions differ in their topics: every cell uses the {len(common)} "
+               f"topics they all share (up to {most - len(common)} left out of a condition)")
+    X = [mats[q][m].X[:, [mats[q][m].topics.index(t) for t in common]] for m, q in conditions]
+    try:
+        if of == "scores":
+            values = stats.rank_correlation_matrix(np.vstack([stats.row_means(x) for x in X]), rbo_p)
+            items = np.full((len(X), len(X)), len(run_ids))
+        else:
+            values, items = stats.pvalue_correlation_matrix(
+                np.vstack([stats.paired_t(x).p for x in X]), statistics)
+    except ValueError as exc:
+        raise IrwError(str(exc)) from None
+    rows = [{"of": of, "measure_a": ma, "qrels_a": qa, "measure_b": mb, "qrels_b": qb,
+             "statistic": name, "value": float(values[name][a, b]), "topics": len(common),
+             "items": int(items[a, b])}
+            for name in statistics
+            for a, (ma, qa) in enumerate(conditions)
+            for b, (mb, qb) in enumerate(conditions)]
+    return pd.DataFrame(rows)
+
+
 def compare(con, qrels: str, run_a: str, run_b: str, measures: list[Measure], tests: list[str],
             alpha: float = 0.05, B: int | None = None, seed: int = 0, topics: str = "qrels",
             rbp_p: float = 0.8, judged_k: int = 10, level: float = 0.95,
