@@ -1483,7 +1483,7 @@ def _noncentrality_bracketed(t: np.ndarray, df: float, p: float, tol: float = 1e
 # Noncentralities solved directly (bracketed) at most this many distinct values; more are read
 # from a verified spline over a grid (see noncentrality).
 _DIRECT = 512
-_GRID, _GRID_MAX = 257, 16385
+_GRID, _GRID_MAX = 17, 16385
 
 
 def noncentrality(t, df: float, p: float, tol: float = 1e-9) -> np.ndarray:
@@ -1494,14 +1494,14 @@ def noncentrality(t, df: float, p: float, tol: float = 1e-9) -> np.ndarray:
     once for all of them: few values (at most _DIRECT) by the bracketed search
     (:func:`_noncentrality_bracketed`) each; many by a cubic spline of lam minus its normal
     approximation t - z_p sqrt(1 + t^2 / (2 df)) through a uniform grid of t over their
-    range (all but the 0.1% most extreme at either end, which are solved each), the grid's
-    roots found by the bracketed search. The spline is verified midway between every two
-    grid points, where its error is largest: the cdf at the spline's value is evaluated and
-    the error in lam read from its distance to p (divided by the cdf's slope in lam,
-    splined from the grid too); while some midpoint errs by more than ``tol`` (x max(1,
-    |lam|)) the grid is refined there (the midpoints, corrected by that Newton step,
-    become grid points). So the values cost a few hundred root searches whatever their
-    number: 1e5 values or 1e6 alike."""
+    range (all but the 0.1% most extreme at either end, which are solved each). The first
+    grid's roots (_GRID points) are found by the bracketed search. The spline is verified
+    midway between every two grid points, where its error is largest: the cdf at the
+    spline's value is evaluated and the error in lam read from its distance to p (divided
+    by the cdf's slope in lam, splined from the grid too); while some midpoint errs by more
+    than ``tol`` (x max(1, |lam|)) the grid is refined: the midpoints become grid points,
+    their roots two Newton steps from the spline's value. So the values cost a few hundred
+    to a few thousand cdf evaluations whatever their number: 1e4 values or 1e6 alike."""
     from scipy import special
     from scipy.interpolate import CubicSpline
 
@@ -1542,7 +1542,9 @@ def noncentrality(t, df: float, p: float, tol: float = 1e-9) -> np.ndarray:
             break
         if grid.size >= _GRID_MAX:
             break
+        # the midpoints become grid points: two Newton steps from the spline's guess
         fixed = guess + step
+        fixed -= (nct_cdf(df, fixed, mids) - p) / mid_grad
         grid = np.insert(grid, np.arange(1, grid.size), mids)
         lam = np.insert(lam, np.arange(1, lam.size), fixed)
         grad = np.insert(grad, np.arange(1, grad.size), slope(mids, fixed))
