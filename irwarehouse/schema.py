@@ -227,7 +227,8 @@ def prepare(con: duckdb.DuckDBPyConnection, path: str, read_only: bool, notify=N
         if PUBLISHED_KEY in stored_meta(con):  # a published copy written to is a warehouse
             con.execute(sql.statement("install.sql", "forget_meta"), [PUBLISHED_KEY])
         messages = ([f"upgraded the warehouse from schema version {older} to {SCHEMA_VERSION}, "
-                     "keeping what it holds: " + "; ".join(migration_plan(older))] if steps else [])
+                     "keeping what it holds; the steps: " + "; ".join(migration_plan(older))]
+                    if steps else [])
         messages += reconcile(con)
     else:
         older = stored_meta(con).get("schema_version")

@@ -111,3 +111,14 @@ def test_trec8_ap(trec8_db):
     assert optimize.brentq(lambda d: exact_t_power(50, d, ve) - 0.8, mdd / 2, mdd * 2) == pytest.approx(mdd, abs=1e-9)
     assert [r["topics_needed"] for r in rows] == sorted((r["topics_needed"] for r in rows), reverse=True)
     assert np.isclose(rows[1]["power"], exact_t_power(50, 0.05, ve))
+
+
+def test_trec8_output_in_the_statistics_guide(trec8_db):
+    """The guide's TREC-8 table is what irw power prints on TREC-8."""
+    from conftest import ROOT, cli_for
+
+    text = (ROOT / "docs" / "statistics.md").read_text()
+    start = text.index("<!-- trec8-power-output -->\n```\n") + len("<!-- trec8-power-output -->\n```\n")
+    shown = text[start:text.index("```\n<!-- /trec8-power-output -->")]
+    printed = cli_for(trec8_db)("power", "-m", "AP", "--delta", "0.02", "--delta", "0.05", "--delta", "0.1").stdout
+    assert [line.rstrip() for line in printed.splitlines()] == [line.rstrip() for line in shown.splitlines()]
