@@ -43,7 +43,7 @@ from .significance_tests import CORRECTIONS, TESTS
 from .systems import check_unit, system_scores
 
 if TYPE_CHECKING:
-    from .report import Report
+    from .report import JudgesReport, Report
 
 __all__ = ["Warehouse", "DEFAULT_DB", "DEFAULT_WAIT", "TESTS", "CORRECTIONS", "check_settings",
            "measure_names", "measure_labels", "measure_catalogue", "format_value", "memory_limit_text"]
@@ -774,6 +774,46 @@ class Warehouse:
             return Result([key, "measure", "n", "mean", "sd", "min", "max"], [])
         return Result.of(rows)
 
+    # ------------------------------------------------------------------ judging the judges
+
+    @_atomic
+    def compare_qrels(self, qrels_a: str, qrels_b: str, what: str = "agreement", *, rel_level: int = 1,
+                      B: int = 1000, seed: int = 0, level: float = 0.95, per_topic: bool = False) -> Result:
+        """Two judgment sets as assessors (``irw qrels compare``), ``qrels_a`` the reference:
+        ``what`` is ``agreement`` (per topic and ``all``: documents judged by both and by one
+        only, Cohen's kappa at grade >= ``rel_level``, weighted kappa, Krippendorff's alpha),
+        ``intervals`` (bootstrap over topics: ``B`` samples, ``seed``, ``level``),
+        ``confusion`` (the matrix of grades; ``per_topic`` adds each topic's), ``only-a`` or
+        ``only-b`` (the documents one set judged)."""
+        from . import judges
+
+        return Result.of(judges.compare_qrels(self.con, qrels_a, qrels_b, what, rel_level, B, seed,
+                                              level, per_topic))
+
+    @_atomic
+    def compare_rankings(self, qrels_a: str, qrels_b: str, measures, runs="all", what: str = "runs", *,
+                         by: str = "team", topics: str = "qrels", test: str = "t",
+                         correction: str = "none", alpha: float = 0.05, B: int | None = None,
+                         seed: int = 0, top_k: int = 10, rbo_p: float = 0.9,
+                         permutations: int = 10000, bias_correction: str = "holm",
+                         progress=None) -> Result:
+        """Two judgment sets as rankings of the runs (``irw qrels rankings``), ``qrels_a`` the
+        reference, both evaluated together: ``what`` is ``runs`` (each run's mean score and
+        rank under each, and its rank shift), ``groups`` (per group of runs -- the metadata
+        column ``by`` -- the mean shift and its permutation test: ``permutations`` draws,
+        ``seed``, p-values adjusted over the groups by ``bias_correction``), ``correlation``
+        (tau-b, tau-a, tau_AP, tau on A's ``top_k``, RBO(``rbo_p``), Pearson) or
+        ``decisions`` (every run pair's significance decision under B against A's: ``test``,
+        ``correction``, ``alpha``, ``B``). The per-topic scores are kept in ``scores``
+        unless the warehouse is read-only."""
+        from . import judges
+
+        run_ids = runsets.resolve(self.con, _spec(runs), qrels=qrels_a)
+        return Result.of(judges.compare_rankings(
+            self.con, qrels_a, qrels_b, _parsed(measures), run_ids, what, by=by, topics=topics, test=test,
+            correction=correction, alpha=alpha, B=B, seed=seed, top_k=top_k, rbo_p=rbo_p,
+            permutations=permutations, bias_correction=bias_correction, progress=progress))
+
     # ------------------------------------------------------------------ standardization
 
     @_atomic
@@ -909,23 +949,43 @@ class Warehouse:
     def report(self, measures, qrels: str | None = None, runs="all", *, topics: str = "qrels",
                test: str = "t", correction: str = "none", alpha: float = 0.05, B: int | None = None,
                seed: int = 0, level: float = 0.95, judged_k: int = 10, rbp_p: float = 0.8,
-               format: str = "html", out=None, replace: bool = False, progress=None) -> "Report":
+               format: str = "html", out=None, replace: bool = False, against: str | None = None,
+               by: str = "team", top_k: int = 10, permutations: int = 10000,
+               bias_correction: str = "holm", rel_level: int = 1,
+               progress=None) -> "Report | JudgesReport":
         """The report of ``irw report`` (irwarehouse.report.Report): its frames
         (``leaderboard``, ``pairs``, ``correlations``, ``coverage``) and ``to_html()``,
         ``to_latex()``, ``to_markdown()``. With ``out``, it is also written there in
-        ``format`` (never over a database or, without ``replace``, an existing file)."""
+        ``format`` (never over a database or, without ``replace``, an existing file).
+
+        With ``against`` (a second judgment set B, ``qrels`` the reference A), the page
+        judging it (irwarehouse.report.JudgesReport, html only): agreement as assessors
+        (``rel_level``; intervals at ``level``), the two leaderboards side by side, the
+        scores under both, the significance decisions, and the groups of runs (the metadata
+        column ``by``) whose rank shift a permutation test flags (``permutations``,
+        ``bias_correction``); its frames are those of :meth:`compare_qrels` and
+        :meth:`compare_rankings`."""
         from . import report as reports
 
         if format not in reports.FORMATS:
             raise IrwError(f"unknown format {format!r}; valid: {', '.join(reports.FORMATS)}")
+        _report_options(against, format, judged_k=judged_k, rbp_p=rbp_p, by=by, top_k=top_k,
+                        permutations=permutations, bias_correction=bias_correction, rel_level=rel_level)
         protected = (self.path,)
         if out is not None:  # refused before the work, not after it
             files.check_target(str(out), replace=replace, what=f"{format} report", protected=protected)
-        rep = reports.build_report(self.con, measure_names(measures),
-                                   qrels=qrels or catalogue.default_qrels(self.con),
-                                   runs=_spec(runs) or "all", topics=topics, test=test,
-                                   correction=correction, alpha=alpha, B=B, seed=seed, level=level,
-                                   judged_k=judged_k, rbp_p=rbp_p, progress=progress)
+        if against is not None:
+            rep = reports.build_judges_report(
+                self.con, measure_names(measures), qrels or catalogue.default_qrels(self.con), against,
+                runs=_spec(runs) or "all", topics=topics, test=test, correction=correction, alpha=alpha,
+                B=B, seed=seed, level=level, by=by, top_k=top_k, permutations=permutations,
+                bias_correction=bias_correction, rel_level=rel_level, progress=progress)
+        else:
+            rep = reports.build_report(self.con, measure_names(measures),
+                                       qrels=qrels or catalogue.default_qrels(self.con),
+                                       runs=_spec(runs) or "all", topics=topics, test=test,
+                                       correction=correction, alpha=alpha, B=B, seed=seed, level=level,
+                                       judged_k=judged_k, rbp_p=rbp_p, progress=progress)
         if out is not None:
             files.write_text(str(out), rep.render(format), replace=replace,
                              what=f"{format} report", protected=protected)
@@ -970,6 +1030,26 @@ class Warehouse:
         if len(parsed) != 1:
             raise IrwError(f"one measure expected, got {len(parsed)} ({', '.join(map(str, parsed))})")
         return parsed[0]
+
+
+# The options of Warehouse.report that one kind of report takes, with their defaults: the
+# report on one qrels (coverage), and the page judging a second judgment set (--against).
+_ONE_QRELS_OPTIONS = {"judged_k": 10, "rbp_p": 0.8}
+_AGAINST_OPTIONS = {"by": "team", "top_k": 10, "permutations": 10000, "bias_correction": "holm", "rel_level": 1}
+
+
+def _report_options(against, format: str, **given) -> None:
+    """An option of the other kind of report, given another value than its default, is an
+    error (it would be ignored); so is a paper table of two judgment sets."""
+    unused = _ONE_QRELS_OPTIONS if against is not None else _AGAINST_OPTIONS
+    wrong = [name for name, default in unused.items() if given[name] != default]
+    if wrong:
+        flags = ", ".join("--" + name.replace("_", "-") for name in wrong)
+        where = "not with --against" if against is not None else "only with --against"
+        raise IrwError(f"{flags}: {where} (the page judging a second judgment set)")
+    if against is not None and format != "html":
+        raise IrwError(f"the report of two judgment sets is an html page, not {format!r} (its tables: "
+                       "irw qrels compare, irw qrels rankings, or irw experiment judges)")
 
 
 def _file_qrels_name(source) -> str:

@@ -246,3 +246,30 @@ def teams_of(source, run_ids: list[str], collection: str) -> dict[str, list[str]
         if run_id in wanted:
             teams.setdefault(team, []).append(run_id)
     return teams
+
+
+# The run_meta columns that identify a run, not a group of runs.
+_RUN_KEYS = ("collection", "run_id")
+
+
+def group_columns(source) -> list[str]:
+    """The metadata columns runs can be grouped by (those of run_meta but its keys: team,
+    kind, pooled, and whatever columns the warehouse's run_meta has besides)."""
+    return [c for c in engine_of(source).read("SELECT * FROM run_meta LIMIT 0").columns if c not in _RUN_KEYS]
+
+
+def groups_of(source, run_ids: list[str], collection: str, by: str = "team") -> dict[str, str]:
+    """run id -> its group, the value of the metadata column ``by`` (team, kind, pooled, ...),
+    for ``run_ids`` of ``collection``; a run without a value is a group of its own (its run
+    id), as a run without a team is its own team (:func:`teams_of`)."""
+    columns = group_columns(source)
+    if by not in columns:
+        raise IrwError(f"runs cannot be grouped by {shown(by)}: the run metadata columns are "
+                       f"{', '.join(columns)}")
+    engine = engine_of(source)
+    value = str(sql.module("_dialect.sql", engine.dialect).cast(f"m.{sql.quote_ident(by, engine.dialect)}", "VARCHAR"))
+    rows = engine.rows(f"SELECT l.run_id, {value} FROM run_loads l LEFT JOIN run_meta m "
+                       "ON m.collection = l.collection AND m.run_id = l.run_id WHERE l.collection = ?",
+                       [collection])
+    found = {run_id: group for run_id, group in rows}
+    return {r: found.get(r) if found.get(r) is not None else r for r in run_ids}

@@ -7,7 +7,11 @@ confidence intervals; ``irw pvalues``: tests and corrections over all run pairs;
 :class:`Report` renders it:
 
 - :meth:`Report.to_html`: one self-contained HTML page (inline CSS, figures as inline SVG
-  data, no scripts, nothing fetched from a network) with the sections of :data:`SECTIONS`;
+  data, no scripts, nothing fetched from a network) with the sections of :data:`SECTIONS`,
+  rendered from the Jinja2 templates of ``irwarehouse/templates`` (:mod:`irwarehouse.pages`,
+  autoescaped): it opens on what is read first (each measure's best run and the runs not
+  significantly different from it, the means with their intervals, the significance heat
+  maps) and folds the long tables below;
 - :meth:`Report.to_latex` / :meth:`Report.to_markdown`: the paper table, runs x measures,
   with superscripts marking the runs each run is significantly better than (runs lettered
   a-z, or numbered when there are more than 26), the best mean per measure in bold, and a
@@ -17,15 +21,13 @@ confidence intervals; ``irw pvalues``: tests and corrections over all run pairs;
 from __future__ import annotations
 
 import base64
-import html
 import io
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from . import catalogue, runsets, significance
-from .version import __version__
+from . import catalogue, pages, runsets, significance, stats
 from .engine import evaluation
 from .errors import IrwError
 from .measures import Measure, parse, parse_all
@@ -34,16 +36,11 @@ from .output import markdown_text as _md
 from .significance_tests import CORRECTIONS, TESTS
 
 FORMATS = ("html", "latex", "markdown")
-SECTIONS = {
-    "leaderboard": "Leaderboard",
-    "significance": "Significance",
-    "distributions": "Per-topic scores",
-    "correlation": "Correlation of the measures",
-    "coverage": "Judgment coverage",
-}
 _RBO_P = 0.9  # the persistence of the RBO in the correlation section (irw correlate's default)
 # the significance heat map: worse, not significant, better
 _WORSE, _NOT, _BETTER = "#c2413b", "#ececec", "#2f6fae"
+# the groups: a run in the group, a run between its first and last run
+_GROUP, _GROUP_SPAN = "#2f4f7f", "#dfe7ef"
 
 
 @dataclass
@@ -67,6 +64,7 @@ class Report:
     correlations: pd.DataFrame  # irw correlate's row for every pair of measures
     coverage: pd.DataFrame  # run_id, Judged@k, RBP(p=φ), RBPres(p=φ): means over topics
     coverage_measures: list[str] = field(default_factory=list)
+    _groups: dict = field(default_factory=dict, repr=False, compare=False)
 
     # ---------------------------------------------------------------------- the data
 
@@ -98,6 +96,43 @@ class Report:
             elif diff < 0:
                 out[b].add(a)
         return {r: [s for s in self.run_ids if s in out[r]] for r in self.run_ids}
+
+    def decisions(self, measure: str) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """The runs by their mean of ``measure`` (best first) and, in that order, two runs x
+        runs matrices of ``irw pvalues``' pairs: the decision (1: the row's run is
+        significantly better than the column's, -1: worse, 0: neither) and the adjusted
+        p-value (NaN on the diagonal)."""
+        runs = self.order(measure)
+        n = len(runs)
+        rows = self.pairs[self.pairs["measure"] == measure]
+        index = pd.Index(runs)
+        i, j = index.get_indexer(rows["run_a"]), index.get_indexer(rows["run_b"])
+        sign = np.where(rows["significant"].to_numpy(dtype=bool),
+                        np.sign(rows["diff"].to_numpy(dtype=float)), 0.0)
+        signs = np.zeros((n, n))
+        signs[i, j], signs[j, i] = sign, -sign
+        p = np.full((n, n), np.nan)
+        if "p_adjusted" in rows:
+            p[i, j] = p[j, i] = rows["p_adjusted"].to_numpy(dtype=float)
+        return runs, signs, p
+
+    def group_matrix(self, measure: str) -> np.ndarray | None:
+        """The groups of runs not significantly different under ``measure``
+        (:func:`irwarehouse.stats.letter_groups` of :meth:`decisions`): groups x runs, runs by
+        their mean of ``measure``; None when there are too many to show."""
+        if measure not in self._groups:
+            self._groups[measure] = stats.letter_groups(self.decisions(measure)[1] != 0)
+        return self._groups[measure]
+
+    def groups(self, measure: str) -> list[list[str]] | None:
+        """The groups of :meth:`group_matrix` as lists of run ids, best run first: two runs
+        in one group are not significantly different, and every pair of runs that is not
+        shares a group (a compact letter display: group k is the k-th letter)."""
+        G = self.group_matrix(measure)
+        if G is None:
+            return None
+        runs = np.array(self.order(measure), dtype=object)
+        return [list(runs[g]) for g in G]
 
     @property
     def n_pairs(self) -> int:
@@ -131,18 +166,30 @@ class Report:
                 f"{self.n_pairs:,} run pairs of each measure, {correction}, {alpha}. Best mean per "
                 f"measure in bold.")
 
-    def _marked_cells(self, mark) -> tuple[list[list[str]], list[str]]:
-        """The paper table's cells: per run (leaderboard order) the mean of each measure,
-        ``mark(text, bold, superscript)`` shaping each; and the header."""
+    def marked(self) -> list[dict]:
+        """The paper table's rows, runs in leaderboard order: the run's ``label`` and ``run``
+        id, and per measure a cell: its ``mean``, whether it is the best mean to four
+        decimals (``bold``), and the ``marks`` of the runs it is significantly better than
+        (:func:`_mark_list`)."""
         labels = self.labels
-        rows = [[labels[r], r] for r in self.run_ids]
+        numbered = len(self.run_ids) > 26
+        rows = [{"label": labels[r], "run": r, "cells": []} for r in self.run_ids]
         for measure in self.measures:
             means = self.means(measure)
             best = max(round(v, 4) for v in means.values())
             beats = self.beats(measure)
-            for row, run in zip(rows, self.run_ids):
-                sup = _mark_list([labels[s] for s in beats[run]], len(self.run_ids) > 26)
-                row.append(mark(f"{means[run]:.4f}", round(means[run], 4) == best, sup))
+            for row in rows:
+                run = row["run"]
+                row["cells"].append({"mean": means[run], "bold": round(means[run], 4) == best,
+                                     "marks": _mark_list([labels[s] for s in beats[run]], numbered)})
+        return rows
+
+    def _marked_cells(self, mark) -> tuple[list[list[str]], list[str]]:
+        """The paper table's cells (:meth:`marked`), ``mark(text, bold, superscript)``
+        shaping each mean; and the header."""
+        rows = [[row["label"], row["run"]] + [mark(f"{c['mean']:.4f}", c["bold"], c["marks"])
+                                              for c in row["cells"]]
+                for row in self.marked()]
         return rows, ["", "run", *self.measures]
 
     # ---------------------------------------------------------------------- rendering
@@ -262,172 +309,110 @@ def build_report(con, measures, qrels: str | None = None, runs="all", topics: st
 
 
 # ------------------------------------------------------------------------------ the page
+#
+# Each section of the page is the template irwarehouse/templates/report/<key>.html, rendered
+# (irwarehouse.pages) with the dict its function of _SECTIONS returns as `d`: plain numbers,
+# strings, lists and figure URIs, which the template formats and escapes. A section is added
+# by one template, one function and one entry of _SECTIONS.
 
-_CSS = """
-body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif;
-       margin: 2em auto; max-width: 1200px; padding: 0 1em; color: #222; line-height: 1.4; }
-h1 { font-size: 1.6em; margin-bottom: 0.2em; }
-h2 { font-size: 1.25em; border-bottom: 1px solid #ccc; padding-bottom: 0.2em; margin-top: 2em; }
-p.meta { color: #555; margin-top: 0; }
-nav a { margin-right: 1em; }
-table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.9em; }
-th, td { padding: 0.2em 0.6em; border-bottom: 1px solid #e4e4e4; text-align: left; }
-th { border-bottom: 2px solid #999; background: #f7f7f7; position: sticky; top: 0; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-td.marked { font-variant-numeric: tabular-nums; min-width: 8em; max-width: 22em; }
-sup { font-size: 0.7em; color: #2f6fae; }
-.figs { display: flex; flex-wrap: wrap; gap: 1.5em; align-items: flex-start; }
-figure { margin: 0.8em 0; display: table; }
-figure img { max-width: 100%; height: auto; }
-figcaption { display: table-caption; caption-side: bottom; font-size: 0.85em; color: #555; }
-.wide { overflow-x: auto; }
-footer { margin-top: 3em; font-size: 0.8em; color: #777; }
-"""
+SMALL = 26  # up to this many runs the page shows its long tables and figures unfolded
 
 
-def escape(text) -> str:
-    return html.escape(str(text), quote=True)
-
-
-def _num(value: float) -> str:
-    return "–" if value is None or np.isnan(value) else f"{value:.4f}"
-
-
-def _table(header: list[str], rows: list[list[str]], kinds: str, cls: str) -> str:
-    """An HTML table; cells are HTML already (escape text before). ``kinds`` has a letter
-    per column: ``t`` text, ``n`` a number, ``m`` a mean with its significance marks."""
-    names = {"t": "", "n": ' class="num"', "m": ' class="marked"'}
-
-    def cell(tag, text, kind):
-        return f"<{tag}{names[kind]}>{text}</{tag}>"
-
-    head = "".join(cell("th", h, k) for h, k in zip(header, kinds))
-    body = "\n".join("<tr>" + "".join(cell("td", c, k) for c, k in zip(row, kinds)) + "</tr>"
-                     for row in rows)
-    return (f'<div class="wide"><table class="{cls}">\n<thead><tr>{head}</tr></thead>\n'
-            f"<tbody>\n{body}\n</tbody></table></div>")
-
-
-def _figure(uri: str, alt: str, caption: str) -> str:
-    return (f'<figure><img src="{uri}" alt="{escape(alt)}">'
-            f"<figcaption>{escape(caption)}</figcaption></figure>")
-
-
-def _sections(r: Report) -> dict[str, str]:
-    test, correction = r._method()
-    labels = r.labels
-    first = r.measures[0]
-    out = {}
-
-    # leaderboard: irw ci's means and intervals
-    pct = f"{r.level * 100:g}%"
-    lb = r.leaderboard.set_index(["run_id", "measure"])
-    rows = []
-    for run in r.run_ids:
-        row = [escape(labels[run]), escape(run)]
-        for m in r.measures:
-            x = lb.loc[(run, m)]
-            row += [_num(x["mean"]), f"[{_num(x['ci_low'])}, {_num(x['ci_high'])}]"]
-        rows.append(row)
-    header = ["#", "run"] + [h for m in r.measures for h in (escape(m), f"{escape(m)} {pct} CI")]
-    out["leaderboard"] = (
-        f"<p>The runs by their mean {escape(first)}, best first. Each measure's mean over the "
-        f"topics with its {pct} confidence interval (t distribution, as <code>irw ci</code>).</p>\n"
-        + _table(header, rows, "tt" + "nn" * len(r.measures), "leaderboard") + "\n"
-        + _figure(_forest_figure(r), "means with confidence intervals",
-                  f"Means with {pct} confidence intervals, runs in leaderboard order."))
-
-    # significance: heat maps and the paper table with win/loss counts
-    figs = "".join(_figure(_significance_figure(r, m), f"significance matrix of {m}",
-                           f"{m}: the row's run is significantly better (blue) or worse (red) than "
-                           f"the column's, or not significantly different (grey); runs by mean {m}, "
-                           f"best first.")
-                   for m in r.measures)
-    cells, _ = r._marked_cells(lambda text, bold, sup: (f"<b>{text}</b>" if bold else text)
-                               + (f"<sup>{escape(sup).replace(',', ',<wbr>')}</sup>" if sup else ""))
-    beats = {m: r.beats(m) for m in r.measures}
-    beaten = {m: {run: sum(run in b for b in beats[m].values()) for run in r.run_ids} for m in r.measures}
-    rows = []
-    for run, cell_row in zip(r.run_ids, cells):
-        row = [escape(cell_row[0]), escape(run)]
-        for k, m in enumerate(r.measures):
-            row += [cell_row[2 + k], f"{len(beats[m][run])} / {beaten[m][run]}"]
-        rows.append(row)
-    header = ["#", "run"] + [h for m in r.measures for h in (escape(m), f"{escape(m)} better / worse")]
-    out["significance"] = (
-        f"<p>Every pair of runs, per measure: {escape(test)} on the {r.n_pairs:,} pairs, "
-        f"{escape(correction)}, α = {r.alpha:g} (as <code>irw pvalues</code>).</p>\n"
-        f'<div class="figs">{figs}</div>\n'
-        + _table(header, rows, "tt" + "mn" * len(r.measures), "significance")
-        + f"\n<p class=\"caption\">{escape(r.caption())} “better / worse”: how many runs a run is "
-        f"significantly better / worse than.</p>")
-
-    # per-topic distributions
-    figs = "".join(_figure(_box_figure(r, m), f"per-topic {m}",
-                           f"Per-topic {m}: box = quartiles, whiskers = 1.5 IQR, diamond = mean; "
-                           f"runs by mean {m}, best at the top.")
-                   for m in r.measures)
-    out["distributions"] = (f"<p>Each run's scores over the {escape(r._topics_text())}.</p>\n"
-                            f'<div class="figs">{figs}</div>')
-
-    # correlation of the measures
-    if len(r.measures) < 2:
-        out["correlation"] = ("<p>One measure was chosen: nothing to correlate "
-                              "(give two or more with <code>-m</code>).</p>")
-    else:
-        tau = _tau_matrix(r)
-        rows = [[escape(a)] + [_num(tau[i, j]) for j in range(len(r.measures))]
-                for i, a in enumerate(r.measures)]
-        square = _table(["τ-b"] + [escape(m) for m in r.measures], rows,
-                        "t" + "n" * len(r.measures), "correlation-matrix")
-        cols = ["kendall_tau", "kendall_tau_a", "tau_ap", "rbo", "pearson"]
-        rows = [[escape(c.measure_a), escape(c.measure_b)] + [_num(getattr(c, k)) for k in cols]
-                for c in r.correlations.itertuples()]
-        pairs = _table(["measure A", "measure B", "τ-b", "τ-a", "τ_AP (A the reference)", f"RBO (p = {_RBO_P:g})",
-                        "Pearson"], rows, "tt" + "n" * len(cols), "correlations")
-        out["correlation"] = (
-            f"<p>How alike the measures order the runs: rank correlations of the runs' means "
-            f"(as <code>irw correlate</code>).</p>\n{square}\n"
-            + _figure(_correlation_figure(r, tau), "Kendall tau-b between the measures",
-                      "Kendall's τ-b between the run orderings by each pair of measures.")
-            + f"\n{pairs}")
-
-    # judgment coverage
-    judged, base, res = r.coverage_measures
-    cov = r.coverage.set_index("run_id")
-    rows = [[escape(labels[run]), escape(run), _num(cov.loc[run, judged]), _num(cov.loc[run, base]),
-             _num(cov.loc[run, res]),
-             f"[{_num(cov.loc[run, base])}, {_num(cov.loc[run, base] + cov.loc[run, res])}]"]
+def _leaderboard_data(r: Report) -> dict:
+    lb = r.leaderboard.set_index(["measure", "run_id"])
+    summary = []
+    for m in r.measures:
+        runs, signs, _ = r.decisions(m)
+        best = runs[0]
+        row = lb.loc[(m, best)]
+        summary.append({
+            "measure": m, "best": best, "mean": row["mean"], "ci_low": row["ci_low"],
+            "ci_high": row["ci_high"],
+            "tied": [run for run, s in zip(runs[1:], signs[0, 1:]) if s == 0],
+            "significant": int(np.count_nonzero(np.triu(signs, 1))),
+            "groups": None if r.group_matrix(m) is None else len(r.group_matrix(m)),
+        })
+    rows = [{"label": r.labels[run], "run": run,
+             "cells": [lb.loc[(m, run)][["mean", "ci_low", "ci_high"]].to_dict() for m in r.measures]}
             for run in r.run_ids]
-    out["coverage"] = (
-        f"<p>How much of each run's ranking is judged, means over the topics (as "
-        f"<code>irw compare</code> reports them): {escape(judged)}, the fraction of the top "
-        f"documents that is judged; {escape(res)}, the RBP weight that falls on unjudged "
-        f"documents and beyond the ranking, so the run's {escape(base)} lies between the base "
-        f"score and the base plus the residual.</p>\n"
-        + _table(["#", "run", escape(judged), escape(base), escape(res), f"{escape(base)} range"],
-                 rows, "ttnnnn", "coverage")
-        + _figure(_coverage_figure(r), "judgment coverage",
-                  f"{base} (dark) with its residual (light), and {judged}; runs in leaderboard order."))
-    return out
+    return {"first": r.measures[0], "measures": r.measures, "pct": f"{r.level * 100:g}%",
+            "n_pairs": r.n_pairs, "summary": summary, "figure": _forest_figure(r), "rows": rows,
+            "open": len(r.run_ids) <= SMALL}
+
+
+def _significance_data(r: Report) -> dict:
+    test, correction = r._method()
+    measures, columns = [], []
+    for m in r.measures:
+        runs, signs, _ = r.decisions(m)
+        at = pd.Index(runs).get_indexer(r.run_ids)  # each run (leaderboard order) in m's order
+        G = r.group_matrix(m)
+        if G is None:
+            marks = [""] * len(r.run_ids)
+        else:
+            numbered = len(G) > 26
+            names = [str(k + 1) if numbered else chr(ord("a") + k) for k in range(len(G))]
+            marks = [_mark_list([names[g] for g in np.flatnonzero(G[:, k])], numbered) for k in at]
+        columns.append({"better": (signs > 0).sum(axis=1)[at], "worse": (signs < 0).sum(axis=1)[at],
+                        "groups": marks})
+        measures.append({"name": m, "heatmap": _significance_figure(r, m),
+                         "summary": f"{m} {'–' if G is None else len(G)}",
+                         "groups_figure": None if G is None else _groups_figure(r, m)})
+    rows = r.marked()
+    for k, row in enumerate(rows):
+        for cell, column in zip(row["cells"], columns):
+            cell.update(better=int(column["better"][k]), worse=int(column["worse"][k]),
+                        groups=column["groups"][k])
+    return {"test": test, "correction": correction, "alpha": f"{r.alpha:g}", "n_pairs": r.n_pairs,
+            "measures": measures, "rows": rows, "caption": r.caption(),
+            "open": len(r.run_ids) <= SMALL, "max_groups": stats.MAX_GROUPS}
+
+
+def _distributions_data(r: Report) -> dict:
+    return {"topics": r._topics_text(), "open": len(r.run_ids) <= SMALL,
+            "figures": [{"measure": m, "uri": _box_figure(r, m)} for m in r.measures]}
+
+
+def _correlation_data(r: Report) -> dict:
+    if len(r.measures) < 2:
+        return {"measures": r.measures}
+    tau = _tau_matrix(r)
+    columns = ["measure_a", "measure_b", "kendall_tau", "kendall_tau_a", "tau_ap", "rbo", "pearson"]
+    return {"measures": r.measures, "rbo_p": f"{_RBO_P:g}",
+            "tau": [{"measure": m, "values": list(tau[k])} for k, m in enumerate(r.measures)],
+            "figure": _correlation_figure(r, tau),
+            "pairs": r.correlations[columns].to_dict("records")}
+
+
+def _coverage_data(r: Report) -> dict:
+    judged, base, res = r.coverage_measures
+    cov = r.coverage.set_index("run_id").loc[r.run_ids]
+    rows = [{"label": r.labels[run], "run": run, "judged": row[judged], "base": row[base],
+             "residual": row[res], "high": row[base] + row[res]}
+            for run, row in zip(r.run_ids, cov.to_dict("records"))]
+    return {"judged": judged, "base": base, "residual": res, "rows": rows,
+            "figure": _coverage_figure(r), "open": len(r.run_ids) <= SMALL}
+
+
+# The page's sections in order: key (the anchor, and the template report/<key>.html),
+# heading, and the function that builds the template's data from a Report.
+_SECTIONS = (
+    ("leaderboard", "Leaderboard", _leaderboard_data),
+    ("significance", "Significance", _significance_data),
+    ("distributions", "Per-topic scores", _distributions_data),
+    ("correlation", "Correlation of the measures", _correlation_data),
+    ("coverage", "Judgment coverage", _coverage_data),
+)
+SECTIONS = {key: title for key, title, _ in _SECTIONS}
 
 
 def _page(r: Report) -> str:
     test, correction = r._method()
-    sections = _sections(r)
-    nav = " ".join(f'<a href="#{key}">{escape(title)}</a>' for key, title in SECTIONS.items())
-    body = "\n".join(f'<section id="{key}">\n<h2>{escape(SECTIONS[key])}</h2>\n{sections[key]}\n</section>'
-                     for key in SECTIONS)
-    meta = (f"qrels <b>{escape(r.qrels)}</b> · {len(r.run_ids)} runs · {escape(r._topics_text())} "
-            f"(topic set {escape(r.topic_set)}) · measures {escape(', '.join(r.measures))} · "
-            f"{escape(test)}, {escape(correction)}, α = {r.alpha:g}")
-    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-            f"<title>Evaluation report: {escape(r.qrels)}</title>\n<style>{_CSS}</style>\n</head>\n"
-            f"<body>\n<header>\n<h1>Evaluation report: {escape(r.qrels)}</h1>\n"
-            f'<p class="meta">{meta}</p>\n<nav>{nav}</nav>\n</header>\n{body}\n'
-            f"<footer>Made by <code>irw report</code> (irwarehouse {escape(__version__)}).</footer>\n"
-            f"</body>\n</html>\n")
+    meta = [f"qrels {r.qrels}", f"{len(r.run_ids)} runs", f"{r._topics_text()} (topic set {r.topic_set})",
+            f"measures {', '.join(r.measures)}", f"{test}, {correction}, α = {r.alpha:g}"]
+    sections = [pages.Section(key, title, f"report/{key}.html", data(r))
+                for key, title, data in _SECTIONS]
+    return pages.page(f"Evaluation report: {r.qrels}", meta, sections, made_by="irw report")
 
 
 # --------------------------------------------------------------------------- the figures
@@ -445,7 +430,9 @@ def _svg(fig) -> str:
     import matplotlib
 
     buffer = io.BytesIO()
-    with matplotlib.rc_context({"svg.hashsalt": "irw-report"}):
+    # text as SVG text, not glyph outlines: the page is half the size (the browser draws
+    # it in the figure's font, DejaVu Sans, or a sans-serif font like it)
+    with matplotlib.rc_context({"svg.hashsalt": "irw-report", "svg.fonttype": "none"}):
         fig.savefig(buffer, format="svg", metadata={"Date": None}, bbox_inches="tight")
     return "data:image/svg+xml;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
@@ -457,7 +444,7 @@ def _text(label: str) -> str:
 
 def _run_axis(n: int) -> tuple[float, float]:
     """Height per run (inches) and font size of run labels."""
-    return (0.22, 8) if n <= 40 else (0.15, 6)
+    return (0.22, 8) if n <= MANY else (0.15, 6)
 
 
 def _figure_of(width: float, height: float, ncols: int = 1, gap: float = 0.25,
@@ -495,6 +482,47 @@ def _runs_yaxis(axes, runs: list[str], size: float) -> None:
         ax.set_ylim(len(runs) - 0.5, -0.5)
 
 
+MANY = 40  # beyond this many runs, the leaderboard and coverage figures lay the runs along x
+
+
+def _stacked(width: float, height: float, nrows: int, gap: float = 0.3, top: float = 0.25,
+             bottom: float = 0.2):
+    """A figure whose plotting areas measure ``width`` x ``height`` inches each, one above
+    the other (as :func:`_figure_of`, which puts them side by side)."""
+    from matplotlib.figure import Figure
+
+    total_h = nrows * height + (nrows - 1) * gap + top + bottom
+    fig = Figure(figsize=(width, total_h))
+    fig.subplots_adjust(left=0, right=1, bottom=bottom / total_h, top=1 - top / total_h,
+                        hspace=gap / height)
+    return fig, fig.subplots(nrows, 1, squeeze=False)[:, 0]
+
+
+def _runs_along(n: int) -> tuple[float, float | None]:
+    """For runs laid along x: the plotting width (inches, the page's width at most) and the
+    font size of their names (None: too narrow to name them, their ranks instead)."""
+    width = min(11.0, max(6.0, 0.085 * n))
+    pitch = width / n * 72  # points per run
+    return width, (min(7.0, 0.9 * pitch) if pitch >= 4.5 else None)
+
+
+def _runs_xaxis(axes, runs: list[str], size: float | None) -> None:
+    """The runs, left to right, named (or ranked) under the last of ``axes``."""
+    n = len(runs)
+    for ax in axes:
+        ax.set_xlim(-0.5, n - 0.5)
+        ax.set_xticks([])
+        ax.grid(axis="y", color="#e4e4e4")
+        ax.set_axisbelow(True)
+        ax.tick_params(axis="y", labelsize=7)
+    if size is not None:
+        axes[-1].set_xticks(range(n), [_text(x) for x in runs], rotation=90, fontsize=size)
+    else:
+        ticks = [0] + list(range(9, n, 10))
+        axes[-1].set_xticks(ticks, [str(t + 1) for t in ticks], fontsize=7)
+        axes[-1].set_xlabel("runs (rank)", fontsize=8)
+
+
 def _x_grid(ax) -> None:
     ax.grid(axis="x", color="#e4e4e4")
     ax.set_axisbelow(True)
@@ -503,9 +531,20 @@ def _x_grid(ax) -> None:
 
 def _forest_figure(r: Report) -> str:
     n = len(r.run_ids)
+    lb = r.leaderboard.set_index(["measure", "run_id"])
+    if n > MANY:  # a row per measure, the runs along x
+        width, size = _runs_along(n)
+        fig, axes = _stacked(width, 1.5, len(r.measures))
+        x = np.arange(n)
+        for ax, m in zip(axes, r.measures):
+            rows = lb.loc[m].loc[r.run_ids]
+            ax.vlines(x, rows["ci_low"], rows["ci_high"], color="#7fa7cf", linewidth=1)
+            ax.scatter(x, rows["mean"], s=6, color="#2f6fae", linewidths=0, zorder=3)
+            ax.set_ylabel(_text(m), fontsize=8)
+        _runs_xaxis(axes, r.run_ids, size)
+        return _svg(fig)
     per, size = _run_axis(n)
     fig, axes = _figure_of(2.6, per * n, ncols=len(r.measures))
-    lb = r.leaderboard.set_index(["measure", "run_id"])
     y = np.arange(n)
     for ax, m in zip(axes, r.measures):
         rows = lb.loc[m].loc[r.run_ids]
@@ -521,23 +560,14 @@ def _significance_figure(r: Report, measure: str) -> str:
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch
 
-    runs = r.order(measure)
+    runs, M, P = r.decisions(measure)
     n = len(runs)
-    index = {run: k for k, run in enumerate(runs)}
-    M = np.full((n, n), np.nan)
-    P = np.full((n, n), np.nan)
-    rows = r.pairs[r.pairs["measure"] == measure]
-    for a, b, diff, p, sig in zip(rows["run_a"], rows["run_b"], rows["diff"], rows["p_adjusted"],
-                                  rows["significant"]):
-        i, j = index[a], index[b]
-        sign = float(np.sign(diff)) if sig else 0.0
-        M[i, j], M[j, i] = sign, -sign
-        P[i, j] = P[j, i] = p
-    side = min(4.6, max(2.4, (0.34 if n <= 12 else 0.2 if n <= 40 else 0.045) * n))
+    np.fill_diagonal(M, np.nan)
+    side = min(3.2, max(2.4, (0.34 if n <= 12 else 0.2 if n <= 40 else 0.045) * n))  # 3 to a row
     fig, (ax,) = _figure_of(side, side, top=0.6)
     ax.imshow(M, cmap=ListedColormap([_WORSE, _NOT, _BETTER]), vmin=-1.5, vmax=1.5,
               interpolation="nearest", aspect="auto")
-    if n <= 40:
+    if n <= MANY:
         _, size = _run_axis(n)
         ax.set_xticks(range(n), [_text(x) for x in runs], rotation=90, fontsize=size)
         ax.set_yticks(range(n), [_text(x) for x in runs], fontsize=size)
@@ -558,6 +588,53 @@ def _significance_figure(r: Report, measure: str) -> str:
                        Patch(color=_NOT, label="not significant")],
               loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, fontsize=7, frameon=False,
               handlelength=1.2, columnspacing=1.0)
+    return _svg(fig)
+
+
+def _groups_figure(r: Report, measure: str) -> str:
+    """The runs by mean ``measure`` with their confidence intervals, and beside them the
+    groups of runs not significantly different: a column per group, dark at its runs and
+    light between its first and its last."""
+    from matplotlib.colors import ListedColormap
+    from matplotlib.figure import Figure
+
+    G = r.group_matrix(measure)
+    runs = r.order(measure)
+    n, g = len(runs), len(G)
+    per, size = _run_axis(n)
+
+    ci_w, gap, col = 2.2, 0.15, (0.2 if g <= 26 else 0.06)
+    groups_w = max(0.5, col * g)
+    top, bottom, height = 0.55, 0.4, per * n
+    fig = Figure(figsize=(ci_w + gap + groups_w, height + top + bottom))
+    W, H = fig.get_size_inches()
+    ax_ci = fig.add_axes((0, bottom / H, ci_w / W, height / H))
+    ax_g = fig.add_axes(((ci_w + gap) / W, bottom / H, groups_w / W, height / H))
+    lb = r.leaderboard[r.leaderboard["measure"] == measure].set_index("run_id").loc[runs]
+    y = np.arange(n)
+    ax_ci.hlines(y, lb["ci_low"], lb["ci_high"], color="#7fa7cf", linewidth=1)
+    ax_ci.scatter(lb["mean"], y, s=10, color="#2f6fae", linewidths=0, zorder=3)
+    _x_grid(ax_ci)
+    _title(ax_ci, f"{measure}: mean, {r.level * 100:g}% CI")
+    # one image, a cell per run and group: dark where the run is in the group, light between
+    # the group's first and last run, white elsewhere
+    first = G.argmax(axis=1)
+    last = n - 1 - G[:, ::-1].argmax(axis=1)
+    rows = np.arange(n)[:, None]
+    cells = np.where(G.T, 2, np.where((rows >= first) & (rows <= last), 1, 0))
+    # each group three quarters of its column, a white quarter between it and the next
+    cells = np.repeat(cells, 4, axis=1)
+    cells[:, 3::4] = 0
+    ax_g.imshow(cells, cmap=ListedColormap(["#ffffff", _GROUP_SPAN, _GROUP]), vmin=0, vmax=2,
+                interpolation="nearest", aspect="auto", extent=(-0.5, g - 0.5, n - 0.5, -0.5))
+    ax_g.tick_params(axis="x", top=True, labeltop=True, bottom=False, labelbottom=False,
+                     labelsize=6, length=2, pad=1)
+    ticks = np.arange(g) if g <= 26 else np.r_[0, np.arange(9, g, 10)]
+    ax_g.set_xticks(ticks - 0.125, [chr(ord("a") + k) if g <= 26 else str(k + 1) for k in ticks])
+    ax_g.set_title("groups", fontsize=9, y=1.0, pad=14)
+    for side in ("top", "right", "bottom"):
+        ax_g.spines[side].set_visible(False)
+    _runs_yaxis([ax_ci, ax_g], runs, size)
     return _svg(fig)
 
 
@@ -619,6 +696,20 @@ def _coverage_figure(r: Report) -> str:
     n = len(r.run_ids)
     per, size = _run_axis(n)
     cov = r.coverage.set_index("run_id").loc[r.run_ids]
+    if n > MANY:  # the two one above the other, the runs along x
+        width, size = _runs_along(n)
+        fig, (ax_rbp, ax_judged) = _stacked(width, 1.3, 2)
+        x = np.arange(n)
+        pitch = width / n
+        ax_rbp.vlines(x, 0, cov[base], linewidth=pitch * 72 * 0.7, color="#2f6fae")
+        ax_rbp.vlines(x, cov[base], cov[base] + cov[res], linewidth=pitch * 72 * 0.7, color="#b9cfe6")
+        ax_judged.vlines(x, 0, cov[judged], linewidth=pitch * 72 * 0.7, color="#6a8f3a")
+        ax_rbp.set_ylabel(_text(f"{base}\n+ residual"), fontsize=8)
+        ax_judged.set_ylabel(_text(judged), fontsize=8)
+        for ax in (ax_rbp, ax_judged):
+            ax.set_ylim(0, 1)
+        _runs_xaxis([ax_rbp, ax_judged], r.run_ids, size)
+        return _svg(fig)
     fig, (ax_rbp, ax_judged) = _figure_of(3.4, per * n, ncols=2)
     y = np.arange(n)
     _bars(ax_rbp, y, 0, cov[base], per, color="#2f6fae")
@@ -630,4 +721,241 @@ def _coverage_figure(r: Report) -> str:
         ax.set_xlim(0, 1)
         _x_grid(ax)
     _runs_yaxis([ax_rbp, ax_judged], r.run_ids, size)
+    return _svg(fig)
+
+
+# ------------------------------------------------------------- two judgment sets (--against)
+#
+# `irw report --qrels A --against B`: the page of irwarehouse.judges' tables, one section per
+# question -- agreement as assessors, the two leaderboards side by side, the scores under
+# both, the significance decisions, the groups flagged -- each the template
+# irwarehouse/templates/judges/<key>.html fed by its function of _JUDGES_SECTIONS.
+
+# the scatter and shift figures: a favoured group, a disfavoured one, the others
+_FAVOURED, _DISFAVOURED, _OTHER = "#c2413b", "#2f6fae", "#8c8c8c"
+# the per-topic agreement figure: kappa, ordinal alpha
+_KAPPA, _ALPHA = "#2f6fae", "#6a8f3a"
+
+
+@dataclass
+class JudgesReport:
+    """The data of the page comparing the judgment set ``against`` (B) with ``qrels`` (A):
+    the tables of ``irw qrels compare`` (``agreement``, ``intervals``, ``confusion``) and of
+    ``irw qrels rankings`` (``runs``, ``groups``, ``correlation``, ``decisions``), and how
+    they were computed."""
+
+    qrels: str
+    against: str
+    measures: list[str]
+    run_ids: list[str]
+    by: str
+    settings: dict
+    agreement: pd.DataFrame
+    intervals: pd.DataFrame
+    confusion: pd.DataFrame
+    runs: pd.DataFrame
+    groups: pd.DataFrame
+    correlation: pd.DataFrame
+    decisions: pd.DataFrame
+
+    def render(self, fmt: str) -> str:
+        if fmt != "html":
+            raise IrwError(f"the report of two judgment sets is an html page, not {fmt!r} (its tables: "
+                           "irw qrels compare, irw qrels rankings, or irw experiment judges)")
+        return self.to_html()
+
+    def to_html(self) -> str:
+        s = self.settings
+        test = TESTS[s["test"]].label + (f" (B = {s['B']}, seed {s['seed']})" if s["B"] is not None else "")
+        meta = [f"reference {self.qrels}", f"judged {self.against}", f"{len(self.run_ids)} runs",
+                f"measures {', '.join(self.measures)}", f"relevant at grade ≥ {s['rel_level']}",
+                f"{test}, {CORRECTIONS[s['correction']]}, α = {s['alpha']:g}"]
+        sections = [pages.Section(key, title, f"judges/{key}.html", data(self))
+                    for key, title, data in _JUDGES_SECTIONS]
+        return pages.page(f"Judging the judges: {self.against} against {self.qrels}", meta, sections,
+                          made_by="irw report --against")
+
+    def flagged(self) -> pd.DataFrame:
+        return self.groups[self.groups["flag"].notna()]
+
+
+def build_judges_report(con, measures, qrels: str, against: str, runs="all", topics: str = "qrels",
+                        test: str = "t", correction: str = "none", alpha: float = 0.05,
+                        B: int | None = None, seed: int = 0, level: float = 0.95, by: str = "team",
+                        top_k: int = 10, rbo_p: float = _RBO_P, permutations: int = 10000,
+                        bias_correction: str = "holm", rel_level: int = 1,
+                        interval_samples: int = 1000, progress=None) -> JudgesReport:
+    """The data of the page comparing ``against`` (B) with ``qrels`` (A): every table of
+    irwarehouse.judges, the rankings evaluated once (kept in ``scores`` when the connection
+    may write)."""
+    from . import judges
+
+    parsed = []
+    for m in [measures] if isinstance(measures, (str, Measure)) else measures:
+        parsed.extend([m] if isinstance(m, Measure) else parse_all([m]))
+    parsed = list({str(m): m for m in parsed}.values())
+    if not parsed:
+        raise IrwError("a report needs at least one measure (-m)")
+    judges.check_options("runs", test, correction, alpha, B, top_k, rbo_p, permutations, bias_correction)
+    B = significance.check_test(test, alpha, B)
+    if not 0 < level < 1:
+        raise IrwError(f"the confidence level must be between 0 and 1 (exclusive), got {level}")
+    judges.check_pair(con, qrels, against)
+    run_ids = runsets.resolve(con, runs, qrels=qrels) if isinstance(runs, str) else list(runs)
+    counts = judges.pair_counts(con, qrels, against)
+    r = judges.rankings(con, qrels, against, parsed, run_ids, topics, by)
+    settings = {"test": test, "correction": correction, "alpha": alpha, "B": B, "seed": seed,
+                "level": level, "top_k": top_k, "rbo_p": rbo_p, "permutations": permutations,
+                "bias_correction": bias_correction, "rel_level": rel_level,
+                "interval_samples": interval_samples, "topics": topics}
+    return JudgesReport(
+        qrels=qrels, against=against, measures=list(r.labels), run_ids=list(r.run_ids), by=by,
+        settings=settings, agreement=judges.agreement_frame(counts, rel_level),
+        intervals=judges.intervals_frame(counts, rel_level, interval_samples, seed, level),
+        confusion=judges.confusion_frame(counts).df(), runs=judges.runs_frame(r),
+        groups=judges.groups_frame(r, permutations, seed, bias_correction, alpha),
+        correlation=judges.correlation_frame(r, top_k, rbo_p),
+        decisions=judges.decisions_frame(r, test, correction, alpha, B, seed, progress))
+
+
+_STATISTIC_NAMES = {
+    "agreement": "agreement on the binary label (p_o)",
+    "kappa": "Cohen's κ (binary)",
+    "kappa_linear": "weighted κ, linear (grades)",
+    "kappa_quadratic": "weighted κ, quadratic (grades)",
+    "alpha_nominal": "Krippendorff's α, nominal (binary)",
+    "alpha_ordinal": "Krippendorff's α, ordinal (grades)",
+}
+
+
+def _j_agreement_data(j: JudgesReport) -> dict:
+    overall = j.agreement.iloc[-1]
+    per = j.agreement.iloc[:-1]
+    columns = [c for c in j.confusion.columns if c.startswith("b=")]
+    return {
+        "a": j.qrels, "b": j.against, "rel_level": j.settings["rel_level"],
+        "both": int(overall["both"]), "only_a": int(overall["only_a"]), "only_b": int(overall["only_b"]),
+        "pct": f"{j.settings['level'] * 100:g}%", "samples": j.settings["interval_samples"],
+        "intervals": [{"name": _STATISTIC_NAMES[row["statistic"]], "value": row["value"],
+                       "low": row["ci_low"], "high": row["ci_high"]} for row in j.intervals.to_dict("records")],
+        "topics": per.to_dict("records"), "open": len(per) <= SMALL,
+        "figure": _topic_agreement_figure(j) if len(per) else None,
+        "confusion": {"columns": [c[2:] for c in columns],
+                      "rows": [{"grade": row["grade_a"],
+                                "cells": [None if pd.isna(row[c]) else int(row[c]) for c in columns]}
+                               for row in j.confusion.to_dict("records")]},
+    }
+
+
+def _side_by_side(j: JudgesReport, measure: str) -> list[dict]:
+    rows = j.runs[j.runs["measure"] == measure]
+    flagged = j.flagged()
+    marked = dict(zip(flagged.loc[flagged["measure"] == measure, j.by],
+                      flagged.loc[flagged["measure"] == measure, "flag"]))
+    by_a = rows.sort_values(["rank_a", "run_id"]).to_dict("records")
+    by_b = rows.sort_values(["rank_b", "run_id"]).to_dict("records")
+    return [{"rank_a": a["rank_a"], "run_a": a["run_id"], "group_a": a[j.by], "score_a": a["score_a"],
+             "flag_a": marked.get(a[j.by]),
+             "rank_b": b["rank_b"], "run_b": b["run_id"], "group_b": b[j.by], "score_b": b["score_b"],
+             "shift": int(b["shift"]), "flag_b": marked.get(b[j.by])}
+            for a, b in zip(by_a, by_b)]
+
+
+def _j_leaderboards_data(j: JudgesReport) -> dict:
+    return {"a": j.qrels, "b": j.against, "by": j.by, "open": len(j.run_ids) <= SMALL,
+            "topics": int(j.runs["topics"].iloc[0]) if len(j.runs) else 0,
+            "measures": [{"name": m, "rows": _side_by_side(j, m)} for m in j.measures]}
+
+
+def _j_scores_data(j: JudgesReport) -> dict:
+    return {"a": j.qrels, "b": j.against, "by": j.by, "top_k": j.settings["top_k"],
+            "rbo_p": f"{j.settings['rbo_p']:g}", "correlation": j.correlation.to_dict("records"),
+            "figures": [{"measure": m, "uri": _judges_scatter_figure(j, m)} for m in j.measures]}
+
+
+def _j_decisions_data(j: JudgesReport) -> dict:
+    s = j.settings
+    test = TESTS[s["test"]].label + (f" (B = {s['B']}, seed {s['seed']})" if s["B"] is not None else "")
+    return {"a": j.qrels, "b": j.against, "test": test, "correction": CORRECTIONS[s["correction"]],
+            "alpha": f"{s['alpha']:g}", "rows": j.decisions.to_dict("records")}
+
+
+def _j_groups_data(j: JudgesReport) -> dict:
+    s = j.settings
+    return {"a": j.qrels, "b": j.against, "by": j.by, "permutations": s["permutations"],
+            "seed": s["seed"], "correction": CORRECTIONS[s["bias_correction"]], "alpha": f"{s['alpha']:g}",
+            "flagged": _flags(j.flagged().to_dict("records")),
+            "measures": [{"name": m, "rows": _flags(j.groups[j.groups["measure"] == m].to_dict("records"))}
+                         for m in j.measures],
+            "open": j.groups[j.by].nunique() <= SMALL, "figure": _shift_figure(j)}
+
+
+def _flags(rows: list[dict]) -> list[dict]:
+    """Rows of the groups table with ``flag`` a string or None (never a missing float)."""
+    return [{**row, "flag": row["flag"] if isinstance(row["flag"], str) else None} for row in rows]
+
+
+_JUDGES_SECTIONS = (
+    ("agreement", "Agreement as assessors", _j_agreement_data),
+    ("leaderboards", "The two leaderboards", _j_leaderboards_data),
+    ("scores", "Scores under both", _j_scores_data),
+    ("decisions", "Significance decisions", _j_decisions_data),
+    ("groups", "Groups flagged", _j_groups_data),
+)
+JUDGES_SECTIONS = {key: title for key, title, _ in _JUDGES_SECTIONS}
+
+
+def _topic_agreement_figure(j: JudgesReport) -> str:
+    per = j.agreement.iloc[:-1]
+    n = len(per)
+    fig, (ax,) = _figure_of(min(11.0, max(4.0, 0.2 * n)), 1.8, bottom=0.5)
+    x = np.arange(n)
+    ax.bar(x - 0.2, per["kappa"].fillna(0), width=0.4, color=_KAPPA, label="Cohen's κ (binary)")
+    ax.bar(x + 0.2, per["alpha_ordinal"].fillna(0), width=0.4, color=_ALPHA, label="Krippendorff's α (ordinal)")
+    ax.axhline(0, color="#444", linewidth=0.6)
+    ax.set_xlim(-0.6, n - 0.4)
+    ax.set_xticks(x, [_text(t) for t in per["topic"]], rotation=90, fontsize=6 if n > 20 else 7)
+    ax.tick_params(axis="y", labelsize=7)
+    ax.grid(axis="y", color="#e4e4e4")
+    ax.set_axisbelow(True)
+    ax.legend(fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False)
+    return _svg(fig)
+
+
+def _colour_of(flag) -> str:
+    return {"favoured": _FAVOURED, "disfavoured": _DISFAVOURED}.get(flag, _OTHER)
+
+
+def _judges_scatter_figure(j: JudgesReport, measure: str) -> str:
+    rows = j.runs[j.runs["measure"] == measure]
+    flags = j.flagged()
+    flags = dict(zip(flags.loc[flags["measure"] == measure, j.by], flags.loc[flags["measure"] == measure, "flag"]))
+    colours = [_colour_of(flags.get(g)) for g in rows[j.by]]
+    fig, (ax,) = _figure_of(3.0, 3.0, top=0.3, bottom=0.45)
+    ax.scatter(rows["score_a"], rows["score_b"], s=14, c=colours, linewidths=0, zorder=3)
+    low = float(min(rows["score_a"].min(), rows["score_b"].min()))
+    high = float(max(rows["score_a"].max(), rows["score_b"].max()))
+    ax.plot([low, high], [low, high], color="#444", linewidth=0.6)
+    ax.set_xlabel(_text(f"mean {measure} under {j.qrels}"), fontsize=8)
+    ax.set_ylabel(_text(f"under {j.against}"), fontsize=8)
+    ax.tick_params(labelsize=7)
+    ax.grid(color="#e4e4e4")
+    ax.set_axisbelow(True)
+    _title(ax, measure)
+    return _svg(fig)
+
+
+def _shift_figure(j: JudgesReport) -> str:
+    first = j.groups[j.groups["measure"] == j.measures[0]]
+    names = list(first[j.by])  # by the first measure's mean shift, largest first
+    per, size = _run_axis(len(names))
+    fig, axes = _figure_of(2.4, per * len(names), ncols=len(j.measures))
+    y = np.arange(len(names))
+    for ax, m in zip(axes, j.measures):
+        rows = j.groups[j.groups["measure"] == m].set_index(j.by).loc[names]
+        _bars(ax, y, 0, rows["mean_shift"], per, color=[_colour_of(f) for f in rows["flag"]])
+        ax.axvline(0, color="#444", linewidth=0.6)
+        _title(ax, m)
+        _x_grid(ax)
+    _runs_yaxis(axes, names, size)
     return _svg(fig)

@@ -95,6 +95,12 @@ def score_matrices(con, qrels: str, measures: list[Measure], run_ids: list[str],
     if len(run_ids) < 2:
         raise IrwError(f"need at least two runs, got {len(run_ids)}")
     per = evaluation.evaluate(con, qrels, list(measures), run_ids, topics=topics, store=store).df()
+    return matrices(per, qrels, measures, run_ids)
+
+
+def matrices(per: pd.DataFrame, qrels: str, measures: list[Measure], run_ids: list[str]) -> dict[str, Matrix]:
+    """Per measure, the run x topic matrix of ``evaluate``'s long frame ``per`` (one qrels's
+    scores) over the topics every run has a score for (see :func:`score_matrices`)."""
     out = {}
     for measure in measures:
         label = str(measure)
@@ -173,8 +179,8 @@ def _with_correction(result: stats.PairResult, correction: str) -> stats.PairRes
                             result.test, result.extra, result.means)
 
 
-def _align(a: Matrix, b: Matrix) -> tuple[Matrix, Matrix]:
-    """Both matrices over the same rows (a's order) and their common topics."""
+def aligned(a: Matrix, b: Matrix) -> tuple[Matrix, Matrix]:
+    """Both matrices over their common rows -- runs, or systems -- and topics (a's order)."""
     if a.run_ids != b.run_ids:
         common = [r for r in a.run_ids if r in set(b.run_ids)]
         if len(common) < 2:
@@ -202,14 +208,33 @@ def discpower(con, qrels: str, measures: list[Measure], run_ids: list[str], test
     if reference_qrels or reference_measure:
         wanted = [reference_measure] if reference_measure else measures
         refs = score_matrices(con, reference_qrels or qrels, wanted, run_ids, topics, by=by)
+    out = discpower_rows(qrels, mats, refs, measures, test, correction, alpha, B, seed,
+                         reference_measure, progress, pair_level=level if pairs else None)
+    if pairs:
+        rows, tables = out
+        return pd.DataFrame(rows), pd.concat(tables, ignore_index=True)
+    return pd.DataFrame(out)
+
+
+def discpower_rows(qrels: str, mats: dict[str, Matrix], refs: dict[str, Matrix], measures: list[Measure],
+                   test: str, correction: str, alpha: float, B: int | None, seed: int,
+                   reference_measure: Measure | None = None, progress=None,
+                   agreement_keys=("misses", "false_alarms", "tp", "fp", "fn", "tn"),
+                   pair_level: float | None = None) -> list[dict] | tuple[list[dict], list[pd.DataFrame]]:
+    """The rows of :func:`discpower` from score matrices already computed (of runs or of
+    systems): ``mats`` per measure under ``qrels``, ``refs`` the reference condition's
+    (empty: none), by measure label (the reference measure's when one is given);
+    ``agreement_keys``, the counts of stats.compare_to_reference each row takes (also:
+    ``significant_reference``, ``opposite``). With ``pair_level``, also each measure's table
+    of pairs (:func:`pair_frame`'s, intervals at that level): (rows, tables)."""
     rows, tables = [], []
     for measure in measures:
         m = mats[str(measure)]
         ref = None
         if refs:
-            m, ref = _align(m, refs[str(reference_measure or measure)])
+            m, ref = aligned(m, refs[str(reference_measure or measure)])
         X = m.X
-        raw = run_test(X, test, B, seed, alpha, progress, level if pairs else None)
+        raw = run_test(X, test, B, seed, alpha, progress, pair_level)
         result = _with_correction(raw, correction)
         row = {"qrels": qrels, "measure": m.measure, "test": test, "correction": correction,
                "alpha": alpha, "B": B,
@@ -234,12 +259,11 @@ def discpower(con, qrels: str, measures: list[Measure], run_ids: list[str], test
             reference = _with_correction(run_test(ref.X, test, B, seed, alpha, progress), correction)
             agreement = stats.compare_to_reference(result, reference, alpha)
             row.update({"reference_qrels": ref.qrels, "reference_measure": ref.measure,
-                        **{k: agreement[k] for k in ("misses", "false_alarms", "tp", "fp", "fn", "tn")}})
+                        **{k: agreement[k] for k in agreement_keys}})
         rows.append(row)
-        if pairs:
-            tables.append(_pair_table(m, raw, test, correction, alpha, level))
-    frame = pd.DataFrame(rows)
-    return (frame, pd.concat(tables, ignore_index=True)) if pairs else frame
+        if pair_level is not None:
+            tables.append(_pair_table(m, raw, test, correction, alpha, pair_level))
+    return (rows, tables) if pair_level is not None else rows
 
 
 def pvalues(con, qrels: str, measure: Measure, run_ids: list[str], test: str = "t",
@@ -314,7 +338,7 @@ def correlate(con, measure_a: Measure, qrels_a: str, measure_b: Measure, qrels_b
 def correlation(a: Matrix, b: Matrix, rbo_p: float = 0.9) -> dict:
     """Rank correlation of the run orderings by mean score of two score matrices, over their
     common runs and topics (a is the reference; ``irw correlate``)."""
-    ma, mb = _align(a, b)
+    ma, mb = aligned(a, b)
     xa, xb = ma.X, mb.X
     try:
         out = stats.rank_correlations(stats.row_means(xa), stats.row_means(xb), rbo_p=rbo_p)

@@ -240,6 +240,35 @@ class SparkWarehouse:
                     "scores": n, "path": paths["scores"]}
         return spark_errors(run)
 
+    # ------------------------------------------------------------------ judging the judges
+
+    def compare_qrels(self, qrels_a: str, qrels_b: str, what: str = "agreement", *, rel_level: int = 1,
+                      B: int = 1000, seed: int = 0, level: float = 0.95, per_topic: bool = False) -> Result:
+        """``irw qrels compare`` on Spark: the counts are the same query
+        (sql/qrels_compare.sql) run by Spark, the statistics those of irwarehouse.judges (see
+        :meth:`irwarehouse.api.Warehouse.compare_qrels`)."""
+        from . import judges
+
+        return Result.of(spark_errors(lambda: judges.compare_qrels(self.engine, qrels_a, qrels_b, what, rel_level,
+                                                                   B, seed, level, per_topic)))
+
+    def compare_rankings(self, qrels_a: str, qrels_b: str, measures_, runs="all", what: str = "runs", *,
+                         by: str = "team", topics: str = "qrels", test: str = "t", correction: str = "none",
+                         alpha: float = 0.05, B: int | None = None, seed: int = 0, top_k: int = 10,
+                         rbo_p: float = 0.9, permutations: int = 10000, bias_correction: str = "holm") -> Result:
+        """``irw qrels rankings`` on Spark: both qrels evaluated by Spark, the tables those of
+        irwarehouse.judges (see :meth:`irwarehouse.api.Warehouse.compare_rankings`)."""
+        from . import judges
+
+        def run():
+            judges.check_options(what, test, correction, alpha, B, top_k, rbo_p, permutations, bias_correction)
+            r = judges.rankings_on(self.engine, qrels_a, qrels_b, _measures(measures_), self.run_ids(runs, qrels_a),
+                                   topics, by)
+            return judges.table(r, what, test=test, correction=correction, alpha=alpha, B=B, seed=seed,
+                                top_k=top_k, rbo_p=rbo_p, permutations=permutations,
+                                bias_correction=bias_correction)
+        return Result.of(spark_errors(run))
+
     # ------------------------------------------------------------------------ pools
 
     def derived_qrels(self, kind: str, parent: str, targets: list[tuple[str, list[str]]],

@@ -26,8 +26,11 @@ def sql_dir() -> Path:
     raise IrwError(f"SQL templates not found next to {here}: the installation is incomplete")
 
 
-def quote_ident(name: str) -> str:
-    """Quote an SQL identifier (the only way a user-supplied name becomes an identifier)."""
+def quote_ident(name: str, dialect: str = "duckdb") -> str:
+    """Quote an SQL identifier (the only way a user-supplied name becomes an identifier);
+    Spark SQL quotes identifiers with backticks."""
+    if dialect == "spark":
+        return "`" + str(name).replace("`", "``") + "`"
     return '"' + str(name).replace('"', '""') + '"'
 
 

@@ -20,7 +20,8 @@ from test_sql_product import CASES
 # The templates both engines run: the measure engine and its base relation, the measures,
 # the ranking policies, pools and derived qrels, and the public views.
 PORTABLE = ["evaluate.sql", "_base.sql", "_ranking.sql", "base_relation.sql", "pools.sql",
-            "derived_qrels.sql", "views.sql", *[f"measures/{n}.sql" for n in measures.CATALOGUE]]
+            "derived_qrels.sql", "views.sql", "qrels_compare.sql",
+            *[f"measures/{n}.sql" for n in measures.CATALOGUE]]
 
 # DuckDB-only constructs (pattern, what it is).
 DUCKDB_ONLY = [
@@ -100,7 +101,7 @@ def test_rendered_spark_sql_is_spark_sql(name):
         assert ":qrels" in sql and ":runs" in sql
 
 
-def test_rendered_spark_schema_and_pools_are_spark_sql():
+def test_rendered_spark_schema_pools_and_comparisons_are_spark_sql():
     for template in ("views.sql", "pools.sql"):
         for statement in irw_sql.split_statements(irw_sql.render(template, "spark")):
             assert _spark_sql_problems(statement) == [], statement
@@ -108,6 +109,10 @@ def test_rendered_spark_schema_and_pools_are_spark_sql():
         assert _spark_sql_problems(pools.select_sql(kind, "spark")) == [], kind
     for what in ("topics", "multiplicity", "teams", "unique"):
         assert _spark_sql_problems(pools.stats_sql(what, "spark")) == [], what
+    P = {name: irw_sql.param(name, "spark") for name in ("a", "b")}
+    for name, args in (("cells", ()), ("only", ("a",)), ("only", ("b",))):
+        rendered = irw_sql.statement("qrels_compare.sql", name, P, *args, dialect="spark")
+        assert _spark_sql_problems(rendered) == [] and ":a" in rendered and ":b" in rendered, name
 
 
 def test_spark_string_literals():

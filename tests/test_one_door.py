@@ -144,6 +144,22 @@ READS = {
     "runs deeply-judged": (["runs", "deeply-judged", "--depth", "2"],
                            lambda w: [{"run_id": r} for r in w.deeply_judged(depth=2)]),
     "qrels list": (["qrels", "list"], lambda w: w.qrels()),
+    "qrels compare": (["qrels", "compare", "fixture", "fixture-lo-alpha", "--rel-level", "2"],
+                      lambda w: w.compare_qrels("fixture", "fixture-lo-alpha", rel_level=2)),
+    "qrels compare --show confusion": (["qrels", "compare", "fixture", "fixture-lo-alpha", "--show", "confusion",
+                                        "--per-topic"],
+                                       lambda w: w.compare_qrels("fixture", "fixture-lo-alpha", "confusion",
+                                                                 per_topic=True)),
+    "qrels compare --show only-a": (["qrels", "compare", "fixture", "fixture-lo-alpha", "-s", "only-a"],
+                                    lambda w: w.compare_qrels("fixture", "fixture-lo-alpha", "only-a")),
+    "qrels rankings": (["qrels", "rankings", "fixture", "fixture-lo-alpha", "-m", "AP", "-m", "P@10",
+                        "--show", "groups", "--permutations", "500", "--seed", "2"],
+                       lambda w: w.compare_rankings("fixture", "fixture-lo-alpha", ["AP", "P@10"], what="groups",
+                                                    permutations=500, seed=2)),
+    "qrels rankings --show decisions": (["qrels", "rankings", "fixture", "fixture-lo-alpha", "-m", "AP",
+                                         "--show", "decisions", "--test", "bootstrap", "-B", "200"],
+                                        lambda w: w.compare_rankings("fixture", "fixture-lo-alpha", "AP",
+                                                                     what="decisions", test="bootstrap", B=200)),
     "collections list": (["collections", "list"], lambda w: w.collections()),
     "standardize list": (["standardize", "list"], lambda w: w.factor_sets()),
     "standardize show": (["standardize", "show", "self"], lambda w: w.factors("self")),
@@ -208,6 +224,15 @@ def test_report(warehouse, tmp_path):
         assert printed == w.report(["AP", "P@10"], test="bootstrap", B=200).render("markdown")
         w.report(["AP", "P@10"], test="bootstrap", B=200, format="html", out=tmp_path / "api.html")
     cli_for(warehouse)(*args, "--out", tmp_path / "cli.html")
+    assert (tmp_path / "cli.html").read_text() == (tmp_path / "api.html").read_text()
+
+
+def test_report_against(warehouse, tmp_path):
+    """The page judging a second judgment set, written by the command and by the method."""
+    args = ["report", "--qrels", "fixture", "--against", "fixture-lo-alpha", "-m", "AP", "--permutations", "500"]
+    cli_for(warehouse)(*args, "--out", tmp_path / "cli.html")
+    with Warehouse(warehouse, read_only=True) as w:
+        w.report("AP", "fixture", against="fixture-lo-alpha", permutations=500, out=tmp_path / "api.html")
     assert (tmp_path / "cli.html").read_text() == (tmp_path / "api.html").read_text()
 
 
@@ -318,6 +343,8 @@ EXPERIMENTS = {
     "agreement": (["--n", "4", "-m", "AP", "-m", "P@10"], {"n": ["4"], "measure": ["AP", "P@10"]}),
     "standardization": (["--splits", "20", "--sizes", "2,3", "--samples", "20"],
                         {"splits": 20, "sizes": "2,3", "samples": 20}),
+    "judges": (["--against", "fixture-lo-alpha", "-m", "AP", "--samples", "200", "--permutations", "200"],
+               {"against": "fixture-lo-alpha", "measure": ["AP"], "samples": 200, "permutations": 200}),
 }
 
 

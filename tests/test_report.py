@@ -8,9 +8,11 @@ from __future__ import annotations
 import base64
 import html
 import json
+import os
 import re
 import shutil
 import subprocess
+import sys
 import time
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
@@ -21,7 +23,7 @@ import pandas as pd
 import pytest
 
 from conftest import FIXTURES, cli_for, unavailable
-from irwarehouse import schema, significance
+from irwarehouse import schema, significance, stats
 from irwarehouse.measures import parse_all
 from irwarehouse.report import SECTIONS, Report, _mark_list, build_report
 
@@ -54,6 +56,7 @@ class Page(HTMLParser):
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.stack, self.sections, self.tables, self.images, self.refs = [], [], {}, {}, []
+        self.classes = {}  # section: the class of each of its tables
         self.section = None
         self.cell = None
 
@@ -69,6 +72,7 @@ class Page(HTMLParser):
             self.sections.append(self.section)
         elif tag == "table":
             self.tables.setdefault(self.section, []).append([])
+            self.classes.setdefault(self.section, []).append(attrs.get("class"))
         elif tag == "tr":
             self.tables[self.section][-1].append([])
         elif tag in ("td", "th"):
@@ -100,6 +104,11 @@ def parse_page(text: str) -> Page:
     return parser
 
 
+def table_of(doc: Page, section: str, cls: str):
+    """The table of class ``cls`` in ``section``."""
+    return doc.tables[section][doc.classes[section].index(cls)]
+
+
 def rows_of(table) -> tuple[list[str], list[dict]]:
     """Header texts and the body rows as {header: cell}."""
     header = [c["text"] for c in table[0]]
@@ -111,10 +120,10 @@ def test_page_parses_with_every_section(page):
     assert text.startswith("<!DOCTYPE html>")
     doc = parse_page(text)
     assert doc.sections == list(SECTIONS)
-    # figures: one leaderboard, a heat map and a box plot per measure, the measures' tau
+    # figures: one leaderboard, a heat map, a groups figure and a box plot per measure, the measures' tau
     # matrix, the coverage; each an SVG document inline
     counts = {key: len(doc.images.get(key, [])) for key in SECTIONS}
-    assert counts == {"leaderboard": 1, "significance": 3, "distributions": 3, "correlation": 1,
+    assert counts == {"leaderboard": 1, "significance": 6, "distributions": 3, "correlation": 1,
                       "coverage": 1}
     for images in doc.images.values():
         for src in images:
@@ -135,7 +144,7 @@ def test_page_fetches_nothing(page):
 
 def test_leaderboard_is_eval_and_ci(fx, page):
     doc = parse_page(page.read_text(encoding="utf-8"))
-    header, rows = rows_of(doc.tables["leaderboard"][0])
+    header, rows = rows_of(table_of(doc, "leaderboard", "leaderboard"))
     assert header == ["#", "run"] + [h for m in MEASURES for h in (m, f"{m} 95% CI")]
     args = [a for m in MEASURES for a in ("-m", m)]
     means = {(r["run_id"], r["measure"]): r["value"]
@@ -151,6 +160,28 @@ def test_leaderboard_is_eval_and_ci(fx, page):
             run = row["run"]["text"]
             assert row[m]["text"] == f"{means[(run, m)]:.4f}"
             assert row[f"{m} 95% CI"]["text"] == f"[{ci[run]['ci_low']:.4f}, {ci[run]['ci_high']:.4f}]"
+
+
+def test_summary_is_the_best_run_and_its_ties(fx, page):
+    """The summary above the leaderboard: per measure the best run (irw eval), its interval
+    (irw ci), the runs not significantly different from it and the significant pairs
+    (irw pvalues)."""
+    doc = parse_page(page.read_text(encoding="utf-8"))
+    _, rows = rows_of(table_of(doc, "leaderboard", "summary"))
+    assert [row["measure"]["text"] for row in rows] == MEASURES
+    for row in rows:
+        m = row["measure"]["text"]
+        ci = json.loads(fx("ci", "-m", m, "--format", "json").stdout)
+        best = max(ci, key=lambda r: (r["mean"], [-ord(c) for c in r["run_id"]]))
+        assert row["best run"]["text"] == best["run_id"]
+        assert row["mean"]["text"] == f"{best['mean']:.4f}"
+        assert row["95% CI"]["text"] == f"[{best['ci_low']:.4f}, {best['ci_high']:.4f}]"
+        pairs = json.loads(fx("pvalues", "-m", m, "--format", "json").stdout)
+        ties = {r["run_b"] if r["run_a"] == best["run_id"] else r["run_a"] for r in pairs
+                if best["run_id"] in (r["run_a"], r["run_b"]) and not r["significant"]}
+        count, _, names = row["not significantly different from the best"]["text"].partition(": ")
+        assert int(count) == len(ties) and set(names.split(", ")) == ties
+        assert row["significant pairs"]["text"] == f"{sum(r['significant'] for r in pairs)} of 28"
 
 
 def significant_wins(fx, measure, *options) -> set[tuple[str, str]]:
@@ -244,6 +275,33 @@ def test_html_significance_table_has_the_same_marks(fx, page):
             better = sum(1 for a, _ in wins if a == run)
             worse = sum(1 for _, b in wins if b == run)
             assert row[f"{m} better / worse"]["text"] == f"{better} / {worse}"
+        # groups: runs sharing a letter are not significantly different, and every pair
+        # that is not shares one
+        groups = {row["run"]["text"]: set(row[f"{m} groups"]["text"]) for row in rows}
+        different = {frozenset(pair) for pair in wins}
+        assert_groups(groups, different)
+    # AP by hand from the marks (docs/commands.md): alpha2 beats gamma1 and the last three,
+    # beta1, alpha1, beta2 and gamma1 the last three, delta1 gamma2; so the largest sets of
+    # runs no two of which differ are {alpha2, beta1, alpha1, beta2} (a), {beta1, alpha1,
+    # beta2, gamma1} (b), {delta1, delta2} (c) and {delta2, gamma2} (d)
+    cells = {row["run"]["text"]: row["AP groups"]["text"] for row in rows}
+    assert cells == {"alpha2": "a", "beta1": "ab", "alpha1": "ab", "beta2": "ab", "gamma1": "b",
+                     "delta1": "c", "delta2": "cd", "gamma2": "d"}
+
+
+def assert_groups(groups: dict[str, set], different: set[frozenset]) -> None:
+    """``groups`` (run: its group names) is a letter display of the pairs not in
+    ``different``: two runs share a group exactly when they are not significantly
+    different, every run has a group, and no group could take one more run."""
+    runs = sorted(groups)
+    assert all(groups[r] for r in runs)
+    for i, a in enumerate(runs):
+        for b in runs[i + 1:]:
+            assert bool(groups[a] & groups[b]) == (frozenset((a, b)) not in different), (a, b)
+    for name in set().union(*groups.values()):
+        members = {r for r in runs if name in groups[r]}
+        for outsider in set(runs) - members:
+            assert any(frozenset((outsider, m)) in different for m in members), (name, outsider)
 
 
 def test_bold_is_the_best_mean(fx):
@@ -395,8 +453,9 @@ window.addEventListener("load", () => {
 
 # Colours only the figures of each section paint in large areas (irwarehouse/report.py):
 # the CI plot's dots and intervals; the significance maps' cells (better, worse, not
-# significant); the box plots' boxes and mean markers; the tau matrix's diagonal (1.0, the
-# top of viridis); the coverage bars. And the body text's colour, in every section.
+# significant) and the groups' runs; the box plots' boxes and mean markers; the tau
+# matrix's diagonal (1.0, the top of viridis); the coverage bars. And the body text's
+# colour, in every section.
 TEXT = "#222222"
 
 
@@ -405,7 +464,7 @@ def signatures() -> dict[str, list[str]]:
 
     top = "#%02x%02x%02x" % tuple(matplotlib.colormaps["viridis"](1.0, bytes=True)[:3])
     return {"leaderboard": ["#2f6fae", "#7fa7cf"],
-            "significance": ["#2f6fae", "#c2413b", "#ececec"],
+            "significance": ["#2f6fae", "#c2413b", "#ececec", "#2f4f7f"],
             "distributions": ["#dbe7f3", "#c2413b"],
             "correlation": [top],
             "coverage": ["#2f6fae", "#b9cfe6", "#6a8f3a"]}
@@ -434,7 +493,7 @@ def test_page_renders_in_a_browser(page, tmp_path):
     assert found, "the browser did not run the page to its end"
     layout = json.loads(html.unescape(found.group(1)))
     doc = parse_page(text)
-    assert len(layout["images"]) == sum(len(v) for v in doc.images.values()) == 9
+    assert len(layout["images"]) == sum(len(v) for v in doc.images.values()) == 12
     for image in layout["images"]:
         assert image["complete"] and min(image["natural"]) > 50, image  # decoded
         assert image["shown"] == image["natural"], image  # laid out at its own size
@@ -474,7 +533,7 @@ def test_trec8_report(trec8_db):
     assert elapsed < 60, f"the TREC-8 report took {elapsed:.1f} s"
     doc = parse_page(text)
     assert doc.sections == list(SECTIONS)
-    _, rows = rows_of(doc.tables["leaderboard"][0])
+    _, rows = rows_of(table_of(doc, "leaderboard", "leaderboard"))
     assert len(rows) == 129 and rows[-1]["#"]["text"] == "129"
     caption, labels, sups = md_table(report.to_markdown())
     assert "129 runs over 50 topics" in caption and "by number" in caption
@@ -482,3 +541,169 @@ def test_trec8_report(trec8_db):
                 for r in pairs.itertuples() if r.significant}
     assert marks_of(labels, sups["P@10"], numbered=True) == expected
     assert len(expected) > 1000
+    # the groups of runs not significantly different, as irw pvalues decides
+    groups = report.groups("P@10")
+    assert 26 < len(groups) < 129  # numbered, and far fewer than one per run
+    names = {run: {k for k, g in enumerate(groups) if run in g} for run in report.run_ids}
+    assert_groups(names, {frozenset(pair) for pair in expected})
+    assert groups[0][0] == report.order("P@10")[0]
+
+
+# ------------------------------------------------------------------ groups, escaping, packaging
+
+def test_letter_groups_by_hand():
+    none = np.zeros((4, 4), dtype=bool)
+    assert stats.letter_groups(none).tolist() == [[True] * 4]  # one group of all
+    every = ~np.eye(4, dtype=bool)
+    assert stats.letter_groups(every).tolist() == np.eye(4, dtype=bool).tolist()  # alone each
+    # a chain: only the ends differ, so the middle run is in both groups
+    chain = np.zeros((3, 3), dtype=bool)
+    chain[0, 2] = chain[2, 0] = True
+    assert stats.letter_groups(chain).astype(int).tolist() == [[1, 1, 0], [0, 1, 1]]
+    # runs 0-3 of which only 0 and 3 differ, run 4 differs from all but 3
+    S = np.zeros((5, 5), dtype=bool)
+    S[0, 3] = S[3, 0] = True
+    S[4, :3] = S[:3, 4] = True
+    assert stats.letter_groups(S).astype(int).tolist() == [[1, 1, 1, 0, 0], [0, 1, 1, 1, 0],
+                                                           [0, 0, 0, 1, 1]]
+    with pytest.raises(ValueError, match="symmetric"):
+        stats.letter_groups(np.triu(every))
+    assert stats.letter_groups(every, max_groups=2) is None
+
+
+def test_letter_groups_are_maximal_sets_covering_every_pair():
+    """On random decisions (7 to 9 runs), every group is one of the maximal sets of runs no
+    two of which differ (found here by trying every subset), and the groups cover every pair
+    that does not differ."""
+    import itertools
+
+    rng = np.random.default_rng(7)
+    for trial in range(60):
+        n = int(rng.integers(7, 10))
+        upper = np.triu(rng.random((n, n)) < rng.uniform(0.1, 0.7), 1)
+        S = upper | upper.T
+        same = [c for k in range(1, n + 1) for c in itertools.combinations(range(n), k)
+                if not S[np.ix_(c, c)].any()]
+        maximal = {c for c in same if not any(set(c) < set(d) for d in same)}
+        G = stats.letter_groups(S)
+        found = [tuple(np.flatnonzero(g)) for g in G]
+        assert set(found) <= maximal and len(found) == len(set(found)), trial
+        covered = G.T.astype(int) @ G.astype(int) > 0
+        assert np.array_equal(covered, ~S | np.eye(n, dtype=bool)), trial
+        assert found == sorted(found, key=lambda c: (c[0], c[-1])), trial
+
+
+HOSTILE_QRELS = """q</title><script>alert('q')</script>&amp;"""
+HOSTILE_RUNS = ["""<img/src=x/onerror=alert("r")>""", """r&amp;'"</td></tr><b>"""]
+HOSTILE_MEASURES = ["AP", "P'@10", "nDCG'(gains={1:1,2:3})@10"]  # the condensed lists, a quote
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory):
+    """A report on a warehouse whose qrels name and two run ids are HTML."""
+    folder = tmp_path_factory.mktemp("hostile")
+    invoke = cli_for(str(folder / "h.duckdb"))
+    invoke("load", "qrels", FIXTURES / "qrels.txt", "--name", HOSTILE_QRELS)
+    runs = folder / "runs"
+    runs.mkdir()
+    for name, run_id in zip(("beta1.txt", "beta2.txt"), HOSTILE_RUNS):
+        text = (FIXTURES / "runs" / name).read_text(encoding="utf-8")
+        (runs / name).write_text(text.replace(name[:-4], run_id), encoding="utf-8")
+    invoke("load", "runs", runs, FIXTURES / "runs" / "alpha.txt")
+    out = folder / "report.html"
+    invoke("report", *[a for m in HOSTILE_MEASURES for a in ("-m", m)], "--out", out)
+    return out.read_text(encoding="utf-8")
+
+
+class Elements(HTMLParser):
+    """Every element and attribute of a page, and the text inside ``title``, ``h1`` and
+    table cells."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags, self.attrs, self.texts, self.open = set(), [], {"title": "", "h1": "", "td": []}, []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+        self.attrs += attrs
+        self.open.append(tag)
+        if tag == "td":
+            self.texts["td"].append("")
+
+    def handle_endtag(self, tag):
+        while self.open and self.open.pop() != tag:
+            pass
+
+    def handle_data(self, data):
+        for tag in ("title", "h1"):
+            if tag in self.open:
+                self.texts[tag] += data
+        if "td" in self.open:
+            self.texts["td"][-1] += data
+
+
+def test_hostile_names_are_escaped_everywhere(hostile):
+    """A qrels name, run ids and measure names that are HTML reach the page as text: the
+    page has only the elements irw writes, no script, no event handler, nothing fetched;
+    each name reads back as itself in the title, the heading and every table that lists it,
+    and inside the figures, which stay well-formed SVG."""
+    doc = parse_page(hostile)  # every element closed, in order
+    found = Elements()
+    found.feed(hostile)
+    assert found.tags <= {"html", "head", "meta", "title", "style", "body", "header", "h1", "h2",
+                          "h3", "p", "nav", "a", "section", "div", "table", "thead", "tbody", "tr",
+                          "th", "td", "b", "sup", "wbr", "code", "figure", "img", "figcaption",
+                          "details", "summary", "footer"}
+    assert not [name for name, _ in found.attrs if name.startswith("on")]
+    for raw in [HOSTILE_QRELS, *HOSTILE_RUNS]:
+        assert raw not in hostile
+    assert "<script" not in hostile and "<img/" not in hostile
+    assert found.texts["title"] == found.texts["h1"] == f"Evaluation report: {HOSTILE_QRELS}"
+    for section, cls in (("leaderboard", "leaderboard"), ("significance", "significance"),
+                         ("coverage", "coverage")):
+        _, rows = rows_of(table_of(doc, section, cls))
+        assert set(HOSTILE_RUNS) <= {row["run"]["text"] for row in rows}, section
+    header, _ = rows_of(table_of(doc, "leaderboard", "leaderboard"))
+    assert header[2::2] == HOSTILE_MEASURES
+    _, rows = rows_of(table_of(doc, "leaderboard", "summary"))
+    assert [row["measure"]["text"] for row in rows] == HOSTILE_MEASURES
+    # the figures: well-formed SVG holding the names as text
+    texts = []
+    for images in doc.images.values():
+        for src in images:
+            root = ET.fromstring(base64.b64decode(src.split(",", 1)[1]))
+            texts += ["".join(e.itertext()) for e in root.iter() if e.tag.endswith("text")]
+    for name in [*HOSTILE_RUNS, *HOSTILE_MEASURES]:
+        assert any(name in text for text in texts), name
+
+
+def test_templates_ship_in_the_wheel(fx, tmp_path):
+    """pip installs irwarehouse from the source tree (a wheel, not editable) with the page
+    templates, and the installed copy writes the same page as the checkout."""
+    from conftest import ROOT, _pip
+    from irwarehouse import pages
+
+    assert pages.templates_dir().joinpath("page.html").is_file()
+    target = tmp_path / "installed"
+    _pip("install", "--quiet", "--no-deps", "--target", str(target), str(ROOT),
+         what="build and install irwarehouse")
+    shipped = {p.relative_to(target / "irwarehouse").as_posix()
+               for p in (target / "irwarehouse" / "templates").rglob("*.html")}
+    ours = {p.relative_to(ROOT / "irwarehouse").as_posix()
+            for p in (ROOT / "irwarehouse" / "templates").rglob("*.html")}
+    assert shipped == ours and "templates/report/leaderboard.html" in shipped
+    script = ("import sys, irwarehouse\n"
+              "from irwarehouse import schema\n"
+              "from irwarehouse.report import build_report\n"
+              "assert irwarehouse.__file__.startswith(sys.argv[1]), irwarehouse.__file__\n"
+              "con = schema.connect(sys.argv[2], read_only=True)\n"
+              "sys.stdout.write(build_report(con, ['AP', 'P@10']).to_html())\n")
+    env = {**os.environ, "PYTHONPATH": str(target)}
+    out = subprocess.run([sys.executable, "-c", script, str(target), fx.db_path], env=env,
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    con = schema.connect(fx.db_path, read_only=True)
+    try:
+        assert out.stdout == build_report(con, ["AP", "P@10"]).to_html()
+    finally:
+        con.close()

@@ -177,6 +177,34 @@ def test_pool_statistics(fixture_wh, sql_warehouse, what):
                                   check_dtype=False)
 
 
+def test_judgment_sets_compared(fixture_wh, sql_warehouse):
+    """``irw qrels compare`` on Spark (its counts the same query, run by Spark) gives the
+    warehouse's tables; ``irw qrels rankings`` (both qrels evaluated by Spark) too, within
+    1e-9."""
+    from irwarehouse import judges
+
+    a, b = "fixture", "fixture-lo-alpha"
+
+    def same(got, duck, what):
+        assert len(duck) > 0, what
+        pd.testing.assert_frame_equal(got, duck, check_exact=False, rtol=0, atol=TOLERANCE, check_dtype=False)
+
+    with Warehouse(sql_warehouse, read_only=True) as w:
+        same(fixture_wh.compare_qrels(a, b).df(), w.compare_qrels(a, b).df(), "agreement")
+        same(fixture_wh.compare_qrels(a, b, "only-a").df(), w.compare_qrels(a, b, "only-a").df(), "only-a")
+        same(fixture_wh.compare_qrels(b, a, "only-b").df(), w.compare_qrels(b, a, "only-b").df(), "only-b")
+        counts = judges.pair_counts(fixture_wh.engine, a, b)  # the other tables from Spark's counts
+        same(judges.intervals_frame(counts, 1, 200), w.compare_qrels(a, b, "intervals", B=200).df(), "intervals")
+        same(judges.confusion_frame(counts, True).df(), w.compare_qrels(a, b, "confusion", per_topic=True).df(),
+             "confusion")
+        measures_ = ["AP", "P@10"]
+        same(fixture_wh.compare_rankings(a, b, measures_, what="groups", permutations=500).df(),
+             w.compare_rankings(a, b, measures_, what="groups", permutations=500).df(), "groups")
+        r = judges.rankings_on(fixture_wh.engine, a, b, measures.parse_all(measures_), fixture_wh.run_ids())
+        for what in ("runs", "correlation", "decisions"):
+            same(judges.table(r, what), w.compare_rankings(a, b, measures_, what=what).df(), what)
+
+
 def test_cli_eval_then_load_results(spark, fixture_export, tmp_path):
     """`irw spark eval` writes Parquet that `irw load results` stores: the warehouse's scores
     are then those `irw eval` stores, and its evaluations log says how they were computed."""

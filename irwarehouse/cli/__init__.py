@@ -15,6 +15,7 @@ def _load():
     from . import core  # noqa: F401  (registers the commands)
     from . import pools  # noqa: F401
     from . import stats  # noqa: F401
+    from . import judges  # noqa: F401
     from . import experiments  # noqa: F401
     from . import standardize  # noqa: F401
     from . import export  # noqa: F401

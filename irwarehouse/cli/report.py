@@ -29,19 +29,29 @@ def report_cmd(
     fmt: str = typer.Option("html", "--format", "-f", help="html (a page) | latex | markdown (the paper table)."),
     out: Optional[str] = typer.Option(None, "--out", "-o", metavar="FILE", help="Write here (latex and markdown: stdout without it)."),
     replace: bool = typer.Option(False, "--replace", help="Overwrite FILE if it exists (never a database)."),
+    against: Optional[str] = typer.Option(None, "--against", metavar="QRELS", help="A second judgment set B judged against --qrels (the reference): the page of agreement, the two leaderboards, scores under both, decisions and the groups flagged (html)."),
+    by: str = typer.Option("team", "--by", help="With --against: the run metadata column that groups the runs (team, kind, ...)."),
+    top_k: int = typer.Option(10, "--top-k", "-k", help="With --against: Kendall's tau over the runs the reference ranks within its top k."),
+    permutations: int = typer.Option(10000, "--permutations", help="With --against: random groups drawn by the bias test."),
+    bias_correction: str = typer.Option("holm", "--bias-correction", help="With --against: correction of the bias test over the groups."),
+    rel_level: int = typer.Option(1, "--rel-level", "-l", help="With --against: binary labels relevant at grade >= L."),
 ):
     """A report on the runs: leaderboard with confidence intervals, significance matrix,
     per-topic distributions, correlation of the measures, judgment coverage; or, with
-    --format latex|markdown, the paper table with significance marks."""
+    --format latex|markdown, the paper table with significance marks; or, with --against,
+    a second judgment set judged against the qrels."""
     check_format(fmt, REPORT_FORMATS)
     if fmt == "html" and not out:
         raise IrwError("the html report is a page: give a file with --out (latex and markdown print on stdout without it)")
     with open_warehouse(ctx, read_only=True) as w, progress_callback(f"{test} test") as progress:
         rep = w.report(measure, qrels, runs, topics=topics, test=test, correction=correction,
                        alpha=alpha, B=samples, seed=seed, level=level, judged_k=judged_k, rbp_p=rbp_p,
-                       format=fmt, out=out, replace=replace, progress=progress)
+                       format=fmt, out=out, replace=replace, against=against, by=by, top_k=top_k,
+                       permutations=permutations, bias_correction=bias_correction, rel_level=rel_level,
+                       progress=progress)
     if out is None:
         sys.stdout.write(rep.render(fmt))
         return
+    qrels_text = f"qrels {rep.qrels}" + (f" against {against}" if against else "")
     say(f"wrote the {fmt} report on {len(rep.run_ids)} runs and {len(rep.measures)} measure"
-        f"{'s' if len(rep.measures) != 1 else ''} (qrels {rep.qrels}) to {out}")
+        f"{'s' if len(rep.measures) != 1 else ''} ({qrels_text}) to {out}")

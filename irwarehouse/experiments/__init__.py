@@ -150,6 +150,32 @@ REGISTRY: dict[str, ExperimentSpec] = {spec.name: spec for spec in [
             Option("samples", ("--samples",), int, 1000, "Samples per number of standardizing runs."),
             SEED,
             Option("alpha", ("--alpha",), float, 0.05, "Level of the two-sample t-test."))),
+    ExperimentSpec(
+        "judges", "Judging the judges",
+        "Judging the judges: a judgment set against a reference, as assessors and as rankings of the runs.",
+        "judges", (
+            _qrels("reference "),
+            Option("against", ("--against", "-b"), str, None,
+                   "The judgment set judged (e.g. an automatic judge's qrels)."),
+            _runs("Runs ranked under both sets."),
+            Option("measure", ("--measure", "-m"), "list", None,
+                   "Measures (repeatable; default AP, nDCG@10, P@10)."),
+            Option("by", ("--by",), str, "team",
+                   "The run metadata column that groups the runs for the bias test (team, kind, ...)."),
+            Option("rel_level", ("--rel-level", "-l"), int, 1,
+                   "Binary labels of kappa and nominal alpha: relevant at grade >= L."),
+            Option("samples", ("--samples", "-B"), int, 1000,
+                   "Bootstrap samples of the agreement intervals (topics resampled)."),
+            Option("permutations", ("--permutations",), int, 10000,
+                   "Random groups drawn by the permutation test of the mean rank shift."),
+            Option("test", ("--test",), str, "t",
+                   "Significance test of the decisions (t | bootstrap | randomization | wilcoxon | tukey)."),
+            ALPHA,
+            Option("bias_correction", ("--bias-correction",), str, "holm",
+                   "Correction of the bias test over the groups: none | bonferroni | holm | bh."),
+            Option("top_k", ("--top-k", "-k"), int, 10, "Kendall's tau over the runs A ranks within its top k."),
+            Option("rbo_p", ("--rbo-p",), float, 0.9, "Persistence of RBO."),
+            SEED)),
 ]}
 
 

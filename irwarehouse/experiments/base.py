@@ -205,7 +205,7 @@ class ExperimentContext:
         return write_report(self.dir)
 
 
-ORDER = ["depth-grid", "bias", "uncertainty", "agreement", "standardization"]
+ORDER = ["depth-grid", "bias", "uncertainty", "agreement", "standardization", "judges"]
 
 
 REPORT_HEADER = "# irwarehouse experiment report"
