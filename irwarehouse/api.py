@@ -950,27 +950,39 @@ class Warehouse:
                test: str = "t", correction: str = "none", alpha: float = 0.05, B: int | None = None,
                seed: int = 0, level: float = 0.95, judged_k: int = 10, rbp_p: float = 0.8,
                format: str = "html", out=None, replace: bool = False, against: str | None = None,
-               by: str = "team", top_k: int = 10, permutations: int = 10000,
-               bias_correction: str = "holm", rel_level: int = 1,
-               progress=None) -> "Report | JudgesReport":
+               by: str | None = None, top_k: int = 10, permutations: int = 10000,
+               bias_correction: str = "holm", rel_level: int = 1, intervals: bool = False,
+               effects: bool = False, progress=None) -> "Report | JudgesReport":
         """The report of ``irw report`` (irwarehouse.report.Report): its frames
-        (``leaderboard``, ``pairs``, ``correlations``, ``coverage``) and ``to_html()``,
+        (``leaderboard``, ``pairs`` -- with each difference's interval and effect sizes at
+        ``level`` --, ``correlations``, ``coverage``, ``power``) and ``to_html()``,
         ``to_latex()``, ``to_markdown()``. With ``out``, it is also written there in
-        ``format`` (never over a database or, without ``replace``, an existing file).
+        ``format`` (never over a database or, without ``replace``, an existing file); the
+        paper table (latex, markdown) shows each mean's interval with ``intervals`` and each
+        run's d_z against the measure's best with ``effects``. ``by="system"``: a report on
+        the runs' systems (``by`` default ``run``).
 
         With ``against`` (a second judgment set B, ``qrels`` the reference A), the page
         judging it (irwarehouse.report.JudgesReport, html only): agreement as assessors
         (``rel_level``; intervals at ``level``), the two leaderboards side by side, the
         scores under both, the significance decisions, and the groups of runs (the metadata
-        column ``by``) whose rank shift a permutation test flags (``permutations``,
-        ``bias_correction``); its frames are those of :meth:`compare_qrels` and
-        :meth:`compare_rankings`."""
+        column ``by``, default ``team``) whose rank shift a permutation test flags
+        (``permutations``, ``bias_correction``); its frames are those of
+        :meth:`compare_qrels` and :meth:`compare_rankings`."""
         from . import report as reports
 
         if format not in reports.FORMATS:
             raise IrwError(f"unknown format {format!r}; valid: {', '.join(reports.FORMATS)}")
-        _report_options(against, format, judged_k=judged_k, rbp_p=rbp_p, by=by, top_k=top_k,
-                        permutations=permutations, bias_correction=bias_correction, rel_level=rel_level)
+        _report_options(against, format, judged_k=judged_k, rbp_p=rbp_p, top_k=top_k,
+                        permutations=permutations, bias_correction=bias_correction, rel_level=rel_level,
+                        intervals=intervals, effects=effects)
+        if against is None:
+            by = check_unit(by or "run")
+            if (intervals or effects) and format == "html":
+                raise IrwError("--intervals and --effect-sizes shape the paper table (--format latex or "
+                               "markdown); the page shows both")
+        else:
+            by = by or "team"
         protected = (self.path,)
         if out is not None:  # refused before the work, not after it
             files.check_target(str(out), replace=replace, what=f"{format} report", protected=protected)
@@ -985,10 +997,11 @@ class Warehouse:
                                        qrels=qrels or catalogue.default_qrels(self.con),
                                        runs=_spec(runs) or "all", topics=topics, test=test,
                                        correction=correction, alpha=alpha, B=B, seed=seed, level=level,
-                                       judged_k=judged_k, rbp_p=rbp_p, progress=progress)
+                                       judged_k=judged_k, rbp_p=rbp_p, progress=progress, by=by)
         if out is not None:
-            files.write_text(str(out), rep.render(format), replace=replace,
-                             what=f"{format} report", protected=protected)
+            text = rep.render(format) if against is not None else rep.render(format, intervals, effects)
+            files.write_text(str(out), text, replace=replace, what=f"{format} report",
+                             protected=protected)
         return rep
 
     @_atomic
@@ -1034,8 +1047,8 @@ class Warehouse:
 
 # The options of Warehouse.report that one kind of report takes, with their defaults: the
 # report on one qrels (coverage), and the page judging a second judgment set (--against).
-_ONE_QRELS_OPTIONS = {"judged_k": 10, "rbp_p": 0.8}
-_AGAINST_OPTIONS = {"by": "team", "top_k": 10, "permutations": 10000, "bias_correction": "holm", "rel_level": 1}
+_ONE_QRELS_OPTIONS = {"judged_k": 10, "rbp_p": 0.8, "intervals": False, "effects": False}
+_AGAINST_OPTIONS = {"top_k": 10, "permutations": 10000, "bias_correction": "holm", "rel_level": 1}
 
 
 def _report_options(against, format: str, **given) -> None:

@@ -521,6 +521,24 @@ def _table_columns(con, table: str) -> list[str]:
         [table]).fetchall()]
 
 
+def power_frame(mats: dict[str, Matrix], labels: list[str], alpha: float = 0.05,
+                beta: float = 0.2) -> pd.DataFrame:
+    """Per measure of score matrices already computed: its topics, residual variance V_E and
+    the minimum difference a paired t-test at ``alpha`` detects with power 1 - ``beta`` with
+    them (irwarehouse.power; ``irw power``'s ``min_detectable_diff``); NaN where V_E is 0."""
+    from . import power
+
+    rows = []
+    for label in labels:
+        m = mats[label]
+        ve = stats.residual_variance(m.X)
+        n = m.X.shape[1]
+        rows.append({"measure": label, "topics": n, "residual_variance": ve,
+                     "min_detectable_diff": power.min_detectable_difference(n, ve, alpha, beta)
+                     if ve > 0 else np.nan})
+    return pd.DataFrame(rows)
+
+
 def power_design(con, qrels: str, measures: list[Measure], run_ids: list[str], deltas: list[float],
                  alpha: float = 0.05, beta: float = 0.2, topics: str = "qrels", by: str = "run",
                  anova: bool = False, systems: int | None = None) -> pd.DataFrame:
