@@ -715,14 +715,13 @@ def _randomization_interval(null: np.ndarray, m: np.ndarray, c: np.ndarray, k: i
         np.multiply(E, plus, out=P)
         E *= minus  # M
         np.maximum(P, E, out=up)
-        down = np.minimum(P, E, out=P)
-    np.negative(down, out=down)
+        low = np.minimum(P, E, out=P)  # minus the half-widths below the mean
     if whole.any():
         up[:, whole] = np.inf
-        down[:, whole] = np.inf
-    up.partition(B - k, axis=1)
-    down.partition(B - k, axis=1)
-    return m - down[:, B - k], m + up[:, B - k]
+        low[:, whole] = -np.inf
+    up.partition(B - k, axis=1)  # the k-th largest half-width above
+    low.partition(k - 1, axis=1)  # the k-th largest below (the k-th smallest of its negative)
+    return m + low[:, k - 1], m + up[:, B - k]
 
 
 # --------------------------------------------------------------------------------------
@@ -1587,7 +1586,8 @@ def noncentrality(t, df: float, p: float, tol: float = 1e-9) -> np.ndarray:
     once for all of them: few values (at most _DIRECT) by the bracketed search
     (:func:`_noncentrality_bracketed`) each; many by a cubic spline of lam minus its normal
     approximation t - z_p sqrt(1 + t^2 / (2 df)) through a uniform grid of t over their
-    range (all but the 0.1% most extreme at either end, which are solved each). The first
+    range (when the 0.1% most extreme at either end lie far out -- the range twice that of
+    the rest --, over the rest, those being solved each). The first
     grid's roots (_GRID points) are found by the bracketed search. The spline is verified
     midway between every two grid points, where its error is largest: the cdf at the
     spline's value is evaluated and the error in lam read from its distance to p (divided
@@ -1603,11 +1603,15 @@ def noncentrality(t, df: float, p: float, tol: float = 1e-9) -> np.ndarray:
     finite = np.isfinite(flat)
     out = np.where(np.isinf(flat), flat, np.nan)
     values = flat[finite]
-    tail = values.size // 1000
     lo = hi = None
-    if values.size > _DIRECT:  # the core range: all but the 0.1% most extreme at either end
-        ends = np.partition(values, [tail, values.size - 1 - tail])
-        lo, hi = ends[tail], ends[values.size - 1 - tail]
+    if values.size > _DIRECT:
+        lo, hi = values.min(), values.max()
+        tail = values.size // 1000
+        if tail:  # the 0.1% most extreme at either end far out: the grid spans the rest
+            core_lo = np.partition(values, tail)[tail]
+            core_hi = -np.partition(-values, tail)[tail]
+            if hi - lo > 2.0 * (core_hi - core_lo):
+                lo, hi = core_lo, core_hi
     if lo is None or not lo < hi:
         out[finite] = _solve_each(values, df, p)
         return out.reshape(t.shape)
