@@ -977,7 +977,11 @@ class Warehouse:
                         permutations=permutations, bias_correction=bias_correction, rel_level=rel_level,
                         intervals=intervals, effects=effects)
         if against is None:
-            by = check_unit(by or "run")
+            if by not in (None, "run", "system"):
+                raise IrwError(f"--by: only with --against (the page judging a second judgment set) "
+                               f"can a metadata column ({by!r}) group the runs; without it, --by is "
+                               "run or system")
+            by = by or "run"
             if (intervals or effects) and format == "html":
                 raise IrwError("--intervals and --effect-sizes shape the paper table (--format latex or "
                                "markdown); the page shows both")

@@ -786,4 +786,4 @@ def test_report_by_system(fx, tmp_path):
     paper = w("report", "-m", "AP", "--by", "system", "--format", "markdown").stdout
     assert paper.startswith("Mean AP of 6 systems") and "| a | alpha |" in paper
     bad = w("report", "-m", "AP", "--by", "team", "--format", "markdown", ok=False)
-    assert "unknown --by 'team'" in bad.stderr
+    assert "--by: only with --against" in bad.stderr and "run or system" in bad.stderr
