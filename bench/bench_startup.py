@@ -8,7 +8,10 @@ each command's median and quartiles of wall time and its ratio to the median of
 ``python -c "import duckdb"`` (the floor for any command that opens a warehouse).
 ``irw eval`` runs on the bundled fixtures in a warehouse loaded as in the README's quick
 start (a temporary one unless ``--db`` names one that holds them) and evaluated once
-before timing (warm).
+before timing (warm). Last, the part of opening a warehouse that compares irw's views and
+macros with its templates (irwarehouse.schema.changed_objects), timed in this process: the
+comparison itself (an open after a write), and the check of a file unchanged since it was
+last found true.
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ def main() -> None:
         "irw --help": [irw, "--help"],
         "irw measures": [irw, "measures"],
         "irw eval -m AP -m P@10": [irw, "eval", "-m", "AP", "-m", "P@10"],
+        "irw runs list": [irw, "runs", "list"],
     }
     print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f}")
     times: dict[str, list[float]] = {name: [] for name in commands}
@@ -77,7 +81,27 @@ def main() -> None:
         ratio = med / base
         verdict = "" if name.startswith("python") else ("  ok" if ratio <= TARGET else f"  over {TARGET:g}x")
         print(f"{name:<28} {med * 1000:6.0f} ms [{q1 * 1000:4.0f}-{q3 * 1000:4.0f}]  {ratio:4.2f}x{verdict}")
+    objects_check(db, args.repeat)
     tmp.cleanup()
+
+
+def objects_check(db: str, repeat: int) -> None:
+    """The check of irw's views and macros that opening a warehouse makes: median time."""
+    from irwarehouse import connection, schema
+
+    con = connection.connect(db, read_only=True)
+    try:
+        schema.changed_objects(con)  # warm: the digests of the templates (cached on disk)
+        for label, path in (("compared", None), ("file as last found true", db)):
+            times = []
+            for _ in range(max(repeat, 5)):
+                start = time.perf_counter()
+                schema.changed_objects(con, path)
+                times.append(time.perf_counter() - start)
+            print(f"views and macros check, {label}: {statistics.median(times) * 1000:.1f} ms "
+                  "(in process, median)")
+    finally:
+        con.close()
 
 
 if __name__ == "__main__":

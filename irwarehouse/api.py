@@ -37,15 +37,18 @@ from . import catalogue, connection, files, names, runsets, schema, sql, stateme
 from . import measures as ms
 from .connection import DEFAULT_DB, DEFAULT_WAIT, memory_limit_text, transaction
 from .engine import base, evaluation, loading, many, pools
-from .errors import IrwError, note
+from .errors import IrwError, StatusError, note
+from . import trec_eval as te
 from .result import Result
+from .trec_eval import TREC_EVAL_VERSION
 from .significance_tests import CORRECTIONS, TESTS
 from .systems import check_unit, system_scores
 
 if TYPE_CHECKING:
     from .report import JudgesReport, Report
+    from .trec_eval import TrecEvalReport
 
-__all__ = ["Warehouse", "DEFAULT_DB", "DEFAULT_WAIT", "TESTS", "CORRECTIONS", "check_settings",
+__all__ = ["Warehouse", "DEFAULT_DB", "DEFAULT_WAIT", "TESTS", "CORRECTIONS", "TREC_EVAL_VERSION", "check_settings",
            "measure_names", "measure_labels", "measure_catalogue", "format_value", "memory_limit_text"]
 
 # DataFrame column conventions: the first name present is used.
@@ -53,9 +56,6 @@ RUN_COLUMNS = {"topic": ("qid", "query_id", "topic"), "docno": ("docno", "doc_id
                "score": ("score",), "rank": ("rank",), "run_id": ("run_id", "name", "run")}
 QRELS_COLUMNS = {"topic": ("qid", "query_id", "topic"), "docno": ("docno", "doc_id"),
                  "rel": ("label", "relevance", "rel")}
-
-# ir_measures names that differ from the catalogue's
-IR_MEASURES_NAMES = {"Rprec": "RPrec", "Success": "Success", "NumQ": None, "nDCG": "nDCG"}
 
 POOL_KINDS = pools.KINDS
 POOL_STATS = pools.STATS
@@ -100,9 +100,9 @@ def measure_names(measures) -> list[str]:
             raise IrwError(f"not a measure: {m!r} (give a name such as 'nDCG@10', or an ir_measures measure)")
         text = str(m)
         name = re.match(r"[A-Za-z_]+", text).group(0)
-        if IR_MEASURES_NAMES.get(name, name) is None or IR_MEASURES_NAMES.get(name, name) not in ms.CATALOGUE:
+        if ms.catalogue_name(name) is None:
             raise IrwError(f"ir_measures measure {text} has no counterpart in the catalogue (irw measures)")
-        out.append(IR_MEASURES_NAMES.get(name, name) + text[len(name):])
+        out.append(ms.catalogue_name(name) + text[len(name):])
     return out
 
 
@@ -148,14 +148,23 @@ format_value = ms.format_value
 _spec = runsets.spec_of
 
 
-def _atomic(method):
+_SANDBOX_KEPT = ("this in-memory warehouse ran SQL in DuckDB's sandbox (Warehouse.sql), which "
+                 "lasts as long as the warehouse: it reads and writes no file any more. Load "
+                 "files and write copies before the first sql call, or use a warehouse file")
+
+
+def _atomic(method=None, *, files: bool = False):
     """One call, one transaction: a call that fails leaves the warehouse as it was, scores it
     would have stored on the way included (nested calls join the outer transaction). The
-    first call also makes the warehouse ready (schema.prepare), in the same transaction."""
+    first call also makes the warehouse ready (schema.prepare), in the same transaction.
+    ``files``: the call reads or writes files through DuckDB (an export, a factor file), so
+    its connection must be out of the sandbox of an earlier sql call (Warehouse._connection)."""
+    if method is None:
+        return functools.partial(_atomic, files=files)
 
     @functools.wraps(method)
     def call(self, *args, **kwargs):
-        con = self.con
+        con = self._connection(files=files)
         with transaction(con):
             if not self._prepared:
                 schema.prepare(con, self.path, self.read_only, self._notify)
@@ -190,6 +199,7 @@ class Warehouse:
         self.notes: list[str] = []
         self._notify = notify or self.notes.append
         self._con = None
+        self._box = None  # DuckDB's sandbox the connection is in (users' SQL: sql())
         self._prepared = False
         self._throwaway = _throwaway and self.path == ":memory:"
         if self.path == ":memory:":
@@ -199,7 +209,7 @@ class Warehouse:
     def attach(cls, con, path: str | None = None) -> "Warehouse":
         """A Warehouse over a connection that is open (and ready) already."""
         w = cls.__new__(cls)
-        w.path, w.notes, w._con, w._prepared = path or "", [], con, True
+        w.path, w.notes, w._con, w._prepared, w._box = path or "", [], con, True, None
         w._notify = w.notes.append
         w.read_only = base.con_is_read_only(con)
         w.create, w.wait, w.memory_limit, w._throwaway = False, None, None, False
@@ -229,6 +239,41 @@ class Warehouse:
         if self._con is not None:
             self._con.close()
             self._con = None
+            self._box = None
+
+    def _connection(self, box: "connection.Sandbox | None" = None, files: bool = False):
+        """The connection: in DuckDB's sandbox ``box`` (users' SQL); or, with ``files``, out
+        of any (a call that reads or writes files through DuckDB); else as it is. A
+        connection enters a sandbox for good (DuckDB cannot lift it), so a warehouse file is
+        opened anew to leave one, or to enter another, between calls (a connection taken
+        before, ``w.con``, is then closed); an in-memory warehouse, which lives in its
+        connection, stays in the sandbox of its first SQL."""
+        if self._con is not None and self._box is not None and (
+                (box is not None and box != self._box) or (box is None and files)):
+            if self.path not in (":memory:", "") and not connection.in_transaction(self._con):
+                self.close()
+            elif box is not None:
+                raise IrwError("this warehouse's DuckDB is in the sandbox of an earlier sql call, "
+                               "which it keeps while it is open (an in-memory warehouse: always): "
+                               "name every file its SQL may use in that first call")
+            else:
+                raise IrwError(_SANDBOX_KEPT)
+        con = self.con
+        if box is not None and self._box is None:
+            box.apply(con)
+            self._box = box
+        elif files and connection.in_sandbox(con):
+            # the file's DuckDB, shared by this process's connections to it, is in the
+            # sandbox of another one's sql call: this connection, opened meanwhile, may be
+            # what keeps it
+            if self.path not in (":memory:", "") and not connection.in_transaction(con):
+                self.close()
+                con = self.con
+        if files and box is None and connection.in_sandbox(con):
+            raise IrwError(f"another connection of this process to {self.path} (another Warehouse, or "
+                           "a connection taken from one) keeps DuckDB's sandbox of an earlier sql "
+                           "call, which reads and writes no file: close it first")
+        return con
 
     def __enter__(self) -> "Warehouse":
         return self
@@ -308,14 +353,18 @@ class Warehouse:
     # ------------------------------------------------------------------ loading
 
     @contextmanager
-    def _staging(self):
+    def _staging(self, *sources):
         """A load's staging connection: the warehouse's own when it is in memory; otherwise
         an in-memory one, the file released meanwhile and attached for the final transaction
-        (connection.Staging)."""
+        (connection.Staging). ``sources``: what is loaded (files, or DataFrames)."""
         if self.read_only:
             raise IrwError("this warehouse is open read-only: open it for writing to load")
         if self.path == ":memory:":
-            stage = connection.Staging(self.path, con=self.con)
+            if self._box is not None and any(
+                    isinstance(s, (str, os.PathLike)) or hasattr(s, "read")
+                    or (isinstance(s, (list, tuple)) and s) for s in sources):
+                raise IrwError(_SANDBOX_KEPT)
+            stage = connection.Staging(self.path, con=self._connection())
         else:
             self.close()  # released while the files are read
             stage = connection.Staging(self.path, wait=self.wait, notify=self._notify, create=self.create,
@@ -332,8 +381,8 @@ class Warehouse:
     def load_qrels(self, source, name: str, *, collection: str | None = None, replace: bool = False,
                    description: str | None = None, encoding: str = "utf-8") -> dict:
         """Load judgments from files (paths or globs) or a DataFrame under ``name``; a summary
-        (qrels, collection, topics, judgments, relevant)."""
-        with self._staging() as stage, _source_files(source, "qrels") as paths:
+        (qrels, collection, topics, judgments, relevant, comments: the comment lines skipped)."""
+        with self._staging(source) as stage, _source_files(source, "qrels") as paths:
             target, implicit = self._target(stage, collection)
             return loading.load_qrels(stage.con, paths, name, replace=replace, description=description,
                                       final=stage.attach, encoding=encoding, collection=target,
@@ -345,8 +394,8 @@ class Warehouse:
         """Load runs from files (paths, globs, directories) or a DataFrame (``run_id`` names
         the run when the frame has no run column), with their metadata (``meta``: a TSV or a
         DataFrame) in the same transaction; a summary (collection, runs, lines, files,
-        replaced, refreshed[, meta])."""
-        with self._staging() as stage, _source_files(source, "runs", run_id) as paths, \
+        comments: the comment lines skipped, replaced, refreshed[, meta])."""
+        with self._staging(source, meta) as stage, _source_files(source, "runs", run_id) as paths, \
                 _meta_file(meta) as meta_path:
             target, implicit = self._target(stage, collection)
             return loading.load_runs(stage.con, paths, policy=order, replace=replace, meta=meta_path,
@@ -369,14 +418,14 @@ class Warehouse:
         arguments name other files), all or nothing."""
         layout = loading.collection_layout(str(directory), qrels_file and str(qrels_file),
                                            runs_dir and str(runs_dir), meta and str(meta))
-        with self._staging() as stage:
+        with self._staging(directory) as stage:
             return loading.load_collection(stage.con, name, layout["qrels"], [layout["runs"]],
                                            meta=layout["meta"], qrels_name=qrels_name, policy=order,
                                            replace=replace, extra_fields=extra_fields,
                                            final=stage.attach, encoding=encoding,
                                            description=description)
 
-    @_atomic
+    @_atomic(files=True)
     def load_results(self, directory, *, replace: bool = False) -> dict:
         """Store what ``irw spark`` wrote to ``directory`` (derived qrels; scores with their
         evaluations), all or nothing."""
@@ -407,32 +456,48 @@ class Warehouse:
             raise IrwError("this warehouse is open read-only: open it for writing to refresh it")
         return base.ensure_bases(self.con)
 
-    @_atomic
-    def sql(self, query: str, params=None, *, write: bool | None = None) -> Result | None:
+    def sql(self, query: str, params=None, *, write: bool | None = None, files=()) -> Result | None:
         """Run SQL; its result (None for a statement without one).
 
-        ``write`` (default: whether the warehouse is open for writing) allows statements that
-        change something; without it only statements that read run (irwarehouse.statements:
-        COPY ... TO, EXPORT DATABASE, ATTACH and the like are refused). The call is one
-        transaction: after statements that change the tables, irw's caches and stored scores
-        are brought in line (as ``irw sql --write`` does), and tables left in a state no load
-        would accept (a document twice in a ranking, a document judged twice, a table of the
-        schema removed) are an error that undoes the call."""
+        The SQL runs in DuckDB's own sandbox (irwarehouse.connection.Sandbox): it reads and
+        writes the warehouse and nothing else -- no file, no other database, no extension
+        -- but, with ``write``, the directories and files named in ``files`` (none of which
+        may be or hold a DuckDB database: irwarehouse.statements.allowed). ``write``
+        (default: whether the warehouse is open for writing) allows statements that change
+        something; without it only statements that read run. The call is one transaction:
+        after statements that change the tables, irw's caches and stored scores are brought
+        in line (as ``irw sql --write`` does), and tables left in a state no load would
+        accept (a document twice in a ranking, a document judged twice, a table of the
+        schema removed) are an error that undoes the call. The sandbox lasts as long as the
+        warehouse's DuckDB connection: a warehouse file is opened anew for other calls, an
+        in-memory one keeps it (``w.con`` runs SQL outside it, without irw's checks)."""
         import duckdb
 
         write = (not self.read_only) if write is None else bool(write)
         if write and self.read_only:
             raise IrwError("this warehouse is open read-only: open it for writing to change it")
-        statements.check(self.con, query, write)
-        connection.settle(self.con)
-        try:
-            rel = self.con.sql(query, params=params) if params is not None else self.con.sql(query)
-            result = None if rel is None else Result(rel.columns, rel.fetchall())
-        except duckdb.Error as exc:
-            raise IrwError(f"SQL error: {str(exc).strip().splitlines()[0]}") from None
-        if write:
-            for message in schema.reconcile(self.con, edited=True):
-                self._notify(message)
+        if isinstance(files, (str, os.PathLike)):
+            files = [files]
+        if files and not write:
+            raise IrwError("files may be read and written by SQL that runs with --write (write=True) only")
+        directories, paths = statements.allowed(files)
+        con = self._connection(connection.Sandbox(directories, paths))
+        with transaction(con):
+            if not self._prepared:
+                schema.prepare(con, self.path, self.read_only, self._notify)
+            statements.check(con, query, write)
+            connection.settle(con)
+            try:
+                rel = con.sql(query, params=params) if params is not None else con.sql(query)
+                result = None if rel is None else Result(rel.columns, rel.fetchall())
+            except duckdb.PermissionException as exc:
+                raise IrwError(statements.outside(exc, write)) from None
+            except duckdb.Error as exc:
+                raise IrwError(f"SQL error: {str(exc).strip().splitlines()[0]}") from None
+            if write:
+                for message in schema.reconcile(con, edited=True):
+                    self._notify(message)
+        self._prepared = True
         return result
 
     # ------------------------------------------------------------------ evaluation
@@ -504,20 +569,51 @@ class Warehouse:
         if replace and save is None:
             raise IrwError("--replace replaces what --save DB holds: name the warehouse with --save")
         name = name or _file_qrels_name(qrels)
-        with Warehouse(":memory:" if save is None else save, wait=wait, memory_limit=memory_limit,
-                       _throwaway=save is None) as w:
-            with w._staging() as stage, _source_files(qrels, "qrels") as qrels_paths, \
-                    _source_files(runs, "runs") as run_paths, _meta_file(meta) as meta_path:
-                if len(qrels_paths) != 1:
-                    raise IrwError(f"one qrels file expected, got {len(qrels_paths)}")
-                target, implicit = w._target(stage, None)
-                loaded = loading.load_collection(
-                    stage.con, target, qrels_paths[0], run_paths, meta=meta_path, qrels_name=name,
-                    policy=order, replace=replace, extra_fields=extra_fields, final=stage.attach,
-                    encoding=encoding, implicit=implicit,
-                    then=lambda con: Warehouse.attach(con, w.path).eval(
-                        measures, name, run_spec, store=save is not None, **options))
-            return loaded["then"]
+        return _files_in(
+            qrels, runs, name, lambda con, path, collection: Warehouse.attach(con, path).eval(
+                measures, name, run_spec, store=save is not None, **options),
+            meta=meta, save=save, replace=replace, order=order, extra_fields=extra_fields,
+            encoding=encoding, wait=wait, memory_limit=memory_limit)
+
+    @staticmethod
+    def trec_eval(qrels, run, measures=None, *, complete: bool = False, max_docs: int | None = None,
+                  rel_level: int | None = None, judged_only: bool = False,
+                  num_docs: int | None = None, zscores=None,
+                  rel_info_format: str = "qrels", results_format: str = "trec_results",
+                  wait: float | None = None, memory_limit: str | None = None) -> "TrecEvalReport":
+        """What trec_eval 10.0 prints for the qrels file ``qrels`` and the run ``run`` (a
+        file, or a binary stream such as ``sys.stdin.buffer``), as a
+        :class:`irwarehouse.trec_eval.TrecEvalReport` (its lines per topic and its summary
+        lines): ``measures`` are trec_eval's ``-m`` arguments (names, ``name.params``,
+        nicknames ``official`` (the default), ``all_trec``, ``set``), ``complete`` is ``-c``,
+        ``max_docs`` ``-M``, ``rel_level`` ``-l``, ``judged_only`` ``-J``, ``num_docs``
+        ``-N``, ``zscores`` ``-Z``'s file. The files are read with every check of :meth:`load_collection` (fields after
+        the run id ignored, ranked as trec_eval 10.0 ranks: order ``trec_eval_10``) into an
+        in-memory warehouse and evaluated by its engine; nothing is written. Where the run
+        lacks a topic of the qrels and ``complete`` is not set, the topics both have are
+        evaluated and a note names the others (trec_eval 10.0 stops there). Errors are
+        :class:`irwarehouse.errors.StatusError` where trec_eval has a status of its own."""
+        te.check_formats(rel_info_format, results_format)
+        measures = te.plan(measures)
+        for option, value in (("-M", max_docs), ("-l", rel_level)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < (1 if option == "-M" else 0)):
+                raise StatusError(f"{option} takes an integer >= {1 if option == '-M' else 0}, got {value!r}", te.USAGE)
+        z = te.read_zscores(str(zscores)) if zscores is not None else None
+        name = _file_qrels_name(qrels)
+        values = _files_in(
+            qrels, run, name, lambda con, path, collection: te.compute(
+                con, name, collection, measures, complete=complete, max_docs=max_docs,
+                rel_level=rel_level, judged_only=judged_only, num_docs=num_docs),
+            order="trec_eval_10", extra_fields=True, wait=wait, memory_limit=memory_limit)
+        return te.report(values, measures, zscores=z)
+
+    @staticmethod
+    def trec_eval_measures(measures) -> list[tuple[str, str | None, str]]:
+        """What trec_eval's ``-m`` arguments ``measures`` name: (trec_eval label, the catalogue
+        measure computing it or None, its description), in trec_eval's print order."""
+        return [(m.label, None if m.measure is None else str(m.measure),
+                 m.measure.definition.description if m.measure is not None else te.DESCRIPTIONS.get(m.family, ""))
+                for m in te.plan(measures)]
 
     @_atomic
     def no_rows_reason(self, qrels: str | None = None, runs="all", *, topics: str = "qrels",
@@ -856,7 +952,7 @@ class Warehouse:
         return Result.of(st.standardized_scores(self.con, factors, measure_names(measures) if measures else None,
                                                 run_ids, per_topic=per_topic))
 
-    @_atomic
+    @_atomic(files=True)
     def export_factors(self, name: str, path, *, file_format: str | None = None,
                        replace: bool = False) -> int:
         """Write a factor set to a CSV or Parquet file (through the output guard); the number
@@ -865,7 +961,7 @@ class Warehouse:
 
         return st.export_factor_set(self.con, name, str(path), file_format, replace=replace)
 
-    @_atomic
+    @_atomic(files=True)
     def import_factors(self, path, *, name: str | None = None, qrels: str | None = None,
                        replace: bool = False, description: str | None = None,
                        file_format: str | None = None) -> dict:
@@ -1008,7 +1104,7 @@ class Warehouse:
                              protected=protected)
         return rep
 
-    @_atomic
+    @_atomic(files=True)
     def experiment(self, name: str, out, *, replace: bool = False, **params):
         """Run the experiment ``name`` of the registry (irwarehouse.experiments.REGISTRY) with
         ``params`` (its options, by name), writing its tables, figures and report section to
@@ -1020,7 +1116,7 @@ class Warehouse:
             raise IrwError("this warehouse is open read-only: an experiment keeps its tables in it")
         return experiments.run(self.con, name, str(out), params, replace=replace)
 
-    @_atomic
+    @_atomic(files=True)
     def export(self, directory, *, format: str = "parquet", replace: bool = False) -> dict:
         """Every public table as Parquet or CSV files with the SQL that recreates the
         warehouse (``IMPORT DATABASE``)."""
@@ -1028,13 +1124,13 @@ class Warehouse:
 
         return copies.export(self.con, str(directory), format, replace=replace)
 
-    @_atomic
+    @_atomic(files=True)
     def publish(self, out, *, replace: bool = False) -> dict:
         """A compact copy for dashboards and BI tools (storage v1.4.0, read by DuckDB 1.4.2 and
         later), the base relation materialized in it."""
         from . import export as copies
 
-        return copies.publish(self.con, str(out), replace=replace)
+        return copies.publish(self.con, str(out), replace=replace, wait=self.wait)
 
     # ------------------------------------------------------------------ helpers
 
@@ -1069,6 +1165,27 @@ def _report_options(against, format: str, **given) -> None:
                        "irw qrels compare, irw qrels rankings, or irw experiment judges)")
 
 
+def _files_in(qrels, runs, name: str, then, *, meta=None, save=None, replace: bool = False,
+              order: str = "trec_eval", extra_fields: bool = False, encoding: str = "utf-8",
+              wait: float | None = None, memory_limit: str | None = None):
+    """Files in: load the qrels file ``qrels`` (as ``name``), the runs ``runs`` and their
+    metadata into an in-memory warehouse (or the warehouse ``save``), and return what
+    ``then(con, path, collection)`` computes there, in the load's transaction."""
+    with Warehouse(":memory:" if save is None else save, wait=wait, memory_limit=memory_limit,
+                   _throwaway=save is None) as w:
+        with w._staging() as stage, _source_files(qrels, "qrels") as qrels_paths, \
+                _source_files(runs, "runs") as run_paths, _meta_file(meta) as meta_path:
+            if len(qrels_paths) != 1:
+                raise IrwError(f"one qrels file expected, got {len(qrels_paths)}")
+            target, implicit = w._target(stage, None)
+            loaded = loading.load_collection(
+                stage.con, target, qrels_paths[0], run_paths, meta=meta_path, qrels_name=name,
+                policy=order, replace=replace, extra_fields=extra_fields, final=stage.attach,
+                encoding=encoding, implicit=implicit,
+                then=lambda con: then(con, w.path, target))
+        return loaded["then"]
+
+
 def _file_qrels_name(source) -> str:
     """The name a qrels file evaluated directly takes: its file name without a compression
     suffix (``qrels.trec8.gz``: ``qrels.trec8``); ``qrels`` for a DataFrame or a name that a
@@ -1079,70 +1196,79 @@ def _file_qrels_name(source) -> str:
     return "qrels" if names.qrels_problem(stem) else stem
 
 
+def _stream_name(stream) -> str:
+    """How messages name a stream read as a file: standard input, or its name."""
+    name = getattr(stream, "name", None)
+    return "standard input" if name in ("<stdin>", 0) or not isinstance(name, str) else name
+
+
 @contextmanager
 def _source_files(source, kind: str, run_id: str | None = None):
-    """Paths of files to load: the given ones, or a DataFrame written as a TREC file in a
-    temporary directory (errors then name 'the DataFrame' and its row)."""
+    """What to load: the paths given; a binary stream (``sys.stdin.buffer``, an
+    ``io.BytesIO``; also in a list of paths), written to a file in a temporary directory
+    first, which errors then name (standard input or the stream's name); or a DataFrame,
+    loaded as data (engine.loading.Frame: its columns found by the conventions above;
+    errors name 'the DataFrame', the row and the column)."""
     if isinstance(source, (str, os.PathLike)):
         yield [str(source)]
         return
-    if isinstance(source, (list, tuple)) and all(isinstance(s, (str, os.PathLike)) for s in source):
+    streams = isinstance(source, (list, tuple)) and any(hasattr(s, "read") for s in source)
+    if isinstance(source, (list, tuple)) and not streams and all(isinstance(s, (str, os.PathLike)) for s in source):
         yield [str(s) for s in source]
+        return
+    if hasattr(source, "read") or streams:
+        items = list(source) if streams else [source]
+        if not all(hasattr(s, "read") or isinstance(s, (str, os.PathLike)) for s in items):
+            raise IrwError(f"load {kind} from paths, binary streams or a pandas DataFrame")
+        tmp = files.temp_dir("stream")
+        names: dict[str, str] = {}
+        try:
+            paths = []
+            for number, item in enumerate(items):
+                if not hasattr(item, "read"):
+                    paths.append(str(item))
+                    continue
+                path = os.path.join(tmp, f"stream{number}")
+                with open(path, "wb") as out:
+                    try:
+                        shutil.copyfileobj(item, out)
+                    except TypeError:  # a text stream: a file holds bytes
+                        raise IrwError(f"read {kind} from a binary stream (sys.stdin.buffer, "
+                                       "open(path, 'rb')), not a text stream") from None
+                names[path] = _stream_name(item)
+                paths.append(path)
+            yield paths
+        except IrwError as exc:
+            text = str(exc)
+            for path, name in names.items():
+                text = text.replace(path, name)
+            raise IrwError(text) from None
+        finally:
+            files.remove_temp(tmp)
         return
     if isinstance(source, Result):  # what a method returned, loaded again
         source = source.df()
     if not hasattr(source, "columns"):
         raise IrwError(f"load {kind} from paths or a pandas DataFrame, not {type(source).__name__}")
-    tmp = files.temp_dir("frame")
-    path = os.path.join(tmp, "frame")
-    try:
-        _write_trec(source, path, kind, run_id)
-        yield [path]
-    except IrwError as exc:
-        text = re.sub(re.escape(path) + r", line (\d+)",
-                      lambda m: f"the DataFrame, row {int(m.group(1)) - 1}", str(exc))
-        raise IrwError(text.replace(path, "the DataFrame")) from None
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    cols = RUN_COLUMNS if kind == "runs" else QRELS_COLUMNS
+    found = {role: _column(source, role, names, kind, required=role not in ("rank", "run_id"))
+             for role, names in cols.items()}
+    if kind == "runs" and found["run_id"] is None and not run_id:
+        raise IrwError("the runs DataFrame has no run_id (or name) column: name the run with run_id=...")
+    fields = ({"topic": found["topic"], "docno": found["docno"], "run_id": found["run_id"],
+               "given_rank": found["rank"], "score": found["score"]} if kind == "runs" else
+              {"topic": found["topic"], "docno": found["docno"], "rel": found["rel"]})
+    yield [loading.Frame(source, kind, fields, run_id=run_id if found.get("run_id") is None else None)]
 
 
 @contextmanager
 def _meta_file(source):
-    """Run metadata as a TSV path: the path given, or a DataFrame written as one (None: none)."""
+    """Run metadata: the TSV path given, or a DataFrame, read as data (None: none)."""
     if source is None or isinstance(source, (str, os.PathLike)):
         yield None if source is None else str(source)
         return
-    with files.temporary_directory("frame") as tmp:
-        path = os.path.join(tmp, "meta.tsv")
-        source.to_csv(path, sep="\t", index=False)
-        yield path
-
-
-def _write_trec(frame, path: str, kind: str, run_id: str | None) -> None:
-    """Write a DataFrame of runs or qrels as a TREC file (sql/frames.sql); the loader reads
-    it as any file."""
-    import duckdb
-
-    cols = RUN_COLUMNS if kind == "runs" else QRELS_COLUMNS
-    found = {role: _column(frame, role, names, kind, required=role not in ("rank", "run_id"))
-             for role, names in cols.items()}
-    if kind == "runs" and found["run_id"] is None and not run_id:
-        raise IrwError("the runs DataFrame has no run_id (or name) column: name the run with run_id=...")
-    con = duckdb.connect()
-    try:
-        con.register("frame", frame)
-        number = "score" if kind == "runs" else "rel"
-        missing = con.execute(sql.statement("frames.sql", "missing", found[number])).fetchall()[0][0]
-        if missing is not None:
-            raise IrwError(f"the {kind} DataFrame, row {missing}: the {found[number]} is missing (NaN or None)")
-        if kind == "runs":
-            select = sql.statement("frames.sql", "run_lines", found["topic"], found["docno"],
-                                   found["score"], found["rank"], found["run_id"])
-            params = [run_id] * select.count("?")
-        else:
-            select = sql.statement("frames.sql", "qrels_lines", found["topic"], found["docno"], found["rel"])
-            params = []
-        con.execute(sql.statement("frames.sql", "write", select, path), params)
-    finally:
-        con.close()
-
+    if isinstance(source, Result):
+        source = source.df()
+    if not hasattr(source, "columns"):
+        raise IrwError(f"run metadata comes from a TSV file or a pandas DataFrame, not {type(source).__name__}")
+    yield source

@@ -9,24 +9,28 @@ DuckDB lets one process write a file, or several read it: a file another process
 retried for ``wait`` seconds, then reported with the process that holds it. A load reads
 and ranks its files in a connection of its own (:class:`Staging`), which attaches the
 warehouse only for its final transaction.
+
+Every DuckDB connection irw opens is made by :func:`open_duckdb`, with DuckDB's extension
+auto-loading off; users' SQL runs in DuckDB's own sandbox (:class:`Sandbox`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import fcntl
 import functools
 import math
 import os
 import re
-import tempfile
-import uuid
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
 
-from .errors import Interrupts, IrwError, inline, shown
-from .files import TEMP_PREFIX, sweep
+from . import files
+from .errors import Interrupts, IrwError, first_error, inline, shown
 from .result import Result
 from .sql import quote_literal, used
 
@@ -96,33 +100,116 @@ def memory_bytes(con: duckdb.DuckDBPyConnection) -> int:
     return int(float(match.group(1)) * _UNITS[match.group(2).lower()])
 
 
-_configured_limit: str | None = None
+_given_limit: str | None = None
 
 
 def memory_limit_text() -> str:
-    """The memory limit the last connection was given (for messages)."""
-    return _configured_limit or "the default"
+    """The memory limit of this process's connections, for messages: as the user gave it
+    (``--memory-limit``, IRW_MEMORY_LIMIT), else the default with its size."""
+    return _given_limit or f"the default, {memory_limit()}"
+
+
+# ------------------------------------------------------------------------ DuckDB's settings
+
+# What every DuckDB connection irw opens is given when it is made (open_duckdb): DuckDB never
+# installs or loads an extension by itself -- a query naming read_xlsx, or a file DuckDB would
+# read with its sqlite extension, fails instead of fetching and running code.
+DUCKDB_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+
+
+def open_duckdb(path: str = ":memory:", read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection: the one place every connection irw opens -- a warehouse, a
+    load's staging connection, a copy being published, a fast path's own -- is made, with
+    :data:`DUCKDB_CONFIG`. A warehouse file is opened by :func:`connect` (which comes
+    here), not directly."""
+    return duckdb.connect(path, read_only=read_only, config=dict(DUCKDB_CONFIG))
 
 
 def configure(con: duckdb.DuckDBPyConnection, limit: str | None = None) -> None:
     """Settings of every connection irw opens: no progress bar (irw's stdout is its own), the
-    memory limit (:func:`memory_limit`), and a private directory, under the system's temporary
-    directory, to which DuckDB spills what does not fit (created on demand and removed by
-    DuckDB when the connection closes)."""
+    memory limit (:func:`memory_limit`), and a private directory, in this process's temporary
+    directory (irwarehouse.files.temp_path), to which DuckDB spills what does not fit (created
+    on demand and removed by DuckDB when the connection closes)."""
+    if is_configuration_locked(con):
+        # a database this process holds open already, whose DuckDB users' SQL put in the
+        # sandbox (Sandbox): configured by its first connection, and locked since
+        return
     con.execute("SET enable_progress_bar = false")
-    sweep()  # what killed irw processes left in the temporary directory
-    spill = os.path.join(tempfile.gettempdir(), f"{TEMP_PREFIX}spill-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    spill = files.temp_path("spill")
     try:
         con.execute(f"SET temp_directory = {quote_literal(spill)}")
     except duckdb.Error:
         pass  # a database this process already opened, and spilled from: it keeps its directory
-    global _configured_limit
+    global _given_limit
+    given = limit if limit is not None else (os.environ.get("IRW_MEMORY_LIMIT") or None)
     value = memory_limit(limit)
-    _configured_limit = value
+    if given is not None:
+        _given_limit = str(given).strip()
     try:
         con.execute(f"SET memory_limit = {quote_literal(value)}")
     except duckdb.Error:
         raise IrwError(f"memory limit {shown(value)} is not a size (write e.g. 2GB, 1500MB, 4GiB)") from None
+
+
+class Sandbox:
+    """DuckDB's own sandbox for users' SQL (irw sql, Warehouse.sql): external access off
+    (``enable_external_access``), so that the SQL reads and writes the warehouse and nothing
+    else -- no file read or written, no ATTACH, no INSTALL or LOAD -- but for the
+    directories and files the user allowed (``allowed_directories`` / ``allowed_paths``),
+    and the configuration locked (``lock_configuration``), so that no statement can undo
+    it. DuckDB checks every path itself, however it is spelled (literal, variable, glob,
+    ``..``): no parser of irw's decides. DuckDB's own files (the warehouse, its journal,
+    the spill directory) stay reachable to DuckDB, and to nothing else. The settings are
+    DuckDB's database instance's: every connection of this process to the same file shares
+    them, until the last one closes."""
+
+    def __init__(self, directories=(), paths=()):
+        self.directories = tuple(sorted(set(directories)))
+        self.paths = tuple(sorted(set(paths)))
+
+    def __eq__(self, other):
+        return (isinstance(other, Sandbox) and self.directories == other.directories
+                and self.paths == other.paths)
+
+    def __hash__(self):
+        return hash((self.directories, self.paths))
+
+    def __repr__(self):
+        return f"Sandbox(directories={self.directories!r}, paths={self.paths!r})"
+
+    def apply(self, con: duckdb.DuckDBPyConnection) -> None:
+        """Put ``con`` in the sandbox, for as long as it lives (DuckDB turns external access
+        back on only in a new database instance)."""
+        settle(con)
+        if is_configuration_locked(con):  # the file's DuckDB, shared with another connection
+            if in_sandbox(con) and self._within(con):
+                return
+            raise IrwError("another connection of this process to the warehouse keeps DuckDB's "
+                           "sandbox of an earlier sql call, which allows other files: close it first")
+        listed = lambda items: "[" + ", ".join(quote_literal(i) for i in items) + "]"  # noqa: E731
+        if self.directories:
+            con.execute(f"SET allowed_directories = {listed(self.directories)}")
+        if self.paths:
+            con.execute(f"SET allowed_paths = {listed(self.paths)}")
+        con.execute("SET enable_external_access = false")
+        con.execute("SET lock_configuration = true")
+
+
+    def _within(self, con) -> bool:
+        """Does the sandbox ``con`` is in allow what this one allows?"""
+        dirs, paths = con.execute("SELECT current_setting('allowed_directories'), "
+                                  "current_setting('allowed_paths')").fetchone()
+        held = {os.path.abspath(str(x)) for x in list(dirs or []) + list(paths or [])}
+        return all(os.path.abspath(str(x)) in held for x in self.directories + self.paths)
+
+
+def is_configuration_locked(con) -> bool:
+    return bool(con.execute("SELECT current_setting('lock_configuration')").fetchone()[0])
+
+
+def in_sandbox(con) -> bool:
+    """Is ``con``'s database in DuckDB's sandbox (external access off)?"""
+    return not con.execute("SELECT current_setting('enable_external_access')").fetchone()[0]
 
 
 @contextmanager
@@ -130,14 +217,25 @@ def unordered(con):
     """Bulk work that keeps no insertion order: the statements of a load, of the base and of
     an evaluation say ORDER BY wherever order matters, and without insertion order DuckDB
     writes large results in parallel and in less memory. Elsewhere (users' SQL, exports) a
-    query without ORDER BY keeps the order rows were stored in, as in any DuckDB client."""
-    before = con.execute("SELECT current_setting('preserve_insertion_order')").fetchone()[0]
+    query without ORDER BY keeps the order rows were stored in, as in any DuckDB client. A
+    connection in the sandbox (its configuration locked: :class:`Sandbox`) keeps the order.
+    When the work fails, the setting is put back only if the transaction still allows it:
+    the work's own error is the one to report, not that of a statement after it."""
+    before, locked = con.execute("SELECT current_setting('preserve_insertion_order'), "
+                                 "current_setting('lock_configuration')").fetchone()
+    if locked or not before:
+        yield
+        return
     con.execute("SET preserve_insertion_order = false")
     try:
         yield
-    finally:
-        if before:
+    except BaseException:
+        try:
             con.execute("SET preserve_insertion_order = true")
+        except duckdb.Error:  # an aborted transaction: restored after its rollback
+            _order_to_restore[id(con)] = True
+        raise
+    con.execute("SET preserve_insertion_order = true")
 
 
 def without_order(fn):
@@ -152,20 +250,31 @@ def without_order(fn):
 def connect(path: str | None = None, read_only: bool = False, create: bool = True,
             wait: float | None = None, memory: str | None = None) -> duckdb.DuckDBPyConnection:
     """Open the warehouse file ``path`` (``:memory:`` for a throw-away one), creating it only
-    with ``create`` (in :data:`STORAGE_VERSION`), and check that it is an irw warehouse of a
-    layout this irw reads (a new, empty database is one). A file another process holds is
-    retried for ``wait`` seconds (default DEFAULT_WAIT, or $IRW_WAIT), then reported with the
-    process that holds it. ``memory``: DuckDB's memory limit (see :func:`memory_limit`)."""
+    with ``create`` (in :data:`STORAGE_VERSION`, atomically: :func:`create_file`), and check
+    that it is an irw warehouse of a layout this irw reads (a new, empty database is one).
+    A file another process holds -- or a directory where another process is creating a
+    warehouse -- is waited for ``wait`` seconds (default DEFAULT_WAIT, or $IRW_WAIT), then
+    reported with the process that holds it. ``memory``: DuckDB's memory limit (see
+    :func:`memory_limit`)."""
     path = resolve_path(path)
-    if path != ":memory:" and not Path(path).exists() and (read_only or not create):
-        raise IrwError(f"no warehouse at {path}: create one by loading qrels or runs "
-                       "(irw load qrels FILE --name NAME, irw load runs FILES), or choose the file "
-                       "with --db or IRW_DB")
-    if not read_only and path != ":memory:" and not Path(path).exists():
-        _check_new_file(path)
-        create_file(path)
-    con = _waiting(lambda: duckdb.connect(path, read_only=read_only and path != ":memory:"),
-                   path, read_only, wait)
+    if path == ":memory:":
+        con = open_duckdb(path)
+    else:
+        deadline = Deadline(wait)
+        check_path(path)
+        if not Path(path).exists():
+            if read_only or not create:
+                raise IrwError(_no_warehouse(path))
+            _create_once(path, deadline)
+
+        def attempt():
+            with directory_lock(path, exclusive=False, deadline=deadline):
+                if not Path(path).exists():  # removed by a first load that failed meanwhile
+                    raise IrwError(_no_warehouse(path))
+                check_path(path)
+                return open_duckdb(path, read_only=read_only)
+
+        con = deadline.retry(attempt, path, read_only)
     try:
         configure(con, memory)
         check_warehouse(con, path)
@@ -173,6 +282,24 @@ def connect(path: str | None = None, read_only: bool = False, create: bool = Tru
         con.close()
         raise
     return con
+
+
+def _no_warehouse(path: str) -> str:
+    return (f"no warehouse at {path}: create one by loading qrels or runs "
+            "(irw load qrels FILE --name NAME, irw load runs FILES), or choose the file "
+            "with --db or IRW_DB")
+
+
+def check_path(path: str) -> None:
+    """Refuse at once a warehouse path that is no database file: a directory, a named pipe,
+    a device (which DuckDB could wait on forever), or a file that is not a DuckDB database
+    (read from its header: a SQLite file never reaches DuckDB, which would want an
+    extension to read it)."""
+    kind = files.file_kind(path)
+    if kind is not None:
+        raise IrwError(f"{path} is {kind}, not a warehouse file: choose another --db")
+    if Path(path).exists() and not files.is_database(path):
+        raise IrwError(f"{path} is not a DuckDB database, so not an irw warehouse: choose another --db")
 
 
 def _check_new_file(path: str) -> None:
@@ -185,10 +312,9 @@ def _check_new_file(path: str) -> None:
 
 
 def open_problem(path: str, exc: Exception) -> str:
-    """One line saying why DuckDB could not open ``path``."""
+    """One line saying why DuckDB could not open ``path`` (DuckDB's own first line: a
+    damaged file says so, it is not taken for a file in use)."""
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    if "not a valid DuckDB database file" in text:
-        return f"{path} is not a DuckDB database, so not an irw warehouse: choose another --db"
     return f"cannot open the warehouse {path}: {text}"
 
 
@@ -211,8 +337,8 @@ def _warehouse_problem(con: duckdb.DuckDBPyConnection, path: str) -> str | None:
             "WHERE table_catalog = current_database() AND table_schema = 'main'").fetchall()}
         if not names:
             return None
-        shown = ", ".join(sorted(names)[:5]) + (", ..." if len(names) > 5 else "")
-        return (f"{path} is a DuckDB database but not an irw warehouse (it holds {shown}); "
+        held = ", ".join(sorted(names)[:5]) + (", ..." if len(names) > 5 else "")
+        return (f"{path} is a DuckDB database but not an irw warehouse (it holds {held}); "
                 "choose another --db")
     if not version.isdigit() or int(version) > int(SCHEMA_VERSION):
         return (f"{path} was written by a newer irwarehouse (warehouse schema version {version}; "
@@ -228,6 +354,13 @@ class Staging:
     locked for that transaction alone and readers may use it while the files are read. For a
     ``:memory:`` warehouse, ``con`` is the warehouse itself (then ``attach`` is None).
 
+    A load may create the warehouse: the first load into a file that does not exist. It
+    then holds the lock of the file's directory (:func:`directory_lock`) from the moment it
+    finds no file until its final transaction is committed or the file it made is removed,
+    so that a load that fails leaves no file and never removes one another process wrote:
+    another command on that file waits for the lock (``wait``), then finds the warehouse
+    made, or none.
+
     ``prepare(con, path, read_only, notify)`` makes the warehouse ready for the load (its
     schema set up, changes made outside irw reconciled: irwarehouse.schema.prepare); it runs
     in the final transaction, with the load."""
@@ -235,6 +368,7 @@ class Staging:
     def __init__(self, path: str | None = None, wait: float | None = None, notify=None,
                  create: bool = True, memory: str | None = None, prepare=None, con=None):
         self.path, self.wait, self.notify, self.prepare = resolve_path(path), wait, notify, prepare
+        self.create = create
         self.owned = con is None
         if self.path == ":memory:":
             self.con, self.attach = con if con is not None else connect(self.path, memory=memory), None
@@ -242,9 +376,11 @@ class Staging:
                 with transaction(self.con):
                     prepare(self.con, self.path, False, notify)
             return
+        check_path(self.path)
         if not create and not Path(self.path).exists():
-            connect(self.path, create=False)  # the error that says how to create one
-        self.con = duckdb.connect(":memory:")
+            raise IrwError(_no_warehouse(self.path))
+        Deadline(wait)  # a bad --wait: before any reading
+        self.con = open_duckdb()
         try:
             configure(self.con, memory)
         except BaseException:
@@ -254,31 +390,61 @@ class Staging:
 
     @contextmanager
     def _attach(self):
-        created = not Path(self.path).exists()
-        if created:  # created only now, and removed if the load fails: a failed first load leaves no file
-            _check_new_file(self.path)
-            create_file(self.path)
+        deadline = Deadline(self.wait)
+        while True:
+            if Path(self.path).exists() or not self.create:
+                # a warehouse: attached once no first load of it is under way
+                def attempt():
+                    with directory_lock(self.path, exclusive=False, deadline=deadline):
+                        if not Path(self.path).exists():
+                            return False  # a first load that failed removed it: make it anew
+                        check_path(self.path)
+                        self.con.execute(f"ATTACH {quote_literal(self.path)} AS irw_warehouse")
+                        return True
+
+                if deadline.retry(attempt, self.path, False):
+                    with self._transaction(created=False):
+                        yield self.con
+                    return
+                if not self.create:
+                    raise IrwError(_no_warehouse(self.path))
+                continue
+            with directory_lock(self.path, exclusive=True, deadline=deadline) as locked:
+                if Path(self.path).exists():
+                    continue  # another process made it meanwhile: load into it
+                _check_new_file(self.path)
+                if not create_file(self.path):
+                    continue
+                try:
+                    deadline.retry(lambda: self.con.execute(
+                        f"ATTACH {quote_literal(self.path)} AS irw_warehouse"), self.path, False)
+                    with self._transaction(created=True):
+                        yield self.con
+                except BaseException:
+                    # the file this load made, and nobody else used (the directory's lock
+                    # kept them waiting), goes with the load
+                    if locked:
+                        for leftover in (self.path, self.path + ".wal"):
+                            with contextlib.suppress(FileNotFoundError):
+                                os.remove(leftover)
+                    raise
+            return
+
+    @contextmanager
+    def _transaction(self, created: bool):
+        """The final transaction on the attached warehouse, then its detaching."""
         try:
-            _waiting(lambda: self.con.execute(f"ATTACH {quote_literal(self.path)} AS irw_warehouse"),
-                     self.path, False, self.wait)
-            try:
-                self.con.execute("USE irw_warehouse")
-                problem = _warehouse_problem(self.con, self.path)
-                if problem:
-                    raise IrwError(problem)
-                with transaction(self.con):  # the set-up and the load: one transaction
-                    if self.prepare is not None:
-                        self.prepare(self.con, self.path, False, self.notify)
-                    yield self.con
-            finally:
-                self.con.execute("USE memory")
-                self.con.execute("DETACH irw_warehouse")
-        except BaseException:
-            if created:
-                for leftover in (self.path, self.path + ".wal"):
-                    with contextlib.suppress(FileNotFoundError):
-                        os.remove(leftover)
-            raise
+            self.con.execute("USE irw_warehouse")
+            problem = _warehouse_problem(self.con, self.path)
+            if problem:
+                raise IrwError(problem)
+            with transaction(self.con):  # the set-up and the load: one transaction
+                if self.prepare is not None:
+                    self.prepare(self.con, self.path, False, self.notify)
+                yield self.con
+        finally:
+            self.con.execute("USE memory")
+            self.con.execute("DETACH irw_warehouse")
 
     def close(self) -> None:
         if self.owned:
@@ -291,53 +457,114 @@ class Staging:
         self.close()
 
 
-def _waiting(open_fn, path: str, read_only: bool, wait: float | None):
-    """``open_fn()``, retried while another process holds the file, for ``wait`` seconds."""
-    import time
+# ------------------------------------------------------------------------ waiting, locks
 
-    if wait is None:
-        text = os.environ.get("IRW_WAIT") or str(DEFAULT_WAIT)
-        try:
-            wait = float(text)
-        except ValueError:
-            wait = math.nan
-        if not (math.isfinite(wait) and wait >= 0):
-            raise IrwError(f"IRW_WAIT {shown(text)} is not a number of seconds >= 0")
-    elif not (math.isfinite(wait) and wait >= 0):
-        raise IrwError(f"wait {shown(wait)} is not a number of seconds >= 0")
-    deadline = time.monotonic() + max(wait, 0.0)
-    pause = 0.05
-    while True:
-        try:
-            return open_fn()
-        except duckdb.Error as exc:
-            if not is_locked(exc):
-                raise IrwError(open_problem(path, exc)) from None
-            if time.monotonic() >= deadline:
-                holder = lock_holder(exc)
-                if read_only:
+class Deadline:
+    """How long to wait for a file another process holds: ``wait`` seconds (None: $IRW_WAIT,
+    else DEFAULT_WAIT) from now, shared by every wait of one opening."""
+
+    def __init__(self, wait: float | None):
+        if wait is None:
+            text = os.environ.get("IRW_WAIT") or str(DEFAULT_WAIT)
+            try:
+                wait = float(text)
+            except ValueError:
+                wait = math.nan
+            if not (math.isfinite(wait) and wait >= 0):
+                raise IrwError(f"IRW_WAIT {shown(text)} is not a number of seconds >= 0")
+        elif not (isinstance(wait, (int, float)) and math.isfinite(wait) and wait >= 0):
+            raise IrwError(f"wait {shown(wait)} is not a number of seconds >= 0")
+        self.wait = float(wait)
+        self.end = time.monotonic() + self.wait
+        self.pause = 0.05
+
+    def expired(self) -> bool:
+        return time.monotonic() >= self.end
+
+    def sleep(self) -> None:
+        time.sleep(max(0.0, min(self.pause, self.end - time.monotonic())) or 0.01)
+        self.pause = min(self.pause * 2, 0.5)
+
+    def retry(self, fn, path: str, read_only: bool):
+        """``fn()``, tried again while DuckDB finds the file locked by another process
+        (:func:`is_locked`), until the deadline; then the error naming the holder."""
+        while True:
+            try:
+                return fn()
+            except duckdb.Error as exc:
+                if not is_locked(exc):
+                    raise IrwError(open_problem(path, exc)) from None
+                if self.expired():
+                    raise IrwError(_held(path, lock_holder(exc), read_only, self.wait)) from None
+                self.sleep()
+
+
+def _held(path: str, holder: str, read_only: bool, wait: float) -> str:
+    if read_only:
+        return (f"the warehouse {path} is in use by {holder}, which is writing it; waited "
+                f"{wait:g} s. Try again when it is done, wait longer (--wait SECONDS), or "
+                "read a published copy (irw publish) meanwhile")
+    return (f"the warehouse {path} is in use by {holder}, which has it open; waited {wait:g} s. "
+            "Try again when it is closed, or wait longer (--wait SECONDS). A client that keeps "
+            "the warehouse open, even read-only, blocks every command that writes: let "
+            "dashboards and notebooks read a published copy (irw publish COPY.duckdb), and "
+            "reconnect them after each publish")
+
+
+# flock on a directory cannot be had on some file systems (NFS emulates flock with byte-range
+# locks, which a directory opened read-only cannot take): there the lock is skipped.
+_NO_LOCK = {errno.EBADF, errno.ENOLCK, errno.EINVAL, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EACCES,
+            errno.EPERM}
+
+
+@contextmanager
+def directory_lock(path: str, exclusive: bool, deadline: Deadline):
+    """The lock (flock) of the directory that holds the warehouse file ``path``: held
+    exclusively by a load while it creates the file (Staging), shared by every opening of
+    a file there, so that nobody opens a warehouse whose first load has not ended -- they
+    wait, until ``deadline``. Yields whether the lock is held (False where the file system
+    has no such locks)."""
+    directory = str(Path(path).absolute().parent)
+    try:
+        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        yield False
+        return
+    try:
+        mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
+        while True:
+            try:
+                fcntl.flock(fd, mode | fcntl.LOCK_NB)
+                held = True
+                break
+            except BlockingIOError:
+                if deadline.expired():
                     raise IrwError(
-                        f"the warehouse {path} is in use by {holder}, which is writing it; waited "
-                        f"{wait:g} s. Try again when it is done, wait longer (--wait SECONDS), or "
-                        "read a published copy (irw publish) meanwhile") from None
-                raise IrwError(
-                    f"the warehouse {path} is in use by {holder}, which has it open; waited {wait:g} s. "
-                    "Try again when it is closed, or wait longer (--wait SECONDS). A client that keeps "
-                    "the warehouse open, even read-only, blocks every command that writes: let "
-                    "dashboards and notebooks read a published copy (irw publish COPY.duckdb), and "
-                    "reconnect them after each publish") from None
-            time.sleep(pause)
-            pause = min(pause * 2, 0.5)
+                        f"the warehouse {path} is being created by another process (its first "
+                        f"load); waited {deadline.wait:g} s. Try again when it is done, or wait "
+                        "longer (--wait SECONDS)") from None
+                deadline.sleep()
+            except OSError as exc:
+                if exc.errno not in _NO_LOCK:
+                    raise
+                held = False
+                break
+        yield held
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def is_locked(exc: Exception) -> bool:
-    """Did DuckDB refuse to open a file because another process holds it?"""
-    return "lock" in str(exc).lower()
+    """Did DuckDB refuse to open a file because another process holds its lock? Read from
+    the error's type (an I/O error) and DuckDB's own wording of that one refusal at its
+    start -- never from a word anywhere in the message (a damaged file's error speaks of
+    "blocks")."""
+    return isinstance(exc, duckdb.IOException) and str(exc).startswith("IO Error: Could not set lock on file")
 
 
 def lock_holder(exc: Exception) -> str:
     """The process DuckDB names as holding a file: ``process 4242 (its command line)``."""
-    pid = re.search(r"PID (\d+)", str(exc))
+    pid = re.search(r"\(PID (\d+)\)", str(exc))
     return f"process {pid.group(1)}{_command_of(pid.group(1))}" if pid else "another process"
 
 
@@ -353,15 +580,48 @@ def _command_of(pid: str) -> str:
     return f" ({inline(text[:120])})" if text else ""
 
 
-def create_file(path: str) -> None:
-    """Create an empty DuckDB database file at ``path`` in :data:`STORAGE_VERSION`."""
-    con = duckdb.connect()
+def _create_once(path: str, deadline: Deadline) -> None:
+    """Create the warehouse file ``path`` unless another process does it first."""
+    with directory_lock(path, exclusive=True, deadline=deadline):
+        if not Path(path).exists():
+            _check_new_file(path)
+            create_file(path)
+
+
+def create_file(path: str) -> bool:
+    """Create an empty DuckDB database file at ``path`` in :data:`STORAGE_VERSION`,
+    atomically: it is made complete under a temporary name beside ``path`` and linked into
+    place only if no file is there. Returns whether this call made it (False: one was there
+    first, and is left as it is)."""
+    target = Path(path)
+    tmp = files.temporary_name(target)
+    con = open_duckdb()
     try:
-        con.execute(f"ATTACH {quote_literal(path)} AS irw_new_file "
+        con.execute(f"ATTACH {quote_literal(str(tmp))} AS irw_new_file "
                     f"(STORAGE_VERSION {quote_literal(STORAGE_VERSION)})")
         con.execute("DETACH irw_new_file")
     finally:
         con.close()
+    try:
+        os.link(tmp, target)
+        return True
+    except FileExistsError:
+        return False
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EXDEV, errno.EMLINK):
+            raise IrwError(f"cannot create the warehouse {path}: {exc.strerror}") from None
+        # no hard links here: exclusive creation decides who makes it
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            return False
+        with os.fdopen(fd, "wb") as out, open(tmp, "rb") as source:
+            out.write(source.read())
+        return True
+    finally:
+        for leftover in (tmp, Path(str(tmp) + ".wal")):
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(leftover)
 
 
 def storage_version(con: duckdb.DuckDBPyConnection) -> str | None:
@@ -415,6 +675,7 @@ def stored_meta(con) -> dict[str, str]:
 
 
 _open_transactions: dict[int, int] = {}
+_order_to_restore: dict[int, bool] = {}  # connections whose insertion order waits for a rollback
 
 
 @contextmanager
@@ -435,12 +696,17 @@ def transaction(con: duckdb.DuckDBPyConnection):
     _open_transactions[key] = 1
     try:
         yield con
-    except BaseException:
+    except BaseException as exc:
         _open_transactions.pop(key, None)
         try:
             con.execute("ROLLBACK")
+            if _order_to_restore.pop(key, False):
+                con.execute("SET preserve_insertion_order = true")
         except duckdb.Error:  # the connection is gone (closed, or interrupted for good)
             pass
+        cause = first_error(exc)
+        if cause is not exc:  # the first error of the transaction, not "transaction is aborted"
+            raise cause from None
         raise
     else:
         if Interrupts.requested:  # interrupted before: nothing is kept

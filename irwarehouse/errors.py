@@ -14,8 +14,24 @@ from contextlib import contextmanager
 class IrwError(Exception):
     """A user-facing error: bad input, unknown name, invalid option.
 
-    The message says what was wrong, where, and (where possible) what is valid.
+    The message says what was wrong, where, and (where possible) what is valid. It is one
+    printable line whatever it quotes: a file name or an id holding a newline or a control
+    character is written with escapes (:func:`inline`), so the message can neither break in
+    two nor drive a terminal.
     """
+
+    def __init__(self, message="", *args):
+        super().__init__(inline(message), *args)
+
+
+class StatusError(IrwError):
+    """An IrwError that ends a command with a given exit status: ``irw trec-eval`` ends with
+    the statuses trec_eval gives the same failure (1 usage, 2 input, 7 no topic to
+    evaluate)."""
+
+    def __init__(self, message: str, status: int):
+        super().__init__(message)
+        self.status = status
 
 
 class IrwNote(UserWarning):
@@ -25,6 +41,7 @@ class IrwNote(UserWarning):
     notebook shows it as a warning."""
 
     def __init__(self, message: str, label: str = "note"):
+        message = inline(message)
         super().__init__(message)
         self.label, self.text = label, message
 
@@ -59,11 +76,12 @@ def inline(text: str) -> str:
     return printable("".join(_BREAKS.get(c, c) for c in str(text)))
 
 
-def shown(value, limit: int = 60) -> str:
-    """User input as quoted in a message: ``repr`` of its text, cut to ``limit`` characters
-    with the number of characters left out, control characters escaped."""
+def shown(value, limit: int | None = 60) -> str:
+    """User input -- a value, an id, a file name -- as quoted in a message: ``repr`` of its
+    text, cut to ``limit`` characters (None: never) with the number of characters left out,
+    control characters escaped. The one way a message quotes what it was given."""
     text = str(value)
-    if len(text) > limit:
+    if limit is not None and len(text) > limit:
         text = text[:limit] + f"... ({len(text) - limit:,} more characters)"
     return printable(repr(text))
 
@@ -96,36 +114,74 @@ def one_line(message: str) -> str:
     return text
 
 
-# What DuckDB says, and what a user should do about it: (pattern of DuckDB's message, ours).
-_DUCKDB_PROBLEMS = [
-    (re.compile(r"failed to pin block|Out of Memory|could not allocate", re.I),
-     "DuckDB ran out of memory within the memory limit ({limit}): give it more with "
-     "--memory-limit (e.g. --memory-limit 4GB) or IRW_MEMORY_LIMIT"),
-    (re.compile(r"No space left on device", re.I),
-     "the disk is full: DuckDB could not write its data or its temporary files (TMPDIR "
-     "chooses where temporary files go)"),
-    (re.compile(r"Cannot open (?:database|file) \"?([^\"]+?\.wal)\"?|\.wal\b.*(?:Permission denied|Read-only)", re.I),
-     "cannot write the warehouse's journal ({wal}): its directory is not writable; read it "
-     "with a command that only reads (e.g. irw eval --no-store)"),
-    (re.compile(r"Permission denied", re.I),
-     "permission denied: {detail}"),
-    (re.compile(r"read-only mode|read only mode|attached in read-only", re.I),
-     "the warehouse is open read-only here: {detail}"),
-]
-
+# What DuckDB reports, read from its error's type (duckdb.OutOfMemoryException,
+# duckdb.IOException, ...), and what a user should do about it. Within a type, DuckDB's
+# first line may be quoted (a file name, say), never searched for a word that decides.
 
 def duckdb_problem(exc: BaseException, limit: str | None = None) -> str:
-    """One line for an error DuckDB raised: what a user should do where it is known, else
-    DuckDB's own first line."""
+    """One line for an error DuckDB raised -- the first one of a failed transaction
+    (:func:`first_error`) --: what a user should do where its type tells, else DuckDB's own
+    first line. ``limit``: the memory limit as the user gave it."""
+    import duckdb
+
+    exc = first_error(exc)
     text = str(exc).strip()
-    first = text.splitlines()[0] if text else type(exc).__name__
-    for pattern, message in _DUCKDB_PROBLEMS:
-        match = pattern.search(text)
-        if match:
-            wal = next((g for g in match.groups() if g), None) if match.groups() else None
-            return message.format(limit=limit or "see --memory-limit", wal=wal or "the .wal file",
-                                  detail=first)
+    first = inline(text.splitlines()[0]) if text else type(exc).__name__
+    if isinstance(exc, duckdb.OutOfMemoryException):
+        return (f"DuckDB ran out of memory within the memory limit ({limit or 'see --memory-limit'}): "
+                "give it more with --memory-limit (e.g. --memory-limit 4GB) or IRW_MEMORY_LIMIT")
+    if isinstance(exc, duckdb.PermissionException):
+        return f"not allowed: {first}"
+    if isinstance(exc, duckdb.IOException):
+        full = disk_full(text)
+        if full:
+            return full
+        wal = _quoted_path(text)
+        if wal and wal.endswith(".wal") and isinstance(exc, duckdb.IOException):
+            return (f"cannot write the warehouse's journal ({shown(wal, None)}): its directory is "
+                    "not writable; read it with a command that only reads (e.g. irw eval --no-store)")
+        return f"database: {first}"
     return f"database: {first}"
+
+
+def _quoted_path(text: str) -> str | None:
+    """The file name DuckDB quotes in an error's first line (``... file "NAME" ...``)."""
+    match = re.search(r'"([^"]+)"', text.splitlines()[0] if text else "")
+    return match.group(1) if match else None
+
+
+def disk_full(text: str) -> str | None:
+    """The message for an I/O error that is a full disk (errno ENOSPC, as DuckDB and the
+    system spell it), naming the directory of the file that could not be written."""
+    import errno
+    import os
+
+    if os.strerror(errno.ENOSPC) not in text:
+        return None
+    path = _quoted_path(text)
+    where = (f"in {shown(os.path.dirname(path) or '.', None)}" if path else
+             "for DuckDB's data or temporary files")
+    return (f"no space left on the disk {where}: free some, or set TMPDIR to a directory on "
+            "another disk (DuckDB's temporary files go there)")
+
+
+def first_error(exc: BaseException) -> BaseException:
+    """The error to report for ``exc``: itself, unless it is DuckDB's "transaction is
+    aborted" (a duckdb.TransactionException) raised after an earlier DuckDB error of the
+    same transaction -- e.g. by a clean-up statement run while that error was on its way --
+    in which case the earlier one, the cause."""
+    import duckdb
+
+    seen = set()
+    while isinstance(exc, duckdb.TransactionException) and id(exc) not in seen:
+        seen.add(id(exc))
+        earlier = exc.__context__ or exc.__cause__
+        while earlier is not None and not isinstance(earlier, duckdb.Error):
+            earlier = earlier.__context__ or earlier.__cause__
+        if earlier is None:
+            break
+        exc = earlier
+    return exc
 
 
 class Interrupts:

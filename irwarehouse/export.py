@@ -29,7 +29,7 @@ import duckdb
 
 from . import connection, files, schema, sql, state
 from .engine.base import ensure_bases
-from .errors import IrwError
+from .errors import IrwError, shown
 
 FORMATS = ("parquet", "csv")
 SCHEMA_FILE = "schema.sql"
@@ -48,8 +48,26 @@ def _qualified(schema: str, table: str) -> str:
     return sql.quote_ident(table) if schema == "main" else f"{sql.quote_ident(schema)}.{sql.quote_ident(table)}"
 
 
+_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+MAX_NAME = 255  # bytes of a file name on common file systems
+
+
+def _safe(name: str) -> str:
+    """``name`` as part of a file name: letters, digits, ``_`` and ``-`` as they are, every
+    other byte of its UTF-8 (``/``, ``.``, ``%``, white space...) as ``%XX``. Different
+    names give different file names, and none leads out of the directory."""
+    return "".join(c if c in _SAFE else "".join(f"%{b:02X}" for b in c.encode("utf-8")) for c in name)
+
+
 def _file_name(schema: str, table: str, fmt: str) -> str:
-    return f"{table}.{fmt}" if schema == "main" else f"{schema}.{table}.{fmt}"
+    """The file an export writes a table to, inside its directory (:func:`_safe`); a name
+    too long for a file name is refused."""
+    name = (_safe(table) if schema == "main" else f"{_safe(schema)}.{_safe(table)}") + f".{fmt}"
+    if len(name.encode()) > MAX_NAME:
+        raise IrwError(f"table {shown(table)}{'' if schema == 'main' else ' of schema ' + shown(schema)} "
+                       "cannot be exported: its name is too long for a file name; rename it "
+                       "(irw sql --write \"ALTER TABLE ... RENAME TO ...\")")
+    return name
 
 
 def _schema_script(tables: list[tuple[str, str, str]]) -> list[str]:
@@ -149,7 +167,6 @@ def export(con: duckdb.DuckDBPyConnection, directory: str, fmt: str = "parquet",
     parent = full.parent
     if not parent.is_dir():
         raise IrwError(f"directory {parent} does not exist")
-    files.sweep(parent)
     work = files.temporary_name(full)
     work.mkdir()
     try:
@@ -189,18 +206,23 @@ def _make_current(new: duckdb.DuckDBPyConnection) -> None:
     ensure_bases(new)
 
 
-def is_published_copy(path: Path) -> bool:
+def is_published_copy(path: Path, wait: float | None = None) -> bool:
     """Is ``path`` a copy ``irw publish`` wrote (which ``publish --replace`` may replace)? A
-    copy a client holds open for writing is not replaced (its writes would be lost): an error
-    names the client."""
-    try:
-        con = duckdb.connect(str(path), read_only=True)
-    except duckdb.Error as exc:
-        if connection.is_locked(exc):
-            raise IrwError(f"{path} is open for writing in {connection.lock_holder(exc)}: "
-                           "a published copy is replaced only while its clients read it; open it "
-                           "read-only (duckdb -readonly, read_only=True) and publish again") from None
-        return False
+    copy a client holds open for writing is not replaced (its writes would be lost): after
+    ``wait`` seconds (as for the warehouse), an error names the client."""
+    deadline = connection.Deadline(wait)
+    while True:
+        try:
+            con = connection.open_duckdb(str(path), read_only=True)
+            break
+        except duckdb.Error as exc:
+            if not connection.is_locked(exc):
+                return False
+            if deadline.expired():
+                raise IrwError(f"{path} is open for writing in {connection.lock_holder(exc)}: "
+                               "a published copy is replaced only while its clients read it; open "
+                               "it read-only (duckdb -readonly, read_only=True) and publish again") from None
+            deadline.sleep()
     try:
         if not connection.has_table(con, "irw_meta"):
             return False
@@ -209,7 +231,8 @@ def is_published_copy(path: Path) -> bool:
         con.close()
 
 
-def publish(con: duckdb.DuckDBPyConnection, out: str, replace: bool = False) -> dict:
+def publish(con: duckdb.DuckDBPyConnection, out: str, replace: bool = False,
+            wait: float | None = None) -> dict:
     """Write a compact DuckDB file ``out`` for dashboards and other read-only clients: every
     public table, view and macro, in :data:`irwarehouse.connection.STORAGE_VERSION`, with the
     base relation of every loaded qrels materialized (for the measure macros). The copy is
@@ -219,7 +242,7 @@ def publish(con: duckdb.DuckDBPyConnection, out: str, replace: bool = False) -> 
     source = connection.database_path(con)
     with files.output_file(out, replace=replace, what="published copy",
                            protected=(source,) if source else (),
-                           replaceable=is_published_copy,
+                           replaceable=lambda path: is_published_copy(path, wait),
                            source="the warehouse being published") as snapshot:
         with files.temporary_directory("publish") as work:
             parquet = Path(work) / "files"
@@ -227,7 +250,7 @@ def publish(con: duckdb.DuckDBPyConnection, out: str, replace: bool = False) -> 
             info = _write(con, parquet, "parquet")
             tables = public_tables(con)
             connection.create_file(str(snapshot))
-            new = duckdb.connect(str(snapshot))
+            new = connection.open_duckdb(str(snapshot))
             try:
                 connection.configure(new)
                 with connection.transaction(new):

@@ -10,39 +10,67 @@ directory of files). The rules:
 - An existing file is overwritten only with ``replace`` (``--replace``); a directory's
   contents that irw did not write are never deleted or overwritten.
 - A file is written under a temporary name beside its target and renamed onto it when
-  complete, so a failure or an interrupt leaves the old file (or none) as it was.
+  complete, so a failure or an interrupt leaves the old file (or none) as it was (a process
+  killed while writing, ``kill -9``, leaves its hidden ``.NAME.irw-...tmp`` file there: irw
+  removes nothing outside its own temporary root, below).
 
-Temporary names carry the process id (``irw-<pid>-...``), so that what a killed process left
-behind is removed by the next command (:func:`sweep`).
+irw's other temporary files live in its own temporary root, in directories that prove their
+owner (:func:`temp_dir`, :func:`sweep`).
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import fcntl
 import os
-import re
 import shutil
+import stat
 import tempfile
 import uuid
 from pathlib import Path
 from typing import Callable, Iterator
 
-from .errors import IrwError
+from .errors import IrwError, shown
 
 DUCKDB_MAGIC = b"DUCK"  # at byte 8 of every DuckDB database file
 
 
 def is_database(path: str | os.PathLike) -> bool:
-    """Is ``path`` a DuckDB database file (or the write-ahead log of one)?"""
+    """Is ``path`` a DuckDB database file (or the write-ahead log of one)? Only a regular
+    file is read (a named pipe or a device is never opened: reading one could wait forever)."""
     p = Path(path)
     if p.name.endswith(".wal") and Path(str(p)[:-4]).is_file():
         return True
     try:
+        if not stat.S_ISREG(os.stat(p).st_mode):
+            return False
         with open(p, "rb") as fh:
             head = fh.read(12)
     except OSError:
         return False
     return head[8:12] == DUCKDB_MAGIC
+
+
+def file_kind(path: str | os.PathLike) -> str | None:
+    """What ``path`` is when it exists but is not a regular file (following links): 'a
+    directory', 'a named pipe (FIFO)', 'a device', 'a socket'; None for a regular file or
+    nothing at all. Found without opening it."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
 
 
 def _same(a: str | os.PathLike, b: str | os.PathLike) -> bool:
@@ -83,9 +111,9 @@ def check_target(path: str, *, replace: bool, what: str, protected: tuple[str, .
 
 
 def temporary_name(target: Path, suffix: str = ".tmp") -> Path:
-    """A name beside ``target`` for the file being written (removed by :func:`sweep` if the
-    process that made it dies)."""
-    return target.absolute().parent / f".{target.name}.{TEMP_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}{suffix}"
+    """A hidden name beside ``target`` for the file being written, removed by the writer
+    (whatever the outcome, but ``kill -9``)."""
+    return target.absolute().parent / f".{target.name}.irw-{uuid.uuid4().hex[:12]}{suffix}"
 
 
 @contextlib.contextmanager
@@ -97,7 +125,6 @@ def output_file(path: str, *, replace: bool, what: str, protected: tuple[str, ..
     it is removed and ``path`` stays as it was. See :func:`check_target` for the rules."""
     target = check_target(path, replace=replace, what=what, protected=protected,
                           replaceable=replaceable, source=source)
-    sweep(target.absolute().parent)
     tmp = temporary_name(target)
     try:
         try:
@@ -142,7 +169,6 @@ class OutputDirectory:
         if not self.path.absolute().parent.is_dir():
             raise IrwError(f"directory {self.path.absolute().parent} does not exist (for the {what} {self.path})")
         self.path.mkdir(exist_ok=True)
-        sweep(self.path)
         self._written = self._read_manifest(adopt)
 
     def _read_manifest(self, adopt) -> set[str]:
@@ -190,19 +216,119 @@ class OutputDirectory:
 
 
 # ------------------------------------------------------------------------ temporary files
+#
+# irw's temporary directories live in one root of its own, ``$TMPDIR/irw-<uid>`` (TEMP_ROOT
+# below), private to the user. Each process that needs one makes an owner directory there
+# and proves it is irw's and alive: the directory holds a marker file (OWNER_MARKER) that
+# starts with OWNER_MAGIC, and the process holds an advisory lock (flock) on that file for
+# its lifetime. A lock is released by the system when its holder ends, however it ends, and
+# it is seen from other process namespaces and other machines sharing the directory, where a
+# process id means nothing. The clean-up (:func:`sweep`) removes an owner directory only when
+# it carries the marker and its lock is free; it looks nowhere but in the root. The marker
+# is written only once the lock is held, so a directory being set up is never taken for a
+# dead one.
 
-TEMP_PREFIX = "irw-"
-# beside an output: .NAME.irw-<pid>-<hex>.tmp; in TMPDIR: irw-<kind>-<pid>-<hex>
-_TEMP = re.compile(r"^(?:\..+\.irw-(\d+)-[0-9a-f]{8}\.tmp|irw-[a-z]+-(\d+)-[0-9a-f]{8})$")
+OWNER_MARKER = ".irw-owner"
+OWNER_MAGIC = b"irwarehouse temporary directory\n"
 
 
-def temp_dir(kind: str, where: str | None = None) -> str:
-    """A new private temporary directory ``irw-<kind>-<pid>-<random>`` (in TMPDIR, or
-    ``where``): the caller removes it; :func:`sweep` removes it if the process dies first."""
-    base = where or tempfile.gettempdir()
-    path = os.path.join(base, f"{TEMP_PREFIX}{kind}-{os.getpid()}-{uuid.uuid4().hex[:8]}")
-    os.mkdir(path, 0o700)
-    return path
+def temp_root() -> Path:
+    """irw's own temporary root, ``$TMPDIR/irw-<uid>`` (created, private to the user): the
+    only place :func:`sweep` removes anything. One that is not a directory of this user's,
+    or that others may write, is refused."""
+    root = Path(tempfile.gettempdir()) / f"irw-{os.getuid()}"
+    try:
+        os.mkdir(root, 0o700)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise IrwError(f"cannot create irw's temporary directory {shown(str(root), None)}: "
+                       f"{exc.strerror} (TMPDIR chooses where it goes)") from None
+    info = os.lstat(root)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+        raise IrwError(f"{shown(str(root), None)} is not a private directory of this user's, so irw "
+                       "does not keep temporary files there: remove it, or set TMPDIR to another "
+                       "directory")
+    return root
+
+
+class _Owner:
+    """This process's owner directory in :func:`temp_root` (made on first use, locked for
+    the process's lifetime, removed when it exits); one per root, should TMPDIR change."""
+
+    made: dict[Path, tuple[Path, int]] = {}  # root -> (owner directory, its locked marker)
+    pid: int | None = None
+
+    @classmethod
+    def directory(cls) -> Path:
+        if cls.pid != os.getpid():  # a child process owns nothing of its parent's
+            cls.made, cls.pid = {}, os.getpid()
+            atexit.register(cls.remove)
+        root = temp_root()
+        if root in cls.made and cls.made[root][0].is_dir():
+            return cls.made[root][0]
+        sweep(root)  # what irw processes that ended without cleaning up left there
+        path = root / uuid.uuid4().hex[:16]
+        try:
+            os.mkdir(path, 0o700)
+            fd = os.open(path / OWNER_MARKER, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BaseException:
+                os.close(fd)
+                raise
+        except OSError as exc:
+            shutil.rmtree(path, ignore_errors=True)
+            raise IrwError(f"cannot make a temporary directory in {shown(str(root), None)}: "
+                           f"{exc.strerror} (TMPDIR chooses where it goes)") from None
+        try:  # the proof, written once the lock is held; on a full disk the directory is
+            # used without it (removed when the process ends; the sweep cannot take it)
+            os.write(fd, OWNER_MAGIC + f"pid {os.getpid()} on {os.uname().nodename}\n".encode())
+        except OSError:
+            pass
+        cls.made[root] = (path, fd)
+        return path
+
+    @classmethod
+    def owns(cls, path: str) -> bool:
+        return cls.pid == os.getpid() and any(str(owner) == path for owner, _ in cls.made.values())
+
+    @classmethod
+    def remove(cls) -> None:
+        if cls.pid != os.getpid():
+            return
+        for path, fd in cls.made.values():
+            shutil.rmtree(path, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        cls.made = {}
+
+
+def temp_dir(kind: str) -> str:
+    """A new private temporary directory ``<kind>-<random>`` in this process's owner
+    directory (see above): the caller removes it (:func:`remove_temp`), and if the process
+    ends first, the next irw's :func:`sweep` removes it with the owner directory."""
+    owner = _Owner.directory()
+    path = owner / f"{kind}-{uuid.uuid4().hex[:8]}"
+    try:
+        os.mkdir(path, 0o700)
+    except OSError as exc:
+        raise IrwError(f"cannot make a temporary directory in {shown(str(owner), None)}: "
+                       f"{exc.strerror} (TMPDIR chooses where it goes)") from None
+    return str(path)
+
+
+def temp_path(kind: str) -> str:
+    """A new name ``<kind>-<random>`` in this process's owner directory, not created: for
+    what another program makes there and removes (DuckDB's spill directory)."""
+    return str(_Owner.directory() / f"{kind}-{uuid.uuid4().hex[:8]}")
+
+
+def remove_temp(path: str | os.PathLike) -> None:
+    """Remove a directory :func:`temp_dir` made (only such a one: inside the owner
+    directory of this process)."""
+    if _Owner.owns(str(Path(path).parent)):
+        shutil.rmtree(path, ignore_errors=True)
 
 
 @contextlib.contextmanager
@@ -212,46 +338,49 @@ def temporary_directory(kind: str) -> Iterator[str]:
     try:
         yield path
     finally:
-        shutil.rmtree(path, ignore_errors=True)
+        remove_temp(path)
 
 
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
+def _owner_gone(entry: os.DirEntry) -> bool:
+    """Is ``entry`` an owner directory (it holds the marker, with irw's text) whose lock is
+    free (its owner has ended)?"""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # another user's process: alive
+        fd = os.open(os.path.join(entry.path, OWNER_MARKER), os.O_RDWR | os.O_NOFOLLOW)
+    except OSError:
+        return False  # no marker (or not readable): not provably irw's
+    try:
+        if os.read(fd, len(OWNER_MAGIC)) != OWNER_MAGIC:
+            return False  # being set up, or not irw's
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False  # its owner holds it: alive
         return True
-    return True
+    finally:
+        os.close(fd)
 
 
-def sweep(directory: str | os.PathLike | None = None) -> list[str]:
-    """Remove what irw processes that are gone left in ``directory`` (default TMPDIR): the
-    temporary files and directories named with their process id. Returns what it removed."""
-    directory = Path(directory or tempfile.gettempdir())
+def sweep(root: str | os.PathLike | None = None) -> list[str]:
+    """Remove from irw's temporary root (default :func:`temp_root`) the owner directories
+    whose owners have ended: each must hold the marker, and its lock must be free. Nothing
+    else is looked at, in the root or anywhere. Returns what it removed."""
+    root = Path(root) if root is not None else temp_root()
     removed = []
     try:
-        entries = list(os.scandir(directory))
+        entries = list(os.scandir(root))
     except OSError:
         return removed
     for entry in entries:
-        match = _TEMP.match(entry.name)
-        if not match or _alive(int(match.group(1) or match.group(2))):
+        if _Owner.owns(entry.path):
             continue
         try:
-            if entry.is_dir(follow_symlinks=False):
-                if not entry.stat(follow_symlinks=False).st_uid == os.getuid():
-                    continue
-                shutil.rmtree(entry.path, ignore_errors=True)
-            elif entry.stat(follow_symlinks=False).st_uid == os.getuid():
-                os.unlink(entry.path)
-            else:
+            if not entry.is_dir(follow_symlinks=False) or entry.stat(follow_symlinks=False).st_uid != os.getuid():
                 continue
         except OSError:
             continue
-        removed.append(entry.path)
+        if _owner_gone(entry):
+            shutil.rmtree(entry.path, ignore_errors=True)
+            removed.append(entry.path)
     return removed
 
 

@@ -1,13 +1,18 @@
 """The measure catalogue and the parser for measure names.
 
-Each measure is a small declarative entry -- name, description, parameters with defaults,
-whether it takes a cut-off -- and its computation is one SQL file ``sql/measures/<Name>.sql``
-of a fixed shape (see ``sql/evaluate.sql``). Names follow the ``ir_measures`` notation::
+Each measure is a small declarative entry (:class:`MeasureDef`) -- name, description,
+parameters with type, default and range, whether it takes a cut-off, what the engine must
+give its SQL -- and its computation is one SQL file ``sql/measures/<Name>.sql`` of a fixed
+shape (see ``sql/evaluate.sql``). The entries are checked when the catalogue is built.
+Names follow the ``ir_measures`` notation::
 
-    Name(param=value,...)@k          e.g.  nDCG(discount=jk)@10, P(rel=2)@5, RBP(p=0.95)
+    Name(param=value,...)@k          e.g.  nDCG(discount=jk)@10, P(rel=2)@5, RBP(p=0.95), IPrec@0.3
 
-``Name'`` is the condensed (judged-only) form, the same as ``judged_only=True``; trec_eval
-names (``map``, ``P_10``, ``ndcg_cut_10``, ...) are accepted as aliases.
+``Name'`` is the condensed (judged-only) form, the same as ``judged_only=True``. trec_eval
+10.0's measures are declared once, in :data:`TREC_FAMILIES` (the catalogue measure each
+stands for, its parameters, how trec_eval aggregates and prints it); their names (``map``,
+``P_10``, ``ndcg_cut_10``, ``iprec_at_recall_0.30``, ...) are accepted as aliases, and
+irwarehouse.trec_names reads trec_eval's ``-m`` arguments from the same table.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from dataclasses import dataclass, field
 
 from . import numbers
 from .errors import IrwError, shown
+from .sql import quote_literal
 
 DISCOUNTS = ("log2p1", "jk")
 
@@ -24,7 +30,7 @@ DISCOUNTS = ("log2p1", "jk")
 @dataclass(frozen=True)
 class Param:
     name: str
-    kind: str  # int | float | bool | choice | gains
+    kind: str  # int | float | bool | choice | gains | floats (a list of numbers: {0.2,0.5})
     default: object
     help: str
     choices: tuple = ()
@@ -67,7 +73,48 @@ DEPTH = Param("depth", "int", None, "set p by the residual at a depth instead: p
 RESIDUAL = Param("residual", "float", 0.1, "with depth: the weight beyond rank depth; 0 < residual < 1",
                  low=0.0, high=1.0, low_open=True, high_open=True, always_shown=True,
                  requires="depth")
+ALL_JUDGED_ZERO = Param("zero_if_judged", "bool", False,
+                        "0 when every document within min(k, n) is judged (trec_eval's rbp_resid, "
+                        "which then leaves out the tail p^n)")
 BETA = Param("beta", "float", 1.0, "weight of gain against rank (0 gives AP); beta >= 0", low=0.0)
+
+
+UNLISTED = Param("unlisted", "choice", "zero", "gain of the grades gains does not list: zero, or "
+                 "grade (trec_eval's ndcg.1=3 form keeps the other grades' gain = grade)",
+                 ("zero", "grade"), requires="gains")
+MULT = Param("mult", "float", 1.0, "the cut-off as a multiple of R: P at floor(mult R + 0.9) "
+             "(trec_eval's Rprec_mult); mult >= 0", low=0.0)
+RECALLS = Param("recalls", "floats", tuple(i / 10 for i in range(11)),
+                "the recall levels averaged, e.g. {0.2,0.5,0.8}; levels >= 0", low=0.0)
+SET_BETA = Param("beta", "float", 1.0, "weight of recall against precision: (1+beta) P R / (beta P + R) "
+                 "(trec_eval's set_F parameter, the square of van Rijsbergen's beta); beta >= 0",
+                 low=0.0)
+GMAX = Param("gmax", "int", None, "the grade of certain relevance: R_i = (2^g_i - 1) / 2^gmax, "
+             "grades above it count as gmax (default: the top grade of the qrels; ir_measures' "
+             "gdeval uses 4); gmax >= 0", low=0)
+UTILITY = (Param("a", "float", 1.0, "worth of a relevant document retrieved"),
+           Param("b", "float", -1.0, "worth of a non-relevant (or unjudged) document retrieved"),
+           Param("c", "float", 0.0, "worth of a relevant document not retrieved"),
+           Param("d", "float", 0.0, "worth of a non-relevant document not retrieved (with docs)"),
+           Param("docs", "int", 0, "documents in the collection (trec_eval -N); docs >= 0", low=0))
+
+# The parameters the engine itself interprets (relevance threshold, condensed list, gains,
+# discount): every other parameter reaches the measure's SQL as ``m.<name>``.
+ENGINE_PARAMS = ("rel", "judged_only", "gains", "unlisted", "discount", "base")
+
+# What a measure may declare in ``needs`` beyond its ranking: values the engine computes only
+# for the measures that ask (documented with the hooks in sql/evaluate.sql).
+NEEDS = {
+    "top_grade": "m.top_grade: the largest grade judged in the qrels (one value per qrels)",
+    "pool_unjudged": "m.pool_unjudged: per row, the documents ranked above it that the qrels "
+                     "lists with a grade below 0 (in the pool, not assessed)",
+}
+
+# Names a parameter of a measure may not take: the context ``m`` already uses them.
+_RESERVED = {"id", "label", "name", "module", "pos", "n", "k", "within", "ideal_within", "rel",
+             "R", "N", "c_rel", "c_nonrel", "gain", "gkey", "cg", "gmax_g", "gain_max", "top_grade",
+             "pool_unjudged", "run", "iv", "ipos", "ideal_ranking", "ideal_len", "needs",
+             "threshold", "gainset", "args", "checks", "window_guard", "many"}
 
 
 @dataclass(frozen=True)
@@ -75,21 +122,37 @@ class MeasureDef:
     """A measure of the catalogue: what it is and what its SQL (``sql/measures/<name>.sql``)
     needs -- the engine reads these properties and has no branch on a measure's name.
 
+    ``params``: its parameters; each one the engine does not interpret (ENGINE_PARAMS) reaches
+    the SQL as ``m.<name>`` and the measure macro as an argument of that name. ``cutoff``:
+    it takes ``@k``; ``cutoff_kind`` 'rank' (an integer k) or 'recall' (a recall level in
+    [0, ...), IPrec@0.3); ``cutoff_required``: ``@`` must be given.
     ``graded``: it sums gains (the ``gains`` map, or grade as gain), not binary relevance;
     ``rel_binarizes``: for a graded measure, an explicit ``rel=t`` makes its gains binary at t
     (Q keeps its gains and uses ``rel`` for C(i) and R instead); ``cumulative_gain``: its SQL
-    uses the running gain sums of the ranking and of the ideal ranking (Q's cg and cg_I);
-    ``ideal``: it is normalized by the ideal ranking; ``paper``: where it is defined."""
+    uses the running gain sums of the ranking (Q's cg); ``ideal``: it is normalized by the
+    ideal ranking; ``needs``: values of NEEDS its SQL uses. ``aliases``: other names that
+    parse to it (ir_measures'), ``ir_measures``: its name there as written in docs;
+    ``raw_form`` / ``normalized_form``: the measure that differs from it only by a per-topic
+    constant (SP for AP; standardization compares them); ``examples``: parameter settings
+    the tests evaluate it at (every engine, the measure macros, Spark); ``paper``: where it
+    is defined."""
 
     name: str
     description: str
     params: tuple[Param, ...]
     cutoff: bool = True
-    trec_eval: str = ""
+    cutoff_kind: str = "rank"
+    cutoff_required: bool = False
     graded: bool = False
     rel_binarizes: bool = True
     cumulative_gain: bool = False
     ideal: bool = False
+    needs: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+    ir_measures: str = ""
+    raw_form: str = ""
+    normalized_form: str = ""
+    examples: tuple[str, ...] = ()
     paper: str = ""
 
     def param(self, name: str) -> Param | None:
@@ -102,69 +165,351 @@ class MeasureDef:
         gains, as trec_eval's ndcg does."""
         return self.param("rel") is not None and (not self.graded or not self.rel_binarizes)
 
+    @property
+    def own_params(self) -> tuple[Param, ...]:
+        """The parameters that reach its SQL as ``m.<name>`` (not ENGINE_PARAMS)."""
+        return tuple(p for p in self.params if p.name not in ENGINE_PARAMS)
+
+    @property
+    def trec_eval(self) -> str:
+        """Its trec_eval names, from TREC_FAMILIES (e.g. 'map, map_cut_k, gm_map (gm)')."""
+        return ", ".join(f.shown for f in TREC_FAMILIES if f.measure == self.name)
+
+    @property
+    def written(self) -> str:
+        """How it is written with its cut-off: AP@k, IPrec@r, RPrec."""
+        if not self.cutoff:
+            return self.name
+        return self.name + ("@r" if self.cutoff_kind == "recall" else "@k")
+
 
 BINARY = (REL, JUDGED)
-GRADED = (GAINS, DISCOUNT, BASE, REL, JUDGED)
+GRADED = (GAINS, UNLISTED, DISCOUNT, BASE, REL, JUDGED)
 TREC = "trec_eval"
 JK = "Järvelin & Kekäläinen, TOIS 2002"
 MOFFAT = "Moffat & Zobel, TOIS 2008"
 SAKAI = "Sakai, IPM 2004 (Q); Sakai, SIGIR 2007 (condensed lists)"
 WEBBER = "Webber, Moffat & Zobel, EVIA 2010"
+BUCKLEY = "Buckley & Voorhees, in TREC: Experiment and Evaluation in IR, MIT Press 2005"
+SALTON = "Salton & McGill, Introduction to Modern IR, 1983 (interpolated precision)"
+VANRIJSBERGEN = "van Rijsbergen, Information Retrieval, Butterworths 1979"
 
 CATALOGUE: dict[str, MeasureDef] = {
     m.name: m
     for m in [
-        MeasureDef("P", "Precision: relevant retrieved in the top k, divided by k (no k: by the number retrieved)", BINARY, trec_eval="P_k", paper=TREC),
-        MeasureDef("R", "Recall: relevant retrieved in the top k, divided by R", BINARY, trec_eval="recall_k", paper=TREC),
-        MeasureDef("SP", "Sum of precisions: sum over relevant ranks i <= k of P@i", BINARY, paper=WEBBER),
-        MeasureDef("AP", "Average precision, expanded normalization: SP@k / R", BINARY, trec_eval="map, map_cut_k", paper=TREC),
-        MeasureDef("aAP", "Average precision, abbreviated normalization: SP@k / min(k, R)", BINARY, paper=WEBBER),
-        MeasureDef("RPrec", "R-precision: P@R", BINARY, cutoff=False, trec_eval="Rprec", paper=TREC),
-        MeasureDef("RR", "Reciprocal rank of the first relevant document within k (0 if none)", BINARY, trec_eval="recip_rank", paper=TREC),
-        MeasureDef("Success", "1 if a relevant document is within the top k, else 0", BINARY, trec_eval="success_k", paper=TREC),
-        MeasureDef("DCG", "Discounted cumulative gain: sum of gain x discount over ranks i <= k", GRADED, graded=True, paper=JK),
-        MeasureDef("nDCG", "Normalized DCG: DCG@k / ideal DCG@k (ideal ranking truncated at k); no k: whole run and ideal ranking", GRADED, trec_eval="ndcg, ndcg_cut_k", graded=True, ideal=True, paper=JK),
-        MeasureDef("enDCG", "DCG@k divided by the DCG of the whole ideal ranking (expanded normalization)", GRADED, graded=True, ideal=True, paper=WEBBER),
-        MeasureDef("RBP", "Rank-biased precision (base score): (1-p) sum_{i<=k} (g_i/g_max) p^(i-1)", (PERSIST, DEPTH, RESIDUAL, GAINS, REL, JUDGED), trec_eval="rbp (p=0.9)", graded=True, paper=MOFFAT),
-        MeasureDef("RBPres", "RBP residual: weight of unjudged ranks within min(k, n) plus the tail p^min(k, n)", (PERSIST, DEPTH, RESIDUAL, JUDGED), trec_eval="rbp_resid (p=0.9)", paper=MOFFAT),
-        MeasureDef("nRBP", "Normalized RBP: RBP@k divided by the RBP@k of the ideal ranking", (PERSIST, DEPTH, RESIDUAL, GAINS, REL, JUDGED), graded=True, ideal=True, paper="Sakai & Kando, IRJ 2008"),
-        MeasureDef("Q", "Q-measure: (1/R) sum_{relevant i<=k} (C(i) + beta cg(i)) / (i + beta cg_ideal(i))", (BETA, GAINS, REL, JUDGED), graded=True, rel_binarizes=False, cumulative_gain=True, ideal=True, paper=SAKAI),
-        MeasureDef("Bpref", "Bpref: (1/R) sum over relevant retrieved of 1 - min(n_i, R)/min(R, N)", BINARY, trec_eval="bpref", paper="Buckley & Voorhees, SIGIR 2004"),
-        MeasureDef("Judged", "Fraction of the top min(k, n) documents that is judged", (JUDGED,), paper=MOFFAT),
-        MeasureDef("FirstUnjudged", "Rank of the first unjudged document (length + 1 if all are judged)", (JUDGED,), cutoff=False, paper="Moffat, Scholer & Yang, JDIQ 2018"),
-        MeasureDef("NumRet", "Number of documents retrieved (within k)", (JUDGED,), trec_eval="num_ret", paper=TREC),
-        MeasureDef("NumRel", "R: number of relevant documents for the topic", (REL,), cutoff=False, trec_eval="num_rel", paper=TREC),
-        MeasureDef("NumRelRet", "Number of relevant documents retrieved (within k)", BINARY, trec_eval="num_rel_ret", paper=TREC),
+        MeasureDef("P", "Precision: relevant retrieved in the top k, divided by k (no k: by the number retrieved)",
+                   BINARY, aliases=("SetP",), ir_measures="P@k; SetP (no k)", paper=BUCKLEY,
+                   examples=("P@10", "P", "P(rel=2)@5", "P'@5")),
+        MeasureDef("R", "Recall: relevant retrieved in the top k, divided by R", BINARY,
+                   aliases=("SetR",), ir_measures="R@k; SetR (no k)", raw_form="NumRelRet", paper=BUCKLEY, examples=("R@20", "R@100", "R")),
+        MeasureDef("SP", "Sum of precisions: sum over relevant ranks i <= k of P@i", BINARY,
+                   normalized_form="AP", paper=WEBBER, examples=("SP@10",)),
+        MeasureDef("AP", "Average precision, expanded normalization: SP@k / R", BINARY,
+                   ir_measures="AP", raw_form="SP", paper=BUCKLEY,
+                   examples=("AP", "AP@10", "AP(rel=2)", "AP'")),
+        MeasureDef("aAP", "Average precision, abbreviated normalization: SP@k / min(k, R)", BINARY,
+                   raw_form="SP", paper=WEBBER, examples=("aAP@5", "aAP")),
+        MeasureDef("RPrec", "R-precision: P@R; with mult, P at floor(mult R + 0.9) (0 if that is 0)",
+                   (MULT, REL, JUDGED), cutoff=False, aliases=("Rprec",), ir_measures="Rprec",
+                   paper=BUCKLEY, examples=("RPrec", "RPrec(rel=2)", "RPrec(mult=0.6)", "RPrec(mult=1.8)")),
+        MeasureDef("RR", "Reciprocal rank of the first relevant document within k (0 if none)", BINARY,
+                   ir_measures="RR", paper="Kantor & Voorhees, Information Retrieval 2000",
+                   examples=("RR", "RR@3")),
+        MeasureDef("Success", "1 if a relevant document is within the top k, else 0", BINARY,
+                   ir_measures="Success@k", paper=BUCKLEY, examples=("Success@1", "Success@10")),
+        MeasureDef("DCG", "Discounted cumulative gain: sum of gain x discount over ranks i <= k", GRADED,
+                   graded=True, normalized_form="nDCG", paper=JK,
+                   examples=("DCG@10", "DCG(discount=jk,base=3)@10")),
+        MeasureDef("nDCG", "Normalized DCG: DCG@k / ideal DCG@k (ideal ranking truncated at k); no k: whole run and ideal ranking",
+                   GRADED, graded=True, ideal=True, ir_measures="nDCG@k", raw_form="DCG", paper=JK,
+                   examples=("nDCG", "nDCG@10", "nDCG(discount=jk)@10", "nDCG(gains={1:1,2:3,3:7})@5",
+                             "nDCG(gains={2:5},unlisted=grade)@20", "nDCG(rel=2)@10", "nDCG'@10",
+                             "nDCG(discount=jk)@1000")),
+        MeasureDef("enDCG", "DCG@k divided by the DCG of the whole ideal ranking (expanded normalization)",
+                   GRADED, graded=True, ideal=True, raw_form="DCG", paper=WEBBER,
+                   examples=("enDCG@5", "enDCG(base=10)")),
+        MeasureDef("RBP", "Rank-biased precision (base score): (1-p) sum_{i<=k} (g_i/g_max) p^(i-1)",
+                   (PERSIST, DEPTH, RESIDUAL, GAINS, REL, JUDGED), graded=True, ir_measures="RBP(p=...)",
+                   paper=MOFFAT,
+                   examples=("RBP(p=0.8)", "RBP(p=0.95)@20", "RBP(p=0.5,rel=2)", "RBP(gains={1:1,2:2,3:10},p=0.9)",
+                             "RBP'(p=0.8)", "RBP(depth=10)", "RBP(depth=100,residual=0.05)@50")),
+        MeasureDef("RBPres", "RBP residual: weight of unjudged ranks within min(k, n) plus the tail p^min(k, n)",
+                   (PERSIST, DEPTH, RESIDUAL, ALL_JUDGED_ZERO, JUDGED), paper=MOFFAT,
+                   examples=("RBPres(p=0.8)", "RBPres(p=0.9)@10", "RBPres(depth=20)@10",
+                             "RBPres(p=0.9,zero_if_judged=True)")),
+        MeasureDef("nRBP", "Normalized RBP: RBP@k divided by the RBP@k of the ideal ranking",
+                   (PERSIST, DEPTH, RESIDUAL, GAINS, REL, JUDGED), graded=True, ideal=True, raw_form="RBP",
+                   paper="Sakai & Kando, IRJ 2008",
+                   examples=("nRBP(p=0.8)@10", "nRBP(p=0.6,rel=2)", "nRBP(depth=5,residual=0.2)")),
+        MeasureDef("Q", "Q-measure: (1/R) sum_{relevant i<=k} (C(i) + beta cg(i)) / (i + beta cg_ideal(i))",
+                   (BETA, GAINS, UNLISTED, REL, JUDGED), graded=True, rel_binarizes=False,
+                   cumulative_gain=True, ideal=True, paper=SAKAI,
+                   examples=("Q", "Q(beta=0.5)@10", "Q(rel=2)", "Q(gains={1:1,2:2,3:3})")),
+        MeasureDef("Bpref", "Bpref: (1/R) sum over relevant retrieved of 1 - min(n_i, R)/min(R, N)", BINARY,
+                   ir_measures="Bpref", paper="Buckley & Voorhees, SIGIR 2004",
+                   examples=("Bpref", "Bpref(rel=2)", "Bpref'")),
+        MeasureDef("Judged", "Fraction of the top min(k, n) documents that is judged", (JUDGED,),
+                   ir_measures="Judged@k", paper=MOFFAT, examples=("Judged@10", "Judged")),
+        MeasureDef("Unjudged", "Unjudged documents in the top k, divided by k (no k: by the number retrieved)",
+                   (JUDGED,), paper="trec_eval 10.0 (unj)", examples=("Unjudged@5", "Unjudged@20", "Unjudged")),
+        MeasureDef("FirstUnjudged", "Rank of the first unjudged document (length + 1 if all are judged)",
+                   (JUDGED,), cutoff=False, paper="Moffat, Scholer & Yang, JDIQ 2018",
+                   examples=("FirstUnjudged", "FirstUnjudged'")),
+        MeasureDef("NumRet", "Number of documents retrieved (within k)", (JUDGED,), ir_measures="NumRet",
+                   paper=TREC, examples=("NumRet", "NumRet@50")),
+        MeasureDef("NumRel", "R: number of relevant documents for the topic", (REL,), cutoff=False,
+                   ir_measures="NumRel", paper=TREC, examples=("NumRel", "NumRel(rel=2)")),
+        MeasureDef("NumRelRet", "Number of relevant documents retrieved (within k)", BINARY,
+                   ir_measures="NumRelRet", normalized_form="R", paper=TREC,
+                   examples=("NumRelRet@10", "NumRelRet@100")),
+        MeasureDef("NumNonRelJudgedRet", "Number of judged non-relevant documents retrieved (within k)",
+                   BINARY, paper=TREC, examples=("NumNonRelJudgedRet", "NumNonRelJudgedRet(rel=2)@10")),
+        MeasureDef("RelP", "Relative precision: relevant in the top k divided by min(k, R) (no k: by min(n, R))",
+                   BINARY, paper=TREC, examples=("RelP@5", "RelP(rel=2)@10", "RelP")),
+        MeasureDef("SetAP", "Set AP: relevant retrieved squared over (retrieved x R), set precision times set recall",
+                   BINARY, cutoff=False, ir_measures="SetAP", paper=TREC, examples=("SetAP", "SetAP(rel=2)")),
+        MeasureDef("SetF", "Set F: (1 + beta) P R / (beta P + R) of set precision P and set recall R (0 if none relevant retrieved)",
+                   (SET_BETA, REL, JUDGED), cutoff=False, ir_measures="SetF", paper=VANRIJSBERGEN,
+                   examples=("SetF", "SetF(beta=0.25)", "SetF(rel=2)")),
+        MeasureDef("IPrec", "Interpolated precision at recall level r: the best precision at or after the "
+                   "round(r R)-th relevant document retrieved (0 if it is not retrieved)",
+                   BINARY, cutoff_kind="recall", cutoff_required=True, ir_measures="IPrec@r", paper=SALTON,
+                   examples=("IPrec@0.0", "IPrec@0.3", "IPrec@1.0", "IPrec(rel=2)@0.5", "IPrec'@0.2")),
+        MeasureDef("IPrecAvg", "Interpolated precision averaged over recall levels (11 points by default)",
+                   (RECALLS, REL, JUDGED), cutoff=False, paper=SALTON,
+                   examples=("IPrecAvg", "IPrecAvg(recalls={0.2,0.5,0.8})")),
+        MeasureDef("infAP", "Inferred AP: AP estimated from a sample of the pool (grade < 0: pooled, not assessed)",
+                   BINARY, cutoff=False, needs=("pool_unjudged",), ir_measures="infAP",
+                   paper="Yilmaz & Aslam, CIKM 2006", examples=("infAP", "infAP(rel=2)", "infAP'")),
+        MeasureDef("binG", "Binary G: (1/R) sum over relevant retrieved of 1/log2(2 + documents above not relevant)",
+                   BINARY, cutoff=False, paper="trec_eval 9.0 (experimental, 2008)",
+                   examples=("binG", "binG(rel=2)")),
+        MeasureDef("G", "G: sum of g_i / log2(2 + ideal cost(i) - cg(i)) over the ranking, divided by the ideal total gain",
+                   (GAINS, UNLISTED, REL, JUDGED), cutoff=False, graded=True, cumulative_gain=True, ideal=True,
+                   paper="trec_eval 9.0 (experimental, 2008)",
+                   examples=("G", "G(gains={1:1,2:3})", "G(rel=2)")),
+        MeasureDef("RnDCG", "nDCG averaged at the R levels: where the ideal gain changes, and at n beyond them",
+                   (GAINS, UNLISTED, REL, JUDGED), cutoff=False, graded=True, rel_binarizes=False, ideal=True,
+                   paper="trec_eval 9.0 (experimental, Rndcg)",
+                   examples=("RnDCG", "RnDCG(gains={1:1,2:5})", "RnDCG(rel=2)")),
+        MeasureDef("nDCGRel", "nDCG averaged over the relevant documents (DCG at each one retrieved, at the end for the others)",
+                   (GAINS, UNLISTED, REL, JUDGED), cutoff=False, graded=True, ideal=True,
+                   paper="trec_eval 9.0 (experimental, ndcg_rel)",
+                   examples=("nDCGRel", "nDCGRel(gains={1:2,2:3})")),
+        MeasureDef("ERR", "Expected reciprocal rank: sum_{r<=k} (1/r) R_r prod_{i<r} (1 - R_i), R_i = (2^g_i - 1)/2^gmax",
+                   (GMAX, JUDGED), needs=("top_grade",), ir_measures="ERR@k",
+                   paper="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009",
+                   examples=("ERR@20", "ERR", "ERR(gmax=4)@20", "ERR'@10")),
+        MeasureDef("Utility", "Set utility: a rel_ret + b nonrel_ret + c rel_not_ret + d nonrel_not_ret",
+                   UTILITY + (REL, JUDGED), cutoff=False, paper=TREC,
+                   examples=("Utility", "Utility(a=2,b=-1,c=-0.5,d=0.01,docs=1000)")),
     ]
 }
 
-# trec_eval measure names accepted as aliases: pattern -> (name, params, cutoff from group 1?)
-_TREC_ALIASES = [
-    (r"map", "AP", {}, False),
-    (r"map_cut_(\d+)", "AP", {}, True),
-    (r"P_(\d+)", "P", {}, True),
-    (r"recall_(\d+)", "R", {}, True),
-    (r"ndcg", "nDCG", {}, False),
-    (r"ndcg_cut_(\d+)", "nDCG", {}, True),
-    (r"recip_rank", "RR", {}, False),
-    (r"Rprec", "RPrec", {}, False),
-    (r"bpref", "Bpref", {}, False),
-    (r"success_(\d+)", "Success", {}, True),
-    (r"num_ret", "NumRet", {}, False),
-    (r"num_rel", "NumRel", {}, False),
-    (r"num_rel_ret", "NumRelRet", {}, False),
-    (r"rbp", "RBP", {"p": 0.9}, False),
-    (r"rbp_resid", "RBPres", {"p": 0.9}, False),
-]
+
+@dataclass(frozen=True)
+class TrecFamily:
+    """A measure of trec_eval 10.0 (its measure table, measures.c, and its m_*.c file).
+
+    ``measure``: the catalogue measure giving its per-topic value ('' for runid, num_q and
+    relstring, which the trec_eval command computes) with the parameters ``fixed``;
+    ``takes``: what its ``-m name.params`` are -- 'cutoffs' (integer cut-offs: ``@k``),
+    'levels' (decimal cut-offs, printed %3.2f: the cut-off ``@r``, or the parameter
+    ``level_param``), 'pairs' (name=value: integer names are gains, others the measure's
+    parameters named in ``value_params``), 'values' (decimals given to ``value_params`` in
+    order; '*' before a name takes them all as one list) or '' (none: parameters are
+    ignored); ``defaults`` its default
+    cut-offs or values. ``aggregate`` forms the ``all`` line ('mean'; 'sum'; 'gm', trec_eval's
+    exp(mean(log(max(x, 1e-5)))); 'count', the topics; 'none'); ``value_kind`` how a value
+    prints ('float' %6.4f, 'long' %ld, 'string'); ``per_query`` / ``summary``: whether the
+    per-topic lines and the ``all`` line are printed."""
+
+    name: str
+    measure: str = ""
+    fixed: tuple = ()
+    takes: str = ""
+    defaults: tuple = ()
+    level_param: str = ""
+    value_params: tuple[str, ...] = ()
+    aggregate: str = "mean"
+    value_kind: str = "float"
+    per_query: bool = True
+    summary: bool = True
+
+    @property
+    def shown(self) -> str:
+        """How ``irw measures`` names it: 'P_k', 'map', 'gm_map (gm)', 'rbp (p=0.9)'."""
+        text = self.name + ("_k" if self.takes == "cutoffs" else "_r" if self.takes == "levels" else "")
+        notes = [f"{k}={format_value(v)}" for k, v in self.fixed]
+        if self.aggregate == "gm":
+            notes.append("gm")
+        return text + (f" ({', '.join(notes)})" if notes else "")
+
+
+_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_TENTHS = tuple(i / 10 for i in range(11))
+
+# trec_eval 10.0's measures in the order it prints them (its measure table), less those of
+# preference and judgment-group files.
+TREC_FAMILIES: tuple[TrecFamily, ...] = (
+    TrecFamily("runid", aggregate="none", value_kind="string", per_query=False),
+    TrecFamily("num_q", aggregate="count", value_kind="long", per_query=False),
+    TrecFamily("num_ret", "NumRet", aggregate="sum", value_kind="long"),
+    TrecFamily("num_rel", "NumRel", aggregate="sum", value_kind="long"),
+    TrecFamily("num_rel_ret", "NumRelRet", aggregate="sum", value_kind="long"),
+    TrecFamily("map", "AP"),
+    TrecFamily("gm_map", "AP", aggregate="gm", per_query=False),
+    TrecFamily("Rprec", "RPrec"),
+    TrecFamily("bpref", "Bpref"),
+    TrecFamily("recip_rank", "RR"),
+    TrecFamily("iprec_at_recall", "IPrec", takes="levels", defaults=_TENTHS),
+    TrecFamily("P", "P", takes="cutoffs", defaults=_CUTS),
+    TrecFamily("relstring", takes="values", defaults=(10.0,), value_params=("length",),
+               aggregate="none", value_kind="string", summary=False),
+    TrecFamily("recall", "R", takes="cutoffs", defaults=_CUTS),
+    TrecFamily("infAP", "infAP"),
+    TrecFamily("gm_bpref", "Bpref", aggregate="gm", per_query=False),
+    TrecFamily("Rprec_mult", "RPrec", takes="levels", level_param="mult",
+               defaults=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
+    TrecFamily("utility", "Utility", takes="values", defaults=(1.0, -1.0, 0.0, 0.0),
+               value_params=("a", "b", "c", "d")),
+    TrecFamily("11pt_avg", "IPrecAvg", takes="values", defaults=_TENTHS, value_params=("*recalls",)),
+    TrecFamily("binG", "binG"),
+    TrecFamily("G", "G", takes="pairs"),
+    TrecFamily("dcg", "DCG", takes="pairs"),
+    TrecFamily("ndcg", "nDCG", takes="pairs"),
+    TrecFamily("ndcg_rel", "nDCGRel", takes="pairs"),
+    TrecFamily("Rndcg", "RnDCG", takes="pairs"),
+    TrecFamily("ndcg_cut", "nDCG", takes="cutoffs", defaults=_CUTS),
+    TrecFamily("map_cut", "AP", takes="cutoffs", defaults=_CUTS),
+    TrecFamily("relative_P", "RelP", takes="cutoffs", defaults=_CUTS),
+    TrecFamily("success", "Success", takes="cutoffs", defaults=(1, 5, 10)),
+    TrecFamily("set_P", "P"),
+    TrecFamily("set_relative_P", "RelP"),
+    TrecFamily("set_recall", "R"),
+    TrecFamily("set_map", "SetAP"),
+    TrecFamily("set_F", "SetF", takes="values", defaults=(1.0,), value_params=("beta",)),
+    TrecFamily("num_nonrel_judged_ret", "NumNonRelJudgedRet", aggregate="sum", value_kind="long"),
+    TrecFamily("rbp", "RBP", fixed=(("p", 0.9),), takes="pairs", value_params=("p",)),
+    TrecFamily("rbp_resid", "RBPres", fixed=(("p", 0.9), ("zero_if_judged", True)), takes="pairs",
+               value_params=("p",)),
+    TrecFamily("unj", "Unjudged", takes="cutoffs", defaults=(5, 10, 20)),
+)
+
+# trec_eval's nicknames for lists of its measures (measures.c).
+TREC_NICKNAMES: dict[str, tuple[str, ...]] = {
+    "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+                 "bpref", "recip_rank", "iprec_at_recall", "P"),
+    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+            "set_relative_P", "set_map", "set_F"),
+    "all_trec": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+                 "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "unj", "rbp",
+                 "rbp_resid", "infAP", "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P",
+                 "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G",
+                 "set_P", "set_recall", "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret"),
+}
+# trec_eval measures and nicknames of preference and judgment-group files, which irw does not
+# read (trec_eval -R prefs, -R qrels_jg).
+_FILES = ("needs preference or judgment-group files (trec_eval -R prefs, -R qrels_jg), which "
+          "irw does not read")
+TREC_UNSUPPORTED: dict[str, str] = {
+    **{name: _FILES for name in (
+        "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
+        "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
+        "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp",
+        "prefs_avgjg_imp", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "all_prefs", "prefs",
+        "qrels_jg")},
+    "ideal_dcg": "(the DCG of the ideal ranking, in no nickname) has no irw measure",
+    "yaap": "(yet another AP, in no nickname) has no irw measure",
+}
+TREC_AGGREGATES = ("mean", "sum", "gm", "count", "none")
+TREC_VALUE_KINDS = ("float", "long", "string")
+
+
+def _aliases() -> list[tuple[str, str, tuple, str]]:
+    """The trec_eval names ``irw eval -m`` accepts, from TREC_FAMILIES: (pattern, measure,
+    fixed parameters, what the captured group sets: '' none, '@' the cut-off, or a
+    parameter). A family of one measure value per name (map, rbp, P_k, iprec_at_recall_r,
+    Rprec_mult_r); not the geometric-mean families (gm_map is AP aggregated otherwise)."""
+    out = []
+    for f in TREC_FAMILIES:
+        if not f.measure or f.aggregate == "gm":
+            continue
+        name = re.escape(f.name)
+        if f.takes == "cutoffs":
+            out.append((rf"{name}_(\d+)", f.measure, f.fixed, "@"))
+        elif f.takes == "levels":
+            out.append((rf"{name}_(\d+(?:\.\d*)?)", f.measure, f.fixed, f.level_param or "@"))
+        else:
+            out.append((name, f.measure, f.fixed, ""))
+    return out
+
+
+def check_catalogue(catalogue: dict | None = None, families=None) -> None:
+    """The catalogue's invariants (an AssertionError naming the entry and the rule), checked
+    when the catalogue is built: an entry breaking one is a programming error, raised at
+    import. ``catalogue`` and ``families`` default to CATALOGUE and TREC_FAMILIES."""
+    catalogue = CATALOGUE if catalogue is None else catalogue
+    families = TREC_FAMILIES if families is None else families
+    names = set(catalogue)
+    aliases: set[str] = set()
+    for m in catalogue.values():
+        where = f"measure {m.name}"
+        seen = [p.name for p in m.params]
+        assert len(seen) == len(set(seen)), f"{where}: a parameter is declared twice"
+        assert m.cutoff_kind in ("rank", "recall"), f"{where}: cutoff_kind {m.cutoff_kind!r}"
+        assert m.cutoff or not m.cutoff_required, f"{where}: cutoff_required without a cut-off"
+        assert not m.graded or m.param("gains"), f"{where}: graded measures need a gains parameter"
+        assert not m.param("gains") or m.graded, f"{where}: a gains parameter needs graded=True"
+        assert not m.cumulative_gain or m.graded, f"{where}: cumulative_gain needs graded=True"
+        assert m.rel_binarizes or (m.graded and m.param("rel")), f"{where}: rel_binarizes=False needs a graded measure with rel"
+        assert set(m.needs) <= set(NEEDS), f"{where}: needs {set(m.needs) - set(NEEDS)} (known: {', '.join(NEEDS)})"
+        for p in m.params:
+            assert p.kind in ("int", "float", "bool", "choice", "gains", "floats"), f"{where}: kind {p.kind}"
+            assert p.name in ENGINE_PARAMS or p.name not in _RESERVED, f"{where}: parameter name {p.name} is reserved"
+            for other in (p.excludes, p.requires):
+                assert not other or m.param(other), f"{where}: {p.name} refers to unknown parameter {other}"
+            if p.kind == "choice":
+                assert p.default in p.choices, f"{where}: default of {p.name} is not a choice"
+            if p.kind in ("int", "float") and p.default is not None:
+                assert p.in_range(p.default), f"{where}: default of {p.name} is out of its range"
+        for form in (m.raw_form, m.normalized_form):
+            assert not form or form in names, f"{where}: unknown form {form}"
+        for alias in m.aliases:
+            assert alias not in names and alias not in aliases, f"{where}: alias {alias} is taken"
+            aliases.add(alias)
+        assert m.examples, f"{where}: give at least one example setting"
+        if catalogue is CATALOGUE:
+            for example in m.examples:
+                assert parse(example).name == m.name, f"{where}: example {example} is not {m.name}"
+    for f in families:
+        assert not f.measure or f.measure in names, f"trec_eval {f.name}: unknown measure {f.measure}"
+        assert f.takes in ("", "cutoffs", "levels", "pairs", "values"), f"trec_eval {f.name}: takes {f.takes}"
+        assert f.aggregate in TREC_AGGREGATES and f.value_kind in TREC_VALUE_KINDS, f"trec_eval {f.name}"
+        if f.measure:
+            m = catalogue[f.measure]
+            assert all(m.param(k) for k, _ in f.fixed), f"trec_eval {f.name}: unknown fixed parameter"
+            assert f.takes != "cutoffs" or (m.cutoff and m.cutoff_kind == "rank"), f"trec_eval {f.name}"
+            assert f.takes != "levels" or (m.param(f.level_param) if f.level_param
+                                           else m.cutoff_kind == "recall"), f"trec_eval {f.name}"
+            assert all(m.param(v.lstrip("*")) for v in f.value_params), f"trec_eval {f.name}: value_params"
+    known = {f.name for f in families}
+    for nick, members in TREC_NICKNAMES.items():
+        assert set(members) <= known, f"trec_eval nickname {nick}: {set(members) - known}"
+
+
+_TREC_ALIASES = _aliases()
+_ALIAS_NAMES = {alias: m.name for m in CATALOGUE.values() for alias in m.aliases}
 
 
 @dataclass(frozen=True)
 class Measure:
-    """A parsed measure: definition, explicit parameter values and cut-off."""
+    """A parsed measure: definition, explicit parameter values and cut-off (an integer rank,
+    or a recall level for a measure whose cutoff_kind is 'recall')."""
 
     name: str
     params: tuple = field(default_factory=tuple)  # sorted (name, value) pairs, defaults dropped
-    cutoff: int | None = None
+    cutoff: int | float | None = None
 
     @property
     def definition(self) -> MeasureDef:
@@ -205,7 +550,7 @@ class Measure:
         if shown:
             text += "(" + ",".join(f"{k}={format_value(v)}" for k, v in shown) + ")"
         if self.cutoff is not None:
-            text += f"@{self.cutoff}"
+            text += f"@{self.cutoff!r}" if isinstance(self.cutoff, float) else f"@{self.cutoff}"
         return text
 
 
@@ -214,8 +559,10 @@ def format_value(value) -> str:
         return "True" if value else "False"
     if isinstance(value, float):
         return repr(value)
-    if isinstance(value, tuple):  # gains
-        return "{" + ",".join(f"{g}:{format_number(v)}" for g, v in value) + "}"
+    if isinstance(value, tuple):
+        if value and isinstance(value[0], tuple):  # gains
+            return "{" + ",".join(f"{g}:{format_number(v)}" for g, v in value) + "}"
+        return "{" + ",".join(format_number(v) for v in value) + "}"  # a list of numbers
     return str(value)
 
 
@@ -232,6 +579,13 @@ _NAME_RE = re.compile(
 )
 
 
+def catalogue_name(name: str) -> str | None:
+    """The catalogue entry a measure name (without parameters or cut-off) stands for: the
+    name itself or an alias of an entry (ir_measures' ``Rprec``, ``SetP``); None if none."""
+    name = _ALIAS_NAMES.get(name, name)
+    return name if name in CATALOGUE else None
+
+
 def _valid_names() -> str:
     return ", ".join(CATALOGUE)
 
@@ -239,10 +593,22 @@ def _valid_names() -> str:
 def parse(text: str) -> Measure:
     """Parse a measure name; raise :class:`IrwError` listing what is valid."""
     raw = str(text).strip()
-    for pattern, name, params, has_k in _TREC_ALIASES:
+    for pattern, name, fixed, group in _TREC_ALIASES:
         m = re.fullmatch(pattern, raw)
         if m:
-            return parse(name + ("@" + m.group(1) if has_k else "")).with_params(**params)
+            if group == "@":
+                measure = _parse(f"{name}@{m.group(1)}")
+            else:
+                measure = _parse(name)
+                if group:
+                    value = _convert(measure.definition.param(group), m.group(1), raw)
+                    measure = measure.with_params(**{group: value})
+            return measure.with_params(**dict(fixed))
+    return _parse(raw)
+
+
+def _parse(raw: str) -> Measure:
+    """:func:`parse` of a name of the catalogue (or an alias of an entry)."""
     whole = shown(raw)
     m = _NAME_RE.match(raw)
     if not m:
@@ -250,7 +616,7 @@ def parse(text: str) -> Measure:
             f"cannot parse measure {whole}: expected Name(param=value,...)@k, e.g. "
             f"nDCG(discount=jk)@10; measures: {_valid_names()}"
         )
-    name = m.group("name")
+    name = _ALIAS_NAMES.get(m.group("name"), m.group("name"))
     if name not in CATALOGUE:
         lowered = {n.lower(): n for n in CATALOGUE}
         hint = f" (did you mean {lowered[name.lower()]}?)" if name.lower() in lowered else ""
@@ -264,23 +630,19 @@ def parse(text: str) -> Measure:
         key = key.strip()
         param = definition.param(key)
         if param is None or not _:
-            valid = ", ".join(f"{p.name} (default {p.default})" for p in definition.params)
+            valid = ", ".join(f"{p.name} (default {p.default})" for p in definition.params) or "none"
             raise IrwError(f"measure {name} has no parameter {shown(item.strip())} in {whole}; parameters: {valid}")
         if key in values:
             raise IrwError(f"parameter {key} is given twice in {whole}")
         values[key] = _convert(param, value.strip(), raw)
     if m.group("prime1") or m.group("prime2"):
+        if not definition.param("judged_only"):
+            raise IrwError(f"measure {name} has no condensed form (' in {whole})")
         if "judged_only" in values:
             raise IrwError(f"the condensed form is given twice in {whole} (' and judged_only): "
                            "give one")
         values["judged_only"] = True
-    cutoff = None
-    if m.group("k") is not None:
-        if not definition.cutoff:
-            raise IrwError(f"measure {name} takes no cut-off (@k) in {whole}")
-        cutoff = _integer(m.group("k"))
-        if cutoff is None or not 1 <= cutoff <= MAX_INT:
-            raise IrwError(f"cut-off @{shown(m.group('k'), 20)[1:-1]} in {whole} must be an integer from 1 to {MAX_INT}")
+    cutoff = _cutoff(definition, m.group("k"), whole)
     for param in definition.params:
         if param.excludes and param.name in values and param.excludes in values:
             raise IrwError(f"give {param.excludes} or {param.name} in {whole}, not both "
@@ -294,6 +656,27 @@ def parse(text: str) -> Measure:
                 and (not param.requires or param.requires in values)):
             values[param.name] = param.default
     return Measure(name, (), cutoff).with_params(**values)
+
+
+def _cutoff(definition: MeasureDef, text: str | None, whole: str):
+    """The cut-off of ``@text``: an integer rank from 1 to MAX_INT, or a recall level >= 0."""
+    name = definition.name
+    if text is None:
+        if definition.cutoff_required:
+            example = "@0.3" if definition.cutoff_kind == "recall" else "@10"
+            raise IrwError(f"measure {name} needs a cut-off in {whole}, e.g. {name}{example}")
+        return None
+    if not definition.cutoff:
+        raise IrwError(f"measure {name} takes no cut-off (@k) in {whole}")
+    if definition.cutoff_kind == "recall":
+        level = _decimal(text)
+        if level is None or level < 0:
+            raise IrwError(f"cut-off @{shown(text, 20)[1:-1]} in {whole} must be a recall level >= 0, e.g. 0.3")
+        return float(level)
+    cutoff = _integer(text)
+    if cutoff is None or not 1 <= cutoff <= MAX_INT:
+        raise IrwError(f"cut-off @{shown(text, 20)[1:-1]} in {whole} must be an integer from 1 to {MAX_INT}")
+    return cutoff
 
 
 def _split_params(text: str, whole: str) -> list[str]:
@@ -315,19 +698,23 @@ def _split_params(text: str, whole: str) -> list[str]:
     return [i for i in items if i.strip()]
 
 
+def _number(param: Param, value: str, where: str, kind: str):
+    number = _integer(value) if kind == "int" else _decimal(value)
+    if number is None:
+        what = "an integer" if kind == "int" else "a finite decimal number (e.g. 0.95)"
+        raise IrwError(f"{where} must be {what}, got {shown(value, 30)}")
+    if kind == "int" and number > MAX_INT:
+        raise IrwError(f"{where} must be at most {MAX_INT}, got {shown(value, 30)[1:-1]}")
+    if not param.in_range(number):
+        why = f" ({param.why})" if param.why else ""
+        raise IrwError(f"{where} must be {param.valid_range()}{why}, got {shown(value, 30)[1:-1]}")
+    return number
+
+
 def _convert(param: Param, value: str, whole: str):
     where = f"parameter {param.name} of {shown(whole)}"
     if param.kind in ("int", "float"):
-        number = _integer(value) if param.kind == "int" else _decimal(value)
-        if number is None:
-            kind = "an integer" if param.kind == "int" else "a finite decimal number (e.g. 0.95)"
-            raise IrwError(f"{where} must be {kind}, got {shown(value, 30)}")
-        if param.kind == "int" and number > MAX_INT:
-            raise IrwError(f"{where} must be at most {MAX_INT}, got {shown(value, 30)[1:-1]}")
-        if not param.in_range(number):
-            why = f" ({param.why})" if param.why else ""
-            raise IrwError(f"{where} must be {param.valid_range()}{why}, got {shown(value, 30)[1:-1]}")
-        return number
+        return _number(param, value, where, param.kind)
     if param.kind == "bool":
         if value.lower() in ("true", "1", "yes"):
             return True
@@ -340,6 +727,14 @@ def _convert(param: Param, value: str, whole: str):
         return value
     if param.kind == "gains":
         return _gains(value, where)
+    if param.kind == "floats":
+        body = value.strip()
+        if not (body.startswith("{") and body.endswith("}")):
+            raise IrwError(f"{where} must look like {format_value(param.default)}, got {value!r}")
+        items = [i for i in body[1:-1].split(",") if i.strip()]
+        if not items:
+            raise IrwError(f"{where} needs at least one number")
+        return tuple(float(_number(param, i.strip(), where, "float")) for i in items)
     raise AssertionError(param.kind)
 
 
@@ -436,20 +831,43 @@ def rbp_persistence(residual: float, depth: int) -> float:
     return residual ** (1.0 / depth)
 
 
-LISTING_COLUMNS = ("name", "description", "parameters", "trec_eval", "graded", "ideal", "paper")
+LISTING_COLUMNS = ("name", "description", "parameters", "trec_eval", "ir_measures", "graded",
+                   "ideal", "paper")
 
 
 def listing_rows() -> list[tuple]:
     """``irw measures``: each measure as it is written (``AP@k``), its description, its
-    parameters with their defaults, its trec_eval name, graded, ideal, paper."""
-    return [(m.name + ("@k" if m.cutoff else ""), m.description,
+    parameters with their defaults, its trec_eval and ir_measures names, graded, ideal,
+    paper."""
+    return [(m.written, m.description,
              ", ".join(f"{p.name}={format_value(p.default) if p.default is not None else '-'}"
                        for p in m.params),
-             m.trec_eval, m.graded, m.ideal, m.paper) for m in CATALOGUE.values()]
+             m.trec_eval, m.ir_measures, m.graded, m.ideal, m.paper) for m in CATALOGUE.values()]
 
 
-CATALOGUE_COLUMNS = ("name", "description", "parameters", "cutoff", "trec_eval", "graded",
-                     "ideal", "paper")
+def macro_arguments(measure: Measure) -> str:
+    """The arguments after the qrels with which the measure macro ``measure.<name>`` computes
+    ``measure``: its cut-off as ``k`` and each parameter given by its name, e.g.
+    ``k := 10, discount := 'jk'`` for nDCG(discount=jk)@10 (empty at the defaults)."""
+    args = [] if measure.cutoff is None else [f"k := {_literal(measure.cutoff)}"]
+    return ", ".join(args + [f"{key} := {_literal(value)}" for key, value in measure.params])
+
+
+def _literal(value) -> str:
+    """A parameter value (validated) as DuckDB text."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return quote_literal(value)
+    if isinstance(value, tuple) and value and isinstance(value[0], tuple):  # gains
+        return "MAP {" + ", ".join(f"{g}: {float(v)!r}" for g, v in value) + "}"
+    if isinstance(value, tuple):
+        return "[" + ", ".join(f"{float(v)!r}" for v in value) + "]"
+    return repr(value)
+
+
+CATALOGUE_COLUMNS = ("name", "description", "parameters", "cutoff", "trec_eval", "ir_measures",
+                     "graded", "ideal", "paper", "example", "example_arguments")
 
 
 def catalogue_rows() -> list[tuple]:
@@ -457,6 +875,11 @@ def catalogue_rows() -> list[tuple]:
     rows = []
     for m in CATALOGUE.values():
         params = "; ".join(f"{p.name}={format_value(p.default) if p.default is not None else '-'}: {p.help}" for p in m.params)
-        rows.append((m.name, m.description, params, m.cutoff, m.trec_eval or None, m.graded,
-                     m.ideal, m.paper or None))
+        example = parse(m.examples[0]) if m.examples else Measure(m.name)
+        rows.append((m.name, m.description, params, m.cutoff, m.trec_eval or None,
+                     m.ir_measures or None, m.graded, m.ideal, m.paper or None, str(example),
+                     macro_arguments(example)))
     return rows
+
+
+check_catalogue()

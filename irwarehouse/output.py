@@ -248,11 +248,13 @@ def wide_scores(per: list[tuple], labels: list[str], several: bool = False,
 
 
 def measure_listing(definitions, format_value=str) -> str:
-    """``irw measures`` for people: each measure with its description, trec_eval name, paper
-    and parameters (with their defaults and help)."""
+    """``irw measures`` for people: each measure with its description, trec_eval and
+    ir_measures names, paper and parameters (with their defaults and help)."""
     lines = []
     for m in definitions:
-        lines.append(f"{m.name}{'@k' if m.cutoff else ''}" + (f"    (trec_eval: {m.trec_eval})" if m.trec_eval else ""))
+        names = [f"trec_eval: {m.trec_eval}"] if m.trec_eval else []
+        names += [f"ir_measures: {m.ir_measures}"] if m.ir_measures else []
+        lines.append(m.written + (f"    ({'; '.join(names)})" if names else ""))
         lines.append(f"    {m.description}" + (f" [{m.paper}]" if m.paper else ""))
         for p in m.params:
             default = format_value(p.default) if p.default is not None else "-"
@@ -342,6 +344,33 @@ def trec_lines(per_topic: list[tuple], means: list[tuple], measure_order: list[s
         for measure, value in sorted(run_means, key=lambda r: order[r[0]]):
             out.append(f"{measure:<22}\tall\t{value:.4f}")
     return "\n".join(out) + "\n"
+
+
+def trec_eval_lines(lines, zscores: bool = False) -> str:
+    """Lines as trec_eval prints them: ``(label, topic, kind, value)``, the label padded to
+    22 characters and a tab before topic and value; a float as ``%6.4f``, a long as ``%ld``
+    (truncated), a string as it is, ``quoted`` between single quotes (relstring). With
+    ``zscores`` (-Z) the numbers are z-scores: their labels get a ``Z`` and every number is
+    printed ``%6.4f``."""
+    out = []
+    for label, topic, kind, value in lines:
+        if kind == "string":
+            out.append(f"{label:<22}\t{topic}\t{value}\n")
+        elif kind == "quoted":
+            out.append(f"{label:<22}\t{topic}\t'{value}'\n")
+        elif kind == "long" and not zscores:
+            out.append(f"{label:<22}\t{topic}\t{int(value)}\n")
+        else:
+            out.append(f"{'Z' if zscores else ''}{label:<22}\t{topic}\t{_c_float(value)}\n")
+    return "".join(out)
+
+
+def _c_float(value: float) -> str:
+    """``printf("%6.4f", value)`` as C prints it (Python's digits are the same; C writes
+    infinities and NaN as inf, -inf, nan, -nan)."""
+    if math.isnan(value):
+        return f"{'-nan' if math.copysign(1.0, value) < 0 else 'nan':>6}"
+    return f"{value:6.4f}"
 
 
 class ProgressBar:

@@ -11,14 +11,16 @@ notes such changes instead (the engine then computes from the tables).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 
 import duckdb
 
-from . import catalogue, names, sql, state
+from . import catalogue, files, names, sql, state
 from .catalogue import DEFAULT_COLLECTION
 from .connection import (PUBLISHED_KEY, SCHEMA_VERSION, connect as open_file, stored_meta,
                          transaction)
@@ -90,28 +92,229 @@ def schema_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def ensure_schema(con: duckdb.DuckDBPyConnection, measure_macros: bool = True) -> list[Migration]:
+def ensure_schema(con: duckdb.DuckDBPyConnection, measure_macros: bool = True) -> tuple[bool, list]:
     """Create the tables, views and macros (idempotent) and refresh the measure catalogue;
     nothing to do when the warehouse already has this version's schema. A warehouse of an
     older schema version is first brought up to date by the steps of :data:`MIGRATIONS`
     (:func:`migrate`), all in this one transaction. ``measure_macros``: see
-    :func:`schema_statements`. Returns the steps it took."""
+    :func:`schema_statements`. Returns whether the schema was (re)created, and the steps of
+    :data:`MIGRATIONS` it took."""
     fingerprint = schema_fingerprint()
     meta = stored_meta(con)
     stored = meta.get("schema_version")
     if meta.get("schema_fingerprint") == fingerprint and stored == SCHEMA_VERSION:
-        return []
+        return False, []
     with transaction(con):
         steps = pending_migrations(stored)
         migrate(con, steps, measure_macros)
-        sql.run(con, "install.sql", "clear_measures")
-        con.executemany(sql.statement("install.sql", "measure_row", CATALOGUE_COLUMNS), catalogue_rows())
+        _fill_measures(con)
         con.executemany(sql.statement("install.sql", "set_meta"),
                         [("schema_version", SCHEMA_VERSION), ("schema_fingerprint", fingerprint)])
         if steps:  # runs loaded by an older irw stand as they are
             state.record_runs(con)
         state.record_unrecorded_derived(con)
-    return steps
+    return True, steps
+
+
+def _fill_measures(con) -> None:
+    sql.run(con, "install.sql", "clear_measures")
+    con.executemany(sql.statement("install.sql", "measure_row", CATALOGUE_COLUMNS), catalogue_rows())
+
+
+# ------------------------------------------------------------------------ irw's objects kept true
+#
+# irw knows what each of its views and macros should say: the schema's statements, rendered
+# from the templates. What the running DuckDB release makes of them -- a digest of each
+# view's and macro's definition as DuckDB reads it back (duckdb_views().sql,
+# duckdb_functions().macro_definition: install.sql, definitions) -- is found once, in a
+# scratch database, and kept in irw's temporary root (:func:`expected_definitions`).
+# Opening a warehouse compares its objects with them in one query, so that one dropped or
+# replaced outside irw (CREATE OR REPLACE MACRO measure.P ... by a BI tool, DROP VIEW
+# run_info) is restored when the warehouse is opened for writing (and by irw refresh), and
+# named by a command that only reads.
+
+def _shown(kind: str, schema_name: str, name: str) -> str:
+    return f"{kind.lower()} {name if schema_name == 'main' else schema_name + '.' + name}"
+
+
+_expected: dict[str, dict] = {}
+
+
+def expected_definitions(fingerprint: str | None = None) -> dict[tuple[str, str, str], frozenset[str]]:
+    """(kind, schema, name) -> the digests of its definition, of every table, sequence, view
+    and macro of this irw's schema under the running DuckDB release: a view's or macro's
+    definition as DuckDB reads it back in the session that made it and once the database
+    is opened again (they can differ: DuckDB 2.0 stores a macro in the warehouses' storage
+    version without its CTEs' MATERIALIZED), a table's or sequence's none. Found in a scratch database
+    once per schema fingerprint and DuckDB release, and kept in irw's temporary root
+    (where there is no room for it, nothing is checked: an empty mapping)."""
+    import json
+
+    key = f"{(fingerprint or schema_fingerprint())[:20]}-{duckdb.__version__}"
+    if key not in _expected:
+        cache = None
+        try:
+            cache = files.temp_root() / f"definitions-{key}.json"
+            data = json.loads(cache.read_text(encoding="utf-8"))
+            if data.get("key") != key:
+                raise ValueError
+        except (OSError, ValueError, IrwError):
+            try:
+                data = {"key": key, "objects": _scratch_definitions()}
+            except (OSError, IrwError, duckdb.Error):
+                return {}  # no room for the scratch database (a full TMPDIR): nothing checked
+            if cache is not None:
+                with contextlib.suppress(OSError):
+                    tmp = files.temporary_name(cache)
+                    tmp.write_text(json.dumps(data), encoding="utf-8")
+                    os.replace(tmp, cache)
+        _expected[key] = {tuple(o[:3]): frozenset(d for d in o[3] if d) for o in data["objects"]}
+    return _expected[key]
+
+
+def _scratch_definitions() -> list:
+    """[kind, schema, name, [digests]] of this irw's schema made in a scratch database file
+    of the warehouses' storage version, read in the session that made it and after opening
+    it again."""
+    from .connection import create_file, open_duckdb
+
+    found: dict[tuple, set] = {}
+    with files.temporary_directory("schema") as tmp:
+        path = os.path.join(tmp, "scratch.duckdb")
+        create_file(path)
+        for again in (False, True):
+            con = open_duckdb(path)
+            try:
+                if not again:
+                    for statement in schema_statements():
+                        con.execute(statement)
+                for kind, schema_name, name, digest in sql.rows(con, "install.sql", "definitions"):
+                    found.setdefault((kind, schema_name, name), set()).add(digest)
+            finally:
+                con.close()
+    ours = schema_objects()
+    return [[*k, sorted(d for d in v if d)] for k, v in sorted(found.items()) if k in ours]
+
+
+def changed_objects(con, path: str | None = None) -> list[tuple[str, str, str, bool]]:
+    """irw's objects the warehouse lacks or holds with another definition than irw's:
+    (kind, schema, name, missing). Checked for a warehouse whose schema this irw wrote (its
+    schema fingerprint is this irw's); nothing for another. ``path``: the warehouse file,
+    whose state is then remembered once found true (:func:`_verified`), so that opening it
+    again unchanged skips the comparison."""
+    fingerprint = schema_fingerprint()
+    if stored_meta(con).get("schema_fingerprint") != fingerprint:
+        return []
+    expected = expected_definitions(fingerprint)
+    state = _file_state(path, fingerprint)
+    if state is not None and _verified(path) == state:
+        return []
+    held = {tuple(r[:3]): r[3] for r in sql.rows(con, "install.sql", "definitions")}
+    wrong = [(*k, k not in held) for k, digests in expected.items()
+             if k not in held or (digests and held[k] not in digests)]
+    if not wrong and expected and state is not None:
+        _verified(path, state)
+    return sorted(wrong, key=lambda o: (o[0] != "VIEW", o[0] != "MACRO", o[1], o[2]))
+
+
+def _file_state(path: str | None, fingerprint: str) -> list | None:
+    """What identifies a warehouse file's content without reading it: device, inode, size,
+    modification and change times of the file and of its journal (the change time is the
+    system's, set on every write; no user can set it back), with this irw's schema
+    fingerprint and the DuckDB release. None in memory."""
+    if not path or path == ":memory:":
+        return None
+    state: list = [fingerprint, duckdb.__version__]
+    for name in (path, path + ".wal"):
+        try:
+            st = os.stat(name)
+        except FileNotFoundError:
+            state.append(None)
+            continue
+        except OSError:
+            return None
+        state.append([st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns])
+    return state
+
+
+MAX_VERIFIED = 200  # warehouses remembered
+
+
+def _verified(path: str, state: list | None = None):
+    """The state of the warehouse file ``path`` in which its views and macros were last
+    found true (kept in irw's temporary root, private to the user); with ``state``, record
+    it. A file written since has another state, and is compared again."""
+    import json
+
+    try:
+        store = files.temp_root() / "verified.json"
+    except IrwError:
+        return None
+    key = os.path.realpath(path)
+    try:
+        known = json.loads(store.read_text(encoding="utf-8"))
+        if not isinstance(known, dict):
+            known = {}
+    except (OSError, ValueError):
+        known = {}
+    if state is None:
+        return known.get(key)
+    known.pop(key, None)
+    known[key] = state
+    known = dict(list(known.items())[-MAX_VERIFIED:])
+    with contextlib.suppress(OSError):
+        tmp = files.temporary_name(store)
+        tmp.write_text(json.dumps(known), encoding="utf-8")
+        os.replace(tmp, store)
+    return state
+
+
+def keep_true(con, read_only: bool, path: str | None = None) -> list[str]:
+    """Compare irw's views, macros, tables and sequences with what irw makes of its
+    templates. For writing: restore those dropped or changed outside irw, and say so. For
+    reading: an object dropped is an error, one changed a note; both name ``irw refresh``.
+    Returns the notes. ``path``: the warehouse file (see :func:`changed_objects`)."""
+    wrong = changed_objects(con, path)
+    if not wrong:
+        return []
+    missing = [o for o in wrong if o[3]]
+    changed = [o for o in wrong if not o[3]]
+
+    def listed(objects) -> str:
+        return ", ".join(_shown(*o[:3]) for o in objects)
+
+    if read_only:
+        if missing:
+            raise IrwError(f"irw's {listed(missing)} {'was' if len(missing) == 1 else 'were'} dropped "
+                           "outside irw: run `irw refresh` (it opens the warehouse for writing) to "
+                           f"restore {'it' if len(missing) == 1 else 'them'}")
+        return [f"irw's {listed(changed)} {'was' if len(changed) == 1 else 'were'} changed outside "
+                f"irw: what uses {'it' if len(changed) == 1 else 'them'} (SQL on the warehouse, BI "
+                "tools) may give wrong results; run `irw refresh` to restore the definitions"]
+    targets = {tuple(o[:3]) for o in wrong}
+    with transaction(con):
+        for statement in _statements_for(targets):
+            con.execute(statement)
+        if ("TABLE", "main", "measures") in targets:
+            _fill_measures(con)
+    empty = " (a table: anew, empty)" if any(o[0] == "TABLE" for o in missing) else ""
+    parts = ([f"{listed(changed)}, changed outside irw"] if changed else []) + \
+            ([f"{listed(missing)}, dropped outside irw{empty}"] if missing else [])
+    return [f"restored irw's {'; and '.join(parts)}"]
+
+
+def _statements_for(objects) -> list[str]:
+    """The schema's statements that create ``objects`` (kind, schema, name), in the
+    schema's order, with the schemas they live in."""
+    out = []
+    for statement in schema_statements():
+        code = _code(statement)
+        match = _CREATES.match(code)
+        if match and (match.group(1).upper(), match.group(2) or "main", match.group(3)) in objects:
+            out.append(statement)
+        elif re.match(r"CREATE\s+SCHEMA\b", code, re.I):
+            out.append(statement)
+    return out
 
 
 # ------------------------------------------------------------------------ migrations
@@ -223,12 +426,14 @@ def prepare(con: duckdb.DuckDBPyConnection, path: str, read_only: bool, notify=N
     ``measure_macros``: see :func:`schema_statements`."""
     if not read_only or path == ":memory:":
         older = stored_meta(con).get("schema_version")
-        steps = ensure_schema(con, measure_macros)
+        created, steps = ensure_schema(con, measure_macros)
+        messages = keep_true(con, False, path) if measure_macros and not created else []
         if PUBLISHED_KEY in stored_meta(con):  # a published copy written to is a warehouse
             con.execute(sql.statement("install.sql", "forget_meta"), [PUBLISHED_KEY])
-        messages = ([f"upgraded the warehouse from schema version {older} to {SCHEMA_VERSION}, "
-                     "keeping what it holds; the steps: " + "; ".join(migration_plan(older))]
-                    if steps else [])
+        if steps:
+            messages.insert(0, f"upgraded the warehouse from schema version {older} to "
+                               f"{SCHEMA_VERSION}, keeping what it holds; the steps: "
+                            + "; ".join(migration_plan(older)))
         messages += reconcile(con)
     else:
         older = stored_meta(con).get("schema_version")
@@ -237,11 +442,12 @@ def prepare(con: duckdb.DuckDBPyConnection, path: str, read_only: bool, notify=N
                            f"{older}, now {SCHEMA_VERSION}): open it for writing once to upgrade "
                            "it; irw refresh would keep what it holds and "
                            + "; ".join(migration_plan(older)))
+        messages = keep_true(con, True, path) if older is not None else []
         changed = state.changed(con)
-        messages = ([f"{', '.join(changed)} changed outside irw since irw last wrote: results "
-                     "are computed from the tables (open the warehouse for writing, e.g. "
-                     "`irw refresh`, to bring caches and stored scores in line)"]
-                    if changed else [])
+        messages += ([f"{', '.join(changed)} changed outside irw since irw last wrote: results "
+                      "are computed from the tables (open the warehouse for writing, e.g. "
+                      "`irw refresh`, to bring caches and stored scores in line)"]
+                     if changed else [])
     if notify:
         for message in messages:
             notify(message)
@@ -314,11 +520,16 @@ def reconcile(con, edited: bool = False) -> list[str]:
 
 def _check_tables(con) -> None:
     """A statement may change the rows of the warehouse's tables, not remove the tables,
-    views and macros of its schema."""
+    views and macros of its schema, nor change a view or macro of irw's."""
     gone = missing_objects(con)
     if gone:
         raise IrwError(f"not done: the statement would remove the {gone[0]}, which the "
                        "warehouse needs; nothing was changed")
+    changed = [o for o in changed_objects(con) if not o[3]]
+    if changed:
+        raise IrwError(f"not done: the statement would change irw's {_shown(*changed[0][:3])}, which "
+                       "irw keeps as its templates define it (create a view or macro of another "
+                       "name); nothing was changed")
 
 
 def _refuse(problem: str, outside: str, edited: bool):

@@ -251,7 +251,7 @@ def discpower_rows(qrels: str, mats: dict[str, Matrix], refs: dict[str, Matrix],
         row["smallest_significant_diff"] = float(np.abs(result.mean_diff[significant]).min()) \
             if significant.any() else np.nan
         row["median_effect_size"] = float(np.median(dz)) if dz.size else np.nan
-        if test == "bootstrap":
+        if TESTS[test].estimated_difference:
             summary = stats.estimated_difference_summary(result)
             row["estimated_difference_max"] = summary["max"]
             row["estimated_difference_median"] = summary["median"]

@@ -23,13 +23,15 @@ class TestSpec:
     interval: str  # the interval of the mean difference it gives (ci_low, ci_high), in words
     default_B: int | None = None  # Monte Carlo tests: samples when -B is not given
     takes_alpha: bool = False  # the test reports something at the level alpha
+    estimated_difference: bool = False  # its result gives the estimated difference required
 
 
 TESTS: dict[str, TestSpec] = {t.name: t for t in [
     TestSpec("t", "paired t-test", "paired two-tailed t-test", "paired_t", "t-interval"),
     TestSpec("bootstrap", "paired bootstrap test",
              "paired bootstrap (Sakai 2006), with the estimated difference required",
-             "paired_bootstrap", "bootstrap percentile interval", default_B=1000, takes_alpha=True),
+             "paired_bootstrap", "bootstrap percentile interval", default_B=1000, takes_alpha=True,
+             estimated_difference=True),
     TestSpec("randomization", "paired randomization test", "paired sign-flip permutation test",
              "randomization", "the randomization test inverted (exact)", default_B=10000),
     TestSpec("wilcoxon", "Wilcoxon signed-rank test", "Wilcoxon signed-rank test", "wilcoxon",

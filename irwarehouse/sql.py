@@ -65,8 +65,25 @@ def _env(dialect: str = "duckdb") -> "jinja2.Environment":
     if dialect not in DIALECTS:
         raise ValueError(f"unknown SQL dialect {dialect!r}; valid: {', '.join(DIALECTS)}")
 
-    try:  # compiled templates are kept between processes (jinja's per-user temporary cache)
-        cache = jinja2.FileSystemBytecodeCache()
+    class Cache(jinja2.FileSystemBytecodeCache):
+        """Jinja's per-user temporary cache of compiled templates, kept between processes;
+        a cache that cannot be read or written (a full or read-only TMPDIR) is done
+        without: the templates are compiled again, and the command goes on."""
+
+        def load_bytecode(self, bucket):
+            try:
+                super().load_bytecode(bucket)
+            except (OSError, EOFError, ValueError):
+                bucket.reset()
+
+        def dump_bytecode(self, bucket):
+            try:
+                super().dump_bytecode(bucket)
+            except OSError:
+                pass
+
+    try:
+        cache = Cache()
     except (OSError, RuntimeError):  # no safe temporary directory: compile every time
         cache = None
     env = jinja2.Environment(

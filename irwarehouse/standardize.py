@@ -52,11 +52,11 @@ EXPORT_COLUMNS = ["factors", "qrels", "measure", "topic", "mu", "sigma", "n_ref"
 REQUIRED_IMPORT_COLUMNS = ["qrels", "measure", "topic", "mu", "sigma", "n_ref", "reference"]
 FILE_FORMATS = ("csv", "parquet")
 
-# R-normalized measure -> its raw (unnormalized) form; the normalizer is a per-topic constant.
-RAW_FORM = {"AP": "SP", "aAP": "SP", "nDCG": "DCG", "enDCG": "DCG", "R": "NumRelRet",
-            "nRBP": "RBP"}
-# Raw measure -> the R-normalized form offered when a raw measure is asked for.
-NORMALIZED_FORM = {"SP": "AP", "DCG": "nDCG", "NumRelRet": "R"}
+# R-normalized measure -> its raw (unnormalized) form; the normalizer is a per-topic constant
+# (the catalogue's raw_form).
+RAW_FORM = {m.name: m.raw_form for m in ms.CATALOGUE.values() if m.raw_form}
+# Raw measure -> the R-normalized form offered when a raw measure is asked for (normalized_form).
+NORMALIZED_FORM = {m.name: m.normalized_form for m in ms.CATALOGUE.values() if m.normalized_form}
 
 
 def _names(values, limit: int = 20) -> str:

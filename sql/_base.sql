@@ -54,6 +54,17 @@ WHERE r.collection = collection_of({{ q }})
        WHERE {{ where }}) AS rp)
 {%- endmacro %}
 
+{# The retrieved documents (run_id, topic, rank) of the runs in `sel` (of collection
+   P.collection) that qrels P.qrels lists with a grade below 0 (in the pool, not assessed);
+   ranked afresh with `reranked` (see reranked_runs). #}
+{% macro unassessed_rows(P, sel, reranked=False, where='TRUE') -%}
+SELECT r.run_id, r.topic, r.rank
+FROM {{ reranked_runs('r.collection = ' ~ P.collection ~ ' AND r.run_id IN (SELECT run_id FROM ' ~ sel ~ ')') if reranked else 'runs' }} r
+JOIN qrels AS qj ON qj.topic = r.topic AND qj.docno = r.docno
+WHERE qj.qrels = {{ P.qrels }} AND qj.rel < 0 AND r.collection = {{ P.collection }}
+  AND r.run_id IN (SELECT run_id FROM {{ sel }}) AND {{ where }}
+{%- endmacro %}
+
 {# Ranking lengths per (run, topic) of the runs of collection `c`: run_topics, or counted
    from `runs` when `counted`. #}
 {% macro ranking_lengths(c, counted=False, where='TRUE') -%}

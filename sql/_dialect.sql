@@ -1,12 +1,12 @@
 {#- Engine-specific constructs, kept in one place so that the templates (measures, the
     engine, the base relation, pools, views) are the same files for every SQL engine.
 
-    `dialect` (a global of the rendering environment, irwarehouse.db.DIALECTS) chooses:
+    `dialect` (a global of the rendering environment, irwarehouse.sql.DIALECTS) chooses:
       duckdb  the warehouse (default)
       spark   Spark SQL 4 (irwarehouse.spark): the same templates over Parquet copies of
               the tables, as temporary views and functions of a SparkSession
     A third engine adds its branch to each macro below. String literals are quoted for the
-    dialect by the `literal` filter (irwarehouse.db.quote_literal). -#}
+    dialect by the `literal` filter (irwarehouse.sql.quote_literal). -#}
 
 {# An SQL type, written in DuckDB's names: VARCHAR, VARCHAR[], INTEGER, BIGINT, DOUBLE, REAL,
    BOOLEAN. #}
@@ -81,6 +81,12 @@ count(*) FILTER (WHERE {{ cond }}) OVER (PARTITION BY {{ by }} ORDER BY {{ order
 
 {% macro running_sum(expr, order='rank', by='run_id, topic') -%}
 sum({{ expr }}) OVER (PARTITION BY {{ by }} ORDER BY {{ order }} ROWS UNBOUNDED PRECEDING)
+{%- endmacro %}
+
+{# The same for DOUBLE terms, summed with fsum() (see fsum): the same bits however the engine
+   splits the work. #}
+{% macro running_fsum(expr, order='rank', by='run_id, topic') -%}
+{{ fsum() }}({{ expr }}) OVER (PARTITION BY {{ by }} ORDER BY {{ order }} ROWS UNBOUNDED PRECEDING)
 {%- endmacro %}
 
 {# One row per (row of `relation`, column): the `keys` columns, `measure` (the label) and

@@ -5,13 +5,16 @@
     policy: a policy name (trec_eval | given | score_then_rank) known when rendering, or
     None: then `column` is an SQL expression naming each row's policy, and the list orders
     every run under its own policy (a run's rows all carry the same policy).
-  trec_eval keeps scores as 32-bit floats, so scores that differ only beyond float precision
-  tie there (and are then ordered by docno); the trec_eval policy compares them the same way.
+  trec_eval 9 (and pytrec_eval) keeps scores as 32-bit floats, so scores that differ only
+  beyond float precision tie there (and are then ordered by docno); the trec_eval policy
+  compares them the same way. trec_eval 10.0 keeps them as doubles: policy trec_eval_10.
 -#}
 {% import '_dialect.sql' as d %}
 {% macro order_by(policy, column=None) -%}
 {% if policy == 'trec_eval' %}
 {{ d.cast('score', 'REAL') }} DESC, docno DESC
+{%- elif policy == 'trec_eval_10' %}
+score DESC, docno DESC
 {%- elif policy == 'given' %}
 given_rank ASC, score DESC, docno DESC
 {%- elif policy == 'score_then_rank' %}

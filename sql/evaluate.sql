@@ -12,7 +12,7 @@
     P.collection   the collection whose runs are evaluated
     P.runs         a list of run ids; P.all_runs: true when every run of the collection is
                    selected
-  Context (built by irwarehouse/evaluate.py from validated values only):
+  Context (built by irwarehouse/engine/rendering.py from validated values only):
     measures     one entry per measure: id, label (canonical name), module (template file)
                  and the SQL fragments its file uses (pos, within, rel, c_rel, R, gain, ...)
     thresholds   relevance thresholds in use: value, key, R, N, c_rel, c_nonrel, window
@@ -31,13 +31,27 @@
     aggs(m)      aggregate expressions per (run, topic), aliased <m.id>_<x>
     value(m)     the per-topic score from those aggregates and the per-topic context:
                  n (ranking length), n_judged, R/N columns of the thresholds, gmax_g,
-                 total_<key> (ideal total gain). Aggregates and ideal values are NULL where
-                 a run has no judged document for the topic: value(m) coalesces them.
-  and optionally
-    ideal(m)     aggregates per topic over the ideal ranking ideal_<gain key>
-    rowjoin(m)   joins onto the base rows, rowcols(m) the columns they add
-  m.by_cutoff(at_k, whole) and m.by_judged(condensed, full) choose between two SQL forms by
-  the cut-off and the condensed flag (at render time, or in SQL in a measure macro).
+                 total_<key> (ideal total gain), len_<key> (m.ideal_len: the length of the
+                 ideal ranking). Aggregates and ideal values are NULL where a run has no
+                 judged document for the topic: value(m) coalesces them.
+  and optionally (the hooks; a measure uses those it needs, and only those are computed)
+    ideal(m)     aggregates per topic over its ideal ranking (m.ideal_ranking: topic, gain,
+                 irank, cgi -- the ideal's running gain), available to value(m)
+    ideal_rows(m)  a query over m.ideal_ranking giving (topic, irank, v): a value per ideal
+                 position (window functions over the ideal allowed). Each base row then has
+                 it at its position as m.iv, from the ideal's last position beyond its end;
+                 m.ipos says which position (least(pos, ideal length); NULL: no ideal)
+    running(m)   a window function over the rows of one ranking (PARTITION BY run_id, topic;
+                 d.running_sum orders by rank), available to aggs(m) per row as m.run
+    many, many_aggs(m)  how many derived qrels are evaluated in one pass (evaluate_many.sql)
+  and may use, when the catalogue entry declares them in `needs` (measures.NEEDS):
+    m.top_grade      the largest grade judged in the qrels (one value per qrels)
+    m.pool_unjudged  per row, the documents ranked above it that the qrels lists with a
+                     grade below 0 (in the pool, not assessed); 0 for a condensed list
+  The measure's own parameters are m.<name> (a list parameter through m.list_count(name,
+  condition) and m.list_length(name)). m.by_cutoff(at_k, whole) and m.by_judged(condensed,
+  full) choose between two SQL forms by the cut-off and the condensed flag (at render time,
+  or in SQL in a measure macro).
 -#}
 {% import '_dialect.sql' as d %}
 {% import '_base.sql' as b %}
@@ -68,6 +82,14 @@ sel AS (
 judg AS (
     SELECT qj.topic, qj.rel AS grade FROM qrels AS qj WHERE qj.qrels = {{ P.qrels }} AND qj.rel >= 0
 ),
+{% set needed = [] %}
+{% for m in measures %}{% set _ = needed.extend(m.needs) %}{% endfor %}
+{% if 'top_grade' in needed %}
+qtop AS (
+    -- m.top_grade: the largest grade judged in the qrels
+    SELECT greatest(coalesce(max(grade), 0), 0) AS top_grade FROM judg
+),
+{% endif %}
 tstats AS (
     SELECT topic
 {% for t in thresholds %}
@@ -92,7 +114,7 @@ ideal_{{ g.key }} AS (
           WHERE gain > 0) AS ranked
 ),
 itot_{{ g.key }} AS (
-    SELECT topic, max(cgi) AS total_{{ g.key }}
+    SELECT topic, max(cgi) AS total_{{ g.key }}, count(*) AS len_{{ g.key }}
 {% for m in measures if m.gkey == g.key %}
 {% set mod = m.module %}
 {% if mod.ideal is defined %}
@@ -100,6 +122,11 @@ itot_{{ g.key }} AS (
 {% endif %}
 {% endfor %}
     FROM ideal_{{ g.key }} GROUP BY topic
+),
+{% endfor %}
+{% for m in measures if m.module.ideal_rows is defined %}
+{{ m.id }}_ir AS (
+    {{ m.module.ideal_rows(m) | indent(4) }}
 ),
 {% endfor %}
 topicset AS (
@@ -122,6 +149,29 @@ topicset AS (
 brel AS (
     {{ b.base_rows(sources, P, 'sel', st.guards if auto else {}) | indent(4) }}
 ),
+{% set unassessed = 'pool_unjudged' in needed %}
+{% if unassessed %}
+pu AS (
+    -- the retrieved documents the qrels lists with a grade below 0 (pooled, not assessed)
+{% if auto %}
+    {{ b.unassessed_rows(P, 'sel', False, st.guards.ranked) | indent(4) }}
+    UNION ALL
+    {{ b.unassessed_rows(P, 'sel', True, st.guards.rerank) | indent(4) }}
+{% else %}
+    {{ b.unassessed_rows(P, 'sel', 'rerank' in sources) | indent(4) }}
+{% endif %}
+),
+pu_c AS (
+    -- m.pool_unjudged: per base row of a ranking with such documents, how many are above it
+    SELECT run_id, topic, rank, c_pu
+    FROM (SELECT run_id, topic, rank, src, {{ d.running_count('src = 1') }} AS c_pu
+          FROM (SELECT x.run_id, x.topic, x.rank, 0 AS src FROM brel AS x
+                WHERE EXISTS (SELECT 1 FROM pu WHERE pu.run_id = x.run_id AND pu.topic = x.topic)
+                UNION ALL
+                SELECT run_id, topic, rank, 1 AS src FROM pu) AS both_rows) AS counted
+    WHERE src = 0
+),
+{% endif %}
 brows AS (
 {% if window_guard %}
     -- a measure macro called with the default threshold and gains: the base's running sums
@@ -146,35 +196,49 @@ brows AS (
     FROM brel{% if window_guard %} WHERE {{ window_guard }}{% endif %}
 
 ),
+{% set at_ideal = measures | selectattr('module.ideal_rows', 'defined') | list %}
 rows AS (
     SELECT b.*
 {% for t in thresholds %}
          , coalesce(ts.{{ t.R }}, 0) AS {{ t.R }}, coalesce(ts.{{ t.N }}, 0) AS {{ t.N }}
 {% endfor %}
-{% for m in measures %}
-{% set mod = m.module %}
-{% if mod.rowcols is defined %}
-         , {{ mod.rowcols(m) }}
+{% if unassessed %}
+         , pu_c.c_pu
 {% endif %}
+{% for m in at_ideal %}
+         , {{ m.id }}_i.v AS {{ m.iv }}, {{ m.id }}_i.irank AS {{ m.ipos }}
 {% endfor %}
     FROM brows b
     LEFT JOIN tstats ts ON ts.topic = b.topic
-{% for m in measures %}
-{% set mod = m.module %}
-{% if mod.rowjoin is defined %}
-    {{ mod.rowjoin(m) }}
+{% if unassessed %}
+    LEFT JOIN pu_c ON pu_c.run_id = b.run_id AND pu_c.topic = b.topic AND pu_c.rank = b.rank
 {% endif %}
+{% for m in at_ideal %}
+    LEFT JOIN itot_{{ m.gkey }} AS {{ m.id }}_t ON {{ m.id }}_t.topic = b.topic
+    LEFT JOIN {{ m.id }}_ir AS {{ m.id }}_i
+      ON {{ m.id }}_i.topic = b.topic AND {{ m.id }}_i.irank = least({{ m.pos_in('b') }}, {{ m.id }}_t.len_{{ m.gkey }})
 {% endfor %}
 {% if max_docs %}
     WHERE b.rank <= {{ max_docs | num }}
 {% endif %}
 ),
+{% set running = measures | selectattr('module.running', 'defined') | list %}
+{% if running %}
+wrows AS (
+    -- the measures' running(m) windows over each ranking
+    SELECT rows.*
+{% for m in running %}
+         , {{ m.module.running(m) }} AS {{ m.run }}
+{% endfor %}
+    FROM rows
+),
+{% endif %}
 agg AS (
     SELECT run_id, topic, count(*) AS n_judged
 {% for m in measures %}
          , {{ m.module.aggs(m) }}
 {% endfor %}
-    FROM rows GROUP BY run_id, topic
+    FROM {{ 'wrows' if running else 'rows' }} GROUP BY run_id, topic
 ),
 {% call b.topic_context(max_docs, thresholds, gainsets) %}
         LEFT JOIN agg USING (run_id, topic)

@@ -1,5 +1,5 @@
 {#-
-  The measure engine over many derived qrels of one root in one pass (evaluate.evaluate_many).
+  The measure engine over many derived qrels of one root in one pass (irwarehouse.engine.many.evaluate_many).
 
   Every qrels of P.qrels is derived from the loaded qrels P.root, whose materialized base is
   current; a qrels whose judgments are a subset of the root's with the same grades has as
@@ -17,7 +17,7 @@
     many = 'delta'  the measure's file defines many_aggs(m): its aggregates per (qid, rid), in
                     closed form from the root's base, the removed rows and R, N.
 
-  Python (evaluate.many_kind) chooses which measures and settings take this route; the
+  Python (irwarehouse.engine.rendering.many_kind) chooses which measures and settings take this route; the
   others are evaluated per qrels. Three queries (`part`), run in turn:
     judgments  every qrels's judgments with their id in the root (NULL: the qrels is not a
                subset of the root; it is evaluated per qrels), into the table `judgments`
@@ -103,7 +103,7 @@ ql AS {{ d.materialized() }} (
 root_judg AS {{ d.materialized() }} (
     SELECT jid, topic, rel AS grade FROM irw_judgment_ids({{ P.root }})
 ),
--- the judgments of grade >= 1 (those of positive gain: evaluate.many_kind), for the ideal
+-- the judgments of grade >= 1 (those of positive gain: rendering.many_kind), for the ideal
 -- rankings: the root's less the removed
 judg AS (
     SELECT ql.qid, rj.topic, rj.grade

@@ -71,3 +71,27 @@ INSERT OR REPLACE INTO irw_meta VALUES (?, ?)
 {% macro forget_meta() -%}
 DELETE FROM irw_meta WHERE key = ?
 {%- endmacro %}
+
+{# ------------------------------------------------------------------ irw's objects kept true #}
+
+{# Every table, sequence, view and macro of the warehouse: views and macros with the digest
+   of their definition as DuckDB reads it back (a macro's overloads together), tables and
+   sequences with none. #}
+{% macro definitions() -%}
+SELECT 'VIEW' AS kind, schema_name, view_name AS name, md5(sql) AS definition FROM duckdb_views()
+WHERE NOT internal AND NOT temporary AND database_name = current_database()
+UNION ALL
+SELECT 'MACRO', schema_name, function_name, md5(string_agg(overload, chr(10) ORDER BY overload))
+FROM (SELECT schema_name, function_name,
+             function_type || '(' || coalesce(array_to_string(parameters, ','), '') || ') '
+             || coalesce(macro_definition, '') AS overload
+      FROM duckdb_functions()
+      WHERE NOT internal AND database_name = current_database() AND function_type IN ('macro', 'table_macro'))
+GROUP BY schema_name, function_name
+UNION ALL
+SELECT 'TABLE', schema_name, table_name, NULL FROM duckdb_tables()
+WHERE NOT temporary AND database_name = current_database()
+UNION ALL
+SELECT 'SEQUENCE', schema_name, sequence_name, NULL FROM duckdb_sequences()
+WHERE NOT temporary AND database_name = current_database()
+{%- endmacro %}

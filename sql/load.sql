@@ -28,6 +28,18 @@ CREATE OR REPLACE TEMP TABLE irw_staged_qrels (file INTEGER, nf INTEGER, topic V
                                                rel INTEGER)
 {%- endmacro %}
 
+{# A comment line (README, "Input files"): its first field -- after any leading whitespace --
+   begins with '#', as trec_eval 10.0 reads runs. A '#' elsewhere (docnos such as
+   msmarco_v2.1_doc_00_880019750#4_1633802806) is text. The readers (stage_*.sql) mark a
+   comment line nf = 0, and drop_comments removes them after counting them. #}
+{% macro comment(first_field) -%}
+starts_with({{ first_field }}, '#')
+{%- endmacro %}
+
+{% macro drop_comments(table) -%}
+DELETE FROM {{ table }} WHERE nf = 0
+{%- endmacro %}
+
 {# Did the fast reader leave a line it could not split (nf < 0) in `table`? #}
 {% macro unsplit(table) -%}
 SELECT 1 FROM {{ table }} WHERE nf < 0 LIMIT 1

@@ -114,17 +114,20 @@ CREATE TABLE IF NOT EXISTS evaluations (
 );
 
 -- The measure catalogue (written anew from the package whenever the schema is set up):
--- graded measures sum gains; ideal ones are normalized by the ideal ranking; paper names
--- where the measure is defined.
+-- trec_eval and ir_measures name the measure there; graded measures sum gains; ideal ones
+-- are normalized by the ideal ranking; paper names where the measure is defined.
 CREATE OR REPLACE TABLE measures (
     name        VARCHAR PRIMARY KEY,
     description VARCHAR,
     parameters  VARCHAR,
     cutoff      BOOLEAN,
     trec_eval   VARCHAR,
+    ir_measures VARCHAR,
     graded      BOOLEAN,
     ideal       BOOLEAN,
-    paper       VARCHAR
+    paper       VARCHAR,
+    example     VARCHAR,  -- a setting of the measure, e.g. IPrec@0.5
+    example_arguments VARCHAR  -- its measure macro's arguments after the qrels, e.g. k := 0.5
 );
 
 -- Cache: the base relation (judged retrieved documents with running sums) per loaded qrels,

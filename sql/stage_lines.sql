@@ -4,12 +4,13 @@
   lines end at \n, \r\n or a lone \r).
   Fast path: whitespace becomes spaces and a line that splits into exactly `nfields`
   non-empty fields is taken as is; any other line is split by a regular expression. Blank
-  lines are skipped. A number is cast only when its text has the documented syntax (`syntax`
+  lines are skipped; a comment line (load.sql, comment) is staged with nf = 0. A number is cast only when its text has the documented syntax (`syntax`
   of each column, see loader.py); anything else -- and a value out of its type's range --
   stays NULL, so that the caller finds and reports it, never silently drops or rounds it.
   The files are plain text (loader._sources decompresses the others); $encoding (utf-8 or
   latin-1) and $max_line (bytes) are passed to the reader.
 -#}
+{% import 'load.sql' as load %}
 INSERT INTO {{ target }}
 WITH raw AS (
     SELECT list_extract($numbers, file_index::INTEGER + 1) AS file,
@@ -30,7 +31,7 @@ fields AS (
            END AS f
     FROM split
 )
-SELECT file, len(f) AS nf
+SELECT file, CASE WHEN {{ load.comment('f[1]') }} THEN 0 ELSE len(f) END AS nf
 {% for name, index, cast, syntax in columns %}
      , {% if cast %}CASE WHEN regexp_full_match(f[{{ index }}], {{ syntax | literal }}) THEN try_cast(f[{{ index }}] AS {{ cast }}) END{% else %}f[{{ index }}]{% endif %} AS {{ name }}
 {% endfor %}

@@ -10,7 +10,8 @@ prints JSON: the DuckDB version and, per target, each probe's rows. A directory 
 ``irw export``, imported into a new in-memory database first.
 
 Every public macro needs a call in ``MACRO_CALLS`` (those of the schema ``measure`` are called
-with the qrels alone); an uncovered one is reported, so a test notices a new macro.
+with the qrels and the example arguments the table ``measures`` gives); an uncovered one is
+reported, so a test notices a new macro.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ MACRO_CALLS = {
     "std_z": "SELECT std_z(0.7, 0.5, 0.2), std_z(0.7, 0.5, 0)",
     "collection_of": f"SELECT collection_of('{QRELS}')",
 }
-MACRO_SCHEMA_CALLS = {"measure": "SELECT * FROM measure.{name}('" + QRELS + "')"}
+MACRO_SCHEMA_CALLS = {"measure": "SELECT * FROM measure.{name}('" + QRELS + "'{arguments})"}
 
 
 def _ident(name: str) -> str:
@@ -68,11 +69,14 @@ def queries(con) -> tuple[dict[str, str], list[str]]:
         "SELECT DISTINCT schema_name, function_name FROM duckdb_functions() WHERE NOT internal "
         "AND database_name = current_database() AND function_type IN ('macro', 'table_macro') "
         "AND NOT starts_with(function_name, 'irw_') ORDER BY ALL").fetchall()
+    examples = dict(con.execute("SELECT name, example_arguments FROM measures").fetchall())
     for schema, macro in macros:
         if schema == "main" and macro in MACRO_CALLS:
             call = MACRO_CALLS[macro]
         elif schema in MACRO_SCHEMA_CALLS:
-            call = MACRO_SCHEMA_CALLS[schema].format(name=_ident(macro))
+            arguments = examples.get(macro) if schema == "measure" else None
+            call = MACRO_SCHEMA_CALLS[schema].format(name=_ident(macro),
+                                                     arguments=f", {arguments}" if arguments else "")
         else:
             uncovered.append(f"{schema}.{macro}")
             continue

@@ -72,7 +72,7 @@ def test_dataframes_in_each_convention_load_as_the_file(w, convention):
 def test_bad_dataframes_are_errors_naming_the_row(w):
     run = _alpha1(w, topic="qid")
     run.loc[3, "score"] = float("nan")
-    with pytest.raises(IrwError, match=r"row 3: the score is missing"):
+    with pytest.raises(IrwError, match=r"the DataFrame, row 3, column 'score': the score is missing"):
         w.load_runs(run, run_id="bad")
     with pytest.raises(IrwError, match="name the run with run_id="):
         w.load_runs(_alpha1(w))

@@ -23,6 +23,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -105,7 +106,7 @@ def reference_rows(data: bytes, nfields: int, encoding: str = "utf-8") -> list[t
             fields = [f.decode(encoding) for f in raw.split()]  # bytes.split(): ASCII whitespace
         except UnicodeDecodeError:
             raise Rejected("not in the encoding") from None
-        if not fields:
+        if not fields or fields[0].startswith("#"):  # blank, or a comment line
             continue
         if len(fields) != nfields:
             raise Rejected(f"{len(fields)} fields")
@@ -131,6 +132,7 @@ def test_the_reference_parser_on_hand_made_lines():
     assert reference_rows(ok, 6) == [("r", "1", "d1", 1, 1.5e-05), ("r", "2", "d2", -3, 0.5),
                                      ("r", "2", "d3", 7, 5.0)]
     assert reference_rows(gzip.compress(b"\xef\xbb\xbf1 0 d 2\n"), 4) == [("1", "d", 2)]
+    assert reference_rows(b"# c\n #1 0 d 1\n1 0 d#1 1\n#\n", 4) == [("1", "d#1", 1)]
     assert reference_rows("1 0 caf\xe9 1\n".encode("latin-1"), 4, "latin-1") == [("1", "caf\xe9", 1)]
     for bad in [b"1 Q0 d 2.5 1 r", b"1 Q0 d 0x10 1 r", b"1 Q0 d 1 1_000 r", b"1 Q0 d 1 inf r",
                 b"1 Q0 d 1 1e999 r", b"1 Q0 d 1 1 r\n1 Q0 d 2 2 r", b"1 Q0 d 1 r", b"",
@@ -156,7 +158,7 @@ def _edit_lines(rng: random.Random, lines: list[bytes], nfields: int) -> tuple[l
     for _ in range(rng.choice([0, 0, 1, 1, 2, 3])):
         what = rng.choice(["drop line", "duplicate line", "drop field", "duplicate field",
                            "number", "number", "whitespace", "line ends", "blank lines",
-                           "latin-1 docno", "utf-8 docno"])
+                           "comment line", "latin-1 docno", "utf-8 docno"])
         i = rng.randrange(len(lines))
         fields = lines[i].split()
         if what == "drop line":
@@ -182,6 +184,8 @@ def _edit_lines(rng: random.Random, lines: list[bytes], nfields: int) -> tuple[l
             lines[i] = lines[i] + rng.choice([b"\r", b"\r\r"])
         elif what == "blank lines":
             lines.insert(i, rng.choice([b"", b"   ", b"\t"]))
+        elif what == "comment line":
+            lines.insert(i, rng.choice([b"# a comment", b"#", b" \t#" + lines[i], b"#" + lines[i]]))
         else:  # a docno with a non-ASCII letter, in Latin-1 or in UTF-8
             fields[2] += "\u00e9".encode("latin-1" if what.startswith("latin") else "utf-8")
             lines[i] = b" ".join(fields)
@@ -312,6 +316,9 @@ def test_kill_9_during_a_load_leaves_all_or_none_of_the_batch(trec8, base_wareho
     work = str(tmp_path / "w.duckdb")
     command = [sys.executable, "-c", "from irwarehouse.cli import app; app()", "--db", work,
                "load", "runs", *map(str, runs)]
+    tmpdir = tmp_path / "tmpdir"  # the killed loads' temporary files: removed by the next command
+    tmpdir.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmpdir)}
 
     def fresh():
         for leftover in (work, work + ".wal"):
@@ -339,17 +346,134 @@ def test_kill_9_during_a_load_leaves_all_or_none_of_the_batch(trec8, base_wareho
 
     fresh()
     started = time.monotonic()
-    assert subprocess.run(command, capture_output=True).returncode == 0
+    assert subprocess.run(command, capture_output=True, env=env).returncode == 0
     duration = time.monotonic() - started
     assert check("not killed") == "all"
     rng = random.Random(SEED)
     outcomes = []
     for quarter in range(4):  # one moment in each quarter of the load's duration
         fresh()
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
         at = rng.uniform(quarter / 4, (quarter + 1) / 4) * duration
         time.sleep(at)
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=60)
         outcomes.append(check(f"seed {SEED}, killed after {at:.2f} s of a {duration:.2f} s load"))
     print(f"kill -9 at random moments of a {duration:.1f} s load: {outcomes}")
+    root = tmpdir / f"irw-{os.getuid()}"
+    assert subprocess.run(command[:5] + ["runs", "list"], capture_output=True, env=env).returncode == 0
+    assert not [p for p in root.iterdir() if p.is_dir()], "a killed load's temporary files were left"
+
+
+# ------------------------------------------------------------------ concurrent first loads
+
+IRW = [sys.executable, "-c", "from irwarehouse.cli import app; app()"]
+FIXTURE_RUNS = Path(__file__).resolve().parents[1] / "fixtures" / "runs"
+
+
+def _together(*commands, env=None) -> list[tuple[int, str]]:
+    """Start the commands at once; their exit statuses and stderr."""
+    procs = [subprocess.Popen(c, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+             for c in commands]
+    return [(p.wait(timeout=300), p.stderr.read()) for p in procs]
+
+
+def _loaded(db) -> list[str]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return [r[0] for r in con.execute("SELECT run_id FROM run_loads ORDER BY 1").fetchall()]
+    finally:
+        con.close()
+
+
+def test_concurrent_first_loads_never_lose_the_file(tmp_path):
+    """Loads started together on a warehouse file that does not exist yet: one creates it
+    while the other waits (the directory's lock, --wait), then loads into it. Loading the
+    same run twice, one of them fails as any second load would -- without removing the file;
+    two different runs both load; a first load that fails beside one that succeeds leaves
+    the other's run; no file is ever lost."""
+    bad = tmp_path / "bad.txt"
+    bad.write_text("101 Q0 D101-000 1 notanumber bad\n")
+    for round_ in range(2):
+        db = tmp_path / f"same{round_}.duckdb"
+        load = [*IRW, "--db", str(db), "load", "runs", str(FIXTURE_RUNS / "beta1.txt")]
+        outcomes = _together(load, load)
+        assert sorted(code for code, _ in outcomes) == [0, 1], outcomes
+        assert "already loaded" in next(err for code, err in outcomes if code)
+        assert db.exists() and _loaded(db) == ["beta1"]
+        db = tmp_path / f"two{round_}.duckdb"
+        outcomes = _together(*([*IRW, "--db", str(db), "load", "runs", str(FIXTURE_RUNS / name)]
+                               for name in ("beta1.txt", "beta2.txt")))
+        assert [code for code, _ in outcomes] == [0, 0], outcomes
+        assert _loaded(db) == ["beta1", "beta2"]
+    db = tmp_path / "failing.duckdb"
+    outcomes = _together(*([*IRW, "--db", str(db), "load", "runs", str(path)]
+                           for path in (bad, FIXTURE_RUNS / "beta1.txt")))
+    assert [code for code, _ in outcomes] == [1, 0], outcomes
+    assert "line 1" in outcomes[0][1] and _loaded(db) == ["beta1"]
+
+
+def test_a_creation_under_way_is_waited_for_as_wait_says(tmp_path):
+    """Another process creating a warehouse in the directory (holding its lock) is waited
+    for --wait seconds, then named; a longer wait loads once it is done."""
+    import fcntl
+
+    db = tmp_path / "w.duckdb"
+    fd = os.open(tmp_path, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        started = time.monotonic()
+        result = subprocess.run([*IRW, "--db", str(db), "--wait", "0.5", "load", "runs",
+                                 str(FIXTURE_RUNS / "beta1.txt")], capture_output=True, text=True)
+        assert result.returncode == 1 and time.monotonic() - started >= 0.5
+        assert result.stderr.strip() == (f"error: the warehouse {db} is being created by another process "
+                                         "(its first load); waited 0.5 s. Try again when it is done, or "
+                                         "wait longer (--wait SECONDS)")
+        waiting = subprocess.Popen([*IRW, "--db", str(db), "--wait", "60", "load", "runs",
+                                    str(FIXTURE_RUNS / "beta1.txt")], stderr=subprocess.PIPE, text=True)
+        time.sleep(1.0)
+        assert waiting.poll() is None and not db.exists()
+    finally:
+        os.close(fd)  # the "creation" ends
+    assert waiting.wait(timeout=120) == 0, waiting.stderr.read()
+    assert _loaded(db) == ["beta1"]
+
+
+# ------------------------------------------------------------------ a full TMPDIR
+
+FULL = """
+mount -t tmpfs -o size=256k tmpfs "$T" || exit 77
+head -c $((256 * 1024 - 4 * 1024)) /dev/zero > "$T/fill"
+export TMPDIR="$T"
+"$@"
+"""
+
+
+def test_a_full_tmpdir_breaks_no_command_that_needs_it_not_and_is_named(tmp_path):
+    """TMPDIR on a disk with a few kilobytes left (a small file system of its own, mounted
+    where the system lets an unprivileged user do so): a query that needs no temporary file
+    runs (the template cache and irw's marker are done without), and a load that must
+    decompress into TMPDIR names the directory."""
+    db = tmp_path / "w.duckdb"
+    cli_for(str(db))("load", "qrels", Path(__file__).resolve().parents[1] / "fixtures" / "qrels.txt",
+                     "--name", "fixture")
+    full = tmp_path / "full"
+    full.mkdir()
+    env = {**os.environ, "T": str(full), "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+
+    def under_full_tmpdir(*args):
+        try:
+            return subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", FULL,
+                                   "sh", *IRW, "--db", str(db), *args], env=env, capture_output=True,
+                                  text=True, timeout=300)
+        except OSError as exc:
+            pytest.skip(f"cannot run unshare to mount a small file system: {exc}")
+
+    result = under_full_tmpdir("sql", "SELECT 42 AS answer")
+    if result.returncode == 77 or "unshare" in result.stderr[:200]:
+        pytest.skip(f"this system lets no unprivileged mount of a small file system: {result.stderr[:200]}")
+    assert result.returncode == 0 and "42" in result.stdout, result.stderr
+    result = under_full_tmpdir("load", "runs", str(FIXTURE_RUNS / "gamma1.txt.gz"))
+    assert result.returncode == 1
+    assert f"no space left in {full}/irw-{os.getuid()}/" in result.stderr, result.stderr
+    assert "TMPDIR" in result.stderr and "Errno" not in result.stderr

@@ -6,9 +6,11 @@ import errno
 import gzip
 import io
 import os
+from pathlib import Path
 
 import pytest
 
+from conftest import FIXTURES
 from irwarehouse.engine import loading
 from irwarehouse.errors import IrwError
 
@@ -59,6 +61,12 @@ def test_trec_eval_policy_compares_scores_as_32_bit_floats(con, tmp_path):
     assert ranks(con) == ["b", "a"]
     loading.load_runs(con, [write(tmp_path / "r", text)], policy="score_then_rank", replace=True)
     assert ranks(con) == ["a", "b"]
+    # trec_eval 10.0 compares them as doubles
+    loading.load_runs(con, [write(tmp_path / "r", text)], policy="trec_eval_10", replace=True)
+    assert ranks(con) == ["a", "b"]
+    tied = "1 Q0 a 1 0.5 r\n1 Q0 c 2 0.5 r\n1 Q0 b 3 0.5 r\n1 Q0 z 4 0.25 r\n"
+    loading.load_runs(con, [write(tmp_path / "r", tied)], policy="trec_eval_10", replace=True)
+    assert ranks(con) == ["c", "b", "a", "z"]  # ties: docno descending
 
 
 def test_directories_globs_and_metadata(con, tmp_path):
@@ -130,6 +138,59 @@ def test_every_layout_loads_alike_and_clean_files_take_the_fast_path(con, tmp_pa
     assert len(loaded["tabs"]) == len(LINES)
     for name, rows in loaded.items():
         assert rows == loaded["tabs"], name
+
+
+# Comment lines as trec_eval 10.0 reads them in runs: the first field, after any leading
+# whitespace, begins with '#'; a '#' anywhere else is text (TREC RAG 2024 docnos hold one).
+COMMENTS = ["# a comment", "#", "   # indented", "#no space", "# Q0 d001 1 9 r",
+            "# six fields as a run line has"]
+
+
+def with_comments(text: str, sep: str = "\n") -> str:
+    lines = text.split(sep)
+    for at, comment in zip((0, 1, 3, 7, 12, 30), COMMENTS):
+        lines.insert(at, comment)
+    return sep.join(lines)
+
+
+@pytest.mark.parametrize("layout", ["tabs", "spaces", "crlf", "mixed", "tabs with blank lines"])
+def test_comment_lines_are_skipped_and_counted_on_either_path(con, tmp_path, layout):
+    marked = [f[:2] + (f[2] + "#x",) + f[3:] if i % 4 == 0 else f for i, f in enumerate(LINES)]
+    text = layouts(marked)[layout]
+    summary = loading.load_runs(con, [write(tmp_path / "plain", text)])
+    expected = sorted(con.execute("SELECT topic, docno, rank, score FROM runs").fetchall())
+    assert summary["comments"] == 0 and summary["lines"] == len(LINES)
+    sep = "\r\n" if layout == "crlf" else "\n"
+    summary = loading.load_runs(con, [write(tmp_path / "commented", with_comments(text, sep))],
+                                replace=True)
+    assert summary["comments"] == len(COMMENTS) and summary["lines"] == len(LINES)
+    got = sorted(con.execute("SELECT topic, docno, rank, score FROM runs").fetchall())
+    assert got == expected and any("#" in row[1] for row in got)
+
+
+def test_comment_lines_of_the_right_width_take_the_fast_path(con, tmp_path, monkeypatch):
+    used = []
+    run_script = loading.run_script
+    monkeypatch.setattr(loading, "run_script", lambda c, template, *a, **k: (used.append(template), run_script(c, template, *a, **k))[1])
+    text = "# Q0 d1 1 9 r\n1 Q0 d#1 1 2 r\n#1 Q0 d2 2 1 r\n1 Q0 d3 3 1 r\n"
+    for sep in (" ", "\t"):
+        used.clear()
+        summary = loading.load_runs(con, [write(tmp_path / "r", text.replace(" ", sep))], replace=True)
+        assert "stage_delimited.sql" in used and "stage_lines.sql" not in used
+        assert summary["comments"] == 2 and ranks(con) == ["d#1", "d3"]
+
+
+def test_comment_lines_in_qrels_and_line_numbers_of_errors(con, tmp_path):
+    qrels = "# TREC RAG 2024\n1 0 doc#1 2\n#2 0 d 1\n  #\n1 0 d2 0\n"
+    summary = loading.load_qrels(con, [write(tmp_path / "q", qrels)], "q")
+    assert summary["comments"] == 3 and summary["judgments"] == 2
+    assert con.execute("SELECT docno, rel FROM qrels ORDER BY docno").fetchall() == [("d2", 0), ("doc#1", 2)]
+    with pytest.raises(IrwError, match=r"bad\.txt, line 4: expected 4 fields"):
+        loading.load_qrels(con, [write(tmp_path / "bad.txt", "# a\n#\n1 0 d 1\n1 0 e\n")], "bad")
+    with pytest.raises(IrwError, match=r"line 4: document d appears twice for run r, topic 1 \(first at .*line 2\)"):
+        loading.load_runs(con, [write(tmp_path / "r.txt", "#\n1 Q0 d 1 1 r\n# 1 Q0 d 1 1 r\n1 Q0 d 2 1 r\n")])
+    with pytest.raises(IrwError, match="no run lines found"):
+        loading.load_runs(con, [write(tmp_path / "only.txt", "# nothing\n#1 Q0 d 1 1 r\n")])
 
 
 def test_a_field_holding_the_other_separator_is_an_error(con, tmp_path):
@@ -550,7 +611,10 @@ def test_memory_limit_default_option_and_bad_value(tmp_path, monkeypatch):
     con = schema.connect(str(tmp_path / "w.duckdb"))
     assert con.execute("SELECT current_setting('memory_limit')").fetchone()[0] == "286.1 MiB"
     spill = con.execute("SELECT current_setting('temp_directory')").fetchone()[0]
-    assert os.path.basename(spill).startswith("irw-spill-")
+    from irwarehouse import files
+
+    assert os.path.basename(spill).startswith("spill-")  # in this process's owner directory
+    assert Path(spill).parent.parent == files.temp_root()
     con.close()
     with connection.Staging(str(tmp_path / "w.duckdb"), memory="1GB", prepare=schema.prepare) as staging:
         assert staging.con.execute("SELECT current_setting('memory_limit')").fetchone()[0] == "953.6 MiB"
@@ -674,8 +738,10 @@ def test_a_load_of_several_batches_stages_its_ranked_rows_in_a_file(tmp_path, mo
     batched = schema.connect(":memory:")
     loading.load_runs(batched, paths)
     path, size, rows = staged[-1]
-    assert os.path.dirname(os.path.dirname(path)) == str(temp) and size > 0 and rows == 1290
-    assert os.path.basename(os.path.dirname(path)).startswith(f"irw-stage-{os.getpid()}-")
+    # in this process's owner directory, in irw's temporary root in TMPDIR
+    owner = Path(path).parent.parent
+    assert owner.parent == temp / f"irw-{os.getuid()}" and size > 0 and rows == 1290
+    assert os.path.basename(os.path.dirname(path)).startswith("stage-")
     assert not os.path.exists(os.path.dirname(path))
     assert _tables(batched) == _tables(at_once)
     # a failed load (a docno twice, found after the last batch) removes its file too
@@ -683,7 +749,7 @@ def test_a_load_of_several_batches_stages_its_ranked_rows_in_a_file(tmp_path, mo
     write(tmp_path / "twice2.txt", "401 Q0 d1 2 0.5 late\n")
     with pytest.raises(IrwError, match="document d1 appears twice for run late"):
         loading.load_runs(batched, [twice, str(tmp_path / "twice2.txt")])
-    assert not [p for p in os.listdir(temp) if p.startswith("irw-stage-")]
+    assert not [p for p in os.listdir(owner) if p.startswith("stage-")]
     assert _tables(batched) == _tables(at_once)
 
 
@@ -724,3 +790,16 @@ def test_bulk_work_keeps_no_insertion_order_and_users_sql_does(monkeypatch):
         assert len(seen) >= 2 and not any(seen)
         assert w.con.execute(setting).fetchone()[0] is True
         assert w.sql(setting + " AS kept").rows() == [(True,)]
+
+
+def test_load_messages_count_comment_lines(cli, tmp_path):
+    d = tmp_path / "c"
+    (d / "runs").mkdir(parents=True)
+    (d / "qrels.txt").write_text("# judged by hand\n1 0 a#1 1\n1 0 b 0\n")
+    (d / "runs" / "r.txt").write_text("# run r\n#\n1 Q0 a#1 1 2 r\n1 Q0 c 2 1 r\n")
+    done = cli("load", "collection", d, "--name", "c")
+    assert done.stderr == ("collection c: loaded qrels c: 2 judgments, 1 relevant, 1 topics, 1 comment "
+                           "line skipped; loaded 1 run (2 lines from 1 file, 2 comment lines skipped, "
+                           "order trec_eval)\n")
+    assert cli("load", "qrels", d / "qrels.txt", "--name", "q2").stderr.endswith(", 1 comment line skipped\n")
+    assert "comment" not in cli("load", "runs", FIXTURES / "runs" / "beta1.txt").stderr

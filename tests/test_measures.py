@@ -14,18 +14,22 @@ The hand case, one topic "T1" (R = 3 relevant at threshold 1, N = 1 judged non-r
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
 from irwarehouse import measures, schema
+from irwarehouse.measures import MeasureDef
 from irwarehouse.engine import evaluation, loading
 from irwarehouse.errors import IrwError
 
 LOG2 = math.log2
 
 
-@pytest.fixture()
-def hand(tmp_path):
+@pytest.fixture(scope="module")
+def hand(tmp_path_factory):
+    """The hand case in a warehouse the tests only read (store=False)."""
+    tmp_path = tmp_path_factory.mktemp("hand")
     qrels = tmp_path / "qrels"
     qrels.write_text("T1 0 d1 1\nT1 0 d2 0\nT1 0 d3 2\nT1 0 d4 1\nT1 0 d9 -1\n"
                      "T2 0 e1 1\nT3 0 f1 0\n")
@@ -88,6 +92,42 @@ EXPECTED_T1 = {
     "RBPres'(p=0.5)": 0.5 ** 4,
     "Q'(beta=0)": (1 + 2 / 3 + 3 / 4) / 3,
     "Bpref'": 1 / 3, "Judged'@5": 1.0, "NumRet'": 4,
+    # trec_eval's set measures (set_P is P, set_recall R): 3 relevant of 6 retrieved, R = 3
+    "SetAP": 3 * 3 / (6 * 3), "SetAP(rel=2)": 1 * 1 / (6 * 1),
+    "SetF": 2 * 0.5 * 1 / (0.5 + 1), "SetF(beta=0.25)": 1.25 * 0.5 * 1 / (0.25 * 0.5 + 1),
+    "RelP@5": 2 / 3, "RelP@2": 1 / 2, "RelP": 3 / 3, "RelP(rel=2)@2": 0.0,
+    "NumNonRelJudgedRet": 1, "NumNonRelJudgedRet(rel=2)": 3, "NumNonRelJudgedRet@2": 0,
+    # unjudged: dX (rank 2) and d9 (rank 5, grade -1); a run shorter than k counts as judged
+    "Unjudged@5": 2 / 5, "Unjudged@20": 2 / 20, "Unjudged": 2 / 6, "Unjudged@1": 0.0,
+    "binG": (1 / LOG2(2) + 1 / LOG2(2 + 4 - 2) + 1 / LOG2(2 + 6 - 3)) / 3,
+    "Utility": 3 - 3, "Utility(a=2,b=-1,c=-0.5,d=0.01,docs=1000)": 2 * 3 - 3 - 0 + 0.01 * (1000 + 3 - 6 - 3),
+    # R-precision at floor(mult R + 0.9): mult 0.6 -> P@2, 1.8 -> P@6, 0.2 -> P@1, 0 -> none
+    "RPrec(mult=0.6)": 1 / 2, "RPrec(mult=1.8)": 3 / 6, "RPrec(mult=0.2)": 1.0, "RPrec(mult=0)": 0.0,
+    # interpolated precision: relevant at ranks 1, 4, 6 -> best precision at or below the
+    # c-th of them, c = round(r R) half up (trec_eval 10.0): 1, 0.5, 0.5
+    "IPrec@0.0": 1.0, "IPrec@0.4": 1.0, "IPrec@0.5": 0.5, "IPrec@1.0": 0.5, "IPrec@1.5": 0.0,
+    "IPrec(rel=2)@0.5": 1 / 4, "IPrec'@1.0": 3 / 4,
+    # 11 levels need 0,0,1,1,1,2,2,2,2,3,3 relevant documents
+    "IPrecAvg": (5 * 1.0 + 4 * 0.5 + 2 * 0.5) / 11, "IPrecAvg(recalls={0.2,0.5,0.8})": (1 + 0.5 + 0.5) / 3,
+    # infAP: rank 4 has d2 (judged non-relevant) above, rank 6 also d9 (pooled, unassessed)
+    "infAP": (1 + (1 / 4 + (3 / 4) * (2 / 3) * ((1 + 1e-5) / (2 + 2e-5)))
+              + (1 / 6 + (5 / 6) * ((2 + 1 + 1) / 5) * ((2 + 1e-5) / (3 + 2e-5)))) / 3,
+    "infAP'": (1 + (1 / 3 + (2 / 3) * (2 / 2) * ((1 + 1e-5) / (2 + 2e-5)))
+               + (1 / 4 + (3 / 4) * (3 / 3) * ((2 + 1e-5) / (3 + 2e-5)))) / 3,
+    # ERR: top grade 2, R_i = (2^g - 1)/4 = 1/4, 0, 3/4, 1/4 at ranks 1, 3, 4, 6
+    "ERR": 1 / 4 + (1 / 4) * (3 / 4) * (3 / 4) + (1 / 6) * (1 / 4) * (3 / 4) * (1 / 4),
+    "ERR@3": 1 / 4, "ERR(gmax=4)": 1 / 16 + (1 / 4) * (3 / 16) * (15 / 16) + (1 / 6) * (1 / 16) * (15 / 16) * (13 / 16),
+    "ERR'@10": 1 / 4 + (1 / 3) * (3 / 4) * (3 / 4) + (1 / 4) * (1 / 4) * (3 / 4) * (1 / 4),
+    # G: ideal gains 2, 1, 1 (total 4); cost(i) = 2, 3, 4, then +1 per rank; cg 1, 3, 4
+    "G": (1 / LOG2(2 + 2 - 1) + 2 / LOG2(2 + 5 - 3) + 1 / LOG2(2 + 7 - 4)) / 4,
+    # RnDCG: the ideal gain changes after position 1 and ends at 3; n = 6 > 3 + 1 adds nDCG@6
+    "RnDCG": (1 / 2 + 1 / IDCG + DCG / IDCG) / 3,
+    # nDCGRel: the relevant at ranks 1, 4, 6: DCG@1/IDCG@1, DCG@4/IDCG@3, DCG@6/IDCG@3
+    "nDCGRel": (1 / 2 + (1 + 2 / LOG2(5)) / IDCG + DCG / IDCG) / 3,
+    "nDCG(gains={2:5},unlisted=grade)": (1 + 5 / LOG2(5) + 1 / LOG2(7)) / (5 + 1 / LOG2(3) + 1 / LOG2(4)),
+    # trec_eval's rbp_resid: 0 only when every retrieved document is judged
+    "RBPres(p=0.5,zero_if_judged=True)": 0.5 * (0.5 + 0.5 ** 4) + 0.5 ** 6,
+    "RBPres'(p=0.5,zero_if_judged=True)": 0.0,
 }
 
 
@@ -96,6 +136,19 @@ def test_hand_computed(hand, name):
     label = str(measures.parse(name))
     got = scores(hand, [name])
     assert got[(label, "T1")] == pytest.approx(EXPECTED_T1[name], abs=1e-12)
+
+
+def test_macros_of_the_hand_case_equal_the_engine(hand):
+    """The measure macros on the hand case, with its pooled, unassessed document (infAP)."""
+    from irwarehouse.engine import rendering
+
+    for name in ["infAP", "infAP'", "ERR", "IPrecAvg(recalls={0.2,0.5,0.8})", "RnDCG", "nDCGRel",
+                 "G", "RBPres(p=0.5,zero_if_judged=True)", "Utility(a=2,b=-1,c=-0.5,d=0.01,docs=1000)"]:
+        measure = measures.parse(name)
+        args = measures.macro_arguments(measure)
+        got = hand.execute(f"SELECT value FROM measure.{measure.name}('h'{', ' + args if args else ''}) "
+                           "WHERE topic = 'T1'").fetchone()[0]
+        assert got == pytest.approx(EXPECTED_T1[name], abs=1e-12), name
 
 
 def test_missing_topic_counts_and_empty_values(hand):
@@ -229,3 +282,53 @@ def test_names_round_trip_and_aliases():
         assert measures.parse(canonical) == measures.parse(text)
     assert [str(m) for m in measures.parse_all(["AP,P@10", "nDCG(discount=jk,base=2)@5"])] == \
         ["AP", "P@10", "nDCG(discount=jk)@5"]
+
+
+def test_the_measures_page_names_every_measure_with_its_other_names_and_paper():
+    """docs/measures.md has a row for every catalogue measure, naming its trec_eval families
+    and ir_measures names; `irw measures` prints them with the paper."""
+    from pathlib import Path
+
+    from irwarehouse import output
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "measures.md").read_text()
+    rows = {line.split("|")[1].strip(): line for line in page.splitlines() if line.startswith("| `")}
+    listing = output.measure_listing(measures.CATALOGUE.values(), measures.format_value)
+    for m in measures.CATALOGUE.values():
+        row = next((line for cell, line in rows.items() if re.search(rf"`{re.escape(m.name)}[@(`'`]", cell)), None)
+        assert row is not None, f"docs/measures.md has no row for {m.name}"
+        for family in measures.TREC_FAMILIES:
+            if family.measure == m.name:
+                assert f"`{family.name}" in row, (m.name, family.name)
+        for alias in m.aliases:
+            assert f"`{alias}" in row, (m.name, alias)
+        assert m.paper and m.paper in listing
+        if m.trec_eval:
+            assert f"trec_eval: {m.trec_eval}" in listing
+
+
+def test_the_catalogue_checks_its_entries():
+    """An entry breaking an invariant is refused when the catalogue is built; every entry
+    has its SQL file, with aggs and value."""
+    from irwarehouse import sql
+
+    measures.check_catalogue()
+    for definition in measures.CATALOGUE.values():
+        module = sql.module(f"measures/{definition.name}.sql")
+        assert hasattr(module, "aggs") and hasattr(module, "value"), definition.name
+    good = measures.CATALOGUE["P"]
+    bad = [
+        (MeasureDef("X", "graded without gains", (measures.REL,), graded=True, examples=("X",)), "need a gains parameter"),
+        (MeasureDef("X", "unknown need", (), needs=("nothing",), examples=("X",)), "needs {'nothing'}"),
+        (MeasureDef("X", "reserved name", (measures.Param("pos", "int", 1, "?"),), examples=("X",)), "reserved"),
+        (MeasureDef("X", "no example", ()), "example"),
+        (MeasureDef("X", "cut-off kind", (), cutoff_kind="depth", examples=("X",)), "cutoff_kind"),
+        (MeasureDef("X", "default out of range", (measures.Param("q", "float", 2.0, "?", low=0.0, high=1.0),),
+                    examples=("X",)), "out of its range"),
+        (MeasureDef("X", "raw form", (), raw_form="Nope", examples=("X",)), "unknown form"),
+    ]
+    for entry, fragment in bad:
+        with pytest.raises(AssertionError, match=re.escape(fragment)):
+            measures.check_catalogue({"P": good, "X": entry}, ())
+    with pytest.raises(AssertionError, match="unknown measure"):
+        measures.check_catalogue({"P": good}, (measures.TrecFamily("x", "Nope"),))

@@ -434,6 +434,16 @@ def test_spark_commands(spark_data, tmp_path):
         assert json.loads(printed) == table_of(rows)
 
 
+def test_trec_eval(tmp_path):
+    """irw trec-eval prints Warehouse.trec_eval's lines, as trec_eval lays them out."""
+    qrels, run = str(FIXTURES / "qrels.txt"), str(FIXTURES / "runs" / "beta1.txt")
+    printed = cli_for(str(tmp_path / "unused.duckdb"))(
+        "trec-eval", "-q", "-c", "-M", "20", "-m", "official", "-mrelstring.5", qrels, run).stdout
+    report = Warehouse.trec_eval(qrels, run, ["official", "relstring.5"], complete=True, max_docs=20)
+    assert printed == output.trec_eval_lines(report.topic_lines + report.summary_lines, report.zscores)
+    assert printed.count("\n") > 100 and not (tmp_path / "unused.duckdb").exists()
+
+
 # ------------------------------------------------------------------ completeness
 
 def _commands() -> set[str]:
@@ -456,7 +466,7 @@ def _commands() -> set[str]:
 def test_every_command_is_covered():
     covered = {case.split(" --")[0].removesuffix(" several qrels") for case in [*READS, *EVALUATING, *WRITES]}
     covered |= {"eval", "report", "load results", "standardize export", "standardize import", "export",
-                "publish", *(f"experiment {name}" for name in EXPERIMENTS), *SPARK_CASES}
+                "publish", "trec-eval", *(f"experiment {name}" for name in EXPERIMENTS), *SPARK_CASES}
     covered |= {"pool stats"} if any(c.startswith("pool stats") for c in covered) else set()
     commands = _commands()
     assert len(commands) >= 50

@@ -357,6 +357,29 @@ def test_report_api_without_the_command_line(fx):
         assert report.render(fmt)
 
 
+# trec_eval's measures the catalogue gained with irw trec-eval, at a setting each
+TREC_EVAL_MEASURES = ["infAP", "IPrec@0.3", "IPrecAvg", "SetAP", "SetF(beta=0.5)", "RelP@5", "G",
+                      "binG", "RnDCG", "nDCGRel", "ERR@20", "Utility", "Unjudged@5",
+                      "NumNonRelJudgedRet", "RPrec(mult=0.6)"]
+
+
+def test_report_of_trec_eval_measures(fx):
+    """The report's leaderboard of trec_eval's measures is irw eval's means, and it renders."""
+    con = schema.connect(fx.db_path, read_only=True)
+    try:
+        report = build_report(con, TREC_EVAL_MEASURES, test="t")
+    finally:
+        con.close()
+    means = json.loads(fx("eval", *[a for m in TREC_EVAL_MEASURES for a in ("-m", m)], "--no-store",
+                          "--format", "json").stdout)
+    assert report.measures == [str(m) for m in parse_all(TREC_EVAL_MEASURES)]
+    assert len(means) == len(report.measures) * len(report.run_ids)
+    for row in means:
+        assert report.means(row["measure"])[row["run_id"]] == pytest.approx(row["value"], abs=1e-12), row
+    for fmt in ("html", "latex", "markdown"):
+        assert report.render(fmt)
+
+
 def hand_report(means: dict, significant: list[tuple[str, str]]) -> Report:
     """A report over one measure with the given means and significant pairs (winner first)."""
     runs = sorted(means, key=lambda r: -means[r])

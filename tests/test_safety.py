@@ -5,8 +5,10 @@ One class of fault per section, each with the mechanism that covers it (docs/bad
 input"):
 
 - one guard for every file irw writes (irwarehouse.files): never onto a database, never over
-  a file without --replace, never over files irw did not write, whole or not at all;
-- ``irw sql`` without --write writes nothing anywhere (irwarehouse.statements);
+  a file without --replace, never over files irw did not write, whole or not at all; irw's
+  temporary files removed only where they prove an owner that has ended;
+- ``irw sql`` without --write writes nothing anywhere (DuckDB's sandbox; the variants of
+  every path spelling are in tests/test_sandbox.py);
 - one command, one transaction: a command that fails, or is interrupted before it commits,
   leaves the warehouse exactly as it was (row counts and content hash of every table);
 - names that cannot mean two things (irwarehouse.names): run specs, run ids, teams, qrels;
@@ -180,28 +182,100 @@ def test_experiment_output_never_overwrites_foreign_files(fx):
     assert (out / "notes.txt").read_text() == "mine"
 
 
-def test_what_killed_processes_left_is_swept(fx, tmp_path, monkeypatch):
+HOLD = ("from irwarehouse import files; import time; "
+        "print(files.temp_dir('hold'), flush=True); time.sleep(120)")
+
+
+def _holder(env, namespace: bool = False):
+    """A process that made an irw temporary directory and keeps it (in a PID namespace of
+    its own with ``namespace``, where its process id means nothing outside): the process
+    and the directory."""
+    command = [sys.executable, "-c", HOLD]
+    if namespace:
+        command = ["unshare", "--user", "--map-root-user", "--pid", "--fork", "--kill-child", *command]
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True)
+    return proc, Path(proc.stdout.readline().strip())
+
+
+def _has_pid_namespaces() -> bool:
+    try:
+        return subprocess.run(["unshare", "--user", "--map-root-user", "--pid", "--fork", "true"],
+                              capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+def test_temporary_files_are_removed_only_when_provably_irws(fx, tmp_path):
+    """irw's temporary directories are in its own root and prove their owner: a marker and
+    a lock the owner holds. What an owner killed with -9 left is removed by the next command;
+    a live owner's is not, also from another process namespace; nothing that merely looks
+    like irw's -- named as irw once named its directories, in TMPDIR or beside an output, or
+    inside the root without irw's marker -- is ever removed."""
     tmpdir = tmp_path / "tmpdir"
     tmpdir.mkdir()
-    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    env = {**os.environ, "TMPDIR": str(tmpdir), "PYTHONPATH": str(ROOT)}
+    live, live_dir = _holder(env)
+    owners = [live]
+    namespaced = None
+    if _has_pid_namespaces():
+        namespaced, namespaced_dir = _holder(env, namespace=True)
+        owners.append(namespaced)
+    dead, dead_dir = _holder(env)
+    dead.kill()
     dead.wait()
-    stale = [tmpdir / f"irw-load-{dead.pid}-0123abcd", tmpdir / f"irw-spill-{dead.pid}-89abcdef"]
-    live = tmpdir / f"irw-load-{os.getpid()}-0123abcd"
-    mine = tmpdir / f"irw-notes-{dead.pid}.txt"  # not a name irw gives: kept
-    for path in stale + [live]:
-        path.mkdir()
+    root = tmpdir / f"irw-{os.getuid()}"
+    assert dead_dir.parent.parent == root and (dead_dir.parent / ".irw-owner").is_file()
+    lookalikes = [tmpdir / "irw-backup-20241126-deadbeef", tmpdir / f"irw-load-{dead.pid}-0123abcd",
+                  fx.tmp / "papers" / "irw-results-2024-0a1b2c3d", fx.tmp / "papers" / f"irw-spill-{dead.pid}-89abcdef",
+                  root / "mine", root / "fake"]
+    for path in lookalikes:
+        path.mkdir(parents=True)
         (path / "x").write_text("x")
-    mine.write_text("x")
-    beside = fx.tmp / f".r.md.irw-{dead.pid}-0123abcd.tmp"
+    (root / "fake" / ".irw-owner").write_text("not irw's\n")  # a marker without irw's text
+    beside = fx.tmp / "papers" / f".r.md.irw-{dead.pid}-0123abcd.tmp"
     beside.write_text("half")
-    monkeypatch.setenv("TMPDIR", str(tmpdir))
-    import tempfile
+    try:
+        for args in (["eval", "-m", "AP"], ["report", "-m", "AP", "--format", "markdown", "--out",
+                                               str(fx.tmp / "papers" / "r.md")]):
+            proc = subprocess.run(IRW + ["--db", str(fx.path), *args], env=env, capture_output=True, text=True)
+            assert proc.returncode == 0, proc.stderr
+        assert not dead_dir.parent.exists()  # its owner is gone: removed
+        assert live_dir.is_dir() and (namespaced is None or namespaced_dir.is_dir())
+        assert all((p / "x").read_text() == "x" for p in lookalikes) and beside.read_text() == "half"
+        assert sorted(p.name for p in root.iterdir() if p.is_dir()) == sorted(
+            ["mine", "fake", live_dir.parent.name] + ([namespaced_dir.parent.name] if namespaced else []))
+    finally:
+        for owner in owners:
+            owner.kill()
+            owner.wait()
+    for _ in range(50):  # (the namespace's process ends as its parent is killed)
+        subprocess.run(IRW + ["--db", str(fx.path), "runs", "list"], env=env, capture_output=True, check=True)
+        if sorted(p.name for p in root.iterdir() if p.is_dir()) == ["fake", "mine"]:  # owners ended
+            break
+        time.sleep(0.2)
+    assert sorted(p.name for p in root.iterdir() if p.is_dir()) == ["fake", "mine"]
 
-    monkeypatch.setattr(tempfile, "tempdir", None)
-    fx("eval", "-m", "AP")
-    fx("report", "-m", "AP", "--format", "markdown", "--out", fx.tmp / "r.md")
-    assert not any(p.exists() for p in stale) and not beside.exists()
-    assert live.exists() and mine.exists()
+
+def test_a_temporary_root_that_is_not_private_is_refused(fx, tmp_path):
+    """irw's temporary root must be a directory of the user's that nobody else may write to
+    (else another user could plant a directory there for the clean-up to take): one that is
+    not, or a link, is refused, naming it."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for kind in ("open", "link"):
+        tmpdir = tmp_path / kind
+        tmpdir.mkdir()
+        root = tmpdir / f"irw-{os.getuid()}"
+        if kind == "open":
+            root.mkdir()
+            root.chmod(0o777)
+        else:
+            (tmp_path / "elsewhere").mkdir(exist_ok=True)
+            root.symlink_to(tmp_path / "elsewhere")
+        proc = subprocess.run(IRW + ["--db", str(fx.path), "eval", "-m", "AP"], capture_output=True,
+                              text=True, env={**env, "TMPDIR": str(tmpdir)})
+        assert proc.returncode == 1 and proc.stderr.strip() == (
+            f"error: '{root}' is not a private directory of this user's, so irw does not keep "
+            "temporary files there: remove it, or set TMPDIR to another directory"), proc.stderr
 
 
 # ------------------------------------------------------------------ irw sql reads only
@@ -231,28 +305,26 @@ def test_sql_without_write_writes_nothing(fx, statement):
     query = statement.format(w=fx.path, new=new, newdir=newdir)
     size = fx.path.stat().st_size
     message = unchanged(fx, ("sql", query))
-    assert "--write" in message or "transaction" in message, message
+    assert "--write" in message or "transaction" in message or "is not run" in message, message
     assert not new.exists() and not newdir.exists() and fx.path.stat().st_size == size
 
 
 @pytest.mark.parametrize("query", [
     "SELECT count(*) AS n FROM runs", "DESCRIBE runs", "SHOW TABLES", "SUMMARIZE SELECT 1 AS x",
     "FROM scores LIMIT 1", "PIVOT (SELECT 'a' AS k, 1 AS v) ON k USING sum(v)",
-    "PRAGMA table_info('runs')", "EXPLAIN SELECT 1", "SELECT * FROM read_csv('{csv}')",
-    "SET VARIABLE q = 'fixture'"])
+    "PRAGMA table_info('runs')", "EXPLAIN SELECT 1", "SET VARIABLE q = 'fixture'"])
 def test_sql_without_write_still_reads(fx, query):
-    csv = fx.tmp / "in.csv"
-    csv.write_text("a,b\n1,2\n")
-    fx("sql", query.format(csv=csv))
+    fx("sql", query)
 
 
 def test_sql_with_write_is_one_checked_transaction(fx):
     # transaction statements are irw's own; COPY onto a database is refused even with --write
+    # (by DuckDB: the warehouse is no file the SQL may write; tests/test_sandbox.py tries
+    # every spelling)
     unchanged(fx, ("sql", "--write", "BEGIN; DELETE FROM scores; COMMIT"), "transaction")
-    unchanged(fx, ("sql", "--write", f"COPY (SELECT 1) TO '{fx.path}' (FORMAT csv)"),
-              "would write over a DuckDB database")
+    unchanged(fx, ("sql", "--write", "--files", fx.tmp / "x.csv", f"COPY (SELECT 1) TO '{fx.path}' (FORMAT csv)"))
     out = fx.tmp / "x.csv"
-    fx("sql", "--write", f"COPY (SELECT 1 AS x) TO '{out}' (FORMAT csv)")
+    fx("sql", "--write", "--files", out, f"COPY (SELECT 1 AS x) TO '{out}' (FORMAT csv)")
     assert out.read_text().startswith("x")
 
 

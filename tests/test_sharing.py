@@ -172,8 +172,9 @@ def test_publish_replace_refuses_a_writing_client(fixture_db, tmp_path):
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert writer.stdout.readline().strip() == "open"
-        r = invoke("publish", copy, "--replace", ok=False)
-        assert r.exit_code == 1
+        started = time.perf_counter()
+        r = invoke("--wait", "1", "publish", copy, "--replace", ok=False)  # waited for, as --wait says
+        assert r.exit_code == 1 and time.perf_counter() - started >= 1
         assert r.output.startswith(f"error: {copy} is open for writing in process {writer.pid} "
                                    f"({sys.executable} -c import duckdb, sys\\ncon = "), r.output
         assert r.output.rstrip().endswith("): a published copy is replaced only while its clients read "

@@ -18,50 +18,22 @@ import pandas as pd
 import pytest
 
 from irwarehouse import catalogue, measures, schema
-from irwarehouse.engine import evaluation, loading, pools
+from irwarehouse.engine import evaluation, loading, pools, rendering
 from irwarehouse.engine.base import ensure_bases
 from irwarehouse.errors import IrwError
 
 from conftest import FIXTURES
 
-# (engine measure name, macro name, macro arguments after the qrels)
-CASES = [
-    ("P@10", "P", "k := 10"), ("P", "P", ""), ("P(rel=2)@5", "P", "k := 5, rel := 2"),
-    ("P'@5", "P", "k := 5, judged_only := true"),
-    ("R@20", "R", "k := 20"), ("SP@10", "SP", "k := 10"),
-    ("AP", "AP", ""), ("AP@10", "AP", "k := 10"), ("AP(rel=2)", "AP", "rel := 2"),
-    ("AP'", "AP", "judged_only := true"),
-    ("aAP@5", "aAP", "k := 5"), ("aAP", "aAP", ""), ("RPrec", "RPrec", ""),
-    ("RPrec(rel=2)", "RPrec", "rel := 2"),
-    ("RR", "RR", ""), ("RR@3", "RR", "k := 3"), ("Success@1", "Success", "k := 1"),
-    ("DCG@10", "DCG", "k := 10"), ("DCG(discount=jk,base=3)@10", "DCG", "k := 10, discount := 'jk', base := 3"),
-    ("nDCG", "nDCG", ""), ("nDCG@10", "nDCG", "k := 10"),
-    ("nDCG(discount=jk)@10", "nDCG", "k := 10, discount := 'jk'"),
-    ("nDCG(gains={1:1,2:3,3:7})@5", "nDCG", "k := 5, gains := MAP {1: 1, 2: 3, 3: 7}"),
-    ("nDCG(rel=2)@10", "nDCG", "k := 10, rel := 2"), ("nDCG'@10", "nDCG", "k := 10, judged_only := true"),
-    ("enDCG@5", "enDCG", "k := 5"), ("enDCG(base=10)", "enDCG", "base := 10"),
-    ("RBP(p=0.8)", "RBP", ""), ("RBP(p=0.95)@20", "RBP", "p := 0.95, k := 20"),
-    ("RBP(p=0.5,rel=2)", "RBP", "p := 0.5, rel := 2"),
-    ("RBP(gains={1:1,2:2,3:10},p=0.9)", "RBP", "p := 0.9, gains := MAP {1: 1, 2: 2, 3: 10}"),
-    ("RBP'(p=0.8)", "RBP", "judged_only := true"),
-    ("RBP(depth=10)", "RBP", "depth := 10"), ("RBP(p=0.7943282347242815)", "RBP", "depth := 10"),
-    ("RBP(depth=100,residual=0.05)@50", "RBP", "depth := 100, residual := 0.05, k := 50"),
-    ("RBPres(p=0.8)", "RBPres", ""), ("RBPres(p=0.9)@10", "RBPres", "p := 0.9, k := 10"),
-    ("RBPres(depth=20)@10", "RBPres", "depth := 20, k := 10"),
-    ("nRBP(p=0.8)@10", "nRBP", "k := 10"), ("nRBP(p=0.6,rel=2)", "nRBP", "p := 0.6, rel := 2"),
-    ("nRBP(depth=5,residual=0.2)", "nRBP", "residual := 0.2, depth := 5"),
-    ("Q", "Q", ""), ("Q(beta=0.5)@10", "Q", "beta := 0.5, k := 10"), ("Q(rel=2)", "Q", "rel := 2"),
-    ("Q(gains={1:1,2:2,3:3})", "Q", "gains := MAP {1: 1, 2: 2, 3: 3}"),
-    ("Bpref", "Bpref", ""), ("Bpref(rel=2)", "Bpref", "rel := 2"), ("Bpref'", "Bpref", "judged_only := true"),
-    ("Judged@10", "Judged", "k := 10"), ("Judged", "Judged", ""),
-    ("FirstUnjudged", "FirstUnjudged", ""), ("FirstUnjudged'", "FirstUnjudged", "judged_only := true"),
-    ("NumRet", "NumRet", ""), ("NumRet@50", "NumRet", "k := 50"), ("NumRel", "NumRel", ""),
-    ("NumRel(rel=2)", "NumRel", "rel := 2"), ("NumRelRet@10", "NumRelRet", "k := 10"),
-]
+# (engine measure name, macro name, macro arguments after the qrels): every catalogue measure
+# at the parameter settings its entry gives as examples, the macro call derived from it
+CASES = [(name, measures.parse(name).name, measures.macro_arguments(measures.parse(name)))
+         for definition in measures.CATALOGUE.values() for name in definition.examples]
 
 
 def test_every_catalogue_measure_is_a_case():
     assert {macro for _, macro, _ in CASES} == set(measures.CATALOGUE)
+    assert ("nDCG(discount=jk)@10", "nDCG", "k := 10, discount := 'jk'") in CASES
+    assert ("RBP(depth=100,residual=0.05)@50", "RBP", "k := 50, depth := 100, residual := 0.05") in CASES
 
 
 def load_fixtures(con):

@@ -130,3 +130,29 @@ def test_the_entry_point_flushes_and_keeps_the_exit_status(tmp_path, args, code)
         assert proc.stderr.startswith("error: unknown measure 'Foo'")
     else:
         assert "Usage: irw" in proc.stdout + proc.stderr
+
+
+def test_trec_eval_starts_without_the_application(tmp_path):
+    """``irw trec-eval`` (the console entry point's own branch) imports neither typer and the
+    other commands nor a heavy module."""
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures"
+    out = tmp_path / "modules.json"
+    script = f"""
+import json, os, sys
+exit = os._exit
+def leave(code):
+    loaded = {{m.split(".")[0] for m in sys.modules}}
+    with open({str(out)!r}, "w") as f:
+        json.dump({{"code": code, "loaded": sorted(loaded & set({HEAVY + ("typer", "click")!r})),
+                   "commands": sorted(m for m in sys.modules if m.startswith("irwarehouse.cli."))}}, f)
+    exit(code)
+os._exit = leave
+sys.argv = ["irw", "trec-eval", "-m", "map", {str(fixtures / "qrels.txt")!r}, {str(fixtures / "runs" / "beta1.txt")!r}]
+from irwarehouse.cli import main
+main()
+"""
+    proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120)
+    result = json.loads(out.read_text())
+    assert result["code"] == 0 and proc.stdout.startswith("map "), proc.stderr
+    assert result["loaded"] == [] and result["commands"] == ["irwarehouse.cli.trec_eval"]

@@ -37,6 +37,14 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
+def _number(text):
+    """IRW_WAIT as a number (the application checks it; here a bad one is left to it)."""
+    try:
+        return float(text) if text else None
+    except ValueError:
+        return None
+
+
 def main() -> None:
     """Run ``irw``, then leave without tearing the interpreter down: unloading the modules and
     the final garbage collection take longer than a short command's own work. Exit handlers
@@ -48,9 +56,15 @@ def main() -> None:
 
     signal.signal(signal.SIGINT, _interrupt)
     try:
-        app = _load()
-        app(prog_name="irw")
-        code = 0
+        if sys.argv[1:2] == ["trec-eval"]:  # trec_eval's command line: without typer (trec_eval.py)
+            from .trec_eval import run
+
+            code = run(sys.argv[2:], wait=_number(os.environ.get("IRW_WAIT")),
+                       memory_limit=os.environ.get("IRW_MEMORY_LIMIT") or None)
+        else:
+            app = _load()
+            app(prog_name="irw")
+            code = 0
     except SystemExit as exc:
         code = exc.code
     except KeyboardInterrupt:

@@ -195,10 +195,8 @@ def fail(message: str, status: int = 1) -> None:
 
 
 def _interrupted(exc: BaseException) -> bool:
-    """Is ``exc`` Ctrl-C, as Python or DuckDB report it?"""
-    if isinstance(exc, (KeyboardInterrupt, duckdb.InterruptException)):
-        return True
-    return isinstance(exc, (RuntimeError, duckdb.Error)) and "interrupted" in str(exc).lower()
+    """Is ``exc`` Ctrl-C, as Python or DuckDB report it (by the error's type)?"""
+    return isinstance(exc, (KeyboardInterrupt, duckdb.InterruptException))
 
 
 _noted: set[str] = set()

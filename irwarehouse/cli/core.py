@@ -18,7 +18,13 @@ from .app import (ByOpt, CollectionOpt, FormatOpt, LoadCollectionOpt, RunsOpt, T
 # ------------------------------------------------------------------------------- load
 
 EncodingOpt = typer.Option("utf-8", "--encoding", help="Text encoding of the files: utf-8 | latin-1.")
-OrderOpt = typer.Option("trec_eval", "--order", help="Ranking policy: trec_eval | given | score_then_rank.")
+OrderOpt = typer.Option("trec_eval", "--order", help="Ranking policy: trec_eval | given | score_then_rank | trec_eval_10.")
+
+
+def _comments(summary: dict) -> str:
+    """The comment lines a load skipped, said when there were any."""
+    n = summary.get("comments") or 0
+    return f", {n:,} comment line{'s' if n != 1 else ''} skipped" if n else ""
 
 
 def _runs_loaded(summary: dict, order: str, collection: str | None) -> str:
@@ -26,14 +32,16 @@ def _runs_loaded(summary: dict, order: str, collection: str | None) -> str:
     return (f"loaded {n} run{'s' if n != 1 else ''}"
             + (f" into collection {collection}" if collection else "")
             + f" ({summary['lines']:,} lines from "
-            f"{summary['files']} file{'s' if summary['files'] != 1 else ''}, order {order})"
+            f"{summary['files']} file{'s' if summary['files'] != 1 else ''}{_comments(summary)}, "
+            f"order {order})"
             + (f", replacing {len(summary['replaced'])}" if summary["replaced"] else "")
             + (f"; metadata for {summary['meta']} runs" if summary.get("meta") else ""))
 
 
 def _qrels_loaded(s: dict, collection: str | None) -> str:
     return (f"loaded qrels {s['qrels']}" + (f" into collection {collection}" if collection else "")
-            + f": {s['judgments']:,} judgments, {s['relevant']:,} relevant, {s['topics']} topics")
+            + f": {s['judgments']:,} judgments, {s['relevant']:,} relevant, {s['topics']} topics"
+            + _comments(s))
 
 
 @command(load_app, "runs")
@@ -113,7 +121,7 @@ def load_collection(
 @command(app, "eval")
 def eval_cmd(
     ctx: typer.Context,
-    files: Optional[List[str]] = typer.Argument(None, help="Evaluate files directly, as trec_eval does: a qrels file, then run files, globs or directories (nothing is written; the warehouse is not used)."),
+    files: Optional[List[str]] = typer.Argument(None, help="Evaluate files directly, as trec_eval does: a qrels file, then run files, globs or directories; - reads a run from standard input (nothing is written; the warehouse is not used)."),
     measure: List[str] = typer.Option(..., "--measure", "-m", help="Measure name, e.g. AP, P@10, 'nDCG(discount=jk)@10'. Repeatable."),
     qrels: Optional[str] = typer.Option(None, "--qrels", "-q", help="Qrels name (default: the only one loaded from a file); several: names and glob patterns, comma-separated. With files: the name the qrels file takes (default: its file name)."),
     runs: str = RunsOpt,
@@ -176,6 +184,13 @@ def eval_cmd(
         output.emit(per.records(), fmt, table=output.wide_scores(per.rows(), labels, several))
 
 
+def run_sources(paths: list[str]) -> list:
+    """Run files as given; ``-`` is standard input (once), as for trec_eval."""
+    if paths.count("-") > 1:
+        raise IrwError("- (standard input) is named more than once")
+    return [sys.stdin.buffer if p == "-" else p for p in paths]
+
+
 def _eval_files(ctx, files: list[str], measure, qrels, runs, evaluate: dict, *, standardize,
                 collection, meta, save, replace, order, ignore_extra_fields, encoding):
     """`irw eval QRELS RUN...`: Warehouse.eval_files."""
@@ -187,11 +202,24 @@ def _eval_files(ctx, files: list[str], measure, qrels, runs, evaluate: dict, *, 
     if qrels is not None and api.Warehouse.several_qrels(qrels):
         raise IrwError("with files, --qrels names the one qrels file")
     obj = ctx.find_root().obj or {}
-    return api.Warehouse.eval_files(files[0], files[1:], measure, name=qrels, meta=meta, save=save, replace=replace,
+    return api.Warehouse.eval_files(files[0], run_sources(files[1:]), measure, name=qrels, meta=meta, save=save, replace=replace,
                                     run_spec=runs,
                                     order=order or "trec_eval", extra_fields=ignore_extra_fields,
                                     encoding=encoding or "utf-8", wait=obj.get("wait"),
                                     memory_limit=obj.get("memory"), **evaluate)
+
+
+# ------------------------------------------------------------------------------- trec-eval
+
+@app.command("trec-eval", add_help_option=False,
+             context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
+                               "allow_interspersed_args": False, "help_option_names": []})
+def trec_eval_cmd(ctx: typer.Context):
+    """trec_eval 10.0's command line and output, computed by irw (irw trec-eval -h)."""
+    from . import trec_eval
+
+    obj = ctx.find_root().obj or {}
+    raise typer.Exit(trec_eval.run(list(ctx.args), wait=obj.get("wait"), memory_limit=obj.get("memory")))
 
 
 # ------------------------------------------------------------------------------- sql
@@ -202,11 +230,15 @@ def sql_cmd(
     query: str = typer.Argument(..., help="An SQL query over the warehouse."),
     fmt: str = FormatOpt,
     write: bool = typer.Option(False, "--write", help="Allow statements that change the warehouse (one transaction, checked as a load is)."),
+    files: Optional[List[str]] = typer.Option(None, "--files", metavar="PATH", help="With --write: a directory or file the SQL may read and write (repeatable); none may be or hold a DuckDB database. Without it the SQL touches the warehouse alone."),
 ):
-    """Run SQL against the warehouse (read-only unless --write)."""
+    """Run SQL against the warehouse (read-only unless --write), in DuckDB's sandbox: it
+    reads and writes the warehouse and nothing else, but the files named with --files."""
     check_format(fmt)
+    if files and not write:
+        raise IrwError("--files names what SQL run with --write may read and write: add --write")
     with open_warehouse(ctx, read_only=not write) as w:
-        result = w.sql(query, write=write)
+        result = w.sql(query, write=write, files=files or ())
     if result is None:
         say("ok")
     else:

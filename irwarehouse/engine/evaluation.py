@@ -161,6 +161,19 @@ def refresh_scores(con, qrels: str | None = None,
     return len(groups)
 
 
+def relstrings(con, qrels: str, run_ids: list[str], length: int = 10, max_docs: int | None = None,
+               judged_only: bool = False, collection: str | None = None) -> dict[tuple[str, str], str]:
+    """trec_eval's relstring of every ranking of the runs ``run_ids`` (of ``collection``,
+    default the qrels's) under ``qrels``: {(run_id, topic): the grades of its first
+    ``length`` documents as characters (trec_names.relstring_char)}, after ``max_docs``
+    (trec_eval -M) and, with ``judged_only`` (-J), without the unjudged documents."""
+    name, _ = catalogue.qrels_info(con, qrels)
+    collection = catalogue.collection_of(con, name, collection)
+    params = {"qrels": name, "collection": collection, "runs": list(run_ids), "length": max(int(length), 0),
+              "max_docs": max_docs, "judged_only": bool(judged_only)}
+    return {(r, t): s for r, t, s in sql.rows(con, "relstring.sql", "relstrings", params)}
+
+
 def no_rows_reason(source, qrels: str, run_ids: list[str], topics: str = "qrels",
                    rel_level: int | None = None) -> str:
     """Why an evaluation gave no rows, in words for the user (noted as ``no rows: ...``)."""

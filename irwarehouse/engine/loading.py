@@ -20,7 +20,6 @@ import lzma
 import math
 import os
 import re
-import shutil
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -32,17 +31,18 @@ from .. import catalogue, names, numbers, output, sql, state
 from ..catalogue import DEFAULT_COLLECTION
 from ..connection import engine_of, memory_bytes, transaction, without_order
 from ..errors import Interrupts, IrwError, note, shown
-from ..files import temp_dir, temporary_directory
+from ..files import remove_temp, temp_dir, temporary_directory
 from ..sql import run_script
 from .base import invalidate_bases, update_bases
 from .evaluation import refresh_scores
 
 
 # Ranking policies (SPEC section 1), defined in sql/_ranking.sql.
-POLICIES = ("trec_eval", "given", "score_then_rank")
+POLICIES = ("trec_eval", "given", "score_then_rank", "trec_eval_10")
 
 BATCH = 16  # files per DuckDB read: large enough to parallelise, small enough for progress
 BATCH_SHARE = 1 / 8  # of the memory limit: the text of the run files staged at once
+FRAME_ROW_BYTES = 40  # a DataFrame row taken as a line of run text this long
 
 # Number syntax (README, "Input files"): rank and grade are integers, the score a decimal
 # number, optionally in exponent notation. Nothing else: no spaces, no "_" separators, no hex,
@@ -55,13 +55,169 @@ QRELS_COLUMNS = [("topic", 1, None, None), ("docno", 3, None, None),
                  ("rel", 4, "INTEGER", numbers.INTEGER_SYNTAX)]
 
 
+class Frame:
+    """A pandas DataFrame (or anything DuckDB scans as one: an Arrow table, a polars frame)
+    of runs or qrels, loaded as data: DuckDB's DataFrame scan stages its rows where a file's
+    lines go (sql/frames.sql), and the load checks and ranks them as it does a file's; a
+    row that no file line could stand for is an error naming the row, the column and the
+    problem. ``columns``: each field's column of the frame (runs: topic, docno, score,
+    given_rank, run_id; qrels: topic, docno, rel), None for an absent rank or run column
+    (``run_id`` then names the run)."""
+
+    name = "the DataFrame"
+
+    def __init__(self, frame, kind: str, columns: dict[str, str | None], run_id: str | None = None):
+        self.frame, self.kind, self.columns, self.run_id = frame, kind, columns, run_id
+
+    def __str__(self) -> str:
+        return self.name
+
+    @contextlib.contextmanager
+    def registered(self, con):
+        """The frame as ``irw_frame`` of ``con``, with each field's (column, kind) and the
+        template's parameters."""
+        from ..connection import register, unregister
+
+        register(con, "irw_frame", self.frame)
+        try:
+            types = dict((r[0], r[1]) for r in con.execute("DESCRIBE SELECT * FROM irw_frame").fetchall())
+            cols = {field: (name, _kind(types[str(name)])) if name is not None else None
+                    for field, name in self.columns.items()}
+            params = {"rows": len(self.frame), "run_id": self.run_id}
+            yield cols, params
+        finally:
+            unregister(con, "irw_frame")
+
+    def numbers(self):
+        return ([("given_rank", "BIGINT", numbers.INTEGER_SYNTAX), ("score", "DOUBLE", numbers.DECIMAL_SYNTAX)]
+                if self.kind == "runs" else [("rel", "INTEGER", numbers.INTEGER_SYNTAX)])
+
+    def stage(self, con, target: str, nfields: int) -> None:
+        with self.registered(con) as (cols, params):
+            query = sql.statement("frames.sql", "stage", target, cols, self.numbers(), nfields)
+            con.execute(query, sql.used(params, query))
+
+    def problem(self, extra_ok: bool = False) -> str:
+        """What is wrong with the first row a load refuses: ``the DataFrame, row R, column
+        C: problem``, or a repeated document with the row that first held it."""
+        from ..connection import open_duckdb
+
+        con = open_duckdb()  # a connection of its own: the load's may be in a failed transaction
+        try:
+            with self.registered(con) as (cols, params):
+                found = self._bad_value(con, cols, params)
+                if found:
+                    return found
+                key = ["run_id", "topic", "docno"] if self.kind == "runs" else ["topic", "docno"]
+                query = sql.statement("frames.sql", "repeated", cols, self.numbers(), key)
+                row = con.execute(query, sql.used(params, query)).fetchone()
+                if row:
+                    if self.kind == "runs":
+                        what = f"document {shown(row[4])} appears twice for run {shown(row[2])}, topic {shown(row[3])}"
+                    else:
+                        what = f"document {shown(row[3])} is judged twice for topic {shown(row[2])}"
+                    return f"{self.name}, row {row[0]}: {what} (first at row {row[1]})"
+        finally:
+            con.close()
+        return ""
+
+    def _bad_value(self, con, cols, params) -> str:
+        query = sql.statement("frames.sql", "first_bad", cols, self.numbers())
+        row = con.execute(query, sql.used(params, query)).fetchone()
+        if row is None:
+            return ""
+        values = iter(row[1:])
+        order = ("topic", "docno", "given_rank", "score", "rel", "run_id")
+        staged = {f: (next(values), next(values)) for f, c in cols.items() if c}
+        for field in sorted(staged, key=order.index):
+            value, raw = staged[field]
+            problem = _field_problem(field, value, raw, cols[field][1])
+            if problem:
+                return f"{self.name}, row {row[0]}, column {shown(cols[field][0])}: {problem}"
+        return f"{self.name}, row {row[0]}: the run id is empty"
+
+    def run_row(self, run_id: str) -> int | None:
+        """The first row of the run ``run_id``."""
+        from ..connection import open_duckdb
+
+        con = open_duckdb()
+        try:
+            with self.registered(con) as (cols, params):
+                query = sql.statement("frames.sql", "run_row", cols, self.numbers())
+                return con.execute(query, sql.used({**params, "id": run_id}, query)).fetchone()[0]
+        finally:
+            con.close()
+
+
+_LABELS = {"topic": "the topic", "docno": "the docno", "run_id": "the run id",
+           "given_rank": "the rank", "score": "the score", "rel": "the relevance"}
+
+
+def _field_problem(field: str, value, raw, kind: str) -> str | None:
+    """What is wrong with a frame's value ``raw`` (as text) of ``field``, staged as
+    ``value`` (None: refused); None when nothing is."""
+    label = _LABELS[field]
+    if raw is None:
+        return f"{label} is missing (None or NaN)"
+    if field == "topic" and value and value.lstrip().startswith("#"):
+        return (f"{label} {shown(value)} begins with '#', which makes a line of a run or qrels "
+                "file a comment line")
+    if field in ("topic", "docno", "run_id"):
+        return f"{label} is empty" if value == "" else None
+    if value is not None and (field != "score" or math.isfinite(value)):
+        return None
+    if field == "score":
+        if value is not None:
+            return f"{label} {shown(raw)} is not a finite number"
+        if kind in ("text", "integer", "real"):
+            return (f"{label} {shown(raw)} is not a number: write a decimal number, optionally "
+                    "with an exponent (12.5, -3, 1.2e-05)")
+        return f"{label} {shown(raw)} is not a number (the column's type is not numeric)"
+    low, high = _RANGES["BIGINT" if field == "given_rank" else "INTEGER"]
+    if kind == "text" and not _INTEGER.fullmatch(raw) or kind == "other":
+        return f"{label} {shown(raw)} is not an integer"
+    if kind == "real":
+        try:
+            if float(raw) != int(float(raw)):
+                return f"{label} {shown(raw)} is not an integer"
+        except (ValueError, OverflowError):
+            return f"{label} {shown(raw)} is not an integer"
+    return f"{label} {shown(raw)} is out of range ({low} to {high})"
+
+
+def _kind(duckdb_type: str) -> str:
+    """text, integer, real or other, for a column of DuckDB type ``duckdb_type``."""
+    t = duckdb_type.upper()
+    if t == "VARCHAR" or t.startswith("ENUM"):
+        return "text"
+    if t in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
+             "UINTEGER", "UBIGINT", "UHUGEINT"):
+        return "integer"
+    if t in ("FLOAT", "DOUBLE", "REAL") or t.startswith("DECIMAL"):
+        return "real"
+    return "other"
+
+
+def _frames(files) -> list:
+    return [f for f in files if isinstance(f, Frame)]
+
+
+def _names(files) -> list[str]:
+    """The files of a load by name (a DataFrame: 'the DataFrame')."""
+    return [str(f) for f in files]
+
+
 def expand_paths(patterns: Iterable[str]) -> list[str]:
     """Files named directly, by glob, or as directories: a directory's files at any depth,
     except hidden ones (a name starting with '.', or inside a directory whose name does:
-    ``.git/``, ``.old/``), which are skipped with a note saying how many."""
+    ``.git/``, ``.old/``), which are skipped with a note saying how many. A DataFrame
+    (:class:`Frame`) is taken as it is."""
     files: list[str] = []
     skipped: list[str] = []
     for pattern in patterns:
+        if isinstance(pattern, Frame):
+            files.append(pattern)
+            continue
         if os.path.isdir(pattern):
             found = _directory_files(pattern, skipped)
             if not found:
@@ -84,8 +240,10 @@ def expand_paths(patterns: Iterable[str]) -> list[str]:
                 files.append(f)
     if not files:
         raise IrwError("no input files given")
+    if _frames(files) and len(files) > 1:
+        raise IrwError("a DataFrame is loaded on its own, not with files or other frames")
     for f in files:
-        if not os.access(f, os.R_OK):
+        if not isinstance(f, Frame) and not os.access(f, os.R_OK):
             raise IrwError(f"{f}: cannot read the file (permission denied)")
     if skipped:
         listed = ", ".join(skipped[:3]) + (f", ... ({len(skipped) - 3} more)" if len(skipped) > 3 else "")
@@ -233,10 +391,6 @@ def _raw_lines(path: str):
         raise IrwError(_damaged(path, kind, exc)) from None
 
 
-def _show(value: str, limit: int = 40) -> str:
-    return repr(value if len(value) <= limit else value[:limit] + "...")
-
-
 def _decode(raw: bytes, encoding: str, where: str) -> str:
     """A line's text; an undecodable byte is an IrwError naming its column."""
     if encoding == "latin-1":
@@ -251,9 +405,16 @@ def _decode(raw: bytes, encoding: str, where: str) -> str:
                        "UTF-8; if the file is Latin-1, load it with --encoding latin-1") from None
 
 
+def is_comment(fields: list[str]) -> bool:
+    """Is a line of these fields a comment line? Its first field begins with '#' (the rule
+    of sql/load.sql, comment, which the SQL readers apply)."""
+    return fields[0].startswith("#")
+
+
 def _lines(path: str, encoding: str = "utf-8"):
-    """(line number, fields) for every non-blank line, split on runs of ASCII whitespace. A line
-    that is too long or not in ``encoding`` is an IrwError naming it."""
+    """(line number, fields) for every line that is neither blank nor a comment, split on runs
+    of ASCII whitespace. A line that is too long or not in ``encoding`` (a comment line
+    included) is an IrwError naming it."""
     for number, raw in _raw_lines(path):
         if len(raw) + 2 > MAX_LINE:
             raise IrwError(f"{path}, line {number}: the line is {len(raw):,} bytes long, irw reads "
@@ -262,12 +423,14 @@ def _lines(path: str, encoding: str = "utf-8"):
             raw = raw[3:]  # a byte order mark
         text = _decode(raw, encoding, f"{path}, line {number}")
         if text.strip(_SPACE):
-            yield number, _FIELDS.split(text.strip(_SPACE))
+            fields = _FIELDS.split(text.strip(_SPACE))
+            if not is_comment(fields):
+                yield number, fields
 
 
 def _number_problem(value: str, label: str, index: int, cast: str) -> str | None:
     """What is wrong with ``value`` as the number in field ``index`` (None: nothing)."""
-    what = f"{label} {_show(value)} (field {index})"
+    what = f"{label} {shown(value, 40)} (field {index})"
     if cast == "DOUBLE":
         if not _DECIMAL.fullmatch(value):
             return (f"{what} is not a number: write a decimal number, optionally with an "
@@ -284,11 +447,13 @@ def _number_problem(value: str, label: str, index: int, cast: str) -> str | None
 
 
 def _delimiter(path: str, nfields: int) -> str | None:
-    """The delimiter of a file whose first line has ``nfields`` fields separated by single
-    tabs or by single spaces (no other whitespace): such files take the fast path of
-    :func:`_stage`. None otherwise, or when the file cannot be read here."""
+    """The delimiter of a file whose first line (not blank, not a comment) has ``nfields``
+    fields separated by single tabs or by single spaces (no other whitespace): such files
+    take the fast path of :func:`_stage`. None otherwise, or when the file cannot be read
+    here."""
     try:
-        line = next((raw for _, raw in _raw_lines(path) if raw.strip()), b"")
+        line = next((raw for _, raw in _raw_lines(path)
+                     if raw.strip() and not raw.strip().startswith(b"#")), b"")
     except IrwError:
         return None
     for delim, other in ((b"\t", b" "), (b" ", b"\t")):
@@ -324,14 +489,15 @@ def _sources(files: list[str], tmp: str) -> dict[str, tuple[str, set[bytes]]]:
 
 
 def _stage(con, target: str, files: list[str], nfields: int, columns, progress,
-           encoding: str = "utf-8") -> None:
+           encoding: str = "utf-8") -> int:
     """Read and split ``files`` into the temporary table ``target``. First each file is read
     to its end in Python, compressed ones decompressed into a temporary directory
     (:func:`_sources`). Files separated by single tabs or spaces are then read by DuckDB's CSV
     reader (sql/stage_delimited.sql); the others, and all of them again if that reader meets
-    a line it cannot stand for, are split on any whitespace (sql/stage_lines.sql). A file
-    that cannot be read is an IrwError naming it and, where there is one, the line. Runs
-    outside a transaction: a failed fast read leaves the warehouse untouched."""
+    a line it cannot stand for, are split on any whitespace (sql/stage_lines.sql). Comment
+    lines are dropped; returns how many there were. A file that cannot be read is an
+    IrwError naming it and, where there is one, the line. Runs outside a transaction: a
+    failed fast read leaves the warehouse untouched."""
     shown = 0
 
     def tick(n: int) -> None:  # a fall-back re-read does not advance the bar past the end
@@ -342,6 +508,10 @@ def _stage(con, target: str, files: list[str], nfields: int, columns, progress,
             progress(n)
 
     encoding = encoding_name(encoding)
+    if _frames(files):  # a DataFrame: loaded on its own (expand_paths); it has no comments
+        for frame in files:
+            frame.stage(con, target, nfields)
+        return 0
     step = BATCH if progress else max(len(files), 1)
     with temporary_directory("load") as tmp:
         sources = _sources(files, tmp)
@@ -377,6 +547,7 @@ def _stage(con, target: str, files: list[str], nfields: int, columns, progress,
             batch = [f for f in files if sources[f][0] in failure.paths]
             raise IrwError(_read_problem(batch, encoding) or f"cannot read {', '.join(batch)}: "
                            f"{str(failure.exc).strip().splitlines()[0]}") from None
+    return sql.rows(con, "load.sql", "drop_comments", {}, target)[0][0]
 
 
 def _read_problem(files: list[str], encoding: str) -> str:
@@ -437,7 +608,13 @@ def _run_line_problem(fields: list[str], extra_ok: bool) -> str | None:
 
 def _locate_problem(files: list[str], line_problem, key, twice, encoding: str = "utf-8") -> str:
     """The first bad line of ``files``: ``line_problem(fields)`` names what is wrong with a
-    line; a repeated ``key(fields)`` is reported by ``twice(fields)``. Empty if none found."""
+    line; a repeated ``key(fields)`` is reported by ``twice(fields)``. Empty if none found.
+    A DataFrame names its own first bad row (:meth:`Frame.problem`)."""
+    for frame in _frames(files):
+        found = frame.problem()
+        if found:
+            return found
+    files = [f for f in files if not isinstance(f, Frame)]
     seen: dict[tuple, tuple[str, int]] = {}
     for path in files:
         for number, fields in _lines(path, encoding):
@@ -464,7 +641,7 @@ def load_runs(con, patterns: Iterable[str], policy: str = "trec_eval", replace: 
               encoding: str = "utf-8", collection: str = DEFAULT_COLLECTION,
               implicit: bool = False) -> dict:
     """Load run files into ``collection``; returns a summary {collection, runs, lines, files,
-    replaced, refreshed[, meta]}. ``implicit``: the collection was not named but chosen as the
+    comments, replaced, refreshed[, meta]} (``comments``: comment lines skipped). ``implicit``: the collection was not named but chosen as the
     warehouse's only one (collection.for_load), which the final transaction checks again.
 
     The files are read, checked and ranked in temporary tables of ``con``, and moved into
@@ -475,13 +652,14 @@ def load_runs(con, patterns: Iterable[str], policy: str = "trec_eval", replace: 
     files = expand_paths(patterns)
     try:
         with _progress_bar(files, "reading runs", phases=3) as bar:
-            _stage_runs(con, files, policy, extra_fields, encoding, collection, bar)
+            comments = _stage_runs(con, files, policy, extra_fields, encoding, collection, bar)
             _phase(bar, "writing to the warehouse")
             with final() if final else contextlib.nullcontext():
                 with transaction(con):
                     if implicit:
                         catalogue.check_still_only(con, collection)
                     summary = _insert_runs(con, files, policy, replace, collection)
+                    summary["comments"] = comments
                     if meta:
                         summary["meta"] = _load_meta(con, meta, collection)
             _phase(bar, "done")
@@ -519,14 +697,14 @@ def _detach_staging(con) -> None:
     if found:
         sql.run(con, "load.sql", "detach_staging")
         if found[0][0]:
-            shutil.rmtree(os.path.dirname(found[0][0]), ignore_errors=True)
+            remove_temp(os.path.dirname(found[0][0]))
 
 
 def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding: str,
-                collection: str, bar=None) -> None:
+                collection: str, bar=None) -> int:
     """Read, check and rank run files in tables of ``con`` (irw_staging.irw_ranked, and the
     temporary irw_staged_topics, irw_staged_files, irw_staged_parts), ready for
-    :func:`_insert_runs`.
+    :func:`_insert_runs`. Returns the number of comment lines skipped.
 
     The files are taken in batches of about a memory budget's worth of text
     (:func:`_batches`): each is read, checked and ranked on its own, and its ranked rows are
@@ -539,22 +717,29 @@ def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding
     if policy not in POLICIES:
         raise IrwError(f"unknown ranking policy {policy!r}; valid: {', '.join(POLICIES)}")
     batches = _batches(con, files)
-    _attach_staging(con, len(batches) > 1)
+    # In memory only when the one batch fits its share of the memory limit: DuckDB (1.5 and
+    # 2.0) can corrupt the rows of an attached in-memory database whose blocks it evicted
+    # under memory pressure when they are read back into the warehouse, where the rows of a
+    # staging file are read back intact (tests/test_loading.py, the load larger than the
+    # memory limit).
+    _attach_staging(con, len(batches) > 1 or _text_size_of(batches[0]) > _budget(con))
     run_script(con, "stage_runs.sql")
+    comments = 0
     for number, batch in enumerate(batches):
         if bar is not None and number:
             bar.label = "reading runs"
         sql.run(con, "load.sql", "staged_runs")
-        _stage(con, "irw_staged", batch, 6, RUN_COLUMNS, bar.update if bar else None, encoding)
+        comments += _stage(con, "irw_staged", batch, 6, RUN_COLUMNS, bar.update if bar else None,
+                           encoding)
         _phase(bar, "checking", advance=False)
         _check_runs(con, batch, extra_fields, encoding)
         if bar is not None:
             bar.label = "ranking"
         start = sql.rows(con, "load.sql", "count", {}, "irw_staging.irw_ranked")[0][0]
-        run_script(con, "rank_runs.sql", {"batch": number, "files": batch, "start": start,
+        run_script(con, "rank_runs.sql", {"batch": number, "files": _names(batch), "start": start,
                                              "collection": collection}, policy=policy)
     if sql.rows(con, "load.sql", "count", {}, "irw_staged_files")[0][0] == 0:
-        raise IrwError(f"{', '.join(files)}: no run lines found")
+        raise IrwError(f"{', '.join(_names(files))}: no run lines found")
     across = [r[0] for r in sql.rows(con, "load.sql", "runs_across_batches")]
     if across:
         if sql.rows(con, "load.sql", "docno_twice_across", {"ids": across}):
@@ -565,13 +750,14 @@ def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding
     _phase(bar, "ranking")
     run_script(con, "run_parts_staged.sql", {"policy": policy, "ids": _staged_run_ids(con),
                                                 "collection": collection})
+    return comments
 
 
 def _batches(con, files: list[str]) -> list[list[str]]:
     """``files`` in consecutive groups of about BATCH_SHARE of DuckDB's memory limit in text
     (:func:`_text_size`); a file is never split, and all of them are one group when they
     fit."""
-    budget = memory_bytes(con) * BATCH_SHARE
+    budget = _budget(con)
     batches: list[list[str]] = [[]]
     size = 0
     for path in files:
@@ -584,9 +770,21 @@ def _batches(con, files: list[str]) -> list[list[str]]:
     return batches
 
 
-def _text_size(path: str) -> int:
+def _budget(con) -> float:
+    """The text of run files staged at once: BATCH_SHARE of DuckDB's memory limit."""
+    return memory_bytes(con) * BATCH_SHARE
+
+
+def _text_size_of(paths) -> int:
+    return sum(_text_size(path) for path in paths)
+
+
+def _text_size(path) -> int:
     """About how many bytes of text a file holds: a gzip file's last four bytes give its size
-    uncompressed (modulo 4 GiB); bzip2 and xz files are taken as 6 times their size."""
+    uncompressed (modulo 4 GiB); bzip2 and xz files are taken as 6 times their size; a
+    DataFrame as FRAME_ROW_BYTES a row."""
+    if isinstance(path, Frame):
+        return len(path.frame) * FRAME_ROW_BYTES
     size = os.path.getsize(path)
     kind = compression(path)
     if kind == "gzip" and size >= 18:
@@ -605,7 +803,7 @@ def _check_runs(con, files: list[str], extra_fields: bool, encoding: str = "utf-
         sql.run(con, "load.sql", "batch_topics")
         bad = sql.rows(con, "load.sql", "docno_twice_in_batch")
     if bad:
-        _run_problem(files, extra_fields, encoding, files[bad[0][0]])
+        _run_problem(files, extra_fields, encoding, _names(files)[bad[0][0]])
 
 
 def _run_problem(files: list[str], extra_fields: bool, encoding: str, where: str):
@@ -621,9 +819,12 @@ def _check_run_ids(con, files: list[str], encoding: str) -> None:
     for run_id in _staged_run_ids(con):
         problem = names.run_id_problem(run_id)
         if problem:
-            where = next((f"{path}, line {number}" for path in files
-                          for number, fields in _lines(path, encoding_name(encoding))
-                          if len(fields) > 5 and fields[5] == run_id), ", ".join(files))
+            where = next((f"{frame}, row {row}" for frame in _frames(files)
+                          for row in [frame.run_row(run_id)] if row is not None), None)
+            where = where or next((f"{path}, line {number}" for path in files
+                                   if not isinstance(path, Frame)
+                                   for number, fields in _lines(path, encoding_name(encoding))
+                                   if len(fields) > 5 and fields[5] == run_id), ", ".join(_names(files)))
             raise IrwError(f"{where}: {problem}")
 
 
@@ -697,13 +898,13 @@ def load_qrels(con, patterns: Iterable[str], name: str, replace: bool = False,
     ``implicit`` as for :func:`load_runs`."""
     files = expand_paths(patterns)
     try:
-        _stage_qrels(con, files, name, encoding)
+        comments = _stage_qrels(con, files, name, encoding)
         with final() if final else contextlib.nullcontext():
             with transaction(con):
                 if implicit:
                     catalogue.check_still_only(con, collection)
                 _insert_qrels(con, files, name, replace, description, collection)
-            return _qrels_summary(con, name, collection)
+            return {**_qrels_summary(con, name, collection), "comments": comments}
     finally:
         _drop_staged(con)
 
@@ -714,19 +915,21 @@ def _qrels_summary(con, name: str, collection: str) -> dict:
             "relevant": stats[2]}
 
 
-def _stage_qrels(con, files: list[str], name: str, encoding: str) -> None:
-    """Read and check qrels files into the temporary table irw_staged_qrels of ``con``."""
+def _stage_qrels(con, files: list[str], name: str, encoding: str) -> int:
+    """Read and check qrels files into the temporary table irw_staged_qrels of ``con``;
+    returns the number of comment lines skipped."""
     if name is None or not str(name).strip():
         raise IrwError("a qrels needs a name (--name)")
     names.check(names.qrels_problem(name))
     sql.run(con, "load.sql", "staged_qrels")
-    _stage(con, "irw_staged_qrels", files, 4, QRELS_COLUMNS, None, encoding)
+    comments = _stage(con, "irw_staged_qrels", files, 4, QRELS_COLUMNS, None, encoding)
     bad = sql.rows(con, "load.sql", "bad_qrels_line") or sql.rows(con, "load.sql", "judged_twice")
     if bad:
         raise IrwError(_locate_qrels_problem(files, encoding_name(encoding))
-                       or f"{files[bad[0][0]]}: malformed qrels")
+                       or f"{_names(files)[bad[0][0]]}: malformed qrels")
     if sql.rows(con, "load.sql", "count", {}, "irw_staged_qrels")[0][0] == 0:
-        raise IrwError(f"{', '.join(files)}: no qrels lines found")
+        raise IrwError(f"{', '.join(_names(files))}: no qrels lines found")
+    return comments
 
 
 def collection_layout(directory: str, qrels: str | None = None, runs: str | None = None,
@@ -775,9 +978,9 @@ def load_collection(con, name: str, qrels_file: str, runs: Iterable[str], meta: 
     qrels_files = expand_paths([qrels_file])
     run_files = expand_paths(runs)
     try:
-        _stage_qrels(con, qrels_files, qrels_name, encoding)
+        qrels_comments = _stage_qrels(con, qrels_files, qrels_name, encoding)
         with _progress_bar(run_files, "reading runs", phases=3) as bar:
-            _stage_runs(con, run_files, policy, extra_fields, encoding, name, bar)
+            comments = _stage_runs(con, run_files, policy, extra_fields, encoding, name, bar)
             _phase(bar, "writing to the warehouse")
             with final() if final else contextlib.nullcontext():
                 with transaction(con):
@@ -785,10 +988,12 @@ def load_collection(con, name: str, qrels_file: str, runs: Iterable[str], meta: 
                         catalogue.check_still_only(con, name)
                     _insert_qrels(con, qrels_files, qrels_name, replace, description, name)
                     summary = _insert_runs(con, run_files, policy, replace, name)
+                    summary["comments"] = comments
                     summary["meta"] = _load_meta(con, meta, name) if meta else 0
                     if then is not None:
                         summary["then"] = then(con)
-                summary["qrels"] = _qrels_summary(con, qrels_name, name)
+                summary["qrels"] = {**_qrels_summary(con, qrels_name, name),
+                                    "comments": qrels_comments}
             _phase(bar, "done")
     finally:
         _drop_staged(con)
@@ -809,7 +1014,7 @@ def _insert_qrels(con, files: list[str], name: str, replace: bool, description: 
         sql.run(con, "load.sql", "delete_qrels", {"name": name}, False)
         invalidate_bases(con, name)
     sql.run(con, "load.sql", "insert_qrels", {"name": name})
-    catalogue.register_qrels(con, name, source=" ".join(files), kind="file", description=description,
+    catalogue.register_qrels(con, name, source=" ".join(_names(files)), kind="file", description=description,
                    collection=collection)
     state.record_qrels(con, name)
     if info:
@@ -836,12 +1041,16 @@ _FALSE = {"false", "f", "no", "n", "0"}
 META_COLUMNS = ("run_id", "team", "kind", "pooled", "system")
 
 
-def _load_meta(con, path: str, collection: str) -> int:
+def _load_meta(con, path, collection: str) -> int:
     """Read a TSV with a header naming run_id and any of team, kind, pooled, system (UTF-8, a
     byte order mark allowed; fields may be quoted with double quotes), describing runs of
     ``collection``. It changes only the columns it names: a file of run_id and team leaves
     the kind and pooled flag of those runs as they were. An empty field sets the column to
-    unknown (NULL); a run without a system is its own system."""
+    unknown (NULL); a run without a system is its own system. ``path`` may be a DataFrame of such columns instead, read as data (its
+    rows checked as a file's lines are)."""
+    if not isinstance(path, (str, os.PathLike)):
+        return _meta_rows(con, [str(c) for c in path.columns], _frame_records(path),
+                          lambda number: f"the DataFrame, row {number}", collection)
     try:
         return _read_meta(con, path, collection)
     except UnicodeDecodeError as exc:
@@ -851,56 +1060,72 @@ def _load_meta(con, path: str, collection: str) -> int:
         raise IrwError(f"{path}: cannot read it as tab-separated values ({exc})") from None
 
 
+def _frame_records(frame):
+    """(row number, fields as text) of a DataFrame's rows; a missing value is empty."""
+    import pandas as pd
+
+    for number, row in enumerate(frame.itertuples(index=False, name=None)):
+        yield number, ["" if v is None or (not isinstance(v, str) and pd.isna(v)) else str(v) for v in row]
+
+
 def _read_meta(con, path: str, collection: str) -> int:
     if os.path.isdir(path):
         raise IrwError(f"{path}: is a directory, not a metadata file (a TSV with a header: "
                        "run_id, team, kind, pooled, system)")
     if not os.path.isfile(path):
         raise IrwError(f"{path}: no such file")
-    rows = []
     with io.TextIOWrapper(_open_binary(path), encoding="utf-8-sig", errors="strict", newline="") as fh:
         reader = csv.reader(fh, delimiter="\t")
         header = next(reader, None)
         if header is None:
             raise IrwError(f"{path}: the file is empty")
-        header = [h.strip() for h in header]
-        if "run_id" not in header:
-            raise IrwError(f"{path}, line 1: the header must name a run_id column (and any of "
-                           f"team, kind, pooled, system); found {shown(', '.join(header))}")
-        unknown = [h for h in header if h not in META_COLUMNS]
-        if unknown:
-            raise IrwError(f"{path}, line 1: unknown column(s) {shown(', '.join(unknown))}; valid: "
-                           "run_id, team, kind, pooled, system")
-        twice = next((h for h in header if header.count(h) > 1), None)
-        if twice:
-            raise IrwError(f"{path}, line 1: column {twice} is named twice")
-        seen = set()
-        for number, record in enumerate(reader, start=2):
-            if not any(field.strip() for field in record):
-                continue
-            if len(record) != len(header):
-                raise IrwError(f"{path}, line {number}: expected {len(header)} tab-separated fields, found {len(record)}")
-            row = dict(zip(header, (f.strip() for f in record)))
-            if not row["run_id"]:
-                raise IrwError(f"{path}, line {number}: empty run_id")
-            for problem in (names.run_id_problem(row["run_id"]), names.team_problem(row.get("team")),
-                            names.system_problem(row.get("system"))):
-                if problem:
-                    raise IrwError(f"{path}, line {number}: {problem}")
-            if row["run_id"] in seen:
-                raise IrwError(f"{path}, line {number}: run {row['run_id']} is described twice")
-            seen.add(row["run_id"])
-            pooled = None
-            if "pooled" in row:
-                value = row["pooled"].lower()
-                if value in _TRUE:
-                    pooled = True
-                elif value in _FALSE:
-                    pooled = False
-                elif value:
-                    raise IrwError(f"{path}, line {number}: pooled must be true or false, got {shown(row['pooled'])}")
-            rows.append((collection, row["run_id"], row.get("team") or None, row.get("kind") or None,
-                         pooled, row.get("system") or None))
+        return _meta_rows(con, header, enumerate(reader, start=2), lambda number: f"{path}, line {number}",
+                          collection, f"{path}, line 1")
+
+
+def _meta_rows(con, header: list[str], records, where, collection: str, head: str | None = None) -> int:
+    """Check and store run metadata: ``header`` its columns, ``records`` (number, fields)
+    its rows, ``where(number)`` how a message names a row."""
+    head = head or "the DataFrame's columns"
+    header = [h.strip() for h in header]
+    if "run_id" not in header:
+        raise IrwError(f"{head}: the header must name a run_id column (and any of "
+                       f"team, kind, pooled, system); found {shown(', '.join(header))}")
+    unknown = [h for h in header if h not in META_COLUMNS]
+    if unknown:
+        raise IrwError(f"{head}: unknown column(s) {shown(', '.join(unknown))}; valid: "
+                       "run_id, team, kind, pooled, system")
+    twice = next((h for h in header if header.count(h) > 1), None)
+    if twice:
+        raise IrwError(f"{head}: column {twice} is named twice")
+    rows = []
+    seen = set()
+    for number, record in records:
+        if not any(field.strip() for field in record):
+            continue
+        if len(record) != len(header):
+            raise IrwError(f"{where(number)}: expected {len(header)} tab-separated fields, found {len(record)}")
+        row = dict(zip(header, (f.strip() for f in record)))
+        if not row["run_id"]:
+            raise IrwError(f"{where(number)}: empty run_id")
+        for problem in (names.run_id_problem(row["run_id"]), names.team_problem(row.get("team")),
+                        names.system_problem(row.get("system"))):
+            if problem:
+                raise IrwError(f"{where(number)}: {problem}")
+        if row["run_id"] in seen:
+            raise IrwError(f"{where(number)}: run {row['run_id']} is described twice")
+        seen.add(row["run_id"])
+        pooled = None
+        if "pooled" in row:
+            value = row["pooled"].lower()
+            if value in _TRUE:
+                pooled = True
+            elif value in _FALSE:
+                pooled = False
+            elif value:
+                raise IrwError(f"{where(number)}: pooled must be true or false, got {shown(row['pooled'])}")
+        rows.append((collection, row["run_id"], row.get("team") or None, row.get("kind") or None,
+                     pooled, row.get("system") or None))
     if rows:  # one statement: a row at a time costs seconds for a thousand runs
         named = [c for c in ("team", "kind", "pooled", "system") if c in header]
         columns = dict(zip(("c", "r", "t", "k", "p", "s"), map(list, zip(*rows))))

@@ -4,9 +4,12 @@ the engine's queries rendered from it.
 Python only builds the template context -- SQL fragments derived from validated measure
 parameters (numbers and fixed keywords, never user text) and from the properties the
 measure declares in the catalogue (irwarehouse.measures: graded, rel_binarizes,
-cumulative_gain); no branch here depends on a measure's name. The same context, written
-over a table macro's parameters (:class:`_MacroContext`), renders the measure macros of the
-schema ``measure``: one definition of every measure for the engine and for SQL users.
+cumulative_gain, needs); no branch here depends on a measure's name. Every parameter the
+engine does not interpret itself (measures.ENGINE_PARAMS) reaches the SQL as ``m.<name>``,
+built from its declaration. The same context, written over a table macro's parameters
+(:class:`_MacroContext`), renders the measure macros of the schema ``measure``, whose
+arguments are the declared parameters: one definition of every measure for the engine and
+for SQL users. The values and hooks a measure's SQL may use are listed in sql/evaluate.sql.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from dataclasses import dataclass
 
 from .. import sql
 from ..errors import IrwError
-from ..measures import CATALOGUE, Measure
+from ..measures import CATALOGUE, Measure, macro_arguments  # noqa: F401 (the macros' arguments)
 
 TOPIC_POLICIES = ("qrels", "run", "all")
 
@@ -85,15 +88,19 @@ class _MeasureContext:
         self.n = "coalesce(n_judged, 0)" if self.judged_only else "n"
         k = measure.cutoff
         self.k = sql.sql_number(k) if k is not None else None
-        self.within = f"{self.pos} <= {self.k}" if k is not None else "TRUE"
-        self.ideal_within = f"irank <= {self.k}" if k is not None else "TRUE"
+        ranked = k is not None and measure.definition.cutoff_kind == "rank"  # not a recall level
+        self.within = f"{self.pos} <= {self.k}" if ranked else "TRUE"
+        self.ideal_within = f"irank <= {self.k}" if ranked else "TRUE"
         self._set_threshold(threshold)
         definition = measure.definition
-        self.p = sql.sql_number(float(measure.get("p"))) if definition.param("p") else None
-        self.beta = sql.sql_number(float(measure.get("beta"))) if definition.param("beta") else None
+        for param in definition.own_params:  # m.<name>: the parameter's value in SQL
+            setattr(self, param.name, _sql_value(param, measure.get(param.name)))
+        self._lists = {p.name: measure.get(p.name) for p in definition.own_params if p.kind == "floats"}
         self._discount = measure.get("discount") if definition.param("discount") else None
         self._base = float(measure.get("base")) if definition.param("base") else 2.0
         self._set_gains(gainset)
+        self._set_hooks(definition)
+        self.pool_unjudged = "0" if self.judged_only else "coalesce(c_pu, 0)"
 
     def _set_threshold(self, threshold: _Threshold) -> None:
         self.rel = f"grade >= {threshold.value}"
@@ -103,9 +110,30 @@ class _MeasureContext:
     def _set_gains(self, gainset: _GainSet | None) -> None:
         if gainset is not None:
             self.gkey, self.gain, self.cg = gainset.key, gainset.expr, gainset.cg
-            self.gmax = gainset.gmax
+            self.gain_max = gainset.gmax
+            self.ideal_ranking = f"ideal_{gainset.key}"
+            self.ideal_len = f"coalesce(len_{gainset.key}, 0)"
         else:
-            self.gkey = self.gain = self.cg = self.gmax = None
+            self.gkey = self.gain = self.cg = self.gain_max = self.ideal_ranking = self.ideal_len = None
+
+    def _set_hooks(self, definition) -> None:
+        """The names of the values the hooks of sql/evaluate.sql give the measure."""
+        self.needs = set(definition.needs)
+        self.top_grade = "(SELECT top_grade FROM qtop)"
+        self.run = f"{self.id}_run"      # running(m), per row
+        self.iv = f"{self.id}_iv"        # ideal_rows(m) at the row's position (or the ideal's end)
+        self.ipos = f"{self.id}_ipos"    # that position: least(pos, length of the ideal ranking)
+
+    def list_count(self, name: str, condition: str) -> str:
+        """SQL: how many numbers of the list parameter ``name`` satisfy ``condition``, a
+        template in which ``{x}`` stands for the number."""
+        values = self._lists[name]
+        return "(" + " + ".join(f"(CASE WHEN {condition.format(x=sql.sql_number(float(v)))} THEN 1 ELSE 0 END)"
+                                for v in values) + ")"
+
+    def list_length(self, name: str) -> str:
+        """SQL: the length of the list parameter ``name``."""
+        return sql.sql_number(len(self._lists[name]))
 
     def pos_in(self, alias: str) -> str:
         """The position column of the relation ``alias``."""
@@ -126,6 +154,22 @@ class _MeasureContext:
         return DISCOUNT_SQL[self._discount or "log2p1"].format(b=sql.sql_number(self._base), pos=pos)
 
 
+def _sql_value(param, value) -> str:
+    """A validated parameter value as SQL: a number, a keyword of its choices, a boolean,
+    NULL for no value; a list parameter is read through list_count / list_length."""
+    if value is None:
+        return "NULL"
+    if param.kind == "float":
+        return sql.sql_number(float(value))
+    if param.kind == "int":
+        return sql.sql_number(int(value))
+    if param.kind == "bool":
+        return "true" if value else "false"
+    if param.kind == "choice":
+        return sql.quote_literal(str(value))
+    return ""  # floats: list_count, list_length
+
+
 def _gain_of(measure: Measure, threshold: int) -> _GainSet:
     """The gain a gain-based measure uses: an explicit map, binary (``rel`` given) or the
     default gain = grade for grades >= 1 (whose g_max is the topic's largest grade)."""
@@ -133,7 +177,10 @@ def _gain_of(measure: Measure, threshold: int) -> _GainSet:
     if gains:
         cases = " ".join(f"WHEN {sql.sql_number(g)} THEN {sql.sql_number(float(v))}" for g, v in gains)
         key = "m" + "_".join(f"{_key(g)}x{str(v).replace('.', 'p')}" for g, v in gains)
-        return _GainSet(key, f"CASE grade {cases} ELSE 0.0 END",
+        rest = "0.0"
+        if measure.get("unlisted") == "grade":  # the grades not listed keep gain = grade
+            key, rest = key + "_u", f"({DEFAULT_GAIN})"
+        return _GainSet(key, f"CASE grade {cases} ELSE {rest} END",
                         sql.sql_number(float(max(v for _, v in gains))))
     if measure.has("rel") and measure.definition.rel_binarizes:
         return _GainSet("b" + _key(threshold),
@@ -196,8 +243,8 @@ def _contexts(measures: list[Measure], dialect: str = "duckdb"):
 
 class _MacroContext(_MeasureContext):
     """``m`` in a measure macro: the same fragments written over the macro's parameters
-    (k, rel, gains, discount, base, p, beta, judged_only), so the choices the engine makes
-    when rendering are made in SQL."""
+    (k, rel, gains, discount, base, judged_only and the measure's own, each by its declared
+    name), so the choices the engine makes when rendering are made in SQL."""
 
     def __init__(self, definition):  # noqa: D107 - deliberately not calling the parent
         has = definition.param
@@ -207,30 +254,34 @@ class _MacroContext(_MeasureContext):
         self.module = sql.module(f"measures/{definition.name}.sql")
         self.pos = "(CASE WHEN judged_only THEN crank ELSE rank END)" if has("judged_only") else "rank"
         self.n = "(CASE WHEN judged_only THEN coalesce(n_judged, 0) ELSE n END)" if has("judged_only") else "n"
-        if definition.cutoff:
+        if definition.cutoff and definition.cutoff_kind == "rank":
             self.k = "k"
             self.within = f"(k IS NULL OR {self.pos} <= k)"
             self.ideal_within = "(k IS NULL OR irank <= k)"
-        else:
-            self.k = None
+        else:  # no cut-off, or a recall level (not a rank)
+            self.k = "(k::DOUBLE)" if definition.cutoff else None
             self.within = self.ideal_within = "TRUE"
         self.threshold = (_Threshold("coalesce(rel, 1)", window=True, key="t") if has("rel")
                           else _threshold(1))
         self._set_threshold(self.threshold)
-        self.p = _macro_value(definition, "p") if has("p") else None
-        self.beta = "(beta::DOUBLE)" if has("beta") else None
+        for param in definition.own_params:
+            setattr(self, param.name, _macro_value(definition, param.name))
         self._has_discount = bool(has("discount"))
         self.gainset = None
         if definition.graded:
             binary = ("WHEN rel IS NOT NULL THEN CASE WHEN grade >= rel THEN 1.0 ELSE 0.0 END "
                       if definition.rel_binarizes else "")
+            rest = (f"(CASE WHEN unlisted = 'grade' THEN {DEFAULT_GAIN} ELSE 0 END)"
+                    if has("unlisted") else "0")
             self.gainset = _GainSet(
-                "d", f"(CASE WHEN gains IS NOT NULL THEN coalesce(gains[grade], 0)::DOUBLE {binary}"
+                "d", f"(CASE WHEN gains IS NOT NULL THEN coalesce(gains[grade], {rest})::DOUBLE {binary}"
                      f"ELSE {DEFAULT_GAIN} END)",
                 "(CASE WHEN gains IS NOT NULL THEN list_max(map_values(gains))::DOUBLE "
                 + ("WHEN rel IS NOT NULL THEN 1 " if binary else "") + "ELSE gmax_g END)",
                 window=definition.cumulative_gain)  # only these sum gains (cg)
         self._set_gains(self.gainset)
+        self._set_hooks(definition)
+        self.pool_unjudged = self.by_judged("0", "coalesce(c_pu, 0)") if has("judged_only") else "coalesce(c_pu, 0)"
         guards = (["coalesce(rel, 1) <> 1"] if has("rel") else []) + (
             ["gains IS NOT NULL"] if definition.cumulative_gain else [])
         self.window_guard = f"({' OR '.join(guards)})" if guards else None
@@ -249,9 +300,17 @@ class _MacroContext(_MeasureContext):
         return f"(CASE WHEN judged_only THEN {condensed} ELSE {full} END)"
 
     def disc(self, pos: str) -> str:
+        if not self._has_discount:
+            return f"(1.0 / log2({pos} + 1))"
         b = "(base::DOUBLE)"
         return (f"(CASE WHEN discount = 'jk' THEN {DISCOUNT_SQL['jk'].format(b=b, pos=pos)} "
                 f"ELSE {DISCOUNT_SQL['log2p1'].format(b=b, pos=pos)} END)")
+
+    def list_count(self, name: str, condition: str) -> str:
+        return f"len(list_filter({name}, lambda x: {condition.format(x='x')}))"
+
+    def list_length(self, name: str) -> str:
+        return f"len({name})"
 
 
 def _paired(definition, param) -> bool:
@@ -264,7 +323,8 @@ def _paired(definition, param) -> bool:
 
 def _macro_value(definition, name: str) -> str:
     """The SQL value of the parameter ``name`` in a measure macro: the parameter, its default
-    when NULL, or -- for p -- the persistence a depth parameter sets (measures.Measure.get)."""
+    when NULL, or -- for p -- the persistence a depth parameter sets (measures.Measure.get);
+    a decimal parameter as a DOUBLE."""
     param = definition.param(name)
     value = f"coalesce({name}, {_default_sql(param)})" if _paired(definition, param) else name
     setter = next((o for o in definition.params if o.excludes == name), None)
@@ -272,7 +332,7 @@ def _macro_value(definition, name: str) -> str:
         residual = _macro_value(definition, "residual")
         value = (f"CASE WHEN {setter.name} IS NOT NULL THEN pow({residual}, 1.0::DOUBLE / "
                  f"{setter.name}) ELSE {value} END")
-    return f"({value})::DOUBLE"
+    return f"({value})::DOUBLE" if param.kind == "float" else f"({value})"
 
 
 def _macro_default(definition, param) -> str:
@@ -286,6 +346,8 @@ def _default_sql(param) -> str:
         return "true" if param.default else "false"
     if isinstance(param.default, str):
         return sql.quote_literal(param.default)
+    if isinstance(param.default, tuple):  # a list of numbers
+        return "[" + ", ".join(f"{float(v)!r}" for v in param.default) + "]::DOUBLE[]"
     return repr(param.default)
 
 
@@ -298,20 +360,29 @@ def _macro_checks(definition) -> list[tuple[str, str]]:
               ("run_collection IS NOT NULL AND NOT EXISTS (SELECT 1 FROM run_loads AS cl "
                "WHERE cl.collection = run_collection)",
                f"measure.{name}: no runs in that collection (see SELECT * FROM collections)")]
-    if definition.cutoff:
+    if definition.cutoff and definition.cutoff_kind == "recall":
+        checks.append(("k IS NULL OR k < 0", f"measure.{name}: k must be a recall level >= 0"))
+    elif definition.cutoff:
         checks.append(("k IS NOT NULL AND k < 1", f"measure.{name}: k must be a positive integer"))
     for p in definition.params:
-        if p.kind in ("int", "float"):
+        required = p.default is not None and not _paired(definition, p)
+        if p.kind in ("int", "float", "floats"):
             bad = []
+            x = "list_min({})".format(p.name) if p.kind == "floats" else p.name
             if p.low is not None:
-                bad.append(f"{p.name} {'<=' if p.low_open else '<'} {p.low!r}")
+                bad.append(f"{x} {'<=' if p.low_open else '<'} {p.low!r}")
             if p.high is not None:
-                bad.append(f"{p.name} {'>=' if p.high_open else '>'} {p.high!r}")
-            required = p.default is not None and not _paired(definition, p)
-            missing = f"{p.name} IS NULL" if required else f"{p.name} IS NOT NULL AND"
-            condition = (f"{missing} OR {' OR '.join(bad)}" if required
-                         else f"{missing} ({' OR '.join(bad)})")
-            checks.append((condition, f"measure.{name}: {p.name} must be {p.valid_range()}"))
+                bad.append(f"{x} {'>=' if p.high_open else '>'} {p.high!r}")
+            if p.kind == "floats":
+                bad.append(f"len({p.name}) = 0")
+            if required:
+                condition = " OR ".join([f"{p.name} IS NULL", *bad])
+            elif bad:
+                condition = f"{p.name} IS NOT NULL AND ({' OR '.join(bad)})"
+            else:
+                continue
+            what = p.valid_range() if p.low is not None or p.high is not None else "a number"
+            checks.append((condition, f"measure.{name}: {p.name} must be {what}"))
         if p.excludes:
             checks.append((f"{p.name} IS NOT NULL AND {p.excludes} IS NOT NULL",
                            f"measure.{name}: give {p.excludes} or {p.name}, not both "
@@ -321,7 +392,8 @@ def _macro_checks(definition) -> list[tuple[str, str]]:
                            f"measure.{name}: {p.name} means nothing without {p.requires}"))
         if p.kind == "choice":
             listed = ", ".join(sql.quote_literal(c) for c in p.choices)
-            checks.append((f"{p.name} IS NULL OR {p.name} NOT IN ({listed})",
+            missing = f"{p.name} IS NULL OR" if required else f"{p.name} IS NOT NULL AND"
+            checks.append((f"{missing} {p.name} NOT IN ({listed})",
                            f"measure.{name}: {p.name} must be {' or '.join(p.choices)}"))
         elif p.kind == "gains":
             checks.append((f"{p.name} IS NOT NULL AND (list_min(map_values({p.name})) < 0 "

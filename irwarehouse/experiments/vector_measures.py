@@ -24,6 +24,7 @@ compare with :func:`irwarehouse.engine.evaluation.evaluate`):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -36,25 +37,6 @@ from ..measures import Measure
 # 1. Binary relevance vectors
 # ---------------------------------------------------------------------------------------
 
-#: Measures :func:`binary_scores` computes, and the parameters each may carry.
-VECTOR_MEASURES = {
-    "P": (), "R": (), "SP": (), "AP": (), "RR": (), "Success": (),
-    "DCG": ("discount", "base"), "nDCG": ("discount", "base"), "RBP": ("p", "depth", "residual"),
-}
-
-
-def check_vector_measure(measure: Measure) -> None:
-    """Refuse a measure :func:`binary_scores` cannot compute (with the list of those it can)."""
-    allowed = VECTOR_MEASURES.get(measure.name)
-    if allowed is None:
-        raise IrwError(f"measure {measure} cannot be computed on synthetic relevance vectors; "
-                       f"supported: {', '.join(VECTOR_MEASURES)} (binary relevance)")
-    extra = [k for k, _ in measure.params if k not in allowed]
-    if extra:
-        raise IrwError(f"measure {measure}: parameter(s) {', '.join(extra)} have no meaning on "
-                       "binary relevance vectors" + (f"; allowed: {', '.join(allowed)}" if allowed else ""))
-
-
 def _discount(measure: Measure, ranks: np.ndarray) -> np.ndarray:
     """1/log_b(i + 1) (log2p1, trec_eval) or 1/log_b(max(b, i)) (jk), as in the SQL engine."""
     base = float(measure.get("base"))
@@ -63,42 +45,69 @@ def _discount(measure: Measure, ranks: np.ndarray) -> np.ndarray:
     return np.log(base) / np.log(ranks + 1.0)
 
 
-def _linear_weights(measure: Measure, N: int) -> np.ndarray | None:
-    """w with score = V @ w for the measures linear in the relevance vector (P, DCG, RBP;
-    R and nDCG before their division by :func:`_normalizer`); None for the others (SP, AP,
-    RR, Success)."""
+def _ideal_dcg(measure: Measure, R: np.ndarray) -> np.ndarray:
+    """The DCG of the ideal ranking of R relevant documents truncated at k, per vector."""
     k = measure.cutoff
-    K = N if k is None else min(k, N)
-    ranks = np.arange(1, K + 1, dtype=np.float64)
-    w = np.zeros(N)
-    name = measure.name
-    if name == "P":
-        w[:K] = 1.0 / (k if k is not None else N)
-    elif name == "R":
-        w[:K] = 1.0
-    elif name in ("DCG", "nDCG"):
-        w[:K] = _discount(measure, ranks)
-    elif name == "RBP":
-        p = float(measure.get("p"))
-        w[:K] = (1.0 - p) * p ** (ranks - 1.0)
-    else:
-        return None
-    return w
+    ideal_len = R if k is None else np.minimum(k, R)
+    longest = int(ideal_len.max(initial=0))
+    idcg = np.concatenate([[0.0], np.cumsum(_discount(measure, np.arange(1, longest + 1, dtype=np.float64)))])
+    return idcg[ideal_len]
 
 
-def _normalizer(measure: Measure, R: np.ndarray) -> np.ndarray | None:
-    """The per-vector divisor of the measures that depend on R: R (R@k, AP) or the DCG of
-    the ideal ranking of R relevant documents truncated at k (nDCG); None for the others."""
-    if measure.name in ("R", "AP"):
-        return R.astype(np.float64)
-    if measure.name == "nDCG":
-        k = measure.cutoff
-        ideal_len = R if k is None else np.minimum(k, R)
-        longest = int(ideal_len.max(initial=0))
-        idcg = np.concatenate([[0.0], np.cumsum(
-            _discount(measure, np.arange(1, longest + 1, dtype=np.float64)))])
-        return idcg[ideal_len]
-    return None
+def _sum_of_precisions(measure, V, K, ranks, cumulative):
+    return (V[:, :K] * cumulative()[:, :K]) @ (1.0 / ranks)  # SP = sum_i r_i C(i) / i
+
+
+def _reciprocal_rank(measure, V, K, ranks, cumulative):
+    Vk = V[:, :K]
+    return np.where(Vk.any(axis=1), 1.0 / (np.argmax(Vk > 0, axis=1) + 1.0), 0.0)
+
+
+def _success(measure, V, K, ranks, cumulative):
+    return V[:, :K].any(axis=1).astype(np.float64)
+
+
+@dataclass(frozen=True)
+class VectorMeasure:
+    """How :func:`binary_scores` computes a catalogue measure on binary relevance vectors:
+    ``params`` it may carry; ``weights(measure, ranks, k, N)`` the weights of ranks 1..K when
+    the score is linear in the vector (score = V @ w: one matrix product for all of them),
+    else ``score(measure, V, K, ranks, cumulative)`` (``cumulative()``: C(i), computed once);
+    ``normalizer(measure, R)`` the per-vector divisor (None: none)."""
+
+    params: tuple[str, ...] = ()
+    weights: Callable | None = None
+    score: Callable | None = None
+    normalizer: Callable | None = None
+
+
+#: The measures :func:`binary_scores` computes (a registry: a new one is an entry here).
+VECTOR_MEASURES: dict[str, VectorMeasure] = {
+    "P": VectorMeasure(weights=lambda m, ranks, k, N: np.full(len(ranks), 1.0 / (k if k is not None else N))),
+    "R": VectorMeasure(weights=lambda m, ranks, k, N: np.ones(len(ranks)),
+                       normalizer=lambda m, R: R.astype(np.float64)),
+    "SP": VectorMeasure(score=_sum_of_precisions),
+    "AP": VectorMeasure(score=_sum_of_precisions, normalizer=lambda m, R: R.astype(np.float64)),
+    "RR": VectorMeasure(score=_reciprocal_rank),
+    "Success": VectorMeasure(score=_success),
+    "DCG": VectorMeasure(("discount", "base"), weights=lambda m, ranks, k, N: _discount(m, ranks)),
+    "nDCG": VectorMeasure(("discount", "base"), weights=lambda m, ranks, k, N: _discount(m, ranks),
+                          normalizer=_ideal_dcg),
+    "RBP": VectorMeasure(("p", "depth", "residual"),
+                         weights=lambda m, ranks, k, N: (1.0 - float(m.get("p"))) * float(m.get("p")) ** (ranks - 1.0)),
+}
+
+
+def check_vector_measure(measure: Measure) -> None:
+    """Refuse a measure :func:`binary_scores` cannot compute (with the list of those it can)."""
+    spec = VECTOR_MEASURES.get(measure.name)
+    if spec is None:
+        raise IrwError(f"measure {measure} cannot be computed on synthetic relevance vectors; "
+                       f"supported: {', '.join(VECTOR_MEASURES)} (binary relevance)")
+    extra = [k for k, _ in measure.params if k not in spec.params]
+    if extra:
+        raise IrwError(f"measure {measure}: parameter(s) {', '.join(extra)} have no meaning on "
+                       "binary relevance vectors" + (f"; allowed: {', '.join(spec.params)}" if spec.params else ""))
 
 
 def binary_scores(V: np.ndarray, measures, R=None) -> np.ndarray:
@@ -127,29 +136,37 @@ def binary_scores(V: np.ndarray, measures, R=None) -> np.ndarray:
         raise ValueError("R must be >= 0")
     Vf = V.astype(np.float64, copy=False)
     out = np.empty((len(measures), n_vec))
-    weights = [_linear_weights(m, N) for m in measures]
+    specs = [VECTOR_MEASURES[m.name] for m in measures]
+
+    def depth(m: Measure) -> tuple[int, np.ndarray]:
+        K = N if m.cutoff is None else min(m.cutoff, N)
+        return K, np.arange(1, K + 1, dtype=np.float64)
+
+    weights = []
+    for m, spec in zip(measures, specs):
+        if spec.weights is None:
+            weights.append(None)
+            continue
+        K, ranks = depth(m)
+        w = np.zeros(N)
+        w[:K] = spec.weights(m, ranks, m.cutoff, N)
+        weights.append(w)
     linear = [i for i, w in enumerate(weights) if w is not None]
     if linear:
         out[linear] = (Vf @ np.column_stack([weights[i] for i in linear])).T
-    cum = None
-    for i, measure in enumerate(measures):
+    cache: dict = {}
+
+    def cumulative() -> np.ndarray:
+        if "cum" not in cache:
+            cache["cum"] = np.cumsum(Vf, axis=1)  # C(i), exact in float64
+        return cache["cum"]
+
+    for i, (measure, spec) in enumerate(zip(measures, specs)):
         if weights[i] is None:
-            k = measure.cutoff
-            K = N if k is None else min(k, N)
-            ranks = np.arange(1, K + 1, dtype=np.float64)
-            Vk = Vf[:, :K]
-            if measure.name in ("SP", "AP"):
-                if cum is None:
-                    cum = np.cumsum(Vf, axis=1)  # C(i), exact in float64
-                out[i] = (Vk * cum[:, :K]) @ (1.0 / ranks)  # SP = sum_i r_i C(i) / i
-            else:  # RR, Success
-                has = Vk.any(axis=1)
-                if measure.name == "Success":
-                    out[i] = has
-                else:
-                    out[i] = np.where(has, 1.0 / (np.argmax(Vk > 0, axis=1) + 1.0), 0.0)
-        norm = _normalizer(measure, R)
-        if norm is not None:
+            K, ranks = depth(measure)
+            out[i] = spec.score(measure, Vf, K, ranks, cumulative)
+        if spec.normalizer is not None:
+            norm = spec.normalizer(measure, R)
             out[i] = np.divide(out[i], norm, out=np.zeros(n_vec), where=norm > 0)
     return out[0] if single else out
 

@@ -4,7 +4,7 @@
 {{ d.fsum() }}(({{ m.gain }}) * pow({{ m.p }}, {{ m.pos }} - 1)) FILTER (WHERE {{ m.within }}) AS {{ m.id }}_s
 {%- endmacro %}
 {% macro value(m) -%}
-CASE WHEN {{ m.gmax }} > 0 THEN {{ d.div('(1 - ' ~ m.p ~ ') * coalesce(' ~ m.id ~ '_s, 0)', m.gmax) }} ELSE 0 END
+CASE WHEN {{ m.gain_max }} > 0 THEN {{ d.div('(1 - ' ~ m.p ~ ') * coalesce(' ~ m.id ~ '_s, 0)', m.gain_max) }} ELSE 0 END
 {%- endmacro %}
 
 {#- Many derived qrels in one pass (sql/evaluate_many.sql): the aggregates use only the rows

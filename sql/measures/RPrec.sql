@@ -1,18 +1,25 @@
-{# RPrec = P@R: relevant documents among the top R, divided by R. #}
+{# RPrec = P@R: relevant documents among the top R, divided by R. With mult, trec_eval's
+   Rprec_mult: P@c at c = floor(mult * R + 0.9) (relevant among the top c, divided by c; a
+   run shorter than c is filled with non-relevant documents), 0 when c = 0. At mult = 1,
+   c = R. #}
 {% import '_dialect.sql' as d %}
+{# The cut-off c for a topic with R relevant documents (an SQL expression). #}
+{% macro cut(m, R) -%}
+{{ d.cast('floor(' ~ m.mult ~ ' * ' ~ R ~ ' + ' ~ (0.9 | num) ~ ')', 'BIGINT') }}
+{%- endmacro %}
 {% macro aggs(m) -%}
-count(*) FILTER (WHERE {{ m.rel }} AND {{ m.pos }} <= {{ m.R }}) AS {{ m.id }}_hits
+count(*) FILTER (WHERE {{ m.rel }} AND {{ m.pos }} <= {{ cut(m, m.R) }}) AS {{ m.id }}_hits
 {%- endmacro %}
 {% macro value(m) -%}
-CASE WHEN {{ m.R }} > 0 THEN {{ d.div('coalesce(' ~ m.id ~ '_hits, 0)', m.R) }} ELSE 0 END
+CASE WHEN {{ cut(m, m.R) }} > 0 THEN {{ d.div('coalesce(' ~ m.id ~ '_hits, 0)', cut(m, m.R)) }} ELSE 0 END
 {%- endmacro %}
 
 {#- Many derived qrels in one pass (sql/evaluate_many.sql), binary threshold 1, full rankings:
-  the root's relevant rows ranked within R' (the qrels's R) minus the removed ones. -#}
+  the root's relevant rows ranked within c (from the qrels's R) minus the removed ones. -#}
 {% set many = 'delta' %}
 {% macro many_aggs(m) -%}
 WITH rp_at AS (
-    SELECT ts.qid, ts.rid, coalesce(t.{{ m.R }}, 0) AS x
+    SELECT ts.qid, ts.rid, {{ cut(m, 'coalesce(t.' ~ m.R ~ ', 0)') }} AS x
     FROM topicset AS ts LEFT JOIN tstats AS t ON t.qid = ts.qid AND t.topic = ts.topic
     WHERE ts.rid IS NOT NULL
 ),

@@ -1,0 +1,266 @@
+"""trec_eval 10.0 on irw's engine: what ``irw trec-eval QRELS RUN`` prints
+(:meth:`irwarehouse.Warehouse.trec_eval`).
+
+The measures are the catalogue's (``trec_names``: trec_eval's ``-m`` arguments, parameters
+and nicknames as catalogue measures, in trec_eval's print order); their per-topic values are
+the engine's, computed in the in-memory warehouse the two files are loaded into. What is
+trec_eval's own and not a measure lives here: its topic policy (the topics the run and the
+qrels share, or with ``-c`` every topic of the qrels, a topic the run lacks evaluated as
+trec_eval evaluates it), the values of ``runid``, ``num_q`` and ``relstring``, the summary line
+of each measure (a mean, a sum or a geometric mean, accumulated topic by topic in
+trec_eval's order so that the printed digits are its own), and ``-Z``'s z-scores.
+
+One deliberate difference: trec_eval 10.0 stops with status 4 ("result qid ... not found
+in qrels") when the run lacks a topic of the qrels and ``-c`` is not given; irw evaluates
+the topics both have, as trec_eval 9 did, and says on stderr which topics the run lacks.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from . import measures as ms
+from . import sql
+from .engine import evaluation
+from .errors import IrwError, StatusError, note
+from .trec_names import TrecEvalMeasure, trec_eval_measures, trec_eval_order
+
+TREC_EVAL_VERSION = "10.0-rc3"  # the trec_eval whose output irw trec-eval reproduces
+MIN_GEO_MEAN = 1e-5  # trec_eval's floor under a value before its logarithm (gm_map)
+MISSING_ZSCORE = -1000000.0  # -Z: no mean and deviation for a measure and topic
+DEFAULT_MEASURES = ("official",)
+REL_INFO_FORMATS = ("qrels",)  # -R: what irw reads; trec_eval's others are refused
+REFUSED_REL_INFO_FORMATS = ("prefs", "qrels_prefs", "qrels_jg")
+RESULTS_FORMATS = ("trec_results",)  # -T
+
+# trec_eval's exit statuses
+USAGE, INPUT, NO_TOPICS = 1, 2, 7
+
+# -c: trec_eval evaluates a topic the run lacks as a ranking of one document in no qrels
+# (sql/trec_eval.sql, stand_in), then sets the values it names so (trec_eval.c: the labels
+# num_ret, utility, rbp_resid, those beginning with unj) to 0 and the relstring so named to
+# '' -- by the printed label: with parameters (utility_2,-1,0,0, relstring_20) they keep the
+# stand-in's values.
+CLEARED_WHEN_MISSING = ("num_ret", "utility", "rbp_resid")
+CLEARED_PREFIX_WHEN_MISSING = "unj"
+CLEARED_STRING_WHEN_MISSING = "relstring"
+# -c: trec_eval's num_rel summary counts every judgment graded above 0 in the qrels (whatever
+# -l), not the sum of the topics' values.
+COUNTED_IN_QRELS_WHEN_COMPLETE = "num_rel"
+AGGREGATES = ("mean", "sum", "gm", "count", "none")
+# What the values irw trec-eval computes itself are (the others are catalogue measures).
+DESCRIPTIONS = {"runid": "the run's id (from its file)",
+                "num_q": "the number of topics evaluated",
+                "relstring": "the grades of the first N documents retrieved (default 10): 0-9, "
+                             "'>' above 9, '.' in the pool but not assessed, '-' not judged"}
+
+
+@dataclass
+class TrecEvalReport:
+    """What trec_eval prints for a run: ``topic_lines`` (with ``-q``) and ``summary_lines``
+    (topic ``all``), each ``(label, topic, kind, value)`` in trec_eval's order, ``kind``
+    one of float (printed ``%6.4f``), long (``%ld``), string and quoted (``'%s'``,
+    relstring); ``zscores``: the values are z-scores (``-Z``: labels get a ``Z``). Also the
+    run's id, the topics evaluated and the topics of the qrels the run lacks."""
+
+    run_id: str
+    topics: list[str]
+    lacking: list[str]
+    topic_lines: list[tuple] = field(default_factory=list)
+    summary_lines: list[tuple] = field(default_factory=list)
+    zscores: bool = False
+
+
+def plan(specs) -> list[TrecEvalMeasure]:
+    """The measures of trec_eval's ``-m`` arguments ``specs`` (default: ``official``), in
+    its print order; a name trec_eval does not know is an error (status 1)."""
+    chosen: list[TrecEvalMeasure] = []
+    for spec in (list(specs) if specs else DEFAULT_MEASURES):
+        try:
+            chosen += trec_eval_measures(spec)
+        except IrwError as exc:
+            raise StatusError(str(exc), USAGE) from None
+    measures = trec_eval_order(chosen)
+    for m in measures:
+        if m.aggregate not in AGGREGATES:
+            raise AssertionError(f"{m.label}: unknown aggregate {m.aggregate!r}")
+    return measures
+
+
+def engine_measures(measures: list[TrecEvalMeasure], judged_only: bool, rel_level: int | None,
+                    num_docs: int | None = None) -> dict[str, ms.Measure]:
+    """The catalogue measure each trec_eval label is computed by (``-J``: its condensed form;
+    ``-l``: its relevance threshold; ``-N``: the collection's size, ``docs``, of a measure
+    that has one), by label; runid, num_q and relstring have none."""
+    out = {}
+    for m in measures:
+        if m.measure is None:
+            continue
+        measure = m.measure.with_params(judged_only=True) if judged_only else m.measure
+        if num_docs is not None:
+            measure = measure.with_params(docs=num_docs)
+        out[m.label] = ms.parse_all([str(measure)], rel_level)[0]
+    return out
+
+
+def check_formats(rel_info_format: str, results_format: str) -> None:
+    """``-R`` and ``-T``: irw reads qrels and TREC results only."""
+    if rel_info_format in REFUSED_REL_INFO_FORMATS:
+        raise StatusError(f"-R {rel_info_format}: irw trec-eval reads relevance judgments in the "
+                          "qrels format only (-R qrels); use trec_eval itself for preference and "
+                          "judgment-group files", INPUT)
+    if rel_info_format not in REL_INFO_FORMATS:
+        raise StatusError(f"illegal rel_info format {rel_info_format!r} (-R); irw trec-eval reads "
+                          "qrels", INPUT)
+    if results_format not in RESULTS_FORMATS:
+        raise StatusError(f"illegal results format {results_format!r} (-T); irw trec-eval reads "
+                          "trec_results", INPUT)
+
+
+# ------------------------------------------------------------------------- z-scores
+
+def read_zscores(path: str) -> dict[str, dict[str, tuple[float, float]]]:
+    """``-Z``'s file: lines ``qid measure mean std_dev``, by topic and measure label."""
+    out: dict[str, dict[str, tuple[float, float]]] = {}
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise StatusError(f"{path}: cannot read the z-scores file ({exc.strerror})", INPUT) from None
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        fields = raw.split()
+        if not fields:
+            continue
+        try:
+            if len(fields) != 4:
+                raise ValueError
+            topic, label = fields[0].decode(), fields[1].decode()
+            mean, std = float(fields[2]), float(fields[3])
+        except (ValueError, UnicodeDecodeError):
+            raise StatusError(f"{path}, line {number}: expected 4 fields (qid measure mean "
+                              "std_dev), the last two numbers", INPUT) from None
+        out.setdefault(topic, {})[label] = (mean, std)
+    return out
+
+
+def _zscore(value: float, found: tuple[float, float] | None) -> float:
+    """trec_eval's z-score of a value against (mean, std_dev); MISSING_ZSCORE without them,
+    or with a deviation of 0 and another value than the mean."""
+    if found is None:
+        return MISSING_ZSCORE
+    mean, std = found
+    if std:
+        return (value - mean) / std
+    return 0.0 if value == mean else MISSING_ZSCORE
+
+
+# ------------------------------------------------------------------------- evaluation
+
+@dataclass
+class _Values:
+    run_id: str
+    topics: list[str]
+    lacking: list[str]
+    missing: set[str]  # topics evaluated as the run's missing ones (-c)
+    values: dict[tuple[str, str], float]  # (topic, trec_eval label) -> value
+    relstrings: dict[str, str]
+    graded: int | None  # -c: trec_eval's num_rel summary
+
+
+def compute(con, qrels: str, collection: str, measures: list[TrecEvalMeasure], *,
+            complete: bool = False, max_docs: int | None = None, rel_level: int | None = None,
+            judged_only: bool = False, num_docs: int | None = None) -> _Values:
+    """The values trec_eval prints, computed in the warehouse of ``con`` that holds the qrels
+    ``qrels`` and one run of ``collection``."""
+    params = {"qrels": qrels, "collection": collection}
+    run_ids = [r[0] for r in sql.rows(con, "trec_eval.sql", "run_ids", params)]
+    if len(run_ids) != 1:
+        raise StatusError(f"the run file holds {len(run_ids)} runs ({', '.join(run_ids)}), which "
+                          "trec_eval would evaluate as one; evaluate them with irw eval QRELS RUN "
+                          "(a line per run), or give each its own file", INPUT)
+    params["run"] = run_id = run_ids[0]
+    rows = sql.rows(con, "trec_eval.sql", "topics", params)
+    lacking = sorted(t for t, in_run in rows if not in_run)
+    topics = sorted(t for t, in_run in rows if in_run or complete)
+    if not topics:
+        raise StatusError("no topic has both results and relevance judgments: the run shares "
+                          "no topic with the qrels", NO_TOPICS)
+    missing = lacking if complete else []
+    if missing:
+        sql.run(con, "trec_eval.sql", "stand_in", {**params, "topics": missing})
+    if lacking and not complete:
+        shown = ", ".join(lacking[:10]) + (f", ... ({len(lacking) - 10} more)" if len(lacking) > 10 else "")
+        note(f"the run lacks {len(lacking)} topic{'s' if len(lacking) != 1 else ''} of the qrels "
+             f"({shown}): evaluated the {len(topics)} topics both have, as trec_eval 9 does "
+             "(trec_eval 10.0 stops there with status 4); -c counts them too")
+    chosen = engine_measures(measures, judged_only, rel_level, num_docs)
+    values: dict[tuple[str, str], float] = {}
+    if chosen:
+        parsed = list(dict.fromkeys(chosen.values()))
+        result = evaluation.evaluate(con, qrels, parsed, [run_id], topics="run",
+                                     max_docs=max_docs, rel_level=rel_level, store=False,
+                                     collection=collection)
+        by_measure = {(topic, measure): value for _, topic, measure, value in result.rows()}
+        values = {(topic, label): by_measure[(topic, str(measure))]
+                  for label, measure in chosen.items() for topic in topics}
+    relstrings: dict[str, str] = {}
+    for m in measures:
+        if m.length is not None:  # relstring
+            relstrings = {topic: text for (_, topic), text in evaluation.relstrings(
+                con, qrels, [run_id], m.length, max_docs, judged_only, collection).items()}
+    graded = None
+    if complete and any(m.family == COUNTED_IN_QRELS_WHEN_COMPLETE for m in measures):
+        graded = sql.rows(con, "trec_eval.sql", "graded_above_zero", params)[0][0]
+    return _Values(run_id, topics, lacking, set(missing), values, relstrings, graded)
+
+
+def report(values: _Values, measures: list[TrecEvalMeasure],
+           zscores: dict[str, dict[str, tuple[float, float]]] | None = None) -> TrecEvalReport:
+    """The lines trec_eval prints for ``values``: per topic in its order, then the summary
+    (topic ``all``), each measure's values accumulated topic by topic as trec_eval does."""
+    z = zscores is not None
+    out = TrecEvalReport(values.run_id, values.topics, values.lacking, zscores=z)
+    n = len(values.topics)
+    sums = {m.label: 0.0 for m in measures}
+    for topic in values.topics:
+        missing = topic in values.missing
+        found = zscores.get(topic) if z else None
+        for m in measures:
+            if m.aggregate == "none":  # runid, relstring: text
+                if m.per_query:
+                    cleared = missing and m.label == CLEARED_STRING_WHEN_MISSING
+                    out.topic_lines.append((m.label, topic, "quoted",
+                                            "" if cleared else values.relstrings.get(topic, "")))
+                continue
+            if m.measure is None:  # num_q
+                value = 1.0
+            elif missing and (m.label in CLEARED_WHEN_MISSING
+                              or m.label.startswith(CLEARED_PREFIX_WHEN_MISSING)):
+                value = 0.0
+            else:
+                value = values.values[(topic, m.label)]
+            if m.aggregate == "gm":
+                value = math.log(max(value, MIN_GEO_MEAN))
+            if z:
+                value = _zscore(value, found.get(m.label) if found is not None else None)
+            sums[m.label] += value
+            if m.per_query:
+                out.topic_lines.append((m.label, topic, "float" if z else m.value_kind, value))
+    for m in measures:
+        if not m.summary:
+            continue
+        if m.aggregate == "none":
+            out.summary_lines.append((m.label, "all", "string", values.run_id))
+            continue
+        total = sums[m.label]
+        if m.aggregate == "count":
+            total = float(n)
+        elif m.family == COUNTED_IN_QRELS_WHEN_COMPLETE and values.graded is not None:
+            total = float(values.graded)
+        elif m.aggregate == "mean":
+            total = total / n
+        elif m.aggregate == "gm":
+            total = math.exp(total / n)
+        out.summary_lines.append((m.label, "all", "float" if z else m.value_kind, total))
+    return out

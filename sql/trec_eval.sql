@@ -1,0 +1,33 @@
+{#- What `irw trec-eval` (irwarehouse.trec_eval) reads from the in-memory warehouse its two
+    files were loaded into, beside the measures' scores: the run, the topics, the relevance
+    strings. Bound: $qrels (the qrels's name), $collection, $run (the run id). -#}
+
+{# The run ids of the collection (a run file of trec_eval holds one run). #}
+{% macro run_ids() -%}
+SELECT run_id FROM run_loads WHERE collection = $collection ORDER BY run_id
+{%- endmacro %}
+
+{# Every topic of the qrels (judged or not: trec_eval reads every line) and whether the run
+   has it. #}
+{% macro topics() -%}
+SELECT q.topic, r.topic IS NOT NULL AS in_run
+FROM (SELECT DISTINCT topic FROM qrels WHERE qrels = $qrels) AS q
+LEFT JOIN (SELECT topic FROM run_topics WHERE collection = $collection AND run_id = $run) AS r
+       ON r.topic = q.topic
+ORDER BY q.topic
+{%- endmacro %}
+
+{# -c: trec_eval evaluates a topic the run lacks as a ranking of one document that is in no
+   qrels (its docno, score and rank below); the run gets it for the topics $topics. #}
+{% macro stand_in() -%}
+INSERT INTO runs (collection, run_id, topic, docno, rank, score, given_rank)
+SELECT $collection, $run, topic, 'ceci_nest_pas_un_docno', 1, 1.0, 1 FROM (SELECT unnest($topics) AS topic) AS t;
+INSERT INTO run_topics (collection, run_id, topic, n_docs)
+SELECT $collection, $run, topic, 1 FROM (SELECT unnest($topics) AS topic) AS t;
+{%- endmacro %}
+
+{# How many judgments of the qrels grade a document above 0: trec_eval's num_rel over
+   every topic under -c, whatever the relevance level (-l). #}
+{% macro graded_above_zero() -%}
+SELECT count(*) FROM qrels WHERE qrels = $qrels AND rel > 0
+{%- endmacro %}
