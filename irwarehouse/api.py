@@ -43,6 +43,7 @@ from . import trec_eval as te
 from .result import Result
 from .trec_eval import TREC_EVAL_VERSION
 from .significance_tests import CORRECTIONS, TESTS
+from .systems import check_unit, system_scores
 
 if TYPE_CHECKING:
     from .report import JudgesReport, Report
@@ -315,6 +316,16 @@ class Warehouse:
         q = self.qrels_name(qrels)
         return catalogue.teams_of(self.con, self.run_ids(runs, qrels=q), catalogue.collection_of(self.con, q))
 
+    @_atomic
+    def systems(self, qrels: str | None = None, runs="all") -> dict[str, list[str]]:
+        """system -> its runs among the runs (of the qrels's collection), systems by name:
+        a run's system is run_meta.system (``load_meta``, column system), and a run without
+        one is its own system. What ``by="system"`` groups the runs by (see
+        :mod:`irwarehouse.systems`)."""
+        q = self.qrels_name(qrels)
+        return catalogue.systems_of(self.con, self.run_ids(runs, qrels=q),
+                                    catalogue.collection_of(self.con, q)).as_dict()
+
     # ------------------------------------------------------------------ catalogue
 
     @_atomic
@@ -394,8 +405,9 @@ class Warehouse:
 
     @_atomic
     def load_meta(self, source, *, collection: str | None = None) -> int:
-        """Run metadata (run_id and any of team, kind, pooled) from a TSV or a DataFrame; it
-        changes only the columns it names. Returns the number of runs described."""
+        """Run metadata (run_id and any of team, kind, pooled, system) from a TSV or a
+        DataFrame; it changes only the columns it names. Returns the number of runs
+        described."""
         with _meta_file(source) as path:
             return loading.load_meta(self.con, path, collection)
 
@@ -495,7 +507,7 @@ class Warehouse:
     def eval(self, measures, qrels=None, runs="all", *, collection: str | None = None,
              per_topic: bool = True, topics: str = "qrels", max_docs: int | None = None,
              rel_level: int | None = None, aggregate: str = "mean", store: bool = True,
-             standardize: str | None = None) -> Result:
+             standardize: str | None = None, by: str = "run") -> Result:
         """Evaluate: per topic (run_id, topic, measure, value), or with ``per_topic=False`` the
         means over the topics (run_id, measure, value, n_topics; ``aggregate``: mean, gm or
         gm_trec). The per-topic scores are kept in the table ``scores`` unless
@@ -503,7 +515,11 @@ class Warehouse:
         list, or names and glob patterns separated by commas): the table then starts with a
         column ``qrels``, and derived qrels of one root are evaluated in one pass.
         ``standardize``: values are Phi(z) under this factor set (the stored scores stay
-        raw)."""
+        raw). ``by="system"``: rows of systems instead of runs (``system`` first), each
+        system's per-topic score the mean of its runs' (the runs' scores are what is
+        stored); the means then also give each system's number of runs and the sd, min and
+        max of its runs' means (``runs``, ``run_sd``, ``run_min``, ``run_max``)."""
+        check_unit(by)
         parsed = _parsed(measures, rel_level)
         store = store and not self.read_only
         if catalogue.several(qrels):
@@ -527,6 +543,11 @@ class Warehouse:
             from .standardize import apply_factors
 
             per = Result.of(apply_factors(self.con, per.df(), standardize))
+        if by == "system":
+            groups = {q: catalogue.systems_of(self.con, run_ids[q],
+                                              catalogue.collection_of(self.con, q, collection))
+                      for q in names}
+            return system_scores(per, groups, per_topic, aggregate)
         return per if per_topic else per.aggregate(aggregate)
 
     @staticmethod
@@ -679,21 +700,34 @@ class Warehouse:
     def discpower(self, measures, qrels: str | None = None, runs="all", *, test: str = "t",
                   correction: str = "none", alpha: float = 0.05, B: int | None = None, seed: int = 0,
                   topics: str = "qrels", reference_qrels: str | None = None,
-                  reference_measure=None, save: str | None = None, progress=None) -> Result:
-        """Discriminative power per measure (and agreement with a reference condition);
-        ``save`` keeps the rows in discpower_results."""
+                  reference_measure=None, save: str | None = None, progress=None,
+                  by: str = "run", level: float = 0.95) -> Result:
+        """Discriminative power per measure (and agreement with a reference condition), with
+        the matrix's residual variance V_E, the smallest significant difference and the
+        median |d_z|; ``by="system"`` over systems. ``save`` keeps the rows in
+        discpower_results and every pair behind them in pair_tests, both under that name,
+        with the interval of each difference and its effect sizes at ``level``
+        (``.info['pairs']``: that table)."""
         from . import significance
 
+        check_unit(by)
         parsed = _parsed(measures)
         ref = ms.parse(measure_names(reference_measure)[0]) if reference_measure is not None else None
         q, run_ids = self._qrels_runs(qrels, runs)
-        frame = significance.discpower(self.con, q, parsed, run_ids, test, correction, alpha, B, seed,
-                                       topics, reference_qrels, ref, progress)
-        if save:
-            self._save(significance, "discpower_results", save, frame,
-                       {"runs": runs if isinstance(runs, str) else list(runs), "topics": topics,
-                        "seed": seed})
-        return Result.of(frame)
+        if save and self.read_only:
+            raise IrwError("this warehouse is open read-only: open it for writing to --save")
+        out = significance.discpower(self.con, q, parsed, run_ids, test, correction, alpha, B, seed,
+                                     topics, reference_qrels, ref, progress, by=by,
+                                     pairs=bool(save), level=level)
+        if not save:
+            return Result.of(out)
+        frame, pairs = out
+        params = {"runs": runs if isinstance(runs, str) else list(runs), "topics": topics,
+                  "seed": seed, "by": by, "level": level}
+        self._save(significance, "discpower_results", save, frame, params)
+        self._save(significance, "pair_tests", save, pairs,
+                   {**params, "correction": correction, "alpha": alpha, "B": B})
+        return Result.of(frame, info={"pairs": pairs})
 
     def _save(self, significance, table: str, name: str, frame, params: dict) -> None:
         if self.read_only:
@@ -703,34 +737,44 @@ class Warehouse:
     @_atomic
     def pvalues(self, measure, qrels: str | None = None, runs="all", *, test: str = "t",
                 correction: str = "none", alpha: float = 0.05, B: int | None = None, seed: int = 0,
-                topics: str = "qrels", save: str | None = None, progress=None) -> Result:
-        """Every run pair with its mean difference, p-value and adjusted p-value; ``save``
-        keeps them in pair_tests."""
+                topics: str = "qrels", save: str | None = None, progress=None, level: float = 0.95,
+                by: str = "run") -> Result:
+        """Every run pair with its mean difference and its interval at ``level`` (the test's
+        own: ``TESTS[test].interval``), Cohen's d_z with its exact interval, Sakai's effect
+        size over the residual variance (``effect_size_residual``), p-value and adjusted
+        p-value; ``by="system"``: every pair of systems, with their runs and whether the
+        difference is within their spread. ``save`` keeps them in pair_tests."""
         from . import significance
 
+        check_unit(by)
         m = self._one(measure)
         q, run_ids = self._qrels_runs(qrels, runs)
         frame = significance.pvalues(self.con, q, m, run_ids, test, correction, alpha, B, seed,
-                                     topics, progress)
+                                     topics, progress, level, by)
         if save:
             self._save(significance, "pair_tests", save, frame,
                        {"runs": runs if isinstance(runs, str) else list(runs), "topics": topics,
-                        "correction": correction, "alpha": alpha, "B": B, "seed": seed})
+                        "correction": correction, "alpha": alpha, "B": B, "seed": seed,
+                        "by": by, "level": level})
         return Result.of(frame)
 
     @_atomic
     def compare(self, run_a: str, run_b: str, measures, qrels: str | None = None, *,
                 tests=("t",), alpha: float = 0.05, B: int | None = None, seed: int = 0,
-                topics: str = "qrels", rbp_p: float = 0.8, judged_k: int = 10) -> Result:
-        """Two runs per measure: means, difference with its 95% CI, p-values, RBP residual and
-        Judged@k."""
+                topics: str = "qrels", rbp_p: float = 0.8, judged_k: int = 10,
+                level: float = 0.95, by: str = "run") -> Result:
+        """Two runs (``by="system"``: two systems) per measure: means, difference with its
+        interval at ``level`` (that of the first test), d_z with its exact interval,
+        p-values, RBP residual and Judged@k."""
         from . import significance
 
+        check_unit(by)
         q = qrels or catalogue.default_qrels(self.con)
-        runsets.resolve(self.con, _spec([run_a, run_b]), qrels=q)
+        if by == "run":
+            runsets.resolve(self.con, _spec([run_a, run_b]), qrels=q)
         return Result.of(significance.compare(self.con, q, run_a, run_b, _parsed(measures),
                                               [tests] if isinstance(tests, str) else list(tests),
-                                              alpha, B, seed, topics, rbp_p, judged_k))
+                                              alpha, B, seed, topics, rbp_p, judged_k, level, by))
 
     @_atomic
     def correlate(self, measure_a, measure_b=None, qrels: str | None = None, qrels_b: str | None = None,
@@ -783,18 +827,43 @@ class Warehouse:
                         "topics": topics, "rbo_p": rbo_p})
         return Result.of(frame)
 
+    @_atomic
+    def power(self, measures, delta, qrels: str | None = None, runs="all", *, alpha: float = 0.05,
+              beta: float = 0.2, topics: str = "qrels", by: str = "run", anova: bool = False,
+              systems: int | None = None) -> Result:
+        """Topic set size design (Sakai 2016; ``irw power``): from the runs x topics matrix of
+        each measure, the residual variance V_E of the two-way ANOVA without replication;
+        per difference in ``delta`` (a number or a list), the topics a two-sided paired
+        t-test at ``alpha`` needs to detect it with power 1 - ``beta`` (exact noncentral t,
+        a pair's differences of variance 2 V_E; None beyond irwarehouse.power.MAX_TOPICS),
+        the power with the collection's topics, and the minimum detectable difference with
+        them. ``anova``: also the one-way ANOVA design over ``systems`` systems (default:
+        the runs, or systems, of the matrix), ``delta`` the range between the best and the
+        worst. ``by="system"``: the matrix of the runs' systems."""
+        from . import significance
+
+        check_unit(by)
+        deltas = [delta] if isinstance(delta, (int, float)) else list(delta)
+        q, run_ids = self._qrels_runs(qrels, runs)
+        return Result.of(significance.power_design(self.con, q, _parsed(measures), run_ids,
+                                                   [float(d) for d in deltas], alpha, beta, topics,
+                                                   by, anova, systems))
+
     @staticmethod
     def _notify_note(message: str) -> None:
         note(message)
 
     @_atomic
     def ci(self, measure, qrels: str | None = None, runs="all", *, topics: str = "qrels",
-           level: float = 0.95) -> Result:
-        """Each run's mean with its t-distribution confidence interval."""
+           level: float = 0.95, by: str = "run") -> Result:
+        """Each run's mean with its t-distribution confidence interval; ``by="system"``: each
+        system's, with its number of runs and their spread."""
         from . import significance
 
+        check_unit(by)
         q, run_ids = self._qrels_runs(qrels, runs)
-        return Result.of(significance.mean_intervals(self.con, q, self._one(measure), run_ids, topics, level))
+        return Result.of(significance.mean_intervals(self.con, q, self._one(measure), run_ids, topics,
+                                                     level, by))
 
     @_atomic
     def summary(self, measures, qrels: str | None = None, runs="all", *, topics: str = "qrels",
@@ -988,27 +1057,43 @@ class Warehouse:
                test: str = "t", correction: str = "none", alpha: float = 0.05, B: int | None = None,
                seed: int = 0, level: float = 0.95, judged_k: int = 10, rbp_p: float = 0.8,
                format: str = "html", out=None, replace: bool = False, against: str | None = None,
-               by: str = "team", top_k: int = 10, permutations: int = 10000,
-               bias_correction: str = "holm", rel_level: int = 1,
-               progress=None) -> "Report | JudgesReport":
+               by: str | None = None, top_k: int = 10, permutations: int = 10000,
+               bias_correction: str = "holm", rel_level: int = 1, intervals: bool = False,
+               effects: bool = False, progress=None) -> "Report | JudgesReport":
         """The report of ``irw report`` (irwarehouse.report.Report): its frames
-        (``leaderboard``, ``pairs``, ``correlations``, ``coverage``) and ``to_html()``,
+        (``leaderboard``, ``pairs`` -- with each difference's interval and effect sizes at
+        ``level`` --, ``correlations``, ``coverage``, ``power``) and ``to_html()``,
         ``to_latex()``, ``to_markdown()``. With ``out``, it is also written there in
-        ``format`` (never over a database or, without ``replace``, an existing file).
+        ``format`` (never over a database or, without ``replace``, an existing file); the
+        paper table (latex, markdown) shows each mean's interval with ``intervals`` and each
+        run's d_z against the measure's best with ``effects``. ``by="system"``: a report on
+        the runs' systems (``by`` default ``run``).
 
         With ``against`` (a second judgment set B, ``qrels`` the reference A), the page
         judging it (irwarehouse.report.JudgesReport, html only): agreement as assessors
         (``rel_level``; intervals at ``level``), the two leaderboards side by side, the
         scores under both, the significance decisions, and the groups of runs (the metadata
-        column ``by``) whose rank shift a permutation test flags (``permutations``,
-        ``bias_correction``); its frames are those of :meth:`compare_qrels` and
-        :meth:`compare_rankings`."""
+        column ``by``, default ``team``) whose rank shift a permutation test flags
+        (``permutations``, ``bias_correction``); its frames are those of
+        :meth:`compare_qrels` and :meth:`compare_rankings`."""
         from . import report as reports
 
         if format not in reports.FORMATS:
             raise IrwError(f"unknown format {format!r}; valid: {', '.join(reports.FORMATS)}")
-        _report_options(against, format, judged_k=judged_k, rbp_p=rbp_p, by=by, top_k=top_k,
-                        permutations=permutations, bias_correction=bias_correction, rel_level=rel_level)
+        _report_options(against, format, judged_k=judged_k, rbp_p=rbp_p, top_k=top_k,
+                        permutations=permutations, bias_correction=bias_correction, rel_level=rel_level,
+                        intervals=intervals, effects=effects)
+        if against is None:
+            if by not in (None, "run", "system"):
+                raise IrwError(f"--by: only with --against (the page judging a second judgment set) "
+                               f"can a metadata column ({by!r}) group the runs; without it, --by is "
+                               "run or system")
+            by = by or "run"
+            if (intervals or effects) and format == "html":
+                raise IrwError("--intervals and --effect-sizes shape the paper table (--format latex or "
+                               "markdown); the page shows both")
+        else:
+            by = by or "team"
         protected = (self.path,)
         if out is not None:  # refused before the work, not after it
             files.check_target(str(out), replace=replace, what=f"{format} report", protected=protected)
@@ -1023,10 +1108,11 @@ class Warehouse:
                                        qrels=qrels or catalogue.default_qrels(self.con),
                                        runs=_spec(runs) or "all", topics=topics, test=test,
                                        correction=correction, alpha=alpha, B=B, seed=seed, level=level,
-                                       judged_k=judged_k, rbp_p=rbp_p, progress=progress)
+                                       judged_k=judged_k, rbp_p=rbp_p, progress=progress, by=by)
         if out is not None:
-            files.write_text(str(out), rep.render(format), replace=replace,
-                             what=f"{format} report", protected=protected)
+            text = rep.render(format) if against is not None else rep.render(format, intervals, effects)
+            files.write_text(str(out), text, replace=replace, what=f"{format} report",
+                             protected=protected)
         return rep
 
     @_atomic(files=True)
@@ -1072,8 +1158,8 @@ class Warehouse:
 
 # The options of Warehouse.report that one kind of report takes, with their defaults: the
 # report on one qrels (coverage), and the page judging a second judgment set (--against).
-_ONE_QRELS_OPTIONS = {"judged_k": 10, "rbp_p": 0.8}
-_AGAINST_OPTIONS = {"by": "team", "top_k": 10, "permutations": 10000, "bias_correction": "holm", "rel_level": 1}
+_ONE_QRELS_OPTIONS = {"judged_k": 10, "rbp_p": 0.8, "intervals": False, "effects": False}
+_AGAINST_OPTIONS = {"top_k": 10, "permutations": 10000, "bias_correction": "holm", "rel_level": 1}
 
 
 def _report_options(against, format: str, **given) -> None:

@@ -22,6 +22,7 @@ from . import names as rules
 from . import sql
 from .connection import SCHEMA_VERSION, connect, engine_of, stored_meta
 from .errors import IrwError, shown
+from .systems import Systems
 
 DEFAULT_COLLECTION = "default"
 
@@ -224,6 +225,14 @@ def default_pool_runs(source, collection: str) -> str:
     """The runs that formed the judgment pool: ``pooled`` when the metadata says, else ``all``."""
     pooled = _rows(source, "SELECT count(*) FROM run_info WHERE pooled AND collection = ?", [collection])
     return "pooled" if pooled[0][0] else "all"
+
+
+def systems_of(source, run_ids: list[str], collection: str):
+    """The systems of the runs ``run_ids`` of ``collection`` (irwarehouse.systems.Systems:
+    run_meta.system; a run without one is its own system)."""
+    rows = _rows(source, "SELECT run_id, system FROM run_info WHERE collection = ? AND system IS NOT NULL",
+                 [collection])
+    return Systems.of(run_ids, dict(rows))
 
 
 def teams_of(source, run_ids: list[str], collection: str) -> dict[str, list[str]]:

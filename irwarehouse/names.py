@@ -65,6 +65,14 @@ def team_problem(team) -> str | None:
     return None
 
 
+def system_problem(system) -> str | None:
+    """Why ``system`` cannot be a system's name (None: it can; no system at all is fine: the
+    run is its own system)."""
+    if system is None or str(system) == "":
+        return None
+    return _common(system, "system name")
+
+
 def qrels_problem(name) -> str | None:
     """Why ``name`` cannot be a qrels's name (None: it can)."""
     problem = _common(name, "qrels name")

@@ -236,12 +236,13 @@ def wide_means(means: list[tuple], labels: list[str], several: bool = False) -> 
     return out
 
 
-def wide_scores(per: list[tuple], labels: list[str], several: bool = False) -> list[dict]:
-    """``irw eval --per-topic``'s table: a row per run and topic (per qrels when
-    ``several``), a column per measure of ``labels``."""
+def wide_scores(per: list[tuple], labels: list[str], several: bool = False,
+                key: str = "run_id") -> list[dict]:
+    """``irw eval --per-topic``'s table: a row per run (``key`` system: per system) and topic
+    (per qrels when ``several``), a column per measure of ``labels``."""
     out = []
     for qrels, rows in _by_qrels(per, several):
-        for row in pivot(rows, ["run_id", "topic"], labels):
+        for row in pivot(rows, [key, "topic"], labels):
             out.append({"qrels": qrels, **row} if several else row)
     return out
 

@@ -64,6 +64,8 @@ class Report:
     correlations: pd.DataFrame  # irw correlate's row for every pair of measures
     coverage: pd.DataFrame  # run_id, Judged@k, RBP(p=φ), RBPres(p=φ): means over topics
     coverage_measures: list[str] = field(default_factory=list)
+    unit: str = "run"  # what a row is: "run", or "system" (its runs' mean per topic)
+    power: pd.DataFrame | None = None  # irw power's row per measure at the report's alpha
     _groups: dict = field(default_factory=dict, repr=False, compare=False)
 
     # ---------------------------------------------------------------------- the data
@@ -152,19 +154,30 @@ class Report:
             test += f" (B = {self.B}, seed {self.seed})"
         return test, CORRECTIONS[self.correction]
 
-    def caption(self, latex: bool = False) -> str:
-        """What the paper table shows, with test, correction, alpha and topics."""
+    def caption(self, latex: bool = False, intervals: bool = False, effects: bool = False) -> str:
+        """What the paper table shows, with test, correction, alpha and topics (and what its
+        ``intervals`` and ``effects`` are, when it shows them)."""
         test, correction = self._method()
         alpha = f"$\\alpha = {self.alpha:g}$" if latex else f"α = {self.alpha:g}"
         if latex:
             correction = correction.replace("-", "--")
         mark = "letter" if len(self.run_ids) <= 26 else "number"
         measures = ", ".join(self.measures)
-        return (f"Mean {measures} of {len(self.run_ids)} runs over {self._topics_text()} "
+        unit = self.unit
+        systems = (" (a system's score on a topic: the mean of its runs')" if unit == "system" else "")
+        text = (f"Mean {measures} of {len(self.run_ids)} {unit}s{systems} over {self._topics_text()} "
                 f"(qrels {self.qrels}, topic set {self.topic_set}). A superscript lists, by "
-                f"{mark}, the runs a run is significantly better than: {test} on the "
-                f"{self.n_pairs:,} run pairs of each measure, {correction}, {alpha}. Best mean per "
+                f"{mark}, the {unit}s a {unit} is significantly better than: {test} on the "
+                f"{self.n_pairs:,} {unit} pairs of each measure, {correction}, {alpha}. Best mean per "
                 f"measure in bold.")
+        pct = f"{self.level * 100:g}%"
+        if intervals:
+            text += f" In brackets, the mean's {pct} confidence interval (t distribution)."
+        if effects:
+            text += (f" d_z: Cohen's effect size of the {unit}'s paired differences from the best "
+                     f"{unit} of the measure over the topics, with its exact {pct} interval "
+                     "(noncentral t).")
+        return text
 
     def marked(self) -> list[dict]:
         """The paper table's rows, runs in leaderboard order: the run's ``label`` and ``run``
@@ -184,47 +197,94 @@ class Report:
                                      "marks": _mark_list([labels[s] for s in beats[run]], numbered)})
         return rows
 
-    def _marked_cells(self, mark) -> tuple[list[list[str]], list[str]]:
+    def best_effects(self, measure: str) -> dict[str, tuple[float, float, float] | None]:
+        """Each run's Cohen's d_z against the best run of ``measure`` (its differences from
+        the best over the topics, so at most 0), with its interval: ``irw pvalues``' pair of
+        the two, seen from the run; None for the best run itself."""
+        best = self.order(measure)[0]
+        rows = self.pairs[(self.pairs["measure"] == measure)
+                          & ((self.pairs["run_a"] == best) | (self.pairs["run_b"] == best))]
+        out: dict[str, tuple[float, float, float] | None] = {best: None}
+        for a, b, d, lo, hi in zip(rows["run_a"], rows["run_b"], rows["effect_size"],
+                                   rows["effect_low"], rows["effect_high"]):
+            out[b if a == best else a] = (-d, -hi, -lo) if a == best else (d, lo, hi)
+        return out
+
+    def _marked_cells(self, mark, intervals: bool = False, effects: bool = False,
+                      latex: bool = False) -> tuple[list[list[str]], list[str]]:
         """The paper table's cells (:meth:`marked`), ``mark(text, bold, superscript)``
-        shaping each mean; and the header."""
-        rows = [[row["label"], row["run"]] + [mark(f"{c['mean']:.4f}", c["bold"], c["marks"])
-                                              for c in row["cells"]]
-                for row in self.marked()]
-        return rows, ["", "run", *self.measures]
+        shaping each mean (followed by its confidence interval with ``intervals``; each
+        measure followed by the d_z of :meth:`best_effects` with ``effects``); and the
+        header."""
+        lb = self.leaderboard.set_index(["measure", "run_id"])
+        effect = {m: self.best_effects(m) for m in self.measures} if effects else {}
+        dash = "--" if latex else "–"
+
+        def interval(low, high, digits=3):
+            return f"[{low:.{digits}f}, {high:.{digits}f}]".replace("-", "$-$" if latex else "−")
+
+        rows = []
+        for row in self.marked():
+            cells = [row["label"], row["run"]]
+            for m, c in zip(self.measures, row["cells"]):
+                text = mark(f"{c['mean']:.4f}", c["bold"], c["marks"])
+                if intervals:
+                    ci = lb.loc[(m, row["run"])]
+                    text += " " + interval(ci["ci_low"], ci["ci_high"])
+                cells.append(text)
+                if effects:
+                    e = effect[m].get(row["run"])
+                    cells.append(dash if e is None or np.isnan(e[0]) else
+                                 f"{e[0]:.2f} ".replace("-", "$-$" if latex else "−")
+                                 + interval(e[1], e[2], 2))
+            rows.append(cells)
+        header = ["", self.unit]
+        for m in self.measures:
+            header += [m] + ([f"{m} d_z"] if effects else [])
+        return rows, header
 
     # ---------------------------------------------------------------------- rendering
 
-    def render(self, fmt: str) -> str:
+    def render(self, fmt: str, intervals: bool = False, effects: bool = False) -> str:
+        """The page (``html``) or the paper table (``latex``, ``markdown``; with its means'
+        ``intervals`` and its ``effects``: see :meth:`to_latex`)."""
         if fmt not in FORMATS:
             raise IrwError(f"unknown format {fmt!r}; valid: {', '.join(FORMATS)}")
-        return {"html": self.to_html, "latex": self.to_latex, "markdown": self.to_markdown}[fmt]()
+        if fmt == "html":
+            return self.to_html()
+        table = self.to_latex if fmt == "latex" else self.to_markdown
+        return table(intervals=intervals, effects=effects)
 
-    def to_latex(self) -> str:
-        """A booktabs table (needs ``\\usepackage{booktabs}``)."""
+    def to_latex(self, intervals: bool = False, effects: bool = False) -> str:
+        """A booktabs table (needs ``\\usepackage{booktabs}``). With ``intervals``, each mean
+        is followed by its confidence interval; with ``effects``, each measure by a column of
+        each run's Cohen's d_z against the measure's best run, with its interval."""
         def mark(text, bold, sup):
             text = f"\\textbf{{{text}}}" if bold else text
             return text + (f"\\textsuperscript{{{sup.replace('–', '--')}}}" if sup else "")
 
-        rows, header = self._marked_cells(mark)
+        rows, header = self._marked_cells(mark, intervals, effects, latex=True)
+        caption = self.caption(latex=True, intervals=intervals, effects=effects)
         lines = ["\\begin{table}[t]", "\\centering",
-                 f"\\caption{{{_latex(self.caption(latex=True), keep_math=True)}}}",
+                 f"\\caption{{{_latex(caption, keep_math=True)}}}",
                  "\\label{tab:irw-report}",
-                 "\\begin{tabular}{ll" + "r" * len(self.measures) + "}", "\\toprule",
+                 "\\begin{tabular}{ll" + "r" * (len(header) - 2) + "}", "\\toprule",
                  " & ".join(_latex(h) for h in header) + " \\\\", "\\midrule"]
         for row in rows:
             lines.append(" & ".join([_latex(row[0]), _latex(row[1]), *row[2:]]) + " \\\\")
         lines += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
         return "\n".join(lines) + "\n"
 
-    def to_markdown(self) -> str:
-        """A GitHub markdown table, its caption above it."""
+    def to_markdown(self, intervals: bool = False, effects: bool = False) -> str:
+        """A GitHub markdown table, its caption above it (``intervals``, ``effects``: as
+        :meth:`to_latex`)."""
         def mark(text, bold, sup):
             return (f"**{text}**" if bold else text) + (f"<sup>{sup}</sup>" if sup else "")
 
-        rows, header = self._marked_cells(mark)
-        lines = [self.caption(), "",
+        rows, header = self._marked_cells(mark, intervals, effects)
+        lines = [self.caption(intervals=intervals, effects=effects), "",
                  "| " + " | ".join(_md(h) for h in header) + " |",
-                 "| --- | --- |" + " ---: |" * len(self.measures)]
+                 "| --- | --- |" + " ---: |" * (len(header) - 2)]
         for row in rows:
             lines.append("| " + " | ".join([_md(row[0]), _md(row[1]), *row[2:]]) + " |")
         return "\n".join(lines) + "\n"
@@ -256,7 +316,7 @@ def _mark_list(marks: list[str], numbered: bool) -> str:
 def build_report(con, measures, qrels: str | None = None, runs="all", topics: str = "qrels",
                  test: str = "t", correction: str = "none", alpha: float = 0.05,
                  B: int | None = None, seed: int = 0, level: float = 0.95, judged_k: int = 10,
-                 rbp_p: float = 0.8, progress=None) -> Report:
+                 rbp_p: float = 0.8, progress=None, by: str = "run") -> Report:
     """The data of a report on ``runs`` (a run spec, or a list of run ids) under ``qrels``
     (default: the only loaded one) for ``measures`` (names or :class:`Measure`).
 
@@ -264,7 +324,10 @@ def build_report(con, measures, qrels: str | None = None, runs="all", topics: st
     write). Each measure's means and ``level`` confidence intervals are ``irw ci``'s, its
     run pairs ``irw pvalues``' with ``test``, ``correction`` and ``alpha``; the measures are
     correlated pairwise as by ``irw correlate``; coverage is each run's mean Judged@k,
-    RBP(p) and RBP residual over the topics, as ``irw compare`` reports them."""
+    RBP(p) and RBP residual over the topics, as ``irw compare`` reports them; the power line
+    is ``irw power``'s minimum detectable difference at 80% power and ``alpha``. With
+    ``by="system"`` the rows are the runs' systems (their per-topic means: ``--by system``
+    of those commands), a system's coverage the mean of its runs'."""
     parsed = []
     for m in [measures] if isinstance(measures, (str, Measure)) else measures:
         parsed.extend([m] if isinstance(m, Measure) else parse_all([m]))
@@ -280,15 +343,18 @@ def build_report(con, measures, qrels: str | None = None, runs="all", topics: st
     qrels = qrels or catalogue.default_qrels(con)
     run_ids = runsets.resolve(con, runs, qrels=qrels) if isinstance(runs, str) else list(runs)
 
-    mats = significance.score_matrices(con, qrels, parsed, run_ids, topics)
+    mats = significance.score_matrices(con, qrels, parsed, run_ids, topics, by=by)
     labels = [str(m) for m in parsed]
+    names = {"system": "run_id", "system_a": "run_a", "system_b": "run_b"}  # a row is a system
     leaderboard = pd.concat([significance.interval_frame(mats[label], level) for label in labels],
-                            ignore_index=True)
+                            ignore_index=True).rename(columns=names)
     pairs = []
     for k, label in enumerate(labels):
         step = None if progress is None else (
             lambda done, total, k=k: progress(k * total + done, len(labels) * total))
-        pairs.append(significance.pair_frame(mats[label], test, correction, alpha, B, seed, step))
+        pairs.append(significance.pair_frame(mats[label], test, correction, alpha, B, seed, step,
+                                             level).rename(columns=names))
+    power = significance.power_frame(mats, labels, alpha)
     correlations = pd.DataFrame(
         [significance.correlation(mats[a], mats[b], _RBO_P) for i, a in enumerate(labels) for b in labels[i + 1:]],
         columns=["measure_a", "qrels_a", "measure_b", "qrels_b", "topics", "kendall_tau",
@@ -296,16 +362,20 @@ def build_report(con, measures, qrels: str | None = None, runs="all", topics: st
     per = evaluation.evaluate(con, qrels, coverage_measures, run_ids, topics=topics, store=False)
     cov = per.aggregate().df().pivot(index="run_id", columns="measure", values="value")
     cov_labels = [str(m) for m in coverage_measures]
-    coverage = cov.reindex(index=run_ids, columns=cov_labels).reset_index()
+    rows = mats[labels[0]].run_ids  # the runs, or the systems
+    if by == "system":  # a system's coverage: the mean of its runs'
+        cov = cov.groupby(cov.index.map(mats[labels[0]].systems.system_of())).mean()
+    coverage = cov.reindex(index=rows, columns=cov_labels).reset_index(names="run_id")
     coverage.columns.name = None
 
-    means = dict(zip(mats[labels[0]].run_ids, mats[labels[0]].means))
-    ordered = sorted(run_ids, key=lambda r: (-means[r], r))  # as Report.order
+    means = dict(zip(rows, mats[labels[0]].means))
+    ordered = sorted(rows, key=lambda r: (-means[r], r))  # as Report.order
     coverage = coverage.set_index("run_id").loc[ordered].reset_index()
     return Report(qrels=qrels, measures=labels, run_ids=ordered, topic_set=topics, test=test,
                   correction=correction, alpha=alpha, B=B, seed=seed, level=level, matrices=mats,
                   leaderboard=leaderboard, pairs=pd.concat(pairs, ignore_index=True),
-                  correlations=correlations, coverage=coverage, coverage_measures=cov_labels)
+                  correlations=correlations, coverage=coverage, coverage_measures=cov_labels,
+                  unit=by, power=power)
 
 
 # ------------------------------------------------------------------------------ the page
@@ -332,12 +402,20 @@ def _leaderboard_data(r: Report) -> dict:
             "significant": int(np.count_nonzero(np.triu(signs, 1))),
             "groups": None if r.group_matrix(m) is None else len(r.group_matrix(m)),
         })
+    spread = ["runs", "run_sd"] if r.unit == "system" else []
     rows = [{"label": r.labels[run], "run": run,
-             "cells": [lb.loc[(m, run)][["mean", "ci_low", "ci_high"]].to_dict() for m in r.measures]}
+             "cells": [lb.loc[(m, run)][["mean", "ci_low", "ci_high", *spread]].to_dict() for m in r.measures]}
             for run in r.run_ids]
+    for row in rows:  # a count, not a float of the row's other numbers
+        for cell in row["cells"]:
+            if "runs" in cell:
+                cell["runs"] = int(cell["runs"])
+    power = [] if r.power is None else r.power.to_dict("records")
+    topics = {p["topics"] for p in power}
     return {"first": r.measures[0], "measures": r.measures, "pct": f"{r.level * 100:g}%",
             "n_pairs": r.n_pairs, "summary": summary, "figure": _forest_figure(r), "rows": rows,
-            "open": len(r.run_ids) <= SMALL}
+            "open": len(r.run_ids) <= SMALL, "unit": r.unit, "power": power,
+            "power_topics": topics.pop() if len(topics) == 1 else None, "alpha": f"{r.alpha:g}"}
 
 
 def _significance_data(r: Report) -> dict:
@@ -365,7 +443,30 @@ def _significance_data(r: Report) -> dict:
                         groups=column["groups"][k])
     return {"test": test, "correction": correction, "alpha": f"{r.alpha:g}", "n_pairs": r.n_pairs,
             "measures": measures, "rows": rows, "caption": r.caption(),
-            "open": len(r.run_ids) <= SMALL, "max_groups": stats.MAX_GROUPS}
+            "open": len(r.run_ids) <= SMALL, "max_groups": stats.MAX_GROUPS, "unit": r.unit,
+            "pct": f"{r.level * 100:g}%", "interval": TESTS[r.test].interval,
+            "all_pairs": len(r.run_ids) <= SMALL, "pairs": _pair_rows(r)}
+
+
+def _pair_rows(r: Report) -> list[dict]:
+    """The pairs of the significance section's table, per measure: every pair when there are
+    few runs (SMALL), else each run against the next one by the measure's mean; each with
+    its difference and interval, d_z and its interval, Sakai's effect size, the (adjusted)
+    p-value and the decision (``irw pvalues``' row)."""
+    out = []
+    for m in r.measures:
+        rows = r.pairs[r.pairs["measure"] == m]
+        if len(r.run_ids) > SMALL:
+            order = r.order(m)
+            wanted = set(zip(order[:-1], order[1:])) | set(zip(order[1:], order[:-1]))
+            rows = rows[[(a, b) in wanted for a, b in zip(rows["run_a"], rows["run_b"])]]
+        records = rows.to_dict("records")
+        out.append({"measure": m, "pairs": [
+            {k: rec.get(k) for k in ("run_a", "run_b", "diff", "ci_low", "ci_high", "effect_size",
+                                     "effect_low", "effect_high", "effect_size_residual",
+                                     "p_adjusted", "significant", "within_spread")}
+            for rec in records]})
+    return out
 
 
 def _distributions_data(r: Report) -> dict:

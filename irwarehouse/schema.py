@@ -15,6 +15,7 @@ import contextlib
 import hashlib
 import os
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 import duckdb
@@ -91,27 +92,28 @@ def schema_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def ensure_schema(con: duckdb.DuckDBPyConnection, measure_macros: bool = True) -> bool:
+def ensure_schema(con: duckdb.DuckDBPyConnection, measure_macros: bool = True) -> tuple[bool, list]:
     """Create the tables, views and macros (idempotent) and refresh the measure catalogue;
-    nothing to do when the warehouse already has this version's schema. ``measure_macros``:
-    see :func:`schema_statements`. Returns whether the schema was (re)created."""
+    nothing to do when the warehouse already has this version's schema. A warehouse of an
+    older schema version is first brought up to date by the steps of :data:`MIGRATIONS`
+    (:func:`migrate`), all in this one transaction. ``measure_macros``: see
+    :func:`schema_statements`. Returns whether the schema was (re)created, and the steps of
+    :data:`MIGRATIONS` it took."""
     fingerprint = schema_fingerprint()
     meta = stored_meta(con)
     stored = meta.get("schema_version")
     if meta.get("schema_fingerprint") == fingerprint and stored == SCHEMA_VERSION:
-        return False
+        return False, []
     with transaction(con):
-        if stored not in (None, SCHEMA_VERSION):
-            # caches are rebuilt on demand, so a new layout simply replaces them
-            sql.run(con, "install.sql", "drop_caches")
-        _create(con, _set_aside(con, upgrade=stored not in (None, SCHEMA_VERSION)), measure_macros)
+        steps = pending_migrations(stored)
+        migrate(con, steps, measure_macros)
         _fill_measures(con)
         con.executemany(sql.statement("install.sql", "set_meta"),
                         [("schema_version", SCHEMA_VERSION), ("schema_fingerprint", fingerprint)])
-        if stored not in (None, SCHEMA_VERSION):  # runs loaded by an older irw stand as they are
+        if steps:  # runs loaded by an older irw stand as they are
             state.record_runs(con)
         state.record_unrecorded_derived(con)
-    return True
+    return True, steps
 
 
 def _fill_measures(con) -> None:
@@ -315,39 +317,100 @@ def _statements_for(objects) -> list[str]:
     return out
 
 
-# The tables that gained a collection column in schema version 5 (collections, issue of
-# many test collections in one warehouse).
-COLLECTION_TABLES = ("runs", "run_topics", "run_loads", "run_meta", "qrels_info", "scores",
-                     "evaluations", "discpower_results", "pair_tests")
+# ------------------------------------------------------------------------ migrations
 
 
-def _set_aside(con, upgrade: bool) -> list[tuple[str, bool]]:
-    """Rename the tables the schema must create anew, so that their rows are copied into the
-    new ones (:func:`_create`): with ``upgrade``, those of an older warehouse that lack the
-    collection column; and `runs` when it does not count its writes (a warehouse of schema
-    version 5 or older, or a table put in its place outside irw). Returns (table, whether
-    its rows need a collection)."""
-    aside = []
-    if upgrade:
-        rows = con.execute(sql.statement("install.sql", "has_collection"),
-                           {"tables": list(COLLECTION_TABLES)}).fetchall()
-        aside = [(name, True) for name, has in sorted(rows) if not has]
-    if "runs" not in {t for t, _ in aside} and sql.rows(con, "install.sql", "runs_uncounted")[0][0]:
-        aside.append(("runs", False))
-    for table, _ in aside:
-        sql.run(con, "install.sql", "set_aside", {}, table)
-    return aside
+@dataclass(frozen=True)
+class Migration:
+    """One step of the schema's history: what brings a warehouse of the version before it to
+    ``version``. Its template (``sql/migrations/``) has two macros, ``before(columns)`` and
+    ``after(columns)``: ``before`` runs before the schema's statements (which create what is
+    missing, then the views), ``after`` once they have run -- e.g. a table set aside before
+    is created anew by the schema and its rows copied back after. ``columns`` is the
+    warehouse's tables and their columns as they were before the first step ran. ``summary``
+    says what the step does, for people (what ``irw refresh`` would do)."""
+
+    version: int
+    template: str
+    summary: str
 
 
-def _create(con, aside: list[tuple[str, bool]], measure_macros: bool = True) -> None:
+# The schema's history, oldest first; the last step's version is SCHEMA_VERSION. A change
+# of a stored table's columns is a new step here (and the same columns in schema.sql, last),
+# so that a warehouse written by any earlier irw keeps what it holds.
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(5, "migrations/5_collections.sql",
+              "give runs, run metadata, qrels, scores and saved results a collection (what is "
+              "loaded becomes collection 'default')"),
+    Migration(6, "migrations/6_runs_counted.sql",
+              "make the table runs count its writes (measure macros check it without reading it)"),
+    Migration(7, "migrations/7_effects_and_systems.sql",
+              "add the column system to run_meta, the interval of the difference, the effect "
+              "sizes and the systems' runs to pair_tests, and the systems, the residual "
+              "variance and effect summaries to discpower_results"),
+)
+
+
+def pending_migrations(stored: str | None) -> list[Migration]:
+    """The steps a warehouse of schema version ``stored`` needs (none for a new warehouse,
+    ``stored`` None, or one of this version)."""
+    if stored is None or stored == SCHEMA_VERSION:
+        return []
+    return [m for m in MIGRATIONS if m.version > int(stored)]
+
+
+def migration_plan(stored: str | None) -> list[str]:
+    """What opening a warehouse of schema version ``stored`` for writing (``irw refresh``)
+    would do, one line per step."""
+    return [f"{m.summary} (version {m.version})" for m in pending_migrations(stored)]
+
+
+def table_columns(con) -> dict[str, list[str]]:
+    """The warehouse's tables (schema main) with their columns, in order."""
+    out: dict[str, list[str]] = {}
+    for table, column in sql.rows(con, "install.sql", "table_columns"):
+        out.setdefault(table, []).append(column)
+    return out
+
+
+def migrate(con, steps: list[Migration], measure_macros: bool = True) -> None:
+    """Run the schema's statements with the ``steps`` around them (their ``before`` macros,
+    in order, then the statements, then their ``after`` macros), in one transaction. With
+    steps, the caches are dropped first (they are rebuilt on demand). A table runs that does
+    not count its writes (put in its place outside irw) is set aside and created anew too."""
+    with transaction(con):
+        if steps:
+            sql.run(con, "install.sql", "drop_caches")
+        columns = table_columns(con)
+        params = {"collection": DEFAULT_COLLECTION}
+        for step in steps:
+            sql.run(con, step.template, "before", params, columns)
+        _create(con, _set_aside(con), measure_macros)
+        for step in steps:
+            try:
+                sql.run(con, step.template, "after", params, columns)
+            except duckdb.Error as exc:
+                raise IrwError(f"cannot bring the warehouse to schema version {step.version} "
+                               f"({str(exc).splitlines()[0]}); nothing was changed") from None
+
+
+def _set_aside(con) -> list[str]:
+    """Set aside the table runs when it does not count its writes (put in its place outside
+    irw), so that the schema creates it anew and :func:`_create` copies its rows back."""
+    if not sql.rows(con, "install.sql", "runs_uncounted")[0][0]:
+        return []
+    sql.run(con, "install.sql", "set_aside", {}, "runs")
+    return ["runs"]
+
+
+def _create(con, aside: list[str], measure_macros: bool = True) -> None:
     """Run the schema's statements (which create what is missing), then copy the rows of the
-    tables set aside into their new tables (a warehouse of one collection held collection
-    'default')."""
+    tables set aside into their new tables."""
     for statement in schema_statements(measure_macros):
         con.execute(statement)
-    for table, collection in aside:
+    for table in aside:
         try:
-            sql.run(con, "install.sql", "copy_back", {"collection": DEFAULT_COLLECTION}, table, collection)
+            sql.run(con, "install.sql", "copy_back", {}, table, False)
         except duckdb.Error as exc:
             raise IrwError(f"the table {table} was replaced outside irw by one whose rows do not fit "
                            f"its columns ({str(exc).splitlines()[0]}); nothing was changed. Put "
@@ -362,17 +425,23 @@ def prepare(con: duckdb.DuckDBPyConnection, path: str, read_only: bool, notify=N
     inside the command's transaction, so that a command that fails leaves none of it.
     ``measure_macros``: see :func:`schema_statements`."""
     if not read_only or path == ":memory:":
-        created = ensure_schema(con, measure_macros)
+        older = stored_meta(con).get("schema_version")
+        created, steps = ensure_schema(con, measure_macros)
         messages = keep_true(con, False, path) if measure_macros and not created else []
         if PUBLISHED_KEY in stored_meta(con):  # a published copy written to is a warehouse
             con.execute(sql.statement("install.sql", "forget_meta"), [PUBLISHED_KEY])
+        if steps:
+            messages.insert(0, f"upgraded the warehouse from schema version {older} to "
+                               f"{SCHEMA_VERSION}, keeping what it holds; the steps: "
+                            + "; ".join(migration_plan(older)))
         messages += reconcile(con)
     else:
         older = stored_meta(con).get("schema_version")
         if older is not None and older != SCHEMA_VERSION:
             raise IrwError(f"{path} was written by an older irwarehouse (warehouse schema version "
                            f"{older}, now {SCHEMA_VERSION}): open it for writing once to upgrade "
-                           "it (irw refresh)")
+                           "it; irw refresh would keep what it holds and "
+                           + "; ".join(migration_plan(older)))
         messages = keep_true(con, True, path) if older is not None else []
         changed = state.changed(con)
         messages += ([f"{', '.join(changed)} changed outside irw since irw last wrote: results "
@@ -422,7 +491,7 @@ def reconcile(con, edited: bool = False) -> list[str]:
         _check_qrels(con, edited)
         if not runs_ok:
             if fp is None:  # runs was put in its place without its check: created anew
-                _create(con, _set_aside(con, upgrade=False))
+                _create(con, _set_aside(con))
             done += _reconcile_runs(con, edited)
             # every run is now as irw recorded it, also when what changed the version
             # changed no run (a write that changed nothing, or was rolled back)

@@ -2,7 +2,8 @@
 
 A test is one function of :mod:`irwarehouse.stats` (over a runs x topics matrix, all run
 pairs at once) and one entry here: its label (in reports and captions), its help (in the
-command line's help), and, for a Monte Carlo test, the default number of samples B. The
+command line's help), the interval of the mean difference it reports at ``--level``, and,
+for a Monte Carlo test, the default number of samples B. The
 command line, the report and :func:`irwarehouse.significance.run_test` read this table; a new
 test is a function and an entry. This module imports nothing heavy, so that the command
 line's help can list the tests without loading numpy.
@@ -19,22 +20,26 @@ class TestSpec:
     label: str
     help: str
     function: str  # the name of the function in irwarehouse.stats
+    interval: str  # the interval of the mean difference it gives (ci_low, ci_high), in words
     default_B: int | None = None  # Monte Carlo tests: samples when -B is not given
     takes_alpha: bool = False  # the test reports something at the level alpha
     estimated_difference: bool = False  # its result gives the estimated difference required
 
 
 TESTS: dict[str, TestSpec] = {t.name: t for t in [
-    TestSpec("t", "paired t-test", "paired two-tailed t-test", "paired_t"),
+    TestSpec("t", "paired t-test", "paired two-tailed t-test", "paired_t", "t-interval"),
     TestSpec("bootstrap", "paired bootstrap test",
              "paired bootstrap (Sakai 2006), with the estimated difference required",
-             "paired_bootstrap", default_B=1000, takes_alpha=True, estimated_difference=True),
+             "paired_bootstrap", "bootstrap percentile interval", default_B=1000, takes_alpha=True,
+             estimated_difference=True),
     TestSpec("randomization", "paired randomization test", "paired sign-flip permutation test",
-             "randomization", default_B=10000),
-    TestSpec("wilcoxon", "Wilcoxon signed-rank test", "Wilcoxon signed-rank test", "wilcoxon"),
+             "randomization", "the randomization test inverted (exact)", default_B=10000),
+    TestSpec("wilcoxon", "Wilcoxon signed-rank test", "Wilcoxon signed-rank test", "wilcoxon",
+             "t-interval (the test has no interval of the mean)"),
     TestSpec("tukey", "randomized Tukey HSD test",
              "randomized Tukey HSD (Carterette 2012): family-wise error over all pairs",
-             "tukey_hsd", default_B=10000),
+             "tukey_hsd", "simultaneous interval of the randomized Tukey HSD (all pairs at once)",
+             default_B=10000),
 ]}
 
 CORRECTIONS: dict[str, str] = {
@@ -50,6 +55,11 @@ MIN_B = 100
 def names() -> str:
     """The tests' names, for help texts: ``t | bootstrap | ...``."""
     return " | ".join(TESTS)
+
+
+def intervals() -> str:
+    """Which interval of the difference each test gives, for help texts."""
+    return "; ".join(f"{t.name}: {t.interval}" for t in TESTS.values())
 
 
 def default_samples() -> str:

@@ -271,11 +271,11 @@ def _chunk_size(n_pairs: int, B: int) -> int:
     return int(max(1, min(B, _CHUNK_ELEMENTS // max(1, n_pairs))))
 
 
-def _result(i, j, X, D, stat, p, test, extra) -> PairResult:
+def _result(i, j, X, mean_diff, stat, p, test, extra) -> PairResult:
     return PairResult(
         i=i,
         j=j,
-        mean_diff=D.mean(axis=1),
+        mean_diff=mean_diff,
         stat=np.asarray(stat, dtype=np.float64),
         p=np.asarray(p, dtype=np.float64),
         test=test,
@@ -289,28 +289,28 @@ def _result(i, j, X, D, stat, p, test, extra) -> PairResult:
 # --------------------------------------------------------------------------------------
 
 
-def paired_t(X, alpha=None) -> PairResult:
+def paired_t(X, alpha=None, level=None) -> PairResult:
     """Two-tailed paired t-test of every run pair over the topics.
 
     Zero-variance pairs are undefined (stat and p NaN).  Elsewhere the p-values equal
-    ``scipy.stats.ttest_rel(X[i], X[j])``.  With ``alpha``, ``extra`` also holds the
-    ``(1 - alpha)`` confidence interval of each mean difference (``ci_low``, ``ci_high``).
+    ``scipy.stats.ttest_rel(X[i], X[j])``.  With ``level`` (or ``alpha``: the level
+    ``1 - alpha``), ``extra`` also holds the t-interval of each mean difference at that
+    level (``ci_low``, ``ci_high``; see :func:`t_interval_of_pairs`).
     """
     X = _as_matrix(X)
     n = X.shape[1]
-    i, j, D, scale = _pairs(X)
-    mean = D.mean(axis=1)
-    sd = D.std(axis=1, ddof=1)
-    undefined = _is_zero_sd(sd, scale)
+    i, j = pair_indices(X.shape[0])
+    mean, sd, undefined = pair_moments(X, i, j)
     se = np.where(undefined, np.nan, sd / np.sqrt(n))
     t = mean / se
     p = 2.0 * _sps.t.sf(np.abs(t), n - 1)
-    extra = {"df": n - 1, "n_topics": n, "undefined": undefined}
-    if alpha is not None:
-        alpha = _check_alpha(alpha)
-        half = _sps.t.ppf(1.0 - alpha / 2.0, n - 1) * sd / np.sqrt(n)
-        extra.update(alpha=alpha, ci_low=mean - half, ci_high=mean + half)
-    return _result(i, j, X, D, t, p, "paired_t", extra)
+    extra = {"df": n - 1, "n_topics": n, "undefined": undefined, "sd": sd}
+    if alpha is not None and level is None:
+        level = 1.0 - _check_alpha(alpha)
+        extra["alpha"] = 1.0 - level
+    if level is not None:
+        extra.update(_interval_extra(level, *t_interval_of_pairs(mean, sd, n, level, undefined)))
+    return _result(i, j, X, mean, t, p, "paired_t", extra)
 
 
 # --------------------------------------------------------------------------------------
@@ -399,7 +399,7 @@ class _Workspace:
         return [a[:pairs] for a in self.arrays] + [self.mask[:pairs]]
 
 
-def _bootstrap_block(W, sc, t_obs, idx, CT, k, work: _Workspace):
+def _bootstrap_block(W, sc, t_obs, idx, CT, k, work: _Workspace, percentiles=None):
     """Hits #{|t*_b| >= |t(Z)|} and the k-th largest (|t*|, |mean*|) of the pairs whose
     shifted differences are the rows of W, over all B replicates at once.
 
@@ -411,6 +411,9 @@ def _bootstrap_block(W, sc, t_obs, idx, CT, k, work: _Workspace):
     suffer cancellation (ss <= _CANCEL_RTOL S2, i.e. r close to n; or a sum of squares near
     the zero-variance tolerance) are computed exactly from the resampled values, with the
     module's rules for constant resamples.
+
+    ``percentiles`` (:func:`_percentile_positions`): also the two percentiles of each row's
+    resampled means of W (S1 / n), for the bootstrap percentile interval.
     """
     n = W.shape[1]
     sqrt_n = np.sqrt(n)
@@ -471,17 +474,57 @@ def _bootstrap_block(W, sc, t_obs, idx, CT, k, work: _Workspace):
     if found.any():
         kth_t[found] = ex_t[pos[found]]
     kth_m = abs_mean(rows, chosen)
-    return hits, kth_t, kth_m
+    if percentiles is None:
+        return hits, kth_t, kth_m, None
+    # the order statistics x[f], x[f + 1] of each end: a partition at the upper end's f, then
+    # one of the values below it at the lower end's f + 1 (numpy partitions at one index
+    # each far faster than at several at once); the outer ones are the largest below / the
+    # smallest above
+    (f_lo, w_lo), (f_hi, w_hi) = percentiles
+    B = part.shape[1]
+    np.copyto(part, S1)
+    if f_lo + 1 < f_hi < B - 1:
+        part.partition(f_hi, axis=1)
+        hi_a, hi_b = part[:, f_hi], part[:, f_hi + 1:].min(axis=1)
+        below = part[:, :f_hi]
+        below.partition(f_lo + 1, axis=1)
+        lo_a, lo_b = below[:, :f_lo + 1].max(axis=1), below[:, f_lo + 1]
+    else:  # a level so low, or so few samples, that the ends meet
+        part.sort(axis=1)
+        lo_a, lo_b = part[:, f_lo], part[:, min(f_lo + 1, B - 1)]
+        hi_a, hi_b = part[:, f_hi], part[:, min(f_hi + 1, B - 1)]
+    return hits, kth_t, kth_m, [_lerp(lo_a, lo_b, w_lo) / n, _lerp(hi_a, hi_b, w_hi) / n]
 
 
-def paired_bootstrap(X, B=1000, seed=0, alpha=0.05, progress: Progress = None) -> PairResult:
+def _percentile_positions(B: int, level: float) -> list[tuple[int, float]]:
+    """Where the (1 - level)/2 and (1 + level)/2 quantiles of B sorted values lie, as numpy's
+    default ('linear') quantile puts them: (index f, weight w) of x[f] + w (x[f + 1] - x[f])."""
+    out = []
+    for q in (0.5 - level / 2.0, 0.5 + level / 2.0):
+        h = (B - 1) * q
+        f = int(np.floor(h))
+        out.append((f, h - f))
+    return out
+
+
+def _lerp(a, b, w):
+    """a + w (b - a), as numpy's quantile computes it (from the nearer end)."""
+    return np.where(w >= 0.5, b - (b - a) * (1.0 - w), a + (b - a) * w)
+
+
+def paired_bootstrap(X, B=1000, seed=0, alpha=0.05, progress: Progress = None,
+                     level=None) -> PairResult:
     """Sakai's (2006) paired bootstrap test over every run pair (see the module notes).
 
     ``stat`` = t(Z), ``p`` = #{|t*_b| >= |t(Z)|} / B; zero-variance pairs are undefined.
     ``extra['estimated_diff']``: per pair, the difference required for significance at
     ``alpha`` (NaN for undefined pairs); summarise with :func:`estimated_difference_summary`.
     ``extra['critical_t']``: the k-th largest |t*_b| itself (when B alpha is an integer, a
-    pair has p < alpha exactly when |t(Z)| exceeds it).
+    pair has p < alpha exactly when |t(Z)| exceeds it).  With ``level``, ``extra`` holds the
+    bootstrap percentile interval of each mean difference (``ci_low``, ``ci_high``): the
+    (1 - level)/2 and (1 + level)/2 quantiles (numpy's default, linear) of the B resampled
+    means of the differences themselves (not shifted), over the same resampled topic sets;
+    a zero-variance pair's is [diff, diff].
 
     Implementation: with ``c[b, t]`` the number of times replicate ``b`` drew topic ``t``
     (drawn once, shared by every pair), the resampled sums and sums of squares of a block of
@@ -506,11 +549,16 @@ def paired_bootstrap(X, B=1000, seed=0, alpha=0.05, progress: Progress = None) -
     k = max(1, int(round(B * alpha)))
 
     mean_diff = np.empty(n_pairs)
+    sd_diff = np.empty(n_pairs)
     t_obs = np.empty(n_pairs)
     undefined = np.empty(n_pairs, dtype=bool)
     p = np.full(n_pairs, np.nan)
     est = np.full(n_pairs, np.nan)
     critical = np.full(n_pairs, np.nan)
+    percentiles = None if level is None else _percentile_positions(B, _check_level(level))
+    low = high = None
+    if percentiles:
+        low, high = np.empty(n_pairs), np.empty(n_pairs)
     step = max(1, _CHUNK_ELEMENTS // B)
     work = _Workspace(min(step, n_pairs), B)
     report = max(step, n_pairs // 200)  # progress about 200 times at most
@@ -525,15 +573,21 @@ def paired_bootstrap(X, B=1000, seed=0, alpha=0.05, progress: Progress = None) -
         with np.errstate(divide="ignore", invalid="ignore"):
             t_obs[s:e] = np.where(und, np.nan, mean / (sd / sqrt_n))
         mean_diff[s:e] = mean
+        sd_diff[s:e] = sd
         undefined[s:e] = und
+        if percentiles:
+            low[s:e], high[s:e] = mean, mean
         defined = np.flatnonzero(~und)
         if len(defined):
             W = D[defined] - mean[defined, None]  # shifted differences: the null holds
-            hits, kth_t, kth_m = _bootstrap_block(W, scale[defined], t_obs[s + defined], idx,
-                                                  CT, k, work)
+            hits, kth_t, kth_m, ends = _bootstrap_block(W, scale[defined], t_obs[s + defined], idx,
+                                                        CT, k, work, percentiles)
             p[s + defined] = hits / B
             critical[s + defined] = kth_t
             est[s + defined] = kth_m
+            if ends:
+                low[s + defined] = mean[defined] + ends[0]
+                high[s + defined] = mean[defined] + ends[1]
         if progress is not None and (e == n_pairs or e // report != s // report):
             progress(e, n_pairs)
 
@@ -544,9 +598,12 @@ def paired_bootstrap(X, B=1000, seed=0, alpha=0.05, progress: Progress = None) -
         "k": k,
         "n_topics": n,
         "undefined": undefined,
+        "sd": sd_diff,
         "estimated_diff": est,
         "critical_t": critical,
     }
+    if percentiles:
+        extra.update(_interval_extra(level, low, high))
     return PairResult(i=i, j=j, mean_diff=mean_diff, stat=t_obs, p=p, test="bootstrap",
                       extra=extra, means=X.mean(axis=1))
 
@@ -575,31 +632,96 @@ def estimated_difference_summary(result: PairResult) -> dict:
 # --------------------------------------------------------------------------------------
 
 
-def randomization(X, B=10000, seed=0, progress: Progress = None) -> PairResult:
+def randomization(X, B=10000, seed=0, progress: Progress = None, level=None) -> PairResult:
     """Paired randomization test: under the null each topic's difference is equally likely
     to have either sign.  ``stat`` = mean difference; ``p`` = #{|mean*_b| >= |mean|} / B
     (no +1 smoothing; a p of 0 means below 1/B).  Defined for every pair.
+
+    With ``level``, ``extra`` holds the test's inverted interval (``ci_low``, ``ci_high``):
+    the shifts delta whose test (of the differences d - delta, with the same B sign vectors)
+    gives p >= 1 - level.  Replicate b flips signs s_b; with a_b = s_b . d / n,
+    c_b = sum(s_b) / n and e_b = a_b - mean c_b (the flipped centred differences), it counts
+    at delta when |a_b - delta c_b| >= |mean - delta|: a concave quadratic inequality in
+    delta that holds on [mean - |e_b| / (1 - sgn(e_b) c_b), mean + |e_b| / (1 + sgn(e_b) c_b)]
+    (all of the line when every sign is equal).  So the interval is exact in closed form:
+    mean minus / plus the k-th largest of those half-widths, k = ceil((1 - level) B) -- no
+    search.  It excludes 0 exactly when p < 1 - level (up to the tie tolerance).
+
+    The pairs are processed in blocks, each against all B sign vectors at once (one matrix
+    product), so memory stays flat in the number of pairs; ``progress(done, total)`` counts
+    pairs.
     """
     X = _as_matrix(X)
     B = _check_B(B)
     n = X.shape[1]
-    i, j, D, _ = _pairs(X)
-    obs = D.mean(axis=1)
-    # Tolerance in the statistic's own units: its largest possible value is mean(|d|).
-    threshold = (np.abs(obs) - _TIE_RTOL * np.abs(D).mean(axis=1))[:, None]
-
+    i, j = pair_indices(X.shape[0])
+    n_pairs = len(i)
     rng = rng_of(seed)
     signs = 1.0 - 2.0 * rng.integers(0, 2, size=(B, n))  # (B, n) of +1 / -1
-    hits = np.zeros(len(i), dtype=np.int64)
-    chunk = _chunk_size(len(i), B)
-    for s in range(0, B, chunk):
-        e = min(B, s + chunk)
-        null = np.abs(D @ signs[s:e].T) / n  # (pairs, c)
-        hits += (null >= threshold).sum(axis=1)
-        if progress is not None:
-            progress(e, B)
+    ST = np.ascontiguousarray(signs.T)  # (n, B)
+    c = signs.sum(axis=1) / n  # (B,)
+    k = None if level is None else _kth_of(level, B)
+    obs = np.empty(n_pairs)
+    hits = np.empty(n_pairs, dtype=np.int64)
+    low = np.empty(n_pairs) if k else None
+    high = np.empty(n_pairs) if k else None
+    step = max(1, _CHUNK_ELEMENTS // B)
+    rows = min(step, n_pairs)
+    # the (block, B) arrays, allocated once: a new array of this size per block would cost
+    # fresh pages each time
+    work = [np.empty((rows, B)) for _ in range(3 if k else 2)]
+    mask = np.empty((rows, B), dtype=bool)
+    report = max(step, n_pairs // 200)
+    for s in range(0, n_pairs, step):
+        e = min(n_pairs, s + step)
+        D = X[i[s:e]] - X[j[s:e]]
+        m = D.mean(axis=1)
+        obs[s:e] = m
+        # Tolerance in the statistic's own units: its largest possible value is mean(|d|).
+        threshold = np.abs(m) - _TIE_RTOL * np.abs(D).mean(axis=1)
+        null, scratch, *more = (w[:e - s] for w in work)
+        np.matmul(D, ST, out=null)
+        null /= n  # (block, B): a_b
+        np.abs(null, out=scratch)
+        hits[s:e] = np.count_nonzero(np.greater_equal(scratch, threshold[:, None], out=mask[:e - s]), axis=1)
+        if k:
+            low[s:e], high[s:e] = _randomization_interval(null, m, c, k, scratch, more[0])
+        if progress is not None and (e == n_pairs or e // report != s // report):
+            progress(e, n_pairs)
     extra = {"B": B, "seed": seed, "n_topics": n}
-    return _result(i, j, X, D, obs, hits / B, "randomization", extra)
+    if k:
+        extra.update(_interval_extra(level, low, high))
+    return _result(i, j, X, obs, obs, hits / B, "randomization", extra)
+
+
+def _randomization_interval(null: np.ndarray, m: np.ndarray, c: np.ndarray, k: int,
+                            P: np.ndarray, up: np.ndarray):
+    """The randomization test's inverted interval of each row (see :func:`randomization`):
+    ``null`` the (pairs, B) flipped means a_b (overwritten), ``m`` the pairs' means, ``c`` the
+    sign vectors' means, k the rank of the endpoints; ``P`` and ``up`` work arrays of
+    null's shape.
+
+    With e_b = a_b - m c_b, P = e_b / (1 + c_b) and M = -e_b / (1 - c_b), the half-widths
+    are |e_b| / (1 + sgn(e_b) c_b) = max(P, M) above the mean and |e_b| / (1 - sgn(e_b) c_b)
+    = -min(P, M) below it; a replicate whose signs are all equal counts at every shift."""
+    B = null.shape[1]
+    whole = np.abs(c) >= 1.0
+    with np.errstate(divide="ignore"):
+        plus, minus = 1.0 / (1.0 + c), -1.0 / (1.0 - c)
+    E = null
+    np.multiply(m[:, None], c[None, :], out=P)
+    E -= P
+    with np.errstate(invalid="ignore"):  # 0 x inf where every sign is equal: set below
+        np.multiply(E, plus, out=P)
+        E *= minus  # M
+        np.maximum(P, E, out=up)
+        low = np.minimum(P, E, out=P)  # minus the half-widths below the mean
+    if whole.any():
+        up[:, whole] = np.inf
+        low[:, whole] = -np.inf
+    up.partition(B - k, axis=1)  # the k-th largest half-width above
+    low.partition(k - 1, axis=1)  # the k-th largest below (the k-th smallest of its negative)
+    return m + low[:, k - 1], m + up[:, B - k]
 
 
 # --------------------------------------------------------------------------------------
@@ -638,7 +760,7 @@ def _wilcoxon_exact_permutation(D: np.ndarray):
     return np.minimum(observed, total - observed), p
 
 
-def wilcoxon(X) -> PairResult:
+def wilcoxon(X, level=None) -> PairResult:
     """Two-sided Wilcoxon signed-rank test (zero_method='wilcox') of every pair.
 
     Results equal ``scipy.stats.wilcoxon(X[i], X[j])`` pair by pair.  scipy's default
@@ -650,11 +772,13 @@ def wilcoxon(X) -> PairResult:
     with the method made explicit: scipy (vectorized over the group) for the exact and normal
     methods, a vectorized enumeration of the 2^n sign flips for the permutation case.
     ``stat`` is scipy's statistic, min(W+, W-).  Pairs whose differences are all zero are
-    undefined.
+    undefined.  With ``level``, ``extra`` holds the t-interval of each mean difference
+    (:func:`t_interval_of_pairs`): the test's own interval is of the pseudo-median, not of
+    the mean.
     """
     X = _as_matrix(X)
     n = X.shape[1]
-    i, j, D, _ = _pairs(X)
+    i, j, D, scale = _pairs(X)
     n_pairs = len(i)
     stat = np.full(n_pairs, np.nan)
     p = np.full(n_pairs, np.nan)
@@ -684,7 +808,12 @@ def wilcoxon(X) -> PairResult:
             res = _sps.wilcoxon(D[rows], axis=1, method=method)
             stat[rows], p[rows] = res.statistic, res.pvalue
     extra = {"n_topics": n, "undefined": all_zero}
-    return _result(i, j, X, D, stat, p, "wilcoxon", extra)
+    mean = D.mean(axis=1)
+    if level is not None:
+        sd = D.std(axis=1, ddof=1)
+        extra.update(_interval_extra(level, *t_interval_of_pairs(mean, sd, n, level,
+                                                                _is_zero_sd(sd, scale))))
+    return _result(i, j, X, mean, stat, p, "wilcoxon", extra)
 
 
 # --------------------------------------------------------------------------------------
@@ -692,7 +821,7 @@ def wilcoxon(X) -> PairResult:
 # --------------------------------------------------------------------------------------
 
 
-def tukey_hsd(X, B=10000, seed=0, progress: Progress = None) -> PairResult:
+def tukey_hsd(X, B=10000, seed=0, progress: Progress = None, level=None) -> PairResult:
     """Randomized Tukey HSD over all runs at once.
 
     Replicate b permutes each topic's scores at random across the runs (independently per
@@ -700,6 +829,12 @@ def tukey_hsd(X, B=10000, seed=0, progress: Progress = None) -> PairResult:
     the fraction of replicates whose range is >= the pair's observed |mean difference|, so
     one null distribution controls the family-wise error over all pairs.  ``stat`` is the
     signed mean difference; ``extra['null_range']`` holds the B sorted ranges.
+
+    With ``level``, ``extra`` holds the simultaneous interval the test inverts
+    (``ci_low``, ``ci_high``): diff -/+ the k-th largest null range, k =
+    ceil((1 - level) B); over all pairs at once they cover the true differences with
+    probability ``level`` (under exchangeability), and a pair's excludes 0 exactly when
+    p < 1 - level (up to the tie tolerance).
     """
     X = _as_matrix(X)
     B = _check_B(B)
@@ -726,7 +861,10 @@ def tukey_hsd(X, B=10000, seed=0, progress: Progress = None) -> PairResult:
     # Number of ranges >= |obs| (up to tol) via binary search in the sorted null.
     hits = B - np.searchsorted(ranges, np.abs(obs) - tol, side="left")
     extra = {"B": B, "seed": seed, "n_topics": n, "null_range": ranges}
-    return _result(i, j, X, D, obs, hits / B, "tukey_hsd", extra)
+    if level is not None:
+        half = ranges[B - _kth_of(level, B)]
+        extra.update(_interval_extra(level, obs - half, obs + half))
+    return _result(i, j, X, obs, obs, hits / B, "tukey_hsd", extra)
 
 
 # --------------------------------------------------------------------------------------
@@ -1311,6 +1449,270 @@ def diff_ci(a, b, level=0.95):
         raise ValueError(f"expected 1-D or 2-D score arrays, got shape {a.shape}")
     diff, low, high = _t_interval(a - b, level)
     return diff[()], low[()], high[()]
+
+
+# --------------------------------------------------------------------------------------
+# Intervals of the difference and effect sizes (SPEC section 5, "Effect sizes and intervals")
+# --------------------------------------------------------------------------------------
+
+
+def pair_moments(X, i=None, j=None):
+    """Mean and standard deviation (n - 1) of the per-topic differences X[i] - X[j] of every
+    pair (default: all pairs, :func:`pair_indices`), and whether the pair is undefined (zero
+    variance, up to the module's tolerance).  Computed in blocks of pairs, so memory stays
+    flat in their number; the same numbers, to the last bit, as over all pairs at once."""
+    X = np.asarray(X, dtype=np.float64)
+    if i is None:
+        i, j = pair_indices(X.shape[0])
+    n = X.shape[1]
+    absmax = np.abs(X).max(axis=1)
+    mean, sd = np.empty(len(i)), np.empty(len(i))
+    step = max(1, _CHUNK_ELEMENTS // max(1, n))
+    for s in range(0, len(i), step):
+        D = X[i[s:s + step]] - X[j[s:s + step]]
+        mean[s:s + step] = D.mean(axis=1)
+        sd[s:s + step] = D.std(axis=1, ddof=1)
+    return mean, sd, _is_zero_sd(sd, np.maximum(absmax[i], absmax[j]))
+
+
+def t_interval_of_pairs(mean, sd, n: int, level: float, undefined=None):
+    """The t-interval of mean differences at ``level``: mean -/+ t_{(1+level)/2, n-1} sd /
+    sqrt(n) (SPEC); an undefined (zero-variance) pair's is [mean, mean]."""
+    level = _check_level(level)
+    half = _sps.t.ppf(0.5 + level / 2.0, n - 1) * np.asarray(sd) / np.sqrt(n)
+    if undefined is not None:
+        half = np.where(undefined, 0.0, half)
+    return mean - half, mean + half
+
+
+def _interval_extra(level: float, low, high) -> dict:
+    return {"level": _check_level(level), "ci_low": np.asarray(low, dtype=np.float64),
+            "ci_high": np.asarray(high, dtype=np.float64)}
+
+
+def _kth_of(level: float, B: int) -> int:
+    """The rank k = ceil((1 - level) B) of a Monte Carlo test's interval endpoints: a shift is
+    inside when at least k of the B null statistics are as extreme (p >= 1 - level)."""
+    alpha = 1.0 - _check_level(level)
+    return int(min(B, max(1, math.ceil(alpha * B - 1e-9))))
+
+
+def nct_cdf(df, lam, t) -> np.ndarray:
+    """P(T_{df, lam} <= t).  scipy's (Boost's) noncentral t gives NaN in the far tails
+    (below about 1e-26, or within 1e-16 of 1); there the value is 1 when t is above lam and
+    0 when below, which is all a search for a quantile needs."""
+    from scipy import special
+
+    F = np.asarray(special.nctdtr(df, lam, t), dtype=np.float64)
+    lam, t = np.broadcast_arrays(np.asarray(lam, dtype=np.float64), np.asarray(t, dtype=np.float64))
+    bad = np.isnan(F) & ~np.isnan(lam) & ~np.isnan(t)
+    if bad.any():
+        F = F.copy()
+        F[bad] = np.where(t[bad] > lam[bad], 1.0, 0.0)
+    return F
+
+
+def _noncentrality_bracketed(t: np.ndarray, df: float, p: float, tol: float = 1e-12,
+                             max_iter: int = 100) -> np.ndarray:
+    """lam with P(T_{df, lam} <= t) = p for each t, by a bracketed search: from the normal
+    approximation lam0 = t - z_p sqrt(1 + t^2 / (2 df)), a step of a quarter of that scale
+    doubled until the root is bracketed (the cdf decreases in lam), then regula falsi with
+    the Illinois modification, vectorized over the elements not yet converged."""
+    from scipy import special
+
+    t = np.asarray(t, dtype=np.float64)
+    out = np.full(t.shape, np.nan)
+    live = np.flatnonzero(np.isfinite(t))
+    out[np.isinf(t)] = t[np.isinf(t)]
+    if live.size == 0:
+        return out
+    tt = t[live]
+    scale = np.sqrt(1.0 + tt * tt / (2.0 * df))
+    x0 = tt - special.ndtri(p) * scale
+    f0 = nct_cdf(df, x0, tt) - p
+    up = f0 > 0  # the root lies above x0
+    a, fa = np.where(up, x0, -np.inf), np.where(up, f0, np.nan)
+    b, fb = np.where(up, np.inf, x0), np.where(up, np.nan, f0)
+    width = 0.25 * scale
+    todo = np.flatnonzero(f0 != 0)
+    for _ in range(200):  # widen until bracketed
+        if todo.size == 0:
+            break
+        u = up[todo]
+        x = np.where(u, a[todo] + width[todo], b[todo] - width[todo])
+        fx = nct_cdf(df, x, tt[todo]) - p
+        crossed = np.where(u, fx <= 0, fx >= 0)
+        upper = u == crossed  # crossed going up, or not going down: x is the new upper end
+        b[todo[upper]], fb[todo[upper]] = x[upper], fx[upper]
+        a[todo[~upper]], fa[todo[~upper]] = x[~upper], fx[~upper]
+        width[todo[~crossed]] *= 2.0
+        todo = todo[~crossed]
+    x = np.where(f0 == 0, x0, np.nan)
+    side = np.zeros(tt.shape, dtype=np.int8)
+    todo = np.flatnonzero(np.isnan(x) & np.isfinite(a) & np.isfinite(b))
+    for _ in range(max_iter):
+        if todo.size == 0:
+            break
+        A, Bv, FA, FB = a[todo], b[todo], fa[todo], fb[todo]
+        c = (A * FB - Bv * FA) / (FB - FA)
+        c = np.where(np.isfinite(c) & (c > A) & (c < Bv), c, 0.5 * (A + Bv))
+        fc = nct_cdf(df, c, tt[todo]) - p
+        below = fc > 0  # the root lies above c: c is the new lower end
+        lo, hi = todo[below], todo[~below]
+        a[lo], fa[lo] = c[below], fc[below]
+        fb[lo[side[lo] == 1]] *= 0.5
+        b[hi], fb[hi] = c[~below], fc[~below]
+        fa[hi[side[hi] == -1]] *= 0.5
+        side[lo], side[hi] = 1, -1
+        done = (fc == 0) | (b[todo] - a[todo] <= tol * np.maximum(1.0, np.abs(c)))
+        x[todo[done]] = c[done]
+        todo = todo[~done]
+    x[todo] = 0.5 * (a[todo] + b[todo])
+    out[live] = x
+    return out
+
+
+# Noncentralities solved directly (bracketed) at most this many distinct values; more are read
+# from a verified spline over a grid (see noncentrality).
+_DIRECT = 512
+_GRID, _GRID_MAX = 17, 16385
+
+
+def noncentrality(t, df: float, p: float, tol: float = 1e-9) -> np.ndarray:
+    """The noncentrality lam with P(T_{df, lam} <= t) = p for each of the t values (the
+    confidence limits of a noncentral t parameter), vectorized.
+
+    All the values share df and p, so lam is one smooth increasing function of t, solved
+    once for all of them: few values (at most _DIRECT) by the bracketed search
+    (:func:`_noncentrality_bracketed`) each; many by a cubic spline of lam minus its normal
+    approximation t - z_p sqrt(1 + t^2 / (2 df)) through a uniform grid of t over their
+    range (when the 0.1% most extreme at either end lie far out -- the range twice that of
+    the rest --, over the rest, those being solved each). The first
+    grid's roots (_GRID points) are found by the bracketed search. The spline is verified
+    midway between every two grid points, where its error is largest: the cdf at the
+    spline's value is evaluated and the error in lam read from its distance to p (divided
+    by the cdf's slope in lam, splined from the grid too); while some midpoint errs by more
+    than ``tol`` (x max(1, |lam|)) the grid is refined: the midpoints become grid points,
+    their roots two Newton steps from the spline's value. So the values cost a few hundred
+    to a few thousand cdf evaluations whatever their number: 1e4 values or 1e6 alike."""
+    from scipy import special
+    from scipy.interpolate import CubicSpline
+
+    t = np.asarray(t, dtype=np.float64)
+    flat = t.ravel()
+    finite = np.isfinite(flat)
+    out = np.where(np.isinf(flat), flat, np.nan)
+    values = flat[finite]
+    lo = hi = None
+    if values.size > _DIRECT:
+        lo, hi = values.min(), values.max()
+        tail = values.size // 1000
+        if tail:  # the 0.1% most extreme at either end far out: the grid spans the rest
+            core_lo = np.partition(values, tail)[tail]
+            core_hi = -np.partition(-values, tail)[tail]
+            if hi - lo > 2.0 * (core_hi - core_lo):
+                lo, hi = core_lo, core_hi
+    if lo is None or not lo < hi:
+        out[finite] = _solve_each(values, df, p)
+        return out.reshape(t.shape)
+    z = special.ndtri(p)
+
+    def normal(x):
+        return x - z * np.sqrt(1.0 + x * x / (2.0 * df))
+
+    def slope(x, lam):  # d cdf / d lam at (x, lam), by a forward difference
+        h = 1e-6 * np.maximum(1.0, np.abs(lam))
+        return (nct_cdf(df, lam + h, x) - nct_cdf(df, lam, x)) / h
+
+    grid = np.linspace(lo, hi, _GRID)
+    lam = _noncentrality_bracketed(grid, df, p)
+    grad = slope(grid, lam)
+    spline = None
+    while np.isfinite(lam).all() and (grad < 0).all():
+        candidate = CubicSpline(grid, lam - normal(grid))
+        mids = 0.5 * (grid[:-1] + grid[1:])
+        guess = candidate(mids) + normal(mids)
+        mid_grad = CubicSpline(grid, grad)(mids)
+        step = -(nct_cdf(df, guess, mids) - p) / mid_grad
+        if np.all(np.abs(step) <= tol * np.maximum(1.0, np.abs(guess))):
+            spline = candidate
+            break
+        if grid.size >= _GRID_MAX:
+            break
+        # the midpoints become grid points: two Newton steps from the spline's guess
+        fixed = guess + step
+        fixed -= (nct_cdf(df, fixed, mids) - p) / mid_grad
+        grid = np.insert(grid, np.arange(1, grid.size), mids)
+        lam = np.insert(lam, np.arange(1, lam.size), fixed)
+        grad = np.insert(grad, np.arange(1, grad.size), slope(mids, fixed))
+    if spline is None:  # no verified spline (not expected): every value on its own
+        out[finite] = _solve_each(values, df, p)
+        return out.reshape(t.shape)
+    core = (values >= lo) & (values <= hi)
+    solved = np.empty(values.size)
+    solved[core] = spline(values[core]) + normal(values[core])
+    solved[~core] = _solve_each(values[~core], df, p)
+    out[finite] = solved
+    return out.reshape(t.shape)
+
+
+def _solve_each(values: np.ndarray, df: float, p: float) -> np.ndarray:
+    """:func:`_noncentrality_bracketed` of each distinct value."""
+    u, inverse = np.unique(values, return_inverse=True)
+    return _noncentrality_bracketed(u, df, p)[inverse]
+
+
+def dz_interval(mean, sd, n: int, level: float = 0.95, undefined=None):
+    """Cohen's d_z = mean / sd of paired differences over n topics, with its exact interval
+    at ``level`` from the noncentral t (SPEC): with t = mean / (sd / sqrt(n)), lam_lo and
+    lam_hi solve P(T_{n-1, lam_lo} <= t) = (1 + level)/2 and P(T_{n-1, lam_hi} <= t) =
+    (1 - level)/2, and the interval is [lam_lo, lam_hi] / sqrt(n).  Undefined (zero-variance)
+    pairs get NaN.  Returns (d_z, low, high) arrays."""
+    level = _check_level(level)
+    mean = np.asarray(mean, dtype=np.float64)
+    sd = np.asarray(sd, dtype=np.float64)
+    if undefined is None:
+        undefined = sd == 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d = np.where(undefined, np.nan, mean / sd)
+        t = np.where(undefined, np.nan, mean / (sd / np.sqrt(n)))
+    # one search for both limits: P(T_{df, lam} <= t) = 1 - P(T_{df, -lam} <= -t), so the
+    # upper limit at t is minus the lower limit at -t
+    flat = t.ravel()
+    both = noncentrality(np.concatenate([flat, -flat]), n - 1, 0.5 + level / 2.0) / np.sqrt(n)
+    return d, both[:flat.size].reshape(t.shape), -both[flat.size:].reshape(t.shape)
+
+
+def residual_variance(X) -> float:
+    """V_E, the residual variance of the two-way ANOVA without replication of the runs x
+    topics matrix X (a runs, b topics): sum (x_ij - row mean - column mean + grand mean)^2
+    / ((a - 1)(b - 1)) (SPEC; Sakai 2016, 2018)."""
+    X = _as_matrix(X)
+    a, b = X.shape
+    R = X - X.mean(axis=1, keepdims=True) - X.mean(axis=0, keepdims=True) + X.mean()
+    return float(np.sum(R * R) / ((a - 1) * (b - 1)))
+
+
+def effect_sizes(X, level: float = 0.95, residual: bool = True, moments=None) -> dict:
+    """The effect sizes of every run pair of X (in :func:`pair_indices` order): Cohen's d_z
+    with its exact noncentral-t interval at ``level`` (``effect_size``, ``effect_low``,
+    ``effect_high``; NaN for undefined pairs, :func:`dz_interval`) and, with ``residual``,
+    Sakai's effect size over the two-way ANOVA's residual variance of the whole matrix,
+    (mean_i - mean_j) / sqrt(V_E) (``effect_size_residual``; NaN when V_E is 0), which
+    is what his Tukey HSD reporting uses -- a table of all pairs has it, a single pair
+    does not. ``moments``: the pairs' (mean, sd, undefined) when known (:func:`pair_moments`)."""
+    X = _as_matrix(X)
+    i, j = pair_indices(X.shape[0])
+    mean, sd, undefined = moments if moments is not None else pair_moments(X, i, j)
+    d, low, high = dz_interval(mean, sd, X.shape[1], level, undefined)
+    out = {"effect_size": d, "effect_low": low, "effect_high": high}
+    if residual:
+        ve = residual_variance(X)
+        means = X.mean(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out["effect_size_residual"] = (means[i] - means[j]) / np.sqrt(ve) if ve > 0 \
+                else np.full(len(i), np.nan)
+    return out
 
 
 # --------------------------------------------------------------------------------------

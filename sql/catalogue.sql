@@ -3,7 +3,7 @@
 
 {# The loaded runs with their metadata, of collection $c (all when NULL). #}
 {% macro runs() -%}
-SELECT collection, run_id, team, kind, pooled, ranking_policy, n_topics, n_docs, source
+SELECT collection, run_id, team, system, kind, pooled, ranking_policy, n_topics, n_docs, source
 FROM run_info WHERE $c IS NULL OR collection = $c
 ORDER BY collection, run_id
 {%- endmacro %}

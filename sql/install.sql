@@ -26,11 +26,12 @@ DROP TABLE IF EXISTS irw_derived_built;
 DROP TABLE IF EXISTS irw_derived_removed;
 {%- endmacro %}
 
-{# Of the tables $tables, whether each has a collection column. #}
-{% macro has_collection() -%}
-SELECT table_name, bool_or(column_name = 'collection') FROM information_schema.columns
-WHERE table_catalog = current_database() AND table_schema = 'main' AND list_contains($tables, table_name)
-GROUP BY table_name
+{# The warehouse's tables with their columns, in order (for the migrations' steps). #}
+{% macro table_columns() -%}
+SELECT c.table_name, c.column_name FROM information_schema.columns c
+JOIN information_schema.tables t USING (table_catalog, table_schema, table_name)
+WHERE c.table_catalog = current_database() AND c.table_schema = 'main' AND t.table_type = 'BASE TABLE'
+ORDER BY c.table_name, c.ordinal_position
 {%- endmacro %}
 
 {# Does the warehouse hold a table runs that does not count its writes (of an older layout,
@@ -43,7 +44,7 @@ SELECT EXISTS (SELECT 1 FROM duckdb_tables()
 
 {# Set a table aside, to be created anew, and copy its rows back into the new one (with
    `collection`: a table of an older layout without that column, its rows of collection
-   $collection). #}
+   $collection; the migrations' steps, sql/migrations/, use these). #}
 {% macro set_aside(table) -%}
 ALTER TABLE {{ table | ident }} RENAME TO {{ (table ~ '_irw_aside') | ident }}
 {%- endmacro %}

@@ -141,10 +141,11 @@ DELETE FROM {{ table }} WHERE collection = $c AND list_contains($ids, run_id);
 {% endfor %}
 {%- endmacro %}
 
-{# Run metadata: the columns named change, the others stay (lists bound as $c, $r, $t, $k, $p). #}
+{# Run metadata: the columns named change, the others stay (lists bound as $c, $r, $t, $k, $p, $s). #}
 {% macro upsert_meta(named) -%}
-INSERT INTO run_meta (collection, run_id, team, kind, pooled)
-SELECT unnest($c), unnest($r), unnest($t::VARCHAR[]), unnest($k::VARCHAR[]), unnest($p::BOOLEAN[])
+INSERT INTO run_meta (collection, run_id, team, kind, pooled, system)
+SELECT unnest($c), unnest($r), unnest($t::VARCHAR[]), unnest($k::VARCHAR[]), unnest($p::BOOLEAN[]),
+       unnest($s::VARCHAR[])
 ON CONFLICT (collection, run_id) DO
 {%- if named %} UPDATE SET {% for c in named %}{{ c }} = excluded.{{ c }}{{ ", " if not loop.last }}{% endfor %}
 {% else %} NOTHING

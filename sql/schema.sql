@@ -52,13 +52,15 @@ CREATE TABLE IF NOT EXISTS run_loads (
     PRIMARY KEY (collection, run_id)
 );
 
--- Optional run metadata; may be loaded before or after the runs it describes.
+-- Optional run metadata; may be loaded before or after the runs it describes. system: the
+-- system a run is one of (a seed, a fold, a prompt variant); a run without one is its own.
 CREATE TABLE IF NOT EXISTS run_meta (
     collection VARCHAR NOT NULL,
     run_id VARCHAR NOT NULL,
     team   VARCHAR,
     kind   VARCHAR,
     pooled BOOLEAN,
+    system VARCHAR,
     PRIMARY KEY (collection, run_id)
 );
 
@@ -199,10 +201,17 @@ CREATE TABLE IF NOT EXISTS discpower_results (
     tp                          INTEGER,
     fp                          INTEGER,
     fn                          INTEGER,
-    tn                          INTEGER
+    tn                          INTEGER,
+    systems                     INTEGER,
+    residual_variance           DOUBLE,
+    smallest_significant_diff   DOUBLE,
+    median_effect_size          DOUBLE
 );
 
--- Saved results of `irw pvalues --save NAME`: every run pair with its p-values.
+-- Saved results of `irw pvalues --save NAME` (and the pairs behind `irw discpower --save
+-- NAME`): every run pair with its p-values, the interval of its difference and its effect
+-- sizes; pairs of systems (--by system) name them in system_a, system_b (run_a, run_b NULL),
+-- with their numbers of runs.
 CREATE TABLE IF NOT EXISTS pair_tests (
     name       VARCHAR NOT NULL,
     created_at TIMESTAMP NOT NULL,
@@ -219,7 +228,18 @@ CREATE TABLE IF NOT EXISTS pair_tests (
     statistic  DOUBLE,
     p_value    DOUBLE,
     p_adjusted DOUBLE,
-    significant BOOLEAN
+    significant BOOLEAN,
+    system_a   VARCHAR,
+    system_b   VARCHAR,
+    runs_a     INTEGER,
+    runs_b     INTEGER,
+    within_spread BOOLEAN,
+    ci_low     DOUBLE,
+    ci_high    DOUBLE,
+    effect_size DOUBLE,
+    effect_low DOUBLE,
+    effect_high DOUBLE,
+    effect_size_residual DOUBLE
 );
 
 -- Saved results of `irw correlate --matrix --save NAME`: one row per cell (condition a =

@@ -9,7 +9,7 @@
 
 -- One row per loaded run: where it came from, how it is ranked, and its metadata.
 {{ d.create_view('run_info') }}
-SELECT l.collection, l.run_id, m.team, m.kind, m.pooled, l.source, l.ranking_policy,
+SELECT l.collection, l.run_id, m.team, m.system, m.kind, m.pooled, l.source, l.ranking_policy,
        l.n_topics, l.n_docs, l.loaded_at
 FROM run_loads l LEFT JOIN run_meta m USING (collection, run_id);
 

@@ -17,6 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "irwarehouse"
 LAYERS = [
     ("foundation", ["irwarehouse.version", "irwarehouse.errors", "irwarehouse.numbers", "irwarehouse.output",
                     "irwarehouse.result", "irwarehouse.stats", "irwarehouse.significance_tests",
+                    "irwarehouse.systems", "irwarehouse.power",
                     "irwarehouse.sql", "irwarehouse.pages", "irwarehouse.files", "irwarehouse.names", "irwarehouse.statements",
                     "irwarehouse.measures", "irwarehouse.trec_names", "irwarehouse.experiments"]),
     ("connection", ["irwarehouse.connection", "irwarehouse.state"]),

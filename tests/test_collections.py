@@ -215,7 +215,7 @@ def test_load_collection_is_all_or_nothing(tmp_path):
 
 def test_a_warehouse_of_an_older_irw_is_upgraded(tmp_path):
     """A schema-version-4 warehouse (no collection columns) becomes collection 'default'."""
-    from irwarehouse import schema
+    from irwarehouse import sql
 
     path = str(tmp_path / "old.duckdb")
     w = cli_for(path)
@@ -223,7 +223,7 @@ def test_a_warehouse_of_an_older_irw_is_upgraded(tmp_path):
     w("load", "runs", FIXTURES / "runs", "--meta", FIXTURES / "runs.tsv")
     want = _json(w, "eval", "-m", "AP", "-m", "P@10")
     con = duckdb.connect(path)  # the tables as version 4 had them
-    for table in schema.COLLECTION_TABLES:
+    for table in sql.module("migrations/5_collections.sql").TABLES:  # the step's tables
         con.execute(f"CREATE TABLE {table}_v4 AS SELECT * EXCLUDE (collection) FROM {table}")
         con.execute(f"DROP TABLE {table} CASCADE")
         con.execute(f"ALTER TABLE {table}_v4 RENAME TO {table}")

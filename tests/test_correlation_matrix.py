@@ -46,7 +46,8 @@ def evaluated_once(monkeypatch):
     original = significance.score_matrices
     cache = {}
 
-    def score_matrices(con, qrels, wanted, run_ids, topics="qrels", store=True):
+    def score_matrices(con, qrels, wanted, run_ids, topics="qrels", store=True, by="run"):
+        assert by == "run"
         out = {}
         for m in wanted:
             key = (qrels, str(m), tuple(run_ids), topics)

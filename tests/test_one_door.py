@@ -26,11 +26,15 @@ from irwarehouse.cli import app
 @pytest.fixture(scope="module")
 def warehouse(tmp_path_factory) -> str:
     """The fixture warehouse of the SQL product (conftest.build_sql_warehouse) with two topic
-    splits, built once; each test works on a copy."""
+    splits and two systems of two runs each, built once; each test works on a copy."""
+    import pandas as pd
+
     path = str(tmp_path_factory.mktemp("door") / "w.duckdb")
     build_sql_warehouse(cli_for(path))
     with Warehouse(path) as w:
         w.split("fixture", "h1", half=1, rest="h2")
+        w.load_meta(pd.DataFrame({"run_id": ["alpha1", "alpha2", "beta1", "beta2"],
+                                  "system": ["alpha", "alpha", "beta", "beta"]}))
     return path
 
 
@@ -119,6 +123,21 @@ READS = {
                                                                                   "AP:fixture"],
                                                                       of="pvalues", statistics=["tau_ap"])),
     "ci": (["ci", "-m", "AP", "--level", "0.9"], lambda w: w.ci("AP", level=0.9)),
+    "ci --by system": (["ci", "-m", "AP", "--by", "system"], lambda w: w.ci("AP", by="system")),
+    "eval --by system": (["eval", "-m", "AP", "-m", "P@10", "--by", "system", "--no-store"],
+                         lambda w: w.eval(["AP", "P@10"], per_topic=False, by="system", store=False)),
+    "eval --per-topic --by system": (["eval", "-m", "AP", "--per-topic", "--by", "system", "--no-store"],
+                                     lambda w: w.eval("AP", by="system", store=False)),
+    "pvalues --by system": (["pvalues", "-m", "AP", "--by", "system", "--level", "0.9", "--test", "bootstrap",
+                             "-B", "200"],
+                            lambda w: w.pvalues("AP", by="system", level=0.9, test="bootstrap", B=200)),
+    "compare --by system": (["compare", "alpha", "beta", "-m", "AP", "--by", "system", "--test", "randomization",
+                             "-B", "300"],
+                            lambda w: w.compare("alpha", "beta", "AP", by="system", tests="randomization", B=300)),
+    "discpower --by system": (["discpower", "-m", "AP", "--by", "system", "--test", "tukey", "-B", "200"],
+                              lambda w: w.discpower("AP", by="system", test="tukey", B=200)),
+    "power": (["power", "-m", "AP", "-m", "P@10", "--delta", "0.05", "--delta", "0.1", "--anova"],
+              lambda w: w.power(["AP", "P@10"], [0.05, 0.1], anova=True)),
     "summary": (["summary", "-m", "AP", "-m", "P@10", "--by", "topic"],
                 lambda w: w.summary(["AP", "P@10"], by="topic")),
     "runs list": (["runs", "list"], lambda w: w.runs()),
@@ -267,6 +286,9 @@ WRITES = {
                          lambda w: w.discpower(["AP"], save="d")),
     "pvalues --save": ("warehouse", ["pvalues", "-m", "P@10", "--save", "p"],
                        lambda w: w.pvalues("P@10", save="p")),
+    "discpower --save --by system": ("warehouse", ["discpower", "-m", "AP", "--by", "system", "--save", "ds",
+                                                   "--level", "0.8"],
+                                     lambda w: w.discpower(["AP"], by="system", save="ds", level=0.8)),
     "correlate --matrix --save": ("warehouse", ["correlate", "--matrix", "-m", "AP", "-m", "P@10", "--save", "m"],
                                   lambda w: w.correlation_matrix(["AP", "P@10"], save="m")),
 }

@@ -730,3 +730,83 @@ def test_templates_ship_in_the_wheel(fx, tmp_path):
         assert out.stdout == build_report(con, ["AP", "P@10"]).to_html()
     finally:
         con.close()
+
+
+# ----------------------------------------------------------- the size of differences, power, systems
+
+
+def test_pairs_table_is_pvalues_with_intervals_and_effect_sizes(fx, page):
+    """The significance section's table of pairs is irw pvalues' rows: the difference and its
+    interval, d_z and its interval, Sakai's effect size, the p-value (bold when significant)."""
+    doc = parse_page(Path(page).read_text())
+    tables = [t for t, c in zip(doc.tables["significance"], doc.classes["significance"]) if c == "pairs"]
+    assert len(tables) == len(MEASURES)
+    for measure, table in zip(MEASURES, tables):
+        expected = json.loads(fx("pvalues", "-m", measure, "--format", "json").stdout)
+        header, rows = rows_of(table)
+        assert header[0] == f"{measure}: a" and len(rows) == len(expected) == 28
+        for row, want in zip(rows, expected):
+            assert (row[header[0]]["text"], row["b"]["text"]) == (want["run_a"], want["run_b"])
+            assert row["a − b"]["text"] == f"{want['diff']:.4f}"
+            assert row["95% interval"]["text"] == f"[{want['ci_low']:.4f}, {want['ci_high']:.4f}]"
+            assert row["d_z"]["text"] == f"{want['effect_size']:.2f}"
+            assert row["d_z 95% interval"]["text"] == f"[{want['effect_low']:.2f}, {want['effect_high']:.2f}]"
+            assert row["effect size (V_E)"]["text"] == f"{want['effect_size_residual']:.2f}"
+            assert row["p"]["text"] == f"{want['p_adjusted']:.4f}"
+
+
+def test_power_line_is_irw_power(fx, page):
+    text = html.unescape(re.sub(r"<[^>]+>", "", Path(page).read_text()))
+    rows = json.loads(fx("power", *[a for m in MEASURES for a in ("-m", m)], "--delta", "0.1",
+                         "--format", "json").stdout)
+    parts = ", ".join(f"{r['min_detectable_diff']:.4f} in {r['measure']}" for r in rows)
+    assert f"With 5 topics, differences of {parts} can be detected with 80% power" in " ".join(text.split())
+
+
+def test_paper_table_with_intervals_and_effect_sizes(fx):
+    table = fx("report", "-m", "AP", "--format", "markdown", "--intervals", "--effect-sizes").stdout
+    lines = [line for line in table.splitlines() if line.startswith("| ")]
+    assert lines[0] == "| | run | AP | AP d\\_z |".replace("| |", "|  |")
+    ci = {r["run_id"]: r for r in json.loads(fx("ci", "-m", "AP", "--format", "json").stdout)}
+    pairs = json.loads(fx("pvalues", "-m", "AP", "--format", "json").stdout)
+    best = max(ci, key=lambda r: ci[r]["mean"])
+    for line in lines[2:]:
+        run, cell, effect = [c.strip() for c in line.strip("|").split("|")][1:]
+        low, high = ci[run]["ci_low"], ci[run]["ci_high"]
+        assert cell.endswith(f"[{low:.3f}, {high:.3f}]".replace("-", "−"))
+        if run == best:
+            assert effect == "–"
+            continue
+        pair = next(p for p in pairs if {p["run_a"], p["run_b"]} == {run, best})
+        d = pair["effect_size"] if pair["run_a"] == run else -pair["effect_size"]
+        assert effect.startswith(f"{d:.2f}".replace("-", "−"))
+    bad = fx("report", "-m", "AP", "--intervals", "--out", "x.html", ok=False)
+    assert "paper table" in bad.stderr
+
+
+def test_report_by_system(fx, tmp_path):
+    """A report on systems: its leaderboard is irw ci --by system's, its pairs irw pvalues --by
+    system's, and the paper table names systems."""
+    path = str(tmp_path / "systems.duckdb")
+    shutil.copy(fx.db_path, path)
+    w = cli_for(path)
+    meta = tmp_path / "systems.tsv"
+    meta.write_text("run_id\tsystem\nalpha1\talpha\nalpha2\talpha\nbeta1\tbeta\nbeta2\tbeta\n")
+    w("load", "meta", meta)
+    out = tmp_path / "systems.html"
+    assert "on 6 systems and 1 measure" in w("report", "-m", "AP", "--by", "system", "--out", out).output
+    doc = parse_page(out.read_text())
+    header, rows = rows_of(table_of(doc, "leaderboard", "leaderboard"))
+    ci = {r["system"]: r for r in json.loads(w("ci", "-m", "AP", "--by", "system", "--format", "json").stdout)}
+    assert header[:3] == ["#", "system", "runs"] and len(rows) == 6
+    for row in rows:
+        want = ci[row["system"]["text"]]
+        assert row["runs"]["text"] == str(want["runs"]) and row["AP"]["text"] == f"{want['mean']:.4f}"
+    pairs = json.loads(w("pvalues", "-m", "AP", "--by", "system", "--format", "json").stdout)
+    table = next(t for t, c in zip(doc.tables["significance"], doc.classes["significance"]) if c == "pairs")
+    header, rows = rows_of(table)
+    assert [r["within spread"]["text"] == "yes" for r in rows] == [p["within_spread"] for p in pairs]
+    paper = w("report", "-m", "AP", "--by", "system", "--format", "markdown").stdout
+    assert paper.startswith("Mean AP of 6 systems") and "| a | alpha |" in paper
+    bad = w("report", "-m", "AP", "--by", "team", "--format", "markdown", ok=False)
+    assert "--by: only with --against" in bad.stderr and "run or system" in bad.stderr

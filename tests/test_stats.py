@@ -359,8 +359,8 @@ def test_bootstrap_summary_deterministic_and_chunk_independent(monkeypatch):
 def test_progress_callback_reports_chunks(monkeypatch):
     monkeypatch.setattr(S, "_CHUNK_ELEMENTS", 1000)
     X = random_matrix(5, 10)
-    # the bootstrap counts pairs (10 here), the others replicates
-    for fn, total in ((S.paired_bootstrap, 10), (S.randomization, 250), (S.tukey_hsd, 250)):
+    # the bootstrap and the randomization test count pairs (10 here), Tukey's replicates
+    for fn, total in ((S.paired_bootstrap, 10), (S.randomization, 10), (S.tukey_hsd, 250)):
         calls = []
         fn(X, B=250, progress=lambda done, total: calls.append((done, total)))
         assert len(calls) > 1, fn.__name__

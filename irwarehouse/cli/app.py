@@ -176,6 +176,7 @@ CollectionOpt = typer.Option(
     None, "--collection", metavar="NAME",
     help="Use the runs of this collection (default: the qrels's collection).")
 TopicsOpt = typer.Option("qrels", "--topics", help="Topic set: qrels (topics with a relevant document) | run (trec_eval default) | all (trec_eval -c).")
+ByOpt = typer.Option("run", "--by", help="run | system: a row per system (run_meta.system; a run without one is its own), its per-topic score the mean of its runs', with their number and spread.")
 
 
 def _db_path(ctx: typer.Context) -> str | None:

@@ -11,7 +11,7 @@ import typer
 
 from .. import api, output
 from ..errors import IrwError
-from .app import (CollectionOpt, FormatOpt, LoadCollectionOpt, RunsOpt, TopicsOpt, app,
+from .app import (ByOpt, CollectionOpt, FormatOpt, LoadCollectionOpt, RunsOpt, TopicsOpt, app,
                   check_format, collections_app, command, load_app, open_warehouse, qrels_app,
                   runs_app, say)
 
@@ -48,7 +48,7 @@ def _qrels_loaded(s: dict, collection: str | None) -> str:
 def load_runs(
     ctx: typer.Context,
     paths: List[str] = typer.Argument(..., help="Run files, globs (quote them) or directories; plain text or gzip, bzip2, xz (recognised by content); hidden files are skipped."),
-    meta: Optional[str] = typer.Option(None, "--meta", metavar="TSV", help="TSV with a header: run_id, team, kind, pooled."),
+    meta: Optional[str] = typer.Option(None, "--meta", metavar="TSV", help="TSV with a header: run_id, team, kind, pooled, system."),
     order: str = OrderOpt,
     replace: bool = typer.Option(False, "--replace", help="Replace runs that are already loaded (a flag: it takes no value)."),
     ignore_extra_fields: bool = typer.Option(False, "--ignore-extra-fields", help="Accept text after the 6th field (trec_eval ignores it)."),
@@ -82,10 +82,10 @@ def load_qrels(
 @command(load_app, "meta")
 def load_meta(
     ctx: typer.Context,
-    path: str = typer.Argument(..., help="TSV with a header: run_id and any of team, kind, pooled; it changes only the columns it names."),
+    path: str = typer.Argument(..., help="TSV with a header: run_id and any of team, kind, pooled, system; it changes only the columns it names."),
     collection: Optional[str] = LoadCollectionOpt,
 ):
-    """Load run metadata (team, kind, pooled)."""
+    """Load run metadata (team, kind, pooled, system)."""
     with open_warehouse(ctx, create=True) as w:
         n = w.load_meta(path, collection=collection)
     say(f"metadata for {n} run{'s' if n != 1 else ''}")
@@ -134,12 +134,13 @@ def eval_cmd(
     store: bool = typer.Option(True, "--store/--no-store", help="Keep the per-topic scores in the scores table."),
     standardize: Optional[str] = typer.Option(None, "--standardize", help="Report Phi(z) under this factor set (irw standardize) instead of raw values."),
     collection: Optional[str] = CollectionOpt,
-    meta: Optional[str] = typer.Option(None, "--meta", metavar="TSV", help="With files: the runs' metadata (run_id, team, kind, pooled), for run specs such as team:NAME."),
+    meta: Optional[str] = typer.Option(None, "--meta", metavar="TSV", help="With files: the runs' metadata (run_id, team, kind, pooled, system), for run specs such as team:NAME and --by system."),
     save: Optional[str] = typer.Option(None, "--save", metavar="DB", help="With files: load them into this warehouse (created if missing) and keep the scores there."),
     replace: bool = typer.Option(False, "--replace", help="With --save: replace a qrels and runs of those names there."),
     order: Optional[str] = typer.Option(None, "--order", help="With files: the ranking policy (as irw load runs; default trec_eval)."),
     ignore_extra_fields: bool = typer.Option(False, "--ignore-extra-fields", help="With files: accept text after the 6th field of run lines."),
     encoding: Optional[str] = typer.Option(None, "--encoding", help="With files: their text encoding, utf-8 (default) | latin-1."),
+    by: str = ByOpt,
 ):
     """Evaluate runs: per-topic scores are computed in SQL and kept in the `scores` table.
     Given files (`irw eval QRELS RUN...`), evaluate them without a warehouse."""
@@ -148,7 +149,11 @@ def eval_cmd(
     several = not files and api.Warehouse.several_qrels(qrels)
     if several and fmt == "trec":
         raise IrwError("--format trec shows one qrels; name one with --qrels")
+    if by != "run" and fmt == "trec":
+        raise IrwError("--format trec shows runs, as trec_eval does: leave out --by, or choose another --format")
     evaluate = dict(per_topic=True, topics=topics, max_docs=max_docs, rel_level=rel_level)
+    if by != "run":
+        evaluate.update(by=by, per_topic=per_topic, aggregate=aggregate)
     if files:
         per = _eval_files(ctx, files, measure, qrels, runs, evaluate, standardize=standardize,
                           collection=collection, meta=meta, save=save, replace=replace, order=order,
@@ -163,6 +168,12 @@ def eval_cmd(
         with open_warehouse(ctx, read_only=not store) as w:
             per = w.eval(measure, qrels, runs, collection=collection, store=store,
                          standardize=standardize, **evaluate)
+    if by != "run":  # systems: the means with their runs' spread (long), or per topic
+        if per_topic:
+            output.emit(per.records(), fmt, table=output.wide_scores(per.rows(), labels, several, key="system"))
+        else:
+            output.emit(per.records(), fmt)
+        return
     means = per.aggregate(aggregate)
     if fmt == "trec":
         sys.stdout.write(output.trec_lines(per.rows(), means.rows(), labels, per_topic))

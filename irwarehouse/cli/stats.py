@@ -10,7 +10,7 @@ import typer
 
 from .. import api, output
 from ..errors import IrwError
-from .app import (FormatOpt, QrelsOpt, RunsOpt, TopicsOpt, app, check_format, command,
+from .app import (ByOpt, FormatOpt, QrelsOpt, RunsOpt, TopicsOpt, app, check_format, command,
                   open_warehouse, progress_callback, say)
 
 _TESTS = " | ".join(api.TESTS)
@@ -21,6 +21,9 @@ SeedOpt = typer.Option(0, "--seed", help="Random seed (Monte Carlo tests are det
 CorrectionOpt = typer.Option("none", "--correction", help="Multiple comparisons: " + " | ".join(api.CORRECTIONS) + " (over all pairs).")
 MeasuresOpt = typer.Option(..., "--measure", "-m", help="Measure (repeatable).")
 TestOpt = typer.Option("t", "--test", help=_TESTS + ".")
+LevelOpt = typer.Option(0.95, "--level", help="Level of the interval of each difference -- "
+                        + "; ".join(f"{t.name}: {t.interval}" for t in api.TESTS.values())
+                        + " -- and of the exact (noncentral t) interval of Cohen's d_z.")
 
 
 def one_measure(name: str, what: str) -> None:
@@ -32,21 +35,23 @@ def one_measure(name: str, what: str) -> None:
 @command(app, "compare")
 def compare_cmd(
     ctx: typer.Context,
-    run_a: str = typer.Argument(..., help="First run."),
-    run_b: str = typer.Argument(..., help="Second run."),
+    run_a: str = typer.Argument(..., help="First run (with --by system: first system)."),
+    run_b: str = typer.Argument(..., help="Second run (with --by system: second system)."),
     measure: List[str] = MeasuresOpt,
     test: List[str] = typer.Option(["t"], "--test", help=_TESTS + " (repeatable)."),
     qrels: Optional[str] = QrelsOpt, topics: str = TopicsOpt, alpha: float = AlphaOpt,
     samples: Optional[int] = BOpt, seed: int = SeedOpt,
     rbp_p: float = typer.Option(0.8, "--rbp-p", help="Persistence of the RBP residual reported beside the p-values."),
     judged_k: int = typer.Option(10, "--judged-k", help="Depth of the Judged@k reported beside the p-values."),
+    level: float = LevelOpt, by: str = ByOpt,
     fmt: str = FormatOpt,
 ):
-    """Two runs per measure: means, difference with 95% CI, p-values, RBP residual and Judged@k."""
+    """Two runs (or systems) per measure: means, difference with its interval (the first test's), d_z with its interval, p-values, RBP residual and Judged@k."""
     check_format(fmt)
     with open_warehouse(ctx, read_only=True) as w:
         result = w.compare(run_a, run_b, measure, qrels, tests=list(test), alpha=alpha, B=samples,
-                           seed=seed, topics=topics, rbp_p=rbp_p, judged_k=judged_k)
+                           seed=seed, topics=topics, rbp_p=rbp_p, judged_k=judged_k, level=level,
+                           by=by)
     output.emit(result, fmt)
 
 
@@ -60,18 +65,21 @@ def discpower_cmd(
     seed: int = SeedOpt,
     reference_qrels: Optional[str] = typer.Option(None, "--reference-qrels", help="Reference condition: the same test under another qrels."),
     reference_measure: Optional[str] = typer.Option(None, "--reference-measure", help="Reference condition: another measure."),
-    save: Optional[str] = typer.Option(None, "--save", help="Keep the rows in table discpower_results under this name."),
+    save: Optional[str] = typer.Option(None, "--save", help="Keep the rows in table discpower_results, and every pair behind them (with intervals and effect sizes at --level) in pair_tests, under this name."),
+    level: float = LevelOpt, by: str = ByOpt,
     fmt: str = FormatOpt,
 ):
-    """Discriminative power: the fraction of run pairs a test separates, per measure."""
+    """Discriminative power: the fraction of run (or system) pairs a test separates, per measure."""
     check_format(fmt)
     api.measure_labels(measure)  # a bad measure is reported before the warehouse is opened
     with open_warehouse(ctx, read_only=save is None) as w, progress_callback(f"{test} test") as progress:
         result = w.discpower(measure, qrels, runs, test=test, correction=correction, alpha=alpha,
                              B=samples, seed=seed, topics=topics, reference_qrels=reference_qrels,
-                             reference_measure=reference_measure, save=save, progress=progress)
+                             reference_measure=reference_measure, save=save, progress=progress,
+                             level=level, by=by)
     if save:
-        say(f"saved {len(result)} rows in discpower_results as {save!r}")
+        say(f"saved {len(result)} rows in discpower_results and {len(result.info['pairs'])} "
+            f"pairs in pair_tests as {save!r}")
     output.emit(result, fmt)
 
 
@@ -84,14 +92,16 @@ def pvalues_cmd(
     correction: str = CorrectionOpt, alpha: float = AlphaOpt, samples: Optional[int] = BOpt,
     seed: int = SeedOpt,
     save: Optional[str] = typer.Option(None, "--save", help="Keep the pairs in table pair_tests under this name."),
+    level: float = LevelOpt, by: str = ByOpt,
     fmt: str = FormatOpt,
 ):
-    """Every run pair with its mean difference and p-value (and adjusted p-value)."""
+    """Every run (or system) pair: mean difference with its interval, Cohen's d_z with its interval, Sakai's effect size over the residual variance, p-value (and adjusted p-value)."""
     check_format(fmt)
     one_measure(measure, "pvalues")
     with open_warehouse(ctx, read_only=save is None) as w, progress_callback(f"{test} test") as progress:
         result = w.pvalues(measure, qrels, runs, test=test, correction=correction, alpha=alpha,
-                           B=samples, seed=seed, topics=topics, save=save, progress=progress)
+                           B=samples, seed=seed, topics=topics, save=save, progress=progress,
+                           level=level, by=by)
     if save:
         say(f"saved {len(result)} pairs in pair_tests as {save!r}")
     output.emit(result, fmt)
@@ -161,13 +171,14 @@ def ci_cmd(
     measure: str = typer.Option(..., "--measure", "-m", help="Measure."),
     qrels: Optional[str] = QrelsOpt, runs: str = RunsOpt, topics: str = TopicsOpt,
     level: float = typer.Option(0.95, "--level", help="Confidence level."),
+    by: str = ByOpt,
     fmt: str = FormatOpt,
 ):
-    """Each run's mean with its t-distribution confidence interval."""
+    """Each run's (or system's) mean with its t-distribution confidence interval."""
     check_format(fmt)
     one_measure(measure, "ci")
     with open_warehouse(ctx, read_only=True) as w:
-        result = w.ci(measure, qrels, runs, topics=topics, level=level)
+        result = w.ci(measure, qrels, runs, topics=topics, level=level, by=by)
     output.emit(result, fmt)
 
 
@@ -184,4 +195,26 @@ def summary_cmd(
     api.measure_labels(measure)
     with open_warehouse(ctx, read_only=True) as w:
         result = w.summary(measure, qrels, runs, topics=topics, by=by)
+    output.emit(result, fmt)
+
+
+@command(app, "power")
+def power_cmd(
+    ctx: typer.Context,
+    measure: List[str] = MeasuresOpt,
+    delta: List[float] = typer.Option(..., "--delta", "-d", help="The true difference between two runs to detect (repeatable)."),
+    qrels: Optional[str] = QrelsOpt, runs: str = RunsOpt, topics: str = TopicsOpt,
+    alpha: float = AlphaOpt,
+    beta: float = typer.Option(0.2, "--beta", help="Type II error: the power wanted is 1 - beta."),
+    anova: bool = typer.Option(False, "--anova", help="Also the one-way ANOVA design (Sakai's), DELTA the range between the best and worst of the systems."),
+    systems: Optional[int] = typer.Option(None, "--systems", help="With --anova: the number of systems to compare (default: the runs, or systems, given)."),
+    by: str = ByOpt,
+    fmt: str = FormatOpt,
+):
+    """How many topics are enough (topic set size design, Sakai 2016): from the residual variance of the runs x topics matrix, the topics a paired t-test needs to detect DELTA with power 1 - beta, and the power and minimum detectable difference with the collection's topics."""
+    check_format(fmt)
+    api.measure_labels(measure)
+    with open_warehouse(ctx, read_only=True) as w:
+        result = w.power(measure, list(delta), qrels, runs, alpha=alpha, beta=beta, topics=topics,
+                         by=by, anova=anova, systems=systems)
     output.emit(result, fmt)

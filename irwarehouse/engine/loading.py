@@ -1088,15 +1088,15 @@ def drop_qrels(con, name: str) -> None:
 
 _TRUE = {"true", "t", "yes", "y", "1"}
 _FALSE = {"false", "f", "no", "n", "0"}
-META_COLUMNS = ("run_id", "team", "kind", "pooled")
+META_COLUMNS = ("run_id", "team", "kind", "pooled", "system")
 
 
 def _load_meta(con, path, collection: str) -> int:
-    """Read a TSV with a header naming run_id and any of team, kind, pooled (UTF-8, a byte
-    order mark allowed; fields may be quoted with double quotes), describing runs of
+    """Read a TSV with a header naming run_id and any of team, kind, pooled, system (UTF-8, a
+    byte order mark allowed; fields may be quoted with double quotes), describing runs of
     ``collection``. It changes only the columns it names: a file of run_id and team leaves
     the kind and pooled flag of those runs as they were. An empty field sets the column to
-    unknown (NULL). ``path`` may be a DataFrame of such columns instead, read as data (its
+    unknown (NULL); a run without a system is its own system. ``path`` may be a DataFrame of such columns instead, read as data (its
     rows checked as a file's lines are)."""
     if not isinstance(path, (str, os.PathLike)):
         return _meta_rows(con, [str(c) for c in path.columns], _frame_records(path),
@@ -1121,7 +1121,7 @@ def _frame_records(frame):
 def _read_meta(con, path: str, collection: str) -> int:
     if os.path.isdir(path):
         raise IrwError(f"{path}: is a directory, not a metadata file (a TSV with a header: "
-                       "run_id, team, kind, pooled)")
+                       "run_id, team, kind, pooled, system)")
     if not os.path.isfile(path):
         raise IrwError(f"{path}: no such file")
     with io.TextIOWrapper(_open_binary(path), encoding="utf-8-sig", errors="strict", newline="") as fh:
@@ -1140,11 +1140,11 @@ def _meta_rows(con, header: list[str], records, where, collection: str, head: st
     header = [h.strip() for h in header]
     if "run_id" not in header:
         raise IrwError(f"{head}: the header must name a run_id column (and any of "
-                       f"team, kind, pooled); found {shown(', '.join(header))}")
+                       f"team, kind, pooled, system); found {shown(', '.join(header))}")
     unknown = [h for h in header if h not in META_COLUMNS]
     if unknown:
         raise IrwError(f"{head}: unknown column(s) {shown(', '.join(unknown))}; valid: "
-                       "run_id, team, kind, pooled")
+                       "run_id, team, kind, pooled, system")
     twice = next((h for h in header if header.count(h) > 1), None)
     if twice:
         raise IrwError(f"{head}: column {twice} is named twice")
@@ -1158,7 +1158,8 @@ def _meta_rows(con, header: list[str], records, where, collection: str, head: st
         row = dict(zip(header, (f.strip() for f in record)))
         if not row["run_id"]:
             raise IrwError(f"{where(number)}: empty run_id")
-        for problem in (names.run_id_problem(row["run_id"]), names.team_problem(row.get("team"))):
+        for problem in (names.run_id_problem(row["run_id"]), names.team_problem(row.get("team")),
+                        names.system_problem(row.get("system"))):
             if problem:
                 raise IrwError(f"{where(number)}: {problem}")
         if row["run_id"] in seen:
@@ -1174,10 +1175,10 @@ def _meta_rows(con, header: list[str], records, where, collection: str, head: st
             elif value:
                 raise IrwError(f"{where(number)}: pooled must be true or false, got {shown(row['pooled'])}")
         rows.append((collection, row["run_id"], row.get("team") or None, row.get("kind") or None,
-                     pooled))
+                     pooled, row.get("system") or None))
     if rows:  # one statement: a row at a time costs seconds for a thousand runs
-        named = [c for c in ("team", "kind", "pooled") if c in header]
-        columns = dict(zip(("c", "r", "t", "k", "p"), map(list, zip(*rows))))
+        named = [c for c in ("team", "kind", "pooled", "system") if c in header]
+        columns = dict(zip(("c", "r", "t", "k", "p", "s"), map(list, zip(*rows))))
         sql.run(con, "load.sql", "upsert_meta", columns, named)
     return len(rows)
 

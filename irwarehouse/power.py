@@ -1,0 +1,169 @@
+"""How many topics are enough: topic set size design (Sakai, "Topic set size design",
+Information Retrieval Journal 19, 2016; SPEC section 5).
+
+The variance a design needs is estimated from a runs x topics score matrix as V_E, the
+residual variance of the two-way ANOVA without replication
+(:func:`irwarehouse.stats.residual_variance`).
+
+Paired t-test (two-sided, level alpha)
+    A pair's per-topic differences have variance sigma_d^2 = 2 V_E. With n topics and a
+    true difference delta, the test's power is P(|T_{n-1, lam}| > t_{1-alpha/2, n-1}),
+    lam = sqrt(n) delta / sigma_d (noncentral t, exact). :func:`topics_needed` is the
+    smallest n whose power reaches 1 - beta; :func:`min_detectable_difference` the
+    smallest delta whose power with n topics reaches 1 - beta.
+
+One-way ANOVA over m systems (Sakai's ANOVA-based design)
+    The F test of m system means, each over n topics, with the minimum detectable range D:
+    when the best and the worst system differ by D (and the others lie midway), the
+    noncentrality is lam = n D^2 / (2 V_E), and the power P(F'_{m-1, m(n-1), lam} >
+    F_{1-alpha; m-1, m(n-1)}) (noncentral F, exact). :func:`anova_topics_needed` and
+    :func:`anova_min_detectable_range` as above.
+
+All of this is foundation: numpy and scipy, no warehouse.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import optimize, special
+from scipy import stats as _sps
+
+from .stats import nct_cdf
+
+__all__ = ["t_power", "topics_needed", "min_detectable_difference", "anova_power",
+           "anova_topics_needed", "anova_min_detectable_range", "MAX_TOPICS"]
+
+# The largest topic set a search considers (a difference too small to detect with this many
+# topics is reported as needing more).
+MAX_TOPICS = 10_000_000
+
+
+def _check(alpha: float, beta: float | None = None, variance: float | None = None) -> None:
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must be strictly between 0 and 1, got {alpha}")
+    if beta is not None and not 0.0 < beta < 1.0:
+        raise ValueError(f"beta must be strictly between 0 and 1, got {beta}")
+    if variance is not None and not (variance > 0 and math.isfinite(variance)):
+        raise ValueError(f"the residual variance must be a positive number, got {variance}")
+
+
+def t_power(n, delta: float, variance: float, alpha: float = 0.05) -> np.ndarray:
+    """The power of the two-sided paired t-test at level ``alpha`` with ``n`` topics (a
+    number or an array, each >= 2) for a true difference ``delta``, when a pair's
+    differences have variance 2 ``variance`` (V_E): P(|T_{n-1, lam}| > t_{1-alpha/2, n-1}),
+    lam = sqrt(n) delta / sqrt(2 V_E)."""
+    _check(alpha, variance=variance)
+    n = np.asarray(n, dtype=np.float64)
+    df = n - 1.0
+    lam = np.sqrt(n) * abs(float(delta)) / math.sqrt(2.0 * variance)
+    critical = _sps.t.ppf(1.0 - alpha / 2.0, df)
+    upper = 1.0 - nct_cdf(df, lam, critical)
+    lower = nct_cdf(df, lam, -critical)
+    return np.clip(upper + lower, 0.0, 1.0)
+
+
+def _smallest_n(power, target: float, start: int) -> int | None:
+    """The smallest n >= 2 with power(n) >= target (power increasing in n), from a first
+    guess ``start``: a bracket found by doubling steps away from it, then bisection; None
+    beyond MAX_TOPICS."""
+    def enough(n: int) -> bool:
+        return bool(power(np.array([n], dtype=np.float64))[0] >= target)
+
+    hi = min(max(2, int(start)), MAX_TOPICS)
+    if enough(hi):  # step down until a size is not enough (or 2 is)
+        step, lo = 1, 1
+        while hi > 2:
+            below = max(2, hi - step)
+            if not enough(below):
+                lo = below
+                break
+            hi, step = below, step * 2
+    else:  # step up until a size is enough
+        lo = hi
+        while True:
+            if hi >= MAX_TOPICS:
+                return None
+            lo, hi = hi, min(2 * hi, MAX_TOPICS)
+            if enough(hi):
+                break
+    while hi - lo > 1:  # power(lo) < target <= power(hi)
+        mid = (lo + hi) // 2
+        if enough(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def topics_needed(delta: float, variance: float, alpha: float = 0.05, beta: float = 0.2) -> int | None:
+    """The number of topics a two-sided paired t-test at level ``alpha`` needs to detect a
+    true difference ``delta`` with power 1 - ``beta`` (exact noncentral t), a pair's
+    differences having variance 2 ``variance``; None when more than MAX_TOPICS."""
+    _check(alpha, beta, variance)
+    if not delta > 0:
+        raise ValueError(f"the difference to detect must be positive, got {delta}")
+    z = _sps.norm.ppf(1.0 - alpha / 2.0) + _sps.norm.ppf(1.0 - beta)
+    start = math.floor(z * z * 2.0 * variance / (delta * delta))  # the normal approximation
+    return _smallest_n(lambda n: t_power(n, delta, variance, alpha), 1.0 - beta, start)
+
+
+def min_detectable_difference(n: int, variance: float, alpha: float = 0.05, beta: float = 0.2) -> float:
+    """The smallest true difference a two-sided paired t-test at level ``alpha`` over ``n``
+    topics detects with power 1 - ``beta`` (a pair's differences having variance 2
+    ``variance``)."""
+    _check(alpha, beta, variance)
+    if n < 2:
+        raise ValueError(f"need at least two topics, got {n}")
+    target = 1.0 - beta
+    scale = math.sqrt(2.0 * variance / n)  # delta = lam * scale
+    f = lambda lam: t_power(n, lam * scale, variance, alpha)[()] - target  # noqa: E731
+    hi = 1.0
+    while f(hi) < 0:
+        hi *= 2.0
+    return float(optimize.brentq(f, 0.0, hi, xtol=1e-14, rtol=1e-12) * scale)
+
+
+def anova_power(n, systems: int, min_range: float, variance: float, alpha: float = 0.05) -> np.ndarray:
+    """The power of the one-way ANOVA F test of ``systems`` means over ``n`` topics each at
+    level ``alpha`` when the best and worst systems differ by ``min_range`` (the others
+    midway): P(F'_{m-1, m(n-1), lam} > F_{1-alpha}), lam = n D^2 / (2 V_E)."""
+    _check(alpha, variance=variance)
+    if systems < 2:
+        raise ValueError(f"an ANOVA compares at least two systems, got {systems}")
+    n = np.asarray(n, dtype=np.float64)
+    df1, df2 = systems - 1.0, systems * (n - 1.0)
+    lam = n * float(min_range) ** 2 / (2.0 * variance)
+    critical = _sps.f.ppf(1.0 - alpha, df1, df2)
+    return np.clip(1.0 - special.ncfdtr(df1, df2, lam, critical), 0.0, 1.0)
+
+
+def anova_topics_needed(systems: int, min_range: float, variance: float, alpha: float = 0.05,
+                        beta: float = 0.2) -> int | None:
+    """The number of topics a one-way ANOVA of ``systems`` systems needs to detect a
+    difference ``min_range`` between the best and worst with power 1 - ``beta`` (exact
+    noncentral F); None when more than MAX_TOPICS."""
+    _check(alpha, beta, variance)
+    if not min_range > 0:
+        raise ValueError(f"the range to detect must be positive, got {min_range}")
+    df1 = systems - 1.0  # start from the chi-square (large n) approximation of the noncentrality
+    lam = optimize.brentq(lambda x: _sps.ncx2.sf(_sps.chi2.ppf(1.0 - alpha, df1), df1, x) - (1.0 - beta),
+                          1e-9, 1e6)
+    start = math.floor(lam * 2.0 * variance / (min_range * min_range))
+    return _smallest_n(lambda n: anova_power(n, systems, min_range, variance, alpha), 1.0 - beta, start)
+
+
+def anova_min_detectable_range(n: int, systems: int, variance: float, alpha: float = 0.05,
+                               beta: float = 0.2) -> float:
+    """The smallest range between the best and worst of ``systems`` systems that a one-way
+    ANOVA over ``n`` topics detects with power 1 - ``beta``."""
+    _check(alpha, beta, variance)
+    if n < 2:
+        raise ValueError(f"need at least two topics, got {n}")
+    target = 1.0 - beta
+    f = lambda d: anova_power(n, systems, d, variance, alpha)[()] - target  # noqa: E731
+    hi = math.sqrt(variance)
+    while f(hi) < 0:
+        hi *= 2.0
+    return float(optimize.brentq(f, 0.0, hi, xtol=1e-14, rtol=1e-12))

@@ -1,0 +1,138 @@
+"""Result tables that grow: a warehouse written by an earlier irwarehouse opens, migrates and
+keeps what it holds (DESIGN "Tables that grow"; irwarehouse.schema.MIGRATIONS).
+
+``tests/data/warehouse-v6.duckdb.xz`` was written by the landed irwarehouse of schema
+version 6 itself (commit 912c9f4, run by tests/data/make_old_warehouse.py, which extracts
+that commit's package with git archive): the bundled fixtures loaded, evaluated, pooled and
+standardized, with saved discriminative power, pair tests and a correlation matrix. A
+committed file (64 KB) is used rather than one built in the test from git history, which a
+shallow checkout (CI) may lack; the script says how it was made and makes it again.
+"""
+
+from __future__ import annotations
+
+import json
+import lzma
+import shutil
+
+import duckdb
+import pytest
+
+from conftest import ROOT, cli_for, snapshot
+from irwarehouse import Warehouse, connection, schema, sql
+from irwarehouse.errors import IrwError
+
+OLD = ROOT / "tests" / "data" / "warehouse-v6.duckdb.xz"
+
+
+@pytest.fixture()
+def old(tmp_path) -> str:
+    path = tmp_path / "old.duckdb"
+    with lzma.open(OLD) as src, open(path, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    return str(path)
+
+
+def rows(path: str, query: str) -> list[tuple]:
+    con = duckdb.connect(path, read_only=True)
+    try:
+        return con.execute(query).fetchall()
+    finally:
+        con.close()
+
+
+def columns(path: str) -> dict[str, list[tuple]]:
+    """Every base table's columns with their types, in order."""
+    out: dict[str, list[tuple]] = {}
+    for table, column, kind in rows(path, """SELECT c.table_name, c.column_name, c.data_type
+            FROM information_schema.columns c JOIN information_schema.tables t
+            USING (table_catalog, table_schema, table_name)
+            WHERE c.table_schema = 'main' AND t.table_type = 'BASE TABLE'
+            ORDER BY c.table_name, c.ordinal_position"""):
+        out.setdefault(table, []).append((column, kind))
+    return out
+
+
+def kept(path: str, tables: dict[str, list[str] | None]) -> dict[str, tuple[list[str], list[tuple]]]:
+    """Each table's columns (those named, default: all but its times) and its rows in order."""
+    layout = columns(path)
+    con = duckdb.connect(path, read_only=True)
+    try:
+        out = {}
+        for table, names in tables.items():
+            names = names or [c for c, kind in layout[table] if not kind.startswith("TIMESTAMP")]
+            listed = ", ".join(f'"{c}"' for c in names)
+            out[table] = (names, con.execute(f"SELECT {listed} FROM {table} ORDER BY ALL").fetchall())
+        return out
+    finally:
+        con.close()
+
+
+def test_the_steps_are_a_history():
+    versions = [m.version for m in schema.MIGRATIONS]
+    assert versions == list(range(versions[0], versions[0] + len(versions)))
+    assert str(versions[-1]) == connection.SCHEMA_VERSION
+    for step in schema.MIGRATIONS:
+        module = sql.module(step.template)
+        assert callable(module.before) and callable(module.after) and step.summary
+    assert schema.pending_migrations(None) == [] == schema.pending_migrations(connection.SCHEMA_VERSION)
+    assert [m.version for m in schema.pending_migrations("6")] == [7]
+
+
+def test_a_reader_says_what_refresh_would_do(old):
+    before = snapshot(old)
+    assert rows(old, "SELECT value FROM irw_meta WHERE key = 'schema_version'") == [("6",)]
+    with pytest.raises(IrwError) as info:
+        with Warehouse(old, read_only=True) as w:
+            w.pvalues("AP")
+    message = str(info.value)
+    assert "schema version 6, now 7" in message and "irw refresh would keep what it holds" in message
+    assert schema.MIGRATIONS[-1].summary in message
+    assert snapshot(old) == before
+
+
+def test_an_old_warehouse_migrates_and_keeps_its_results(old, tmp_path):
+    saved = kept(old, dict.fromkeys(("pair_tests", "discpower_results", "correlation_matrices", "scores",
+                                     "run_meta", "qrels_info", "std_factors", "std_factor_sets")))
+    w = cli_for(old)
+    done = w("refresh")
+    assert "upgraded the warehouse from schema version 6 to 7" in done.stderr
+    assert rows(old, "SELECT value FROM irw_meta WHERE key = 'schema_version'") == [("7",)]
+    # every saved row is there, the new columns empty
+    after = kept(old, {table: names for table, (names, _) in saved.items()})
+    for table, (_, before) in saved.items():
+        assert before and after[table][1] == before, table
+    assert rows(old, "SELECT count(*) FROM pair_tests WHERE name = 'fixture-ap' AND ci_low IS NULL "
+                     "AND effect_size IS NULL AND system_a IS NULL") == [(28,)]
+    assert rows(old, "SELECT count(*) FROM run_meta WHERE system IS NULL") == [(8,)]
+    # the tables are those of a warehouse created now, column for column
+    fresh = str(tmp_path / "fresh.duckdb")
+    cli_for(fresh)("load", "qrels", ROOT / "fixtures" / "qrels.txt", "--name", "fixture")
+    assert columns(old) == columns(fresh)
+    # and the warehouse works on: its numbers, new results saved beside the old ones
+    pairs = json.loads(w("pvalues", "-m", "AP", "--save", "again", "--format", "json").stdout)
+    old_pairs = rows(old, "SELECT run_a, run_b, p_value FROM pair_tests WHERE name = 'fixture-ap' ORDER BY ALL")
+    assert [(p["run_a"], p["run_b"], pytest.approx(p["p_value"])) for p in pairs] == old_pairs
+    assert rows(old, "SELECT count(*) FROM pair_tests WHERE name = 'again' AND ci_low IS NOT NULL") == [(28,)]
+    assert rows(old, "SELECT count(DISTINCT name) FROM pair_tests") == [(2,)]
+    w("discpower", "-m", "AP", "--save", "dp7")
+    assert rows(old, "SELECT count(*) FROM discpower_results WHERE residual_variance IS NOT NULL") == [(1,)]
+    assert rows(old, "SELECT count(*) FROM pair_tests WHERE name = 'dp7'") == [(28,)]
+
+
+def test_a_migration_that_fails_changes_nothing(old, monkeypatch):
+    before = snapshot(old)
+    real = sql.run
+
+    def failing(con, template, name, *args, **kwargs):
+        if template == schema.MIGRATIONS[-1].template and name == "after":
+            raise duckdb.ConversionException("the step failed")
+        return real(con, template, name, *args, **kwargs)
+
+    monkeypatch.setattr(sql, "run", failing)
+    with pytest.raises(IrwError, match="cannot bring the warehouse to schema version 7"):
+        Warehouse(old).runs()
+    monkeypatch.undo()
+    assert snapshot(old) == before
+    with Warehouse(old) as w:
+        assert len(w.runs()) == 8
