@@ -4,6 +4,7 @@ and reads never create a file."""
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import os
 import stat
@@ -320,7 +321,7 @@ def test_loads_into_copies_take_turns_and_lose_nothing(trec8, fixture_db, tmp_pa
     both batches are in the warehouse; a load that fails leaves no copy."""
     import threading
 
-    from irwarehouse import Warehouse
+    from irwarehouse import Warehouse, connection
     from irwarehouse.engine import loading
 
     insert = loading._insert_runs
@@ -344,14 +345,22 @@ def test_loads_into_copies_take_turns_and_lose_nothing(trec8, fixture_db, tmp_pa
         except Exception as exc:  # reported below
             failures.append(exc)
 
-    inode = os.stat(fixture_db).st_ino
+    swapped, copies = connection.swapped, []
+
+    @contextlib.contextmanager
+    def recorded(*args, **kwargs):
+        with swapped(*args, **kwargs) as copy:
+            copies.append(copy)
+            yield copy
+
+    monkeypatch.setattr(connection, "swapped", recorded)
     threads = [threading.Thread(target=load, args=(batch,)) for batch in batches]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(timeout=300)
     assert not failures, failures
-    assert os.stat(fixture_db).st_ino != inode
+    assert len(copies) == 2 and None not in copies, copies  # both wrote a copy (an inode may be reused)
     con = duckdb.connect(str(fixture_db), read_only=True)
     assert con.execute("SELECT count(*) FROM run_loads").fetchone()[0] == 8 + 8
     con.close()

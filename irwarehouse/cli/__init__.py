@@ -23,7 +23,7 @@ COMMANDS = {
     "qrels": ("core", "judges"), "load": ("core", "spark"), "runs": ("core", "pools"),
     "collections": ("core", "standardize"), "pool": ("pools",),
     "ci": ("stats",), "compare": ("stats",), "correlate": ("stats",), "discpower": ("stats",),
-    "pvalues": ("stats",), "summary": ("stats",), "experiment": ("experiments",),
+    "power": ("stats",), "pvalues": ("stats",), "summary": ("stats",), "experiment": ("experiments",),
     "splits": ("standardize",), "standardize": ("standardize",), "export": ("export",),
     "publish": ("export",), "report": ("report",), "spark": ("spark",), "trec-eval": ("core",),
 }
