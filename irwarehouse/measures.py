@@ -679,22 +679,28 @@ def _cutoff(definition: MeasureDef, text: str | None, whole: str):
     return cutoff
 
 
-def _split_params(text: str, whole: str) -> list[str]:
+def _split_top_level(text: str, opening: str, closing: str) -> tuple[list[str], int]:
+    """``text`` split on the commas outside the brackets ``opening``/``closing`` (pieces as
+    they are, empty ones too), and the depth of brackets left open at its end."""
     items, depth, current = [], 0, []
     for ch in text:
-        if ch == "{":
+        if ch in opening:
             depth += 1
-        elif ch == "}":
+        elif ch in closing:
             depth -= 1
         if ch == "," and depth == 0:
             items.append("".join(current))
             current = []
         else:
             current.append(ch)
+    items.append("".join(current))
+    return items, depth
+
+
+def _split_params(text: str, whole: str) -> list[str]:
+    items, depth = _split_top_level(text, "{", "}")
     if depth != 0:
         raise IrwError(f"unbalanced braces in {shown(whole)}")
-    if "".join(current).strip():
-        items.append("".join(current))
     return [i for i in items if i.strip()]
 
 
@@ -788,18 +794,7 @@ def parse_all(texts, rel_level: int | None = None) -> list[Measure]:
 
 def _split_cli(text: str) -> list[str]:
     """``-m 'AP,P@10'`` is allowed: split on commas outside parentheses."""
-    items, depth, current = [], 0, []
-    for ch in text:
-        if ch in "({":
-            depth += 1
-        elif ch in ")}":
-            depth -= 1
-        if ch == "," and depth == 0:
-            items.append("".join(current))
-            current = []
-        else:
-            current.append(ch)
-    items.append("".join(current))
+    items, _ = _split_top_level(text, "({", ")}")
     return [i.strip() for i in items if i.strip()]
 
 
