@@ -35,8 +35,9 @@ from typing import TYPE_CHECKING, Iterable
 
 from . import catalogue, connection, files, names, runsets, schema, sql, statements
 from . import measures as ms
+from .catalogue import DEFAULT_COLLECTION
 from .connection import DEFAULT_DB, DEFAULT_WAIT, memory_limit_text, transaction
-from .engine import base, evaluation, loading, many, pools
+from .engine import base, evaluation, files_in, loading, many, pools
 from .errors import IrwError, StatusError, note
 from . import trec_eval as te
 from .result import Result
@@ -557,23 +558,32 @@ class Warehouse:
         """Evaluate files without a warehouse, as ``trec_eval QRELS RUN`` does: the qrels
         file (or DataFrame) ``qrels``, the run files ``runs`` (paths, globs, directories,
         compressed or not) and their metadata ``meta`` (a TSV or DataFrame, for run specs
-        such as ``team:NAME``) are loaded with every check of :meth:`load_collection` into an
-        in-memory warehouse and evaluated by :meth:`eval` (``options``: its keyword
-        arguments, e.g. ``per_topic``, ``topics``, ``max_docs``); nothing is written.
+        such as ``team:NAME``) are read with every check of :meth:`load_collection` into an
+        in-memory database and evaluated as :meth:`eval` evaluates (``options``: its keyword
+        arguments, e.g. ``per_topic``, ``topics``, ``max_docs``), by the same engine
+        (engine.files_in; with ``meta``, in an in-memory warehouse); nothing is written.
         ``save``: a warehouse file to load them into instead (created if missing), where the
         scores are then kept: the load and the evaluation are one transaction (``replace``:
         replacing a qrels and runs of those names there). ``name``: the qrels's name
         (default: the file's name without a compression suffix). ``wait``,
         ``memory_limit``: as for :class:`Warehouse`."""
-        _parsed(measures, options.get("rel_level"))  # a bad measure: before any reading
+        parsed = _parsed(measures, options.get("rel_level"))  # a bad measure: before any reading
         if replace and save is None:
             raise IrwError("--replace replaces what --save DB holds: name the warehouse with --save")
         name = name or _file_qrels_name(qrels)
-        return _files_in(
-            qrels, runs, name, lambda con, path, collection: Warehouse.attach(con, path).eval(
-                measures, name, run_spec, store=save is not None, **options),
-            meta=meta, save=save, replace=replace, order=order, extra_fields=extra_fields,
-            encoding=encoding, wait=wait, memory_limit=memory_limit)
+
+        def evaluate(con, path, collection):
+            if path is None:  # files in, scores out without a warehouse
+                return files_in.evaluate(con, name, parsed, run_spec=run_spec, **options)
+            return Warehouse.attach(con, path).eval(measures, name, run_spec,
+                                                    store=save is not None, **options)
+
+        # run metadata, a warehouse to keep the scores in, options of eval's alone and the
+        # deeply-judged run specs (which read every ranked line) load a warehouse
+        fast = set(options) <= set(files_in.OPTIONS) and "deeply-judged" not in str(run_spec)
+        return _files_in(qrels, runs, name, evaluate, fast=fast, meta=meta, save=save,
+                         replace=replace, order=order, extra_fields=extra_fields,
+                         encoding=encoding, wait=wait, memory_limit=memory_limit)
 
     @staticmethod
     def trec_eval(qrels, run, measures=None, *, complete: bool = False, max_docs: int | None = None,
@@ -589,7 +599,8 @@ class Warehouse:
         ``max_docs`` ``-M``, ``rel_level`` ``-l``, ``judged_only`` ``-J``, ``num_docs``
         ``-N``, ``zscores`` ``-Z``'s file. The files are read with every check of :meth:`load_collection` (fields after
         the run id ignored, ranked as trec_eval 10.0 ranks: order ``trec_eval_10``) into an
-        in-memory warehouse and evaluated by its engine; nothing is written. Where the run
+        in-memory database, as :meth:`eval_files` reads them without a warehouse, and evaluated
+        by the engine; nothing is written. Where the run
         lacks a topic of the qrels and ``complete`` is not set, the topics both have are
         evaluated and a note names the others (trec_eval 10.0 stops there). Errors are
         :class:`irwarehouse.errors.StatusError` where trec_eval has a status of its own."""
@@ -1165,12 +1176,24 @@ def _report_options(against, format: str, **given) -> None:
                        "irw qrels compare, irw qrels rankings, or irw experiment judges)")
 
 
-def _files_in(qrels, runs, name: str, then, *, meta=None, save=None, replace: bool = False,
-              order: str = "trec_eval", extra_fields: bool = False, encoding: str = "utf-8",
-              wait: float | None = None, memory_limit: str | None = None):
-    """Files in: load the qrels file ``qrels`` (as ``name``), the runs ``runs`` and their
-    metadata into an in-memory warehouse (or the warehouse ``save``), and return what
-    ``then(con, path, collection)`` computes there, in the load's transaction."""
+def _files_in(qrels, runs, name: str, then, *, fast: bool = True, meta=None, save=None,
+              replace: bool = False, order: str = "trec_eval", extra_fields: bool = False,
+              encoding: str = "utf-8", wait: float | None = None, memory_limit: str | None = None):
+    """Files in: what ``then(con, path, collection)`` computes over the qrels file ``qrels``
+    (as ``name``) and the runs ``runs`` read with every check of a load. With ``fast`` and
+    neither run metadata ``meta`` nor a warehouse ``save``, without a warehouse
+    (engine.files_in.staged: ``path`` is None, ``con`` holds the files as views named as a
+    warehouse's tables, of which ``runs`` may hold the ranked rows of judged documents only);
+    else loaded into an in-memory warehouse (or the warehouse ``save``), in the load's
+    transaction."""
+    if fast and meta is None and save is None:
+        with _source_files(qrels, "qrels") as qrels_paths, _source_files(runs, "runs") as run_paths:
+            if len(qrels_paths) != 1:
+                raise IrwError(f"one qrels file expected, got {len(qrels_paths)}")
+            with files_in.staged(qrels_paths[0], run_paths, name=name, policy=order,
+                                 extra_fields=extra_fields, encoding=encoding,
+                                 memory=memory_limit) as con:
+                return then(con, None, DEFAULT_COLLECTION)
     with Warehouse(":memory:" if save is None else save, wait=wait, memory_limit=memory_limit,
                    _throwaway=save is None) as w:
         with w._staging() as stage, _source_files(qrels, "qrels") as qrels_paths, \

@@ -15,7 +15,10 @@ directory of files). The rules:
   removes nothing outside its own temporary root, below).
 
 irw's other temporary files live in its own temporary root, in directories that prove their
-owner (:func:`temp_dir`, :func:`sweep`).
+owner (:func:`temp_dir`, :func:`sweep`). A temporary file that must sit beside its target
+for longer (a load's copy of the warehouse, renamed onto it: :func:`file_beside`) is
+recorded in that directory, so that it is removed with it -- that file, proven by its
+record, and nothing else outside the root.
 """
 
 from __future__ import annotations
@@ -298,6 +301,7 @@ class _Owner:
         if cls.pid != os.getpid():
             return
         for path, fd in cls.made.values():
+            _remove_recorded(path)
             shutil.rmtree(path, ignore_errors=True)
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -362,8 +366,10 @@ def _owner_gone(entry: os.DirEntry) -> bool:
 
 def sweep(root: str | os.PathLike | None = None) -> list[str]:
     """Remove from irw's temporary root (default :func:`temp_root`) the owner directories
-    whose owners have ended: each must hold the marker, and its lock must be free. Nothing
-    else is looked at, in the root or anywhere. Returns what it removed."""
+    whose owners have ended: each must hold the marker, and its lock must be free; with each,
+    the files beside other files it recorded (:func:`file_beside`) that are still the files
+    recorded. Nothing else is looked at, in the root or anywhere. Returns what it removed
+    (the owner directories)."""
     root = Path(root) if root is not None else temp_root()
     removed = []
     try:
@@ -379,9 +385,109 @@ def sweep(root: str | os.PathLike | None = None) -> list[str]:
         except OSError:
             continue
         if _owner_gone(entry):
+            _remove_recorded(entry.path)
             shutil.rmtree(entry.path, ignore_errors=True)
             removed.append(entry.path)
     return removed
+
+
+# ------------------------------------------------------------------------ files beside a target
+#
+# A file irw writes beside another and then renames onto it -- a load's copy of the
+# warehouse (irwarehouse.connection.swapped) -- cannot live in the temporary root: a rename
+# is atomic only within one file system. Such a file is recorded, from the moment it exists,
+# in this process's owner directory: a record (RECORD_PREFIX...) holding RECORD_MAGIC, the
+# file's device and inode and its absolute path. If the process ends without removing the
+# file (kill -9), the sweep that removes the owner directory removes the file too, and only
+# when all of this holds: the record is in a directory that proves it is irw's (the marker)
+# and that its owner has ended (the marker's lock is free), and the path still names a
+# regular file of this user with the device and inode recorded -- the very file the process
+# made, not one that took its name since. A file named like irw's but not recorded is never
+# removed. Between the file's creation and its record (a few system calls) a kill -9 leaves
+# an empty file that nothing removes.
+
+RECORD_PREFIX = "beside-"
+RECORD_MAGIC = "irwarehouse file beside a target\n"
+
+
+@contextlib.contextmanager
+def file_beside(target: str | os.PathLike, companions: tuple[str, ...] = ()) -> Iterator[Path]:
+    """A new empty file (mode 0600) beside ``target`` under a hidden name
+    (:func:`temporary_name`), recorded in this process's owner directory (see above): yields
+    its path; when the block ends, the file (unless it was renamed away meanwhile) and its
+    record are removed. ``companions``: suffixes of files another program makes beside it
+    (``.wal``: DuckDB's write-ahead log), removed with it. An OSError (the directory is not
+    writable, the disk is full) leaves nothing behind."""
+    path = temporary_name(Path(target), ".tmp")
+    record = _Owner.directory() / f"{RECORD_PREFIX}{uuid.uuid4().hex[:16]}"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        made = os.fstat(fd)
+    except BaseException:
+        os.remove(path)  # made by this call, an instant ago
+        raise
+    finally:
+        os.close(fd)
+    try:
+        with open(record, "x", encoding="utf-8") as out:
+            out.write(f"{RECORD_MAGIC}{made.st_dev} {made.st_ino} {' '.join(companions)}\n{path}\n")
+    except BaseException:
+        _remove_if_same(path, made.st_dev, made.st_ino, ())
+        with contextlib.suppress(OSError):
+            os.remove(record)
+        raise
+    try:
+        yield path
+    finally:
+        _remove_if_same(path, made.st_dev, made.st_ino, companions)
+        with contextlib.suppress(OSError):
+            os.remove(record)
+
+
+def _remove_recorded(owner: str | os.PathLike) -> None:
+    """Remove the files beside their targets that the owner directory ``owner`` recorded
+    (:func:`file_beside`), each only while its path still names the file recorded."""
+    try:
+        entries = [e for e in os.scandir(owner) if e.name.startswith(RECORD_PREFIX)]
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            with open(entry.path, encoding="utf-8") as fh:
+                text = fh.read(8192)
+        except (OSError, ValueError):
+            continue
+        if not text.startswith(RECORD_MAGIC):
+            continue
+        lines = text[len(RECORD_MAGIC):].split("\n")
+        try:
+            dev, ino, *companions = lines[0].split(" ")
+            path, dev, ino = lines[1], int(dev), int(ino)
+        except (ValueError, IndexError):
+            continue
+        if os.path.isabs(path):
+            _remove_if_same(path, dev, ino, tuple(c for c in companions if c))
+
+
+def _remove_if_same(path: str | os.PathLike, dev: int, ino: int, companions: tuple[str, ...]) -> None:
+    """Remove ``path`` if it is still the regular file of this user with device ``dev`` and
+    inode ``ino``, and then its ``companions`` (path + suffix) that are regular files of this
+    user."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return
+    if not (stat.S_ISREG(info.st_mode) and info.st_uid == os.getuid()
+            and info.st_dev == dev and info.st_ino == ino):
+        return
+    with contextlib.suppress(OSError):
+        os.remove(path)
+    for suffix in companions:
+        companion = f"{path}{suffix}"
+        with contextlib.suppress(OSError):
+            found = os.lstat(companion)
+            if stat.S_ISREG(found.st_mode) and found.st_uid == os.getuid():
+                os.remove(companion)
 
 
 def _remove(path: Path) -> None:

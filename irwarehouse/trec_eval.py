@@ -3,7 +3,8 @@
 
 The measures are the catalogue's (``trec_names``: trec_eval's ``-m`` arguments, parameters
 and nicknames as catalogue measures, in trec_eval's print order); their per-topic values are
-the engine's, computed in the in-memory warehouse the two files are loaded into. What is
+the engine's, computed over the two files as files in, scores out reads them (engine.files_in:
+an in-memory database, no warehouse; unjudged documents counted by ranking lengths). What is
 trec_eval's own and not a measure lives here: its topic policy (the topics the run and the
 qrels share, or with ``-c`` every topic of the qrels, a topic the run lacks evaluated as
 trec_eval evaluates it), the values of ``runid``, ``num_q`` and ``relstring``, the summary line
@@ -171,8 +172,9 @@ class _Values:
 def compute(con, qrels: str, collection: str, measures: list[TrecEvalMeasure], *,
             complete: bool = False, max_docs: int | None = None, rel_level: int | None = None,
             judged_only: bool = False, num_docs: int | None = None) -> _Values:
-    """The values trec_eval prints, computed in the warehouse of ``con`` that holds the qrels
-    ``qrels`` and one run of ``collection``."""
+    """The values trec_eval prints, computed in ``con``, which holds the qrels ``qrels`` and
+    one run of ``collection`` as files in, scores out stages them (engine.files_in.staged:
+    the ranked rows of judged documents and every ranking's length)."""
     params = {"qrels": qrels, "collection": collection}
     run_ids = [r[0] for r in sql.rows(con, "trec_eval.sql", "run_ids", params)]
     if len(run_ids) != 1:

@@ -90,19 +90,21 @@ sum({{ expr }}) OVER (PARTITION BY {{ by }} ORDER BY {{ order }} ROWS UNBOUNDED 
 {%- endmacro %}
 
 {# One row per (row of `relation`, column): the `keys` columns, `measure` (the label) and
-   `value`, for `columns` = [label, column] pairs. Spark inlines a common table expression
-   at each reference, so one query per column (DuckDB's form) would repeat the whole plan
-   per column there; stack() reads the relation once. #}
+   `value`, for `columns` = [label, column] pairs, reading the relation once: Spark's
+   stack(); in DuckDB two lists unnested side by side (their elements paired in order).
+   One query per column joined by UNION ALL would read the relation once per column:
+   Spark inlines a common table expression at each reference (the whole plan repeated),
+   and DuckDB's optimizer spends time growing with the branches times the plan below them
+   (trec_eval's all_trec, 94 columns: 0.9 s of optimizing against 0.03 s). #}
 {% macro unpivot(relation, keys, columns) -%}
 {% if dialect == 'spark' -%}
 SELECT {{ keys | join(', ') }}, stack({{ columns | length }}{% for label, column in columns %}, {{ label | literal }}, {{ column }}{% endfor %}) AS (measure, value)
 FROM {{ relation }}
 {%- else -%}
-{% for label, column in columns %}
-SELECT {{ keys | join(', ') }}, {{ label | literal }} AS measure, {{ column }} AS value FROM {{ relation }}
-{% if not loop.last %}UNION ALL
-{% endif %}
-{% endfor %}
+SELECT {{ keys | join(', ') }},
+       unnest([{% for label, column in columns %}{{ label | literal }}{{ ", " if not loop.last }}{% endfor %}]) AS measure,
+       unnest([{% for label, column in columns %}{{ column }}{{ ", " if not loop.last }}{% endfor %}]) AS value
+FROM {{ relation }}
 {%- endif %}
 {%- endmacro %}
 

@@ -69,6 +69,15 @@ SELECT run_id, topic, count(*)::INTEGER AS n_docs, count(DISTINCT docno)::INTEGE
 FROM irw_staged GROUP BY run_id, topic
 {%- endmacro %}
 
+{# How many (judged, retrieved) pairs of documents ranking the judged documents of a batch
+   by counting would compare (at most: a topic's judgments each against its rankings), and
+   the batch's lines. `judged`: a relation of (topic, docno). #}
+{% macro pairs_to_count(judged) -%}
+SELECT coalesce(sum(least(q.n, t.n_docs)::BIGINT * t.n_docs), 0), coalesce(sum(t.n_docs), 0)
+FROM irw_batch_topics AS t
+JOIN (SELECT topic, count(*) AS n FROM {{ judged }} GROUP BY topic) AS q USING (topic)
+{%- endmacro %}
+
 {% macro docno_twice_in_batch() -%}
 SELECT file FROM irw_batch_topics WHERE n_docs <> n_distinct LIMIT 1
 {%- endmacro %}
@@ -97,6 +106,28 @@ SELECT run_id, string_agg(DISTINCT filename, ', ' ORDER BY filename) FROM irw_st
 WHERE list_contains($ids, run_id) GROUP BY run_id ORDER BY run_id
 {%- endmacro %}
 
+{# ------------------------------------------------------------------ the staged runs as tables #}
+
+{# The rows of runs, run_topics and run_loads that a load's staged tables stand for, in
+   collection `c` under ranking policy `policy` (SQL expressions): what the final transaction
+   inserts (load_runs.sql), and what files in, scores out reads as views (files_in.sql). #}
+{% macro runs_rows(c) -%}
+SELECT {{ c }} AS collection, run_id, topic, docno, rank, score, given_rank FROM irw_staging.irw_ranked
+{%- endmacro %}
+
+{% macro run_topics_rows(c) -%}
+SELECT {{ c }} AS collection, run_id, topic, n_docs FROM irw_staged_topics
+{%- endmacro %}
+
+{% macro run_loads_rows(c, policy) -%}
+SELECT {{ c }} AS collection, f.run_id, f.source, {{ policy }} AS ranking_policy, t.n_topics, t.n_docs,
+       current_timestamp AS loaded_at
+FROM (SELECT run_id, string_agg(filename, ' ' ORDER BY filename) AS source
+      FROM irw_staged_files GROUP BY run_id) AS f
+JOIN (SELECT run_id, count(*)::INTEGER AS n_topics, sum(n_docs) AS n_docs
+      FROM irw_staged_topics GROUP BY run_id) AS t USING (run_id)
+{%- endmacro %}
+
 {# ------------------------------------------------------------------ the warehouse's runs #}
 
 {% macro loaded_among() -%}
@@ -123,12 +154,12 @@ ON CONFLICT (collection, run_id) DO
 
 {# ------------------------------------------------------------------ qrels #}
 
-{% macro bad_qrels_line() -%}
-SELECT file FROM irw_staged_qrels WHERE nf <> 4 OR rel IS NULL LIMIT 1
-{%- endmacro %}
-
-{% macro judged_twice() -%}
-SELECT any_value(file) FROM irw_staged_qrels GROUP BY topic, docno HAVING count(*) > 1 LIMIT 1
+{# The staged judgments checked in one query: the file of a malformed line (or NULL), the
+   file of a document judged twice for a topic (or NULL), and how many lines there are. #}
+{% macro check_qrels() -%}
+SELECT (SELECT file FROM irw_staged_qrels WHERE nf <> 4 OR rel IS NULL LIMIT 1),
+       (SELECT any_value(file) FROM irw_staged_qrels GROUP BY topic, docno HAVING count(*) > 1 LIMIT 1),
+       (SELECT count(*) FROM irw_staged_qrels)
 {%- endmacro %}
 
 {% macro qrels_entry() -%}

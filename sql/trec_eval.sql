@@ -1,6 +1,7 @@
-{#- What `irw trec-eval` (irwarehouse.trec_eval) reads from the in-memory warehouse its two
-    files were loaded into, beside the measures' scores: the run, the topics, the relevance
-    strings. Bound: $qrels (the qrels's name), $collection, $run (the run id). -#}
+{#- What `irw trec-eval` (irwarehouse.trec_eval) reads from its two files, staged as files in,
+    scores out stages them (files_in.sql: views named as the warehouse's tables), beside the
+    measures' scores: the run, the topics, the -c stand-in. Bound: $qrels (the qrels's
+    name), $collection, $run (the run id). -#}
 
 {# The run ids of the collection (a run file of trec_eval holds one run). #}
 {% macro run_ids() -%}
@@ -18,12 +19,13 @@ ORDER BY q.topic
 {%- endmacro %}
 
 {# -c: trec_eval evaluates a topic the run lacks as a ranking of one document that is in no
-   qrels (its docno, score and rank below); the run gets it for the topics $topics. #}
+   qrels. Unjudged documents enter the measures through ranking lengths alone (files in,
+   scores out keeps the ranked rows of judged documents: files_in.sql), so the stand-in is a
+   ranking of length 1 with no ranked row, added to the staged ranking lengths that
+   run_topics reads for the topics $topics. #}
 {% macro stand_in() -%}
-INSERT INTO runs (collection, run_id, topic, docno, rank, score, given_rank)
-SELECT $collection, $run, topic, 'ceci_nest_pas_un_docno', 1, 1.0, 1 FROM (SELECT unnest($topics) AS topic) AS t;
-INSERT INTO run_topics (collection, run_id, topic, n_docs)
-SELECT $collection, $run, topic, 1 FROM (SELECT unnest($topics) AS topic) AS t;
+INSERT INTO irw_staged_topics (run_id, topic, n_docs)
+SELECT $run, topic, 1 FROM (SELECT unnest($topics) AS topic) AS t
 {%- endmacro %}
 
 {# How many judgments of the qrels grade a document above 0: trec_eval's num_rel over

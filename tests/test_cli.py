@@ -210,3 +210,47 @@ def test_a_database_that_is_not_a_warehouse_is_refused_and_left_alone(tmp_path):
     text.write_text("not a database\n")
     result = cli_for(str(text))("runs", "list", ok=False)
     assert result.stderr == f"error: {text} is not a DuckDB database, so not an irw warehouse: choose another --db\n"
+
+
+def test_each_command_word_loads_the_modules_that_register_it():
+    """`irw WORD ...` imports only the command modules listed for WORD (cli.COMMANDS): read
+    from the source, every module that registers a command under WORD is listed, and every
+    word of the application is."""
+    import ast
+    from pathlib import Path
+
+    from irwarehouse import cli
+
+    folder = Path(cli.__file__).parent
+    top: dict[str, str] = {"app": ""}  # a typer group's variable -> its first word ('' = irw itself)
+    registers: dict[str, set[str]] = {}  # first word -> the modules registering under it
+    calls = []
+    for path in sorted(folder.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and (isinstance(node.func, ast.Name) or (
+                    isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name))):
+                calls.append((path.stem, node))
+    for _ in range(3):  # groups added to groups: resolved outwards
+        for module, node in calls:
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "add_typer":
+                parent = node.func.value.id
+                name = next(k.value.value for k in node.keywords if k.arg == "name")
+                child = node.args[0].id
+                if parent in top:
+                    top[child] = name if top[parent] == "" else top[parent]
+    for module, node in calls:
+        if isinstance(node.func, ast.Name) and node.func.id == "command":
+            groups = [node.args[0].id] + [a.elts[0].id for k in node.keywords if k.arg == "aliases"
+                                          for a in k.value.elts]
+            for group in groups:
+                word = top[group] or node.args[1].value
+                registers.setdefault(word, set()).add(module)
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "command" and node.func.value.id in top:
+            word = top[node.func.value.id] or node.args[0].value  # @app.command("trec-eval")
+            registers.setdefault(word, set()).add(module)
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "add_typer":
+            word = top[node.args[0].id]
+            registers.setdefault(word, set())
+    assert {w: set(m) for w, m in cli.COMMANDS.items()} == registers
+    assert cli.command_word(["--db", "x.duckdb", "--wait=3", "eval", "-m", "AP"]) == "eval"
+    assert cli.command_word(["--version"]) is None

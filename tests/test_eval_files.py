@@ -39,12 +39,19 @@ def fixture_warehouse(tmp_path_factory) -> str:
 @pytest.mark.parametrize("options", [
     {}, {"topics": "run", "max_docs": 5}, {"topics": "all", "rel_level": 2},
 ], ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "defaults")
-def test_files_equal_the_warehouse_for_every_measure(fixture_warehouse, options):
-    files = Warehouse.eval_files(QRELS, [RUNS], ALL, **options)
+def test_files_equal_the_warehouse_for_every_measure(fixture_warehouse, options, monkeypatch):
+    from irwarehouse.engine import loading
+
     with Warehouse(fixture_warehouse, read_only=True) as w:
         loaded = w.eval(ALL, "fixture", **options)
-    assert len(files) > 0
-    assert files.rows() == loaded.rows()
+    assert len(loaded) > 0
+    # the judged documents' ranks sorted (dense judgments), then counted (sparse ones)
+    for pairs in (0, 10**9):
+        monkeypatch.setattr(loading, "COUNT_PAIRS", pairs)
+        assert Warehouse.eval_files(QRELS, [RUNS], ALL, **options).rows() == loaded.rows(), pairs
+    # every file a batch of its own: every ranked line kept, and runs across files ranked again
+    monkeypatch.setattr(loading, "BATCH_SHARE", 1e-12)
+    assert Warehouse.eval_files(QRELS, [RUNS], ALL, **options).rows() == loaded.rows()
 
 
 def test_files_equal_the_warehouse_on_trec8(trec8, trec8_db):
@@ -56,10 +63,13 @@ def test_files_equal_the_warehouse_on_trec8(trec8, trec8_db):
     assert files.rows() == loaded.rows()
 
 
-def test_a_throwaway_warehouse_writes_no_caches(monkeypatch, tmp_path):
-    """Files in, scores out evaluates in a throw-away warehouse: the base relation is computed
-    within the evaluation's query, not materialized first, and the measure macros (users' SQL)
-    are not created; a saved evaluation, and any other warehouse, materializes the base."""
+def test_files_in_set_up_no_warehouse(monkeypatch, tmp_path):
+    """Files in, scores out reads the files into an in-memory database and evaluates them
+    through views over what it staged (engine.files_in): no schema is set up, no base
+    relation materialized; irw trec-eval (Warehouse.trec_eval) too. With run metadata it loads them into a throw-away warehouse
+    (schema without the measure macros: users' SQL calls them, and there is none), which
+    computes the base within the evaluation's query too; a saved evaluation, and any other
+    warehouse, materializes the base."""
     from irwarehouse import connection, schema, sql
 
     statements: list[str] = []
@@ -75,7 +85,15 @@ def test_a_throwaway_warehouse_writes_no_caches(monkeypatch, tmp_path):
     monkeypatch.setattr(schema, "prepare", lambda *a, **k: (created.append(k.get("measure_macros", True)),
                                                               prepare(*a, **k))[1])
     files = Warehouse.eval_files(QRELS, RUNS, ["AP", "nDCG@10"])
-    assert len(files) > 0 and created == [False]
+    assert len(files) > 0 and created == []
+    assert not any("INSERT INTO irw_base" in s for s in statements)
+    # irw trec-eval takes the same path (its relstring and -c's stand-in from ranking lengths)
+    report = Warehouse.trec_eval(QRELS, str(FIXTURES / "runs" / "beta1.txt"), ["official", "relstring"],
+                                 complete=True)
+    assert report.summary_lines and created == []
+    assert not any("INSERT INTO irw_base" in s for s in statements)
+    with_meta = Warehouse.eval_files(QRELS, RUNS, ["AP", "nDCG@10"], meta=str(FIXTURES / "runs.tsv"))
+    assert with_meta.rows() == files.rows() and created == [False]
     assert not any("INSERT INTO irw_base" in s for s in statements)
     statements.clear()
     saved = Warehouse.eval_files(QRELS, RUNS, ["AP", "nDCG@10"], save=str(tmp_path / "kept.duckdb"))

@@ -363,6 +363,9 @@ def test_kill_9_during_a_load_leaves_all_or_none_of_the_batch(trec8, base_wareho
     root = tmpdir / f"irw-{os.getuid()}"
     assert subprocess.run(command[:5] + ["runs", "list"], capture_output=True, env=env).returncode == 0
     assert not [p for p in root.iterdir() if p.is_dir()], "a killed load's temporary files were left"
+    # a killed load's copy of the warehouse (connection.swapped), recorded in its temporary
+    # directory, went with it
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tmpdir", "w.duckdb"]
 
 
 # ------------------------------------------------------------------ concurrent first loads

@@ -69,6 +69,42 @@ def test_trec_eval_policy_compares_scores_as_32_bit_floats(con, tmp_path):
     assert ranks(con) == ["c", "b", "a", "z"]  # ties: docno descending
 
 
+@pytest.mark.parametrize("policy", loading.POLICIES)
+def test_ranks_counted_are_ranks_sorted(policy):
+    """Files in, scores out may rank the judged documents by counting the rows ranked above
+    each (_ranking.sql, ranked_by_count): the ranks are those of sorting each ranking, ties
+    of score, of 32-bit score and of given rank included."""
+    import random
+
+    import duckdb
+
+    from irwarehouse import sql
+
+    rng = random.Random(37)
+    scores = [1.0, 1.5, 2.0, 2.0, 100001.3320310, 100001.3309590, -3.25, 1e-5]
+    rows, judged = [], set()
+    for run in ("r1", "r2"):
+        for topic in ("1", "2", "3"):
+            docs = rng.sample(range(200), rng.randint(1, 60))
+            for doc in docs:
+                rows.append((run, topic, f"d{doc}", rng.randint(1, 8), rng.choice(scores)))
+                if rng.random() < 0.3:
+                    judged.add((topic, f"d{doc}"))
+    judged |= {("1", "unretrieved"), ("9", "d1")}
+    con = duckdb.connect()
+    con.execute("CREATE TABLE staged (run_id VARCHAR, topic VARCHAR, docno VARCHAR, "
+                "given_rank BIGINT, score DOUBLE)")
+    con.executemany("INSERT INTO staged VALUES (?, ?, ?, ?, ?)", rows)
+    con.execute("CREATE TABLE judged (topic VARCHAR, docno VARCHAR)")
+    con.executemany("INSERT INTO judged VALUES (?, ?)", sorted(judged))
+    ranking = sql.module("_ranking.sql")
+    by_sort = con.execute(f"SELECT * FROM ({ranking.ranked('staged', policy)}) WHERE (topic, docno) "
+                          "IN (SELECT topic, docno FROM judged) ORDER BY ALL").fetchall()
+    by_count = con.execute(f"{ranking.ranked_by_count('staged', 'judged', policy)} ORDER BY ALL").fetchall()
+    assert len(by_sort) > 30 and by_count == by_sort
+    assert len({r[3] for r in by_sort}) > 20  # ranks well spread, not all 1
+
+
 def test_directories_globs_and_metadata(con, tmp_path):
     d = tmp_path / "runs"
     d.mkdir()

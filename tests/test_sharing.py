@@ -4,6 +4,8 @@ and reads never create a file."""
 
 from __future__ import annotations
 
+import contextlib
+import gzip
 import os
 import stat
 import subprocess
@@ -230,3 +232,214 @@ def test_readers_during_a_load_see_all_of_it_or_none(trec8, tmp_path):
     assert expected[0] == 20
     assert opened > 0, "no reader could open the warehouse during the load"
     assert seen <= {(0, 0, 0), expected}, seen
+
+
+# A reader holding the warehouse open: what it sees, on each line read on stdin, through the
+# connection it opened first and through a new one.
+HOLDER = """
+import json, sys
+import duckdb
+count = "SELECT count(*) FROM run_loads"
+first = duckdb.connect(sys.argv[1], read_only=True)
+print(json.dumps(first.execute(count).fetchone()[0]), flush=True)
+sys.stdin.readline()
+second = duckdb.connect(sys.argv[1], read_only=True)  # the same process: DuckDB's cached instance
+print(json.dumps([first.execute(count).fetchone()[0], second.execute(count).fetchone()[0]]), flush=True)
+"""
+
+
+# A load killed (-9) in its final transaction, once it has written its rows into the copy.
+KILLED = """
+import os, sys
+from irwarehouse import Warehouse
+from irwarehouse.engine import loading
+insert = loading._insert_runs
+def killed(*args, **kwargs):
+    insert(*args, **kwargs)
+    os.kill(os.getpid(), 9)
+loading._insert_runs = killed
+with Warehouse(sys.argv[1]) as w:
+    w.load_runs(sys.argv[2:])
+"""
+
+
+def _swapping(db, runs) -> None:
+    """The premise of a test: loading ``runs`` into ``db`` writes a copy (connection.swapped)."""
+    from irwarehouse import connection
+
+    lines = sum(len(gzip.decompress(open(r, "rb").read()).splitlines()) for r in runs)
+    assert lines * connection.SWAP_BYTES_PER_ROW > os.path.getsize(db), "too few lines to write a copy"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="POSIX locks and renames")
+def test_a_load_writes_a_copy_that_readers_never_wait_for(trec8, fixture_db, tmp_path):
+    """A load that writes many rows into a small warehouse writes them into a copy and renames
+    it onto the warehouse (connection.swapped): a reader holding the file open does not stop
+    it (--wait 0) and keeps reading the old file, a new process reads the new one, the file
+    keeps its permissions and nothing else is left in the directory. A load that writes few
+    rows into it writes in place, so the reader stops it as it stops every writer. The copy
+    a load killed with -9 left beside the warehouse (and its write-ahead log) is removed by
+    the next irw process, which finds it recorded in the killed process's temporary
+    directory; a file merely named like such a copy is not."""
+    import json
+
+    os.chmod(fixture_db, 0o640)
+    runs = [str(trec8 / "runs" / f) for f in ("input.INQ601.gz", "input.Flab8as.gz", "input.CL99XT.gz")]
+    _swapping(fixture_db, runs)  # 150,000 lines
+    killed = subprocess.run([sys.executable, "-c", KILLED, str(fixture_db), *runs], capture_output=True)
+    assert killed.returncode == -9, killed.stderr
+    copies = [p.name for p in tmp_path.iterdir() if p.name.startswith(f".{fixture_db.name}.irw-")]
+    assert any(c.endswith(".tmp") for c in copies), copies  # the copy (and maybe its log)
+    lookalike = tmp_path / f".{fixture_db.name}.irw-0123456789ab.tmp"
+    lookalike.write_text("not irw's")
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(fixture_db)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert json.loads(holder.stdout.readline()) == 8
+        few = tmp_path / "few.txt"
+        few.write_text("101 Q0 d1 1 2.5 few\n")
+        result = irw(fixture_db, "--wait", "0", "load", "runs", str(few), check=False)
+        assert result.returncode == 1 and "is in use by process" in result.stderr, result.stderr
+        irw(fixture_db, "--wait", "0", "load", "runs", *runs)
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        assert json.loads(holder.stdout.readline()) == [8, 8]  # the old file, while it is open
+    finally:
+        holder.communicate("")
+    con = duckdb.connect(str(fixture_db), read_only=True)
+    assert con.execute("SELECT count(*) FROM run_loads").fetchone()[0] == 11
+    con.close()
+    assert stat.S_IMODE(os.stat(fixture_db).st_mode) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([lookalike.name, "few.txt", fixture_db.name])
+    assert lookalike.read_text() == "not irw's"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="POSIX locks and renames")
+def test_loads_into_copies_take_turns_and_lose_nothing(trec8, fixture_db, tmp_path, monkeypatch):
+    """Two loads into copies of the same warehouse at once (their final transactions made
+    slow, so that they overlap): the second waits for the first and copies what it wrote, so
+    both batches are in the warehouse; a load that fails leaves no copy."""
+    import threading
+
+    from irwarehouse import Warehouse, connection
+    from irwarehouse.engine import loading
+
+    insert = loading._insert_runs
+
+    def slowly(*args, **kwargs):
+        summary = insert(*args, **kwargs)
+        time.sleep(1.5)
+        return summary
+
+    monkeypatch.setattr(loading, "_insert_runs", slowly)
+    names = sorted(p.name for p in (trec8 / "runs").iterdir())
+    batches = [[str(trec8 / "runs" / n) for n in names[i:i + 4]] for i in (0, 4)]  # 180,000 lines or more
+    for batch in batches:
+        _swapping(fixture_db, batch)
+    failures = []
+
+    def load(batch):
+        try:
+            with Warehouse(str(fixture_db), wait=60) as w:
+                w.load_runs(batch)
+        except Exception as exc:  # reported below
+            failures.append(exc)
+
+    swapped, copies = connection.swapped, []
+
+    @contextlib.contextmanager
+    def recorded(*args, **kwargs):
+        with swapped(*args, **kwargs) as copy:
+            copies.append(copy)
+            yield copy
+
+    monkeypatch.setattr(connection, "swapped", recorded)
+    threads = [threading.Thread(target=load, args=(batch,)) for batch in batches]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+    assert not failures, failures
+    assert len(copies) == 2 and None not in copies, copies  # both wrote a copy (an inode may be reused)
+    con = duckdb.connect(str(fixture_db), read_only=True)
+    assert con.execute("SELECT count(*) FROM run_loads").fetchone()[0] == 8 + 8
+    con.close()
+    result = irw(fixture_db, "load", "runs", *batches[0], check=False)  # loaded before: refused
+    assert result.returncode == 1 and "already loaded" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == [fixture_db.name]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="POSIX locks and renames")
+def test_a_copy_that_cannot_be_written_loads_in_place(trec8, fixture_db, tmp_path, monkeypatch):
+    """A load whose copy cannot be written (a full disk, here) writes the warehouse in place:
+    the file keeps its inode, and nothing is left beside it; with the copy, the inode is new."""
+    import errno
+
+    from irwarehouse import Warehouse, connection
+
+    runs = [str(trec8 / "runs" / f) for f in ("input.INQ601.gz", "input.Flab8as.gz", "input.CL99XT.gz",
+                                               "input.AntHoc1.gz", "input.CL99SD.gz", "input.CL99SDopt1.gz",
+                                               "input.CL99SDopt2.gz", "input.CL99XTopt.gz")]
+
+    def full(*args):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    _swapping(fixture_db, runs[:3])
+    inode = os.stat(fixture_db).st_ino
+    with monkeypatch.context() as m:
+        m.setattr(connection, "_copy_from", full)
+        with Warehouse(str(fixture_db)) as w:
+            w.load_runs(runs[:3])
+    assert os.stat(fixture_db).st_ino == inode
+    assert sorted(p.name for p in tmp_path.iterdir()) == [fixture_db.name]
+    _swapping(fixture_db, runs[3:])
+    with Warehouse(str(fixture_db)) as w:
+        w.load_runs(runs[3:])
+        assert len(w.run_ids()) == 8 + 8
+    assert os.stat(fixture_db).st_ino != inode
+
+
+# A writer holding the warehouse open for writing until a line is read on stdin.
+WRITER = """
+import sys
+import duckdb
+con = duckdb.connect(sys.argv[1])
+print("open", flush=True)
+sys.stdin.readline()
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="POSIX locks and renames")
+def test_a_load_into_a_copy_waits_as_wait_says(trec8, fixture_db, tmp_path):
+    """A load that would write a copy waits --wait seconds for what keeps it from copying: a
+    first load creating a warehouse in the directory (its lock), then named as such; a
+    writer holding the warehouse, then named with its process."""
+    import fcntl
+
+    runs = [str(trec8 / "runs" / f) for f in ("input.INQ601.gz", "input.Flab8as.gz", "input.CL99XT.gz")]
+    _swapping(fixture_db, runs)
+    fd = os.open(tmp_path, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # as a first load creating a warehouse there holds it
+    try:
+        started = time.monotonic()
+        result = irw(fixture_db, "--wait", "0.5", "load", "runs", *runs, check=False)
+        waited = time.monotonic() - started
+    finally:
+        os.close(fd)
+    assert result.returncode == 1 and waited >= 0.5
+    assert result.stderr.strip() == (f"error: the warehouse {fixture_db} is being created by another "
+                                     "process (its first load); waited 0.5 s. Try again when it is "
+                                     "done, or wait longer (--wait SECONDS)")
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(fixture_db)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert writer.stdout.readline().strip() == "open"
+        result = irw(fixture_db, "--wait", "0.5", "load", "runs", *runs, check=False)
+    finally:
+        writer.communicate("\n")
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"error: the warehouse {fixture_db} is in use by process "
+                                    f"{writer.pid} ({sys.executable} -c "), result.stderr
+    assert "waited 0.5 s" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == [fixture_db.name]
+    irw(fixture_db, "load", "runs", *runs)

@@ -11,19 +11,52 @@ import sys
 __all__ = ["app", "main"]
 
 
-def _load():
-    from . import core  # noqa: F401  (registers the commands)
-    from . import pools  # noqa: F401
-    from . import stats  # noqa: F401
-    from . import judges  # noqa: F401
-    from . import experiments  # noqa: F401
-    from . import standardize  # noqa: F401
-    from . import export  # noqa: F401
-    from . import report  # noqa: F401
-    from . import spark  # noqa: F401
+MODULES = ("core", "pools", "stats", "judges", "experiments", "standardize", "export", "report", "spark")
+
+# The modules that register the commands under each first word: `irw eval ...` imports the
+# command modules that define what `eval` runs, not all of them (each module costs a short
+# command its import, and typer builds every registered command before running one). Any
+# other first word (none, --help, a mistyped command) imports them all. tests/test_cli.py
+# checks that each entry gives the same commands as the whole application.
+COMMANDS = {
+    "eval": ("core",), "measures": ("core",), "refresh": ("core",), "sql": ("core",),
+    "qrels": ("core", "judges"), "load": ("core", "spark"), "runs": ("core", "pools"),
+    "collections": ("core", "standardize"), "pool": ("pools",),
+    "ci": ("stats",), "compare": ("stats",), "correlate": ("stats",), "discpower": ("stats",),
+    "power": ("stats",), "pvalues": ("stats",), "summary": ("stats",), "experiment": ("experiments",),
+    "splits": ("standardize",), "standardize": ("standardize",), "export": ("export",),
+    "publish": ("export",), "report": ("report",), "spark": ("spark",), "trec-eval": ("core",),
+}
+# The options of `irw` itself that take a value (they may come before the command).
+_VALUED = ("--db", "--wait", "--memory-limit")
+
+
+def command_word(args: list[str]) -> str | None:
+    """The command of an ``irw`` command line (its first word after irw's own options)."""
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in _VALUED:
+            i += 2
+        elif arg.startswith("-"):
+            i += 1
+        else:
+            return arg
+    return None
+
+
+def _load(args: list[str] | None = None):
+    """The application, with the commands that ``args`` (a command line) may run registered
+    (see COMMANDS); all of them when ``args`` is None."""
+    import importlib
+
+    modules = COMMANDS.get(command_word(args), MODULES) if args is not None else MODULES
+    for name in modules:
+        importlib.import_module(f"{__name__}.{name}")  # registers its commands
     from .app import app
 
-    globals()["app"] = app  # (importing the submodule .app bound its name to the module)
+    if modules == MODULES:
+        globals()["app"] = app  # (importing the submodule .app bound its name to the module)
     return app
 
 
@@ -62,7 +95,7 @@ def main() -> None:
             code = run(sys.argv[2:], wait=_number(os.environ.get("IRW_WAIT")),
                        memory_limit=os.environ.get("IRW_MEMORY_LIMIT") or None)
         else:
-            app = _load()
+            app = _load(sys.argv[1:])
             app(prog_name="irw")
             code = 0
     except SystemExit as exc:

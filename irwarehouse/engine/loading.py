@@ -29,7 +29,7 @@ import duckdb
 
 from .. import catalogue, names, numbers, output, sql, state
 from ..catalogue import DEFAULT_COLLECTION
-from ..connection import engine_of, memory_bytes, transaction, without_order
+from ..connection import engine_of, has_table, memory_bytes, transaction, without_order
 from ..errors import Interrupts, IrwError, note, shown
 from ..files import remove_temp, temp_dir, temporary_directory
 from ..sql import run_script
@@ -42,6 +42,9 @@ POLICIES = ("trec_eval", "given", "score_then_rank", "trec_eval_10")
 
 BATCH = 16  # files per DuckDB read: large enough to parallelise, small enough for progress
 BATCH_SHARE = 1 / 8  # of the memory limit: the text of the run files staged at once
+# Ranking only the judged documents (files in, scores out): counting the rows above each
+# costs about what sorting the rankings does when it compares this many pairs per line.
+COUNT_PAIRS = 2
 FRAME_ROW_BYTES = 40  # a DataFrame row taken as a line of run text this long
 
 # Number syntax (README, "Input files"): rank and grade are integers, the score a decimal
@@ -646,15 +649,16 @@ def load_runs(con, patterns: Iterable[str], policy: str = "trec_eval", replace: 
 
     The files are read, checked and ranked in temporary tables of ``con``, and moved into
     the warehouse in one final transaction. ``con`` is the warehouse's connection -- or,
-    with ``final``, a staging connection and ``final()`` a context manager that attaches the
-    warehouse to it (connection.Staging.attach): the warehouse is then locked only for the final
-    transaction, and readers can use it while the files are read."""
+    with ``final``, a staging connection and ``final(rows)`` a context manager that attaches the
+    warehouse to it for writing about ``rows`` rows (connection.Staging.attach): the warehouse
+    is then locked only for the final transaction, or not at all when the load writes into a
+    copy of it (connection.swapped), and readers can use it while the files are read."""
     files = expand_paths(patterns)
     try:
         with _progress_bar(files, "reading runs", phases=3) as bar:
             comments = _stage_runs(con, files, policy, extra_fields, encoding, collection, bar)
             _phase(bar, "writing to the warehouse")
-            with final() if final else contextlib.nullcontext():
+            with final(_rows_staged(con)) if final else contextlib.nullcontext():
                 with transaction(con):
                     if implicit:
                         catalogue.check_still_only(con, collection)
@@ -668,6 +672,16 @@ def load_runs(con, patterns: Iterable[str], policy: str = "trec_eval", replace: 
     return summary
 
 
+def _rows_staged(con) -> int:
+    """How many rows a load's final transaction writes: its ranked run lines and judgments."""
+    rows = 0
+    if sql.rows(con, "load.sql", "staging_path"):
+        rows += sql.rows(con, "load.sql", "count", {}, "irw_staging.irw_ranked")[0][0]
+    if has_table(con, "irw_staged_qrels", temporary=True):
+        rows += sql.rows(con, "load.sql", "count", {}, "irw_staged_qrels")[0][0]
+    return rows
+
+
 _STAGED = ("irw_staged", "irw_batch_topics", "irw_staged_topics", "irw_staged_files",
            "irw_staged_sums", "irw_reranked", "irw_topics_across", "irw_staged_parts", "irw_staged_qrels")
 
@@ -677,6 +691,12 @@ def _drop_staged(con) -> None:
     engine = engine_of(con)
     for table in _STAGED:
         engine.drop(table)
+    _detach_staging(con)
+
+
+def release_staging(con) -> None:
+    """Detach a load's staging database from ``con`` and remove its file (a connection that
+    is closed next needs no more: its temporary tables go with it)."""
     _detach_staging(con)
 
 
@@ -701,10 +721,14 @@ def _detach_staging(con) -> None:
 
 
 def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding: str,
-                collection: str, bar=None) -> int:
+                collection: str, bar=None, judged: str | None = None) -> int:
     """Read, check and rank run files in tables of ``con`` (irw_staging.irw_ranked, and the
     temporary irw_staged_topics, irw_staged_files, irw_staged_parts), ready for
-    :func:`_insert_runs`. Returns the number of comment lines skipped.
+    :func:`_insert_runs`. Returns the number of comment lines skipped. ``judged`` (files in,
+    scores out, :func:`stage_files`): a relation of judgments (topic, docno); irw_ranked then
+    keeps only the ranked rows of judged documents, as a view ranking them within the query
+    that reads it (when the files are one batch; every row, stored, otherwise), and no
+    fingerprints are taken (irw_staged_parts): nothing is written to a warehouse.
 
     The files are taken in batches of about a memory budget's worth of text
     (:func:`_batches`): each is read, checked and ranked on its own, and its ranked rows are
@@ -717,12 +741,16 @@ def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding
     if policy not in POLICIES:
         raise IrwError(f"unknown ranking policy {policy!r}; valid: {', '.join(POLICIES)}")
     batches = _batches(con, files)
+    fingerprints = judged is None
+    if len(batches) > 1:  # a run's lines may be in several batches, ranked again over all of them
+        judged = None
     # In memory only when the one batch fits its share of the memory limit: DuckDB (1.5 and
     # 2.0) can corrupt the rows of an attached in-memory database whose blocks it evicted
     # under memory pressure when they are read back into the warehouse, where the rows of a
     # staging file are read back intact (tests/test_loading.py, the load larger than the
-    # memory limit).
-    _attach_staging(con, len(batches) > 1 or _text_size_of(batches[0]) > _budget(con))
+    # memory limit). Files in, scores out with one batch stores no rows there (irw_ranked is
+    # a view over the batch's lines) and writes no warehouse.
+    _attach_staging(con, len(batches) > 1 or (judged is None and _text_size_of(batches[0]) > _budget(con)))
     run_script(con, "stage_runs.sql")
     comments = 0
     for number, batch in enumerate(batches):
@@ -735,12 +763,17 @@ def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding
         _check_runs(con, batch, extra_fields, encoding)
         if bar is not None:
             bar.label = "ranking"
-        start = sql.rows(con, "load.sql", "count", {}, "irw_staging.irw_ranked")[0][0]
+        start = sql.rows(con, "load.sql", "count", {}, "irw_staging.irw_ranked")[0][0] if fingerprints else 0
+        by_count = False
+        if judged:  # few judged documents per ranking: their ranks counted, not sorted
+            pairs, lines = sql.rows(con, "load.sql", "pairs_to_count", {}, judged)[0]
+            by_count = pairs <= COUNT_PAIRS * max(lines, 1)
         run_script(con, "rank_runs.sql", {"batch": number, "files": _names(batch), "start": start,
-                                             "collection": collection}, policy=policy)
+                                             "collection": collection}, policy=policy,
+                   judged=judged, sums=fingerprints, by_count=by_count)
     if sql.rows(con, "load.sql", "count", {}, "irw_staged_files")[0][0] == 0:
         raise IrwError(f"{', '.join(_names(files))}: no run lines found")
-    across = [r[0] for r in sql.rows(con, "load.sql", "runs_across_batches")]
+    across = [r[0] for r in sql.rows(con, "load.sql", "runs_across_batches")] if len(batches) > 1 else []
     if across:
         if sql.rows(con, "load.sql", "docno_twice_across", {"ids": across}):
             _run_problem(files, extra_fields, encoding, "a docno twice in a run's topic")
@@ -748,8 +781,9 @@ def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding
                       policy=policy)
     _check_run_ids(con, files, encoding)
     _phase(bar, "ranking")
-    run_script(con, "run_parts_staged.sql", {"policy": policy, "ids": _staged_run_ids(con),
-                                                "collection": collection})
+    if fingerprints:
+        run_script(con, "run_parts_staged.sql", {"policy": policy, "ids": _staged_run_ids(con),
+                                                    "collection": collection})
     return comments
 
 
@@ -899,7 +933,7 @@ def load_qrels(con, patterns: Iterable[str], name: str, replace: bool = False,
     files = expand_paths(patterns)
     try:
         comments = _stage_qrels(con, files, name, encoding)
-        with final() if final else contextlib.nullcontext():
+        with final(_rows_staged(con)) if final else contextlib.nullcontext():
             with transaction(con):
                 if implicit:
                     catalogue.check_still_only(con, collection)
@@ -907,6 +941,22 @@ def load_qrels(con, patterns: Iterable[str], name: str, replace: bool = False,
             return {**_qrels_summary(con, name, collection), "comments": comments}
     finally:
         _drop_staged(con)
+
+
+def stage_files(con, qrels_file: str, runs: Iterable[str], name: str, policy: str = "trec_eval",
+                extra_fields: bool = False, encoding: str = "utf-8") -> None:
+    """Files in, scores out (engine.files_in): read and check a qrels file (named ``name``)
+    and run files into temporary tables of ``con`` with every check of
+    :func:`load_collection`, and rank the runs under ``policy``, keeping of the ranked rows
+    those of judged documents (see :func:`_stage_runs`). What is staged stays in ``con``
+    (sql/files_in.sql reads it); :func:`release_staging` removes the staging file."""
+    qrels_files = expand_paths([qrels_file])
+    run_files = expand_paths(runs)
+    _stage_qrels(con, qrels_files, name, encoding)
+    with _progress_bar(run_files, "reading runs", phases=2) as bar:
+        _stage_runs(con, run_files, policy, extra_fields, encoding, DEFAULT_COLLECTION, bar,
+                    judged="temp.irw_staged_qrels")
+        _phase(bar, "done")
 
 
 def _qrels_summary(con, name: str, collection: str) -> dict:
@@ -923,11 +973,11 @@ def _stage_qrels(con, files: list[str], name: str, encoding: str) -> int:
     names.check(names.qrels_problem(name))
     sql.run(con, "load.sql", "staged_qrels")
     comments = _stage(con, "irw_staged_qrels", files, 4, QRELS_COLUMNS, None, encoding)
-    bad = sql.rows(con, "load.sql", "bad_qrels_line") or sql.rows(con, "load.sql", "judged_twice")
-    if bad:
+    bad, twice, lines = sql.rows(con, "load.sql", "check_qrels")[0]
+    if bad is not None or twice is not None:
         raise IrwError(_locate_qrels_problem(files, encoding_name(encoding))
-                       or f"{_names(files)[bad[0][0]]}: malformed qrels")
-    if sql.rows(con, "load.sql", "count", {}, "irw_staged_qrels")[0][0] == 0:
+                       or f"{_names(files)[bad if bad is not None else twice]}: malformed qrels")
+    if lines == 0:
         raise IrwError(f"{', '.join(_names(files))}: no qrels lines found")
     return comments
 
@@ -982,7 +1032,7 @@ def load_collection(con, name: str, qrels_file: str, runs: Iterable[str], meta: 
         with _progress_bar(run_files, "reading runs", phases=3) as bar:
             comments = _stage_runs(con, run_files, policy, extra_fields, encoding, name, bar)
             _phase(bar, "writing to the warehouse")
-            with final() if final else contextlib.nullcontext():
+            with final(_rows_staged(con)) if final else contextlib.nullcontext():
                 with transaction(con):
                     if implicit:
                         catalogue.check_still_only(con, name)

@@ -1,0 +1,32 @@
+{#-
+  Files in, scores out (irwarehouse.engine.files_in): the relations an evaluation reads, as
+  views over what loading the files staged in this in-memory database -- no schema, no
+  catalogue tables, nothing copied. The qrels `name` (its judgments: irw_staged_qrels) and
+  the runs of `collection` ranked under `policy` (irw_staging.irw_ranked, which holds the
+  ranked rows of judged documents when the runs were read in one batch: engine.loading,
+  rank_runs.sql) take the names and columns of the warehouse's tables (schema.sql,
+  views.sql), so that the engine, the catalogue's look-ups and run specs read them as they
+  read a warehouse. Context: name, collection, policy (validated values, quoted).
+-#}
+{% import 'load.sql' as load %}
+CREATE TEMP VIEW qrels AS
+SELECT {{ name | literal }} AS qrels, topic, docno, rel FROM irw_staged_qrels;
+
+CREATE TEMP VIEW qrels_info AS
+SELECT {{ name | literal }} AS qrels, {{ collection | literal }} AS collection, NULL::VARCHAR AS source,
+       NULL::VARCHAR AS parent, 'file' AS kind, NULL::VARCHAR AS params, NULL::VARCHAR AS description,
+       {{ name | literal }} AS topic_qrels, current_timestamp AS created_at;
+
+CREATE TEMP VIEW runs AS
+{{ load.runs_rows(collection | literal) }};
+
+CREATE TEMP VIEW run_topics AS
+{{ load.run_topics_rows(collection | literal) }};
+
+CREATE TEMP VIEW run_loads AS
+{{ load.run_loads_rows(collection | literal, policy | literal) }};
+
+CREATE TEMP VIEW run_info AS
+SELECT collection, run_id, NULL::VARCHAR AS team, NULL::VARCHAR AS kind, NULL::BOOLEAN AS pooled,
+       source, ranking_policy, n_topics, n_docs, loaded_at
+FROM run_loads;
