@@ -15,7 +15,7 @@ SELECT {{ name | literal }} AS qrels, topic, docno, rel FROM irw_staged_qrels;
 CREATE TEMP VIEW qrels_info AS
 SELECT {{ name | literal }} AS qrels, {{ collection | literal }} AS collection, NULL::VARCHAR AS source,
        NULL::VARCHAR AS parent, 'file' AS kind, NULL::VARCHAR AS params, NULL::VARCHAR AS description,
-       {{ name | literal }} AS topic_qrels, current_timestamp AS created_at;
+       {{ name | literal }} AS topic_qrels, current_timestamp::TIMESTAMP AS created_at;
 
 CREATE TEMP VIEW runs AS
 {{ load.runs_rows(collection | literal) }};
@@ -27,6 +27,6 @@ CREATE TEMP VIEW run_loads AS
 {{ load.run_loads_rows(collection | literal, policy | literal) }};
 
 CREATE TEMP VIEW run_info AS
-SELECT collection, run_id, NULL::VARCHAR AS team, NULL::VARCHAR AS kind, NULL::BOOLEAN AS pooled,
+SELECT collection, run_id, NULL::VARCHAR AS team, NULL::VARCHAR AS system, NULL::VARCHAR AS kind, NULL::BOOLEAN AS pooled,
        source, ranking_policy, n_topics, n_docs, loaded_at
 FROM run_loads;

@@ -121,10 +121,10 @@ SELECT {{ c }} AS collection, run_id, topic, n_docs FROM irw_staged_topics
 
 {% macro run_loads_rows(c, policy) -%}
 SELECT {{ c }} AS collection, f.run_id, f.source, {{ policy }} AS ranking_policy, t.n_topics, t.n_docs,
-       current_timestamp AS loaded_at
+       current_timestamp::TIMESTAMP AS loaded_at
 FROM (SELECT run_id, string_agg(filename, ' ' ORDER BY filename) AS source
       FROM irw_staged_files GROUP BY run_id) AS f
-JOIN (SELECT run_id, count(*)::INTEGER AS n_topics, sum(n_docs) AS n_docs
+JOIN (SELECT run_id, count(*)::INTEGER AS n_topics, sum(n_docs)::BIGINT AS n_docs
       FROM irw_staged_topics GROUP BY run_id) AS t USING (run_id)
 {%- endmacro %}
 

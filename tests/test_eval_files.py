@@ -63,6 +63,27 @@ def test_files_equal_the_warehouse_on_trec8(trec8, trec8_db):
     assert files.rows() == loaded.rows()
 
 
+def test_files_in_views_have_the_warehouses_columns(fixture_warehouse):
+    """The views files in, scores out reads (sql/files_in.sql) have the names, columns and
+    column types of the warehouse's tables and views they stand in for."""
+    import duckdb
+
+    from irwarehouse.engine import files_in
+
+    names = ("qrels", "qrels_info", "runs", "run_topics", "run_loads", "run_info")
+
+    def columns(con, name):
+        return [(c, str(t)) for c, t, *_ in con.execute(f"DESCRIBE {name}").fetchall()]
+
+    warehouse = duckdb.connect(fixture_warehouse, read_only=True)
+    try:
+        expected = {name: columns(warehouse, name) for name in names}
+    finally:
+        warehouse.close()
+    with files_in.staged(QRELS, [RUNS], name="fixture") as con:
+        assert {name: columns(con, name) for name in names} == expected
+
+
 def test_files_in_set_up_no_warehouse(monkeypatch, tmp_path):
     """Files in, scores out reads the files into an in-memory database and evaluates them
     through views over what it staged (engine.files_in): no schema is set up, no base
