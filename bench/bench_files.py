@@ -48,7 +48,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import DEFAULT_DATA, ROOT, machine
+from common import DEFAULT_DATA, ROOT, irw_executable, machine
 
 SHARED_TOOLS = ROOT.parent / "shared" / "tools"
 SINGLE = ["RR", "nDCG@10", "AP", "R@1000"]
@@ -159,14 +159,6 @@ def workload_files(name: str, args) -> tuple[str, list[str], list[str]]:
         subprocess.run([sys.executable, str(ROOT / "bench" / "make_synthetic.py"), "--shape", name,
                         "--out", str(out)], check=True)
     return str(qrels), [str(run)], SINGLE
-
-
-def irw_executable() -> str:
-    here = Path(sys.executable).parent / "irw"
-    found = str(here) if here.exists() else shutil.which("irw")
-    if not found:
-        raise SystemExit("no `irw` command found: install the package (pip install -e .)")
-    return found
 
 
 # irw as the checkout in sys.argv[1] runs it (--before)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -26,17 +25,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, machine
+from common import ROOT, irw_executable, machine
 
 TARGET = 3.0  # each command within 3x the time of importing duckdb
-
-
-def irw_executable() -> str:
-    here = Path(sys.executable).parent / "irw"
-    found = str(here) if here.exists() else shutil.which("irw")
-    if not found:
-        raise SystemExit("no `irw` command found: install the package (pip install -e .)")
-    return found
 
 
 def run(cmd: list[str], env: dict) -> float:

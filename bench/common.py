@@ -1,10 +1,13 @@
-"""What the benchmark scripts share: the machine description and a TREC-8 warehouse."""
+"""What the benchmark scripts share: the machine description, the `irw` command and a TREC-8
+warehouse."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import platform
+import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -28,6 +31,15 @@ def machine() -> str:
 
     return (f"{cpu}, {os.cpu_count()} cores, {mem:.0f} GiB; Python {platform.python_version()}, "
             f"DuckDB {duckdb.__version__}")
+
+
+def irw_executable() -> str:
+    """The `irw` command of this Python's environment (else the first on PATH)."""
+    here = Path(sys.executable).parent / "irw"
+    found = str(here) if here.exists() else shutil.which("irw")
+    if not found:
+        raise SystemExit("no `irw` command found: install the package (pip install -e .)")
+    return found
 
 
 def add_data_options(parser: argparse.ArgumentParser) -> None:

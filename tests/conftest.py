@@ -132,6 +132,18 @@ def cli(tmp_path):
     return cli_for(str(tmp_path / "test.duckdb"))
 
 
+@pytest.fixture(scope="module")
+def evaluated_fixtures(tmp_path_factory) -> Path:
+    """A warehouse file with the fixture collection loaded (qrels ``fixture``, the runs with
+    their metadata) and AP and P@10 evaluated, once per test module: tests copy it."""
+    path = tmp_path_factory.mktemp("fixtures") / "w.duckdb"
+    cli = cli_for(str(path))
+    cli("load", "qrels", FIXTURES / "qrels.txt", "--name", "fixture")
+    cli("load", "runs", FIXTURES / "runs", "--meta", FIXTURES / "runs.tsv")
+    cli("eval", "-m", "AP", "-m", "P@10")
+    return path
+
+
 @pytest.fixture(scope="session")
 def trec8_db(trec8, tmp_path_factory):
     """A warehouse holding the full TREC-8 runset and qrels (loaded once per test session)."""

@@ -39,22 +39,11 @@ from conftest import FIXTURES, ROOT, cli_for, snapshot
 IRW = [sys.executable, "-c", "from irwarehouse.cli import main; main()"]
 
 
-@pytest.fixture(scope="module")
-def loaded(tmp_path_factory) -> Path:
-    """The fixture collection loaded and evaluated once."""
-    path = tmp_path_factory.mktemp("safety") / "w.duckdb"
-    cli = cli_for(str(path))
-    cli("load", "qrels", FIXTURES / "qrels.txt", "--name", "fixture")
-    cli("load", "runs", FIXTURES / "runs", "--meta", FIXTURES / "runs.tsv")
-    cli("eval", "-m", "AP", "-m", "P@10")
-    return path
-
-
 @pytest.fixture()
-def fx(loaded, tmp_path):
+def fx(evaluated_fixtures, tmp_path):
     """A copy of that warehouse of the test's own, and the CLI on it."""
     path = tmp_path / "w.duckdb"
-    path.write_bytes(loaded.read_bytes())
+    path.write_bytes(evaluated_fixtures.read_bytes())
     cli = cli_for(str(path))
     cli.path = path
     cli.tmp = tmp_path

@@ -23,23 +23,13 @@ import pytest
 from conftest import FIXTURES, cli_for, snapshot
 
 
-@pytest.fixture(scope="module")
-def loaded(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("sandbox") / "w.duckdb"
-    cli = cli_for(str(path))
-    cli("load", "qrels", FIXTURES / "qrels.txt", "--name", "fixture")
-    cli("load", "runs", FIXTURES / "runs", "--meta", FIXTURES / "runs.tsv")
-    cli("eval", "-m", "AP", "-m", "P@10")
-    return path
-
-
 @pytest.fixture()
-def fx(loaded, tmp_path, monkeypatch):
+def fx(evaluated_fixtures, tmp_path, monkeypatch):
     """A copy of the warehouse in a directory of the test's own (the working directory),
     with another DuckDB database beside it, a directory the SQL may be allowed, and HOME
     there too (so that ~/ and DuckDB's extension directory are the test's)."""
     path = tmp_path / "w.duckdb"
-    path.write_bytes(loaded.read_bytes())
+    path.write_bytes(evaluated_fixtures.read_bytes())
     other = tmp_path / "other.duckdb"
     con = duckdb.connect(str(other))
     con.execute("CREATE TABLE keep AS SELECT 42 AS x")
