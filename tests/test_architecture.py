@@ -25,7 +25,7 @@ LAYERS = [
     ("engine", ["irwarehouse.engine*"]),
     ("schema", ["irwarehouse.schema"]),
     ("analyses", ["irwarehouse.significance", "irwarehouse.judges", "irwarehouse.summary", "irwarehouse.standardize",
-                  "irwarehouse.report", "irwarehouse.export", "irwarehouse.experiments.*", "irwarehouse.spark",
+                  "irwarehouse.report*", "irwarehouse.export", "irwarehouse.experiments.*", "irwarehouse.spark",
                   "irwarehouse.trec_eval"]),
     ("facade", ["irwarehouse.api", "irwarehouse"]),
     ("faces", ["irwarehouse.cli*"]),

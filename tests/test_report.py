@@ -25,7 +25,8 @@ import pytest
 from conftest import FIXTURES, cli_for, unavailable
 from irwarehouse import schema, significance, stats
 from irwarehouse.measures import parse_all
-from irwarehouse.report import SECTIONS, Report, _mark_list, build_report
+from irwarehouse.report import SECTIONS, Report, build_report
+from irwarehouse.report.sections import mark_list as _mark_list
 
 MEASURES = ["AP", "P@10", "nDCG(discount=jk)@10"]
 VOID = {"meta", "img", "br", "hr", "link", "input", "wbr"}
@@ -474,7 +475,7 @@ window.addEventListener("load", () => {
 });
 </script>"""
 
-# Colours only the figures of each section paint in large areas (irwarehouse/report.py):
+# Colours only the figures of each section paint in large areas (irwarehouse/report/runs_figures.py):
 # the CI plot's dots and intervals; the significance maps' cells (better, worse, not
 # significant) and the groups' runs; the box plots' boxes and mean markers; the tau
 # matrix's diagonal (1.0, the top of viridis); the coverage bars. And the body text's
