@@ -1054,12 +1054,12 @@ class Warehouse:
 
     @_atomic
     def report(self, measures, qrels: str | None = None, runs="all", *, topics: str = "qrels",
-               test: str = "t", correction: str = "none", alpha: float = 0.05, B: int | None = None,
+               test: str = "t", correction: str | None = None, alpha: float = 0.05, B: int | None = None,
                seed: int = 0, level: float = 0.95, judged_k: int = 10, rbp_p: float = 0.8,
                format: str = "html", out=None, replace: bool = False, against: str | None = None,
                by: str | None = None, top_k: int = 10, permutations: int = 10000,
                bias_correction: str = "holm", rel_level: int = 1, intervals: bool = False,
-               effects: bool = False, progress=None) -> "Report | JudgesReport":
+               effects: bool = False, highlight=None, progress=None) -> "Report | JudgesReport":
         """The report of ``irw report`` (irwarehouse.report.Report): its frames
         (``leaderboard``, ``pairs`` -- with each difference's interval and effect sizes at
         ``level`` --, ``correlations``, ``coverage``, ``power``) and ``to_html()``,
@@ -1067,7 +1067,8 @@ class Warehouse:
         ``format`` (never over a database or, without ``replace``, an existing file); the
         paper table (latex, markdown) shows each mean's interval with ``intervals`` and each
         run's d_z against the measure's best with ``effects``. ``by="system"``: a report on
-        the runs' systems (``by`` default ``run``).
+        the runs' systems (``by`` default ``run``). Without ``correction``, Holm's with more
+        than 10 runs, none below; ``highlight``: run ids the page marks.
 
         With ``against`` (a second judgment set B, ``qrels`` the reference A), the page
         judging it (irwarehouse.report.JudgesReport, html only): agreement as assessors
@@ -1108,7 +1109,8 @@ class Warehouse:
                                        qrels=qrels or catalogue.default_qrels(self.con),
                                        runs=_spec(runs) or "all", topics=topics, test=test,
                                        correction=correction, alpha=alpha, B=B, seed=seed, level=level,
-                                       judged_k=judged_k, rbp_p=rbp_p, progress=progress, by=by)
+                                       judged_k=judged_k, rbp_p=rbp_p, progress=progress, by=by,
+                                       highlight=highlight)
         if out is not None:
             text = rep.render(format) if against is not None else rep.render(format, intervals, effects)
             files.write_text(str(out), text, replace=replace, what=f"{format} report",

@@ -7,10 +7,11 @@ from typing import List, Optional
 
 import typer
 
+from .. import api
 from ..errors import IrwError
 from .app import (QrelsOpt, RunsOpt, TopicsOpt, app, check_format, command, open_warehouse,
                   progress_callback, say)
-from .stats import AlphaOpt, BOpt, CorrectionOpt, SeedOpt, TestOpt
+from .stats import AlphaOpt, BOpt, SeedOpt, TestOpt
 
 REPORT_FORMATS = ("html", "latex", "markdown")
 
@@ -21,7 +22,7 @@ def report_cmd(
     measure: List[str] = typer.Option(..., "--measure", "-m", help="Measure (repeatable); the first orders the runs."),
     qrels: Optional[str] = QrelsOpt, runs: str = RunsOpt, topics: str = TopicsOpt,
     test: str = TestOpt,
-    correction: str = CorrectionOpt, alpha: float = AlphaOpt, samples: Optional[int] = BOpt,
+    correction: Optional[str] = typer.Option(None, "--correction", help="Multiple comparisons: " + " | ".join(api.CORRECTIONS) + " (over all pairs; default: holm with more than 10 runs, none with fewer)."), alpha: float = AlphaOpt, samples: Optional[int] = BOpt,
     seed: int = SeedOpt,
     level: float = typer.Option(0.95, "--level", help="Confidence level of the leaderboard's intervals and of each pair's interval and d_z interval."),
     rbp_p: float = typer.Option(0.8, "--rbp-p", help="Persistence of the RBP and RBP residual of the coverage section."),
@@ -36,6 +37,7 @@ def report_cmd(
     bias_correction: str = typer.Option("holm", "--bias-correction", help="With --against: correction of the bias test over the groups."),
     rel_level: int = typer.Option(1, "--rel-level", "-l", help="With --against: binary labels relevant at grade >= L."),
     intervals: bool = typer.Option(False, "--intervals", help="The paper table (latex, markdown): each mean with its confidence interval at --level."),
+    highlight: List[str] = typer.Option([], "--highlight", metavar="RUN", help="Mark these runs in the page's tables and figures (repeatable or comma-separated run ids; systems with --by system)."),
     effects: bool = typer.Option(False, "--effect-sizes", help="The paper table (latex, markdown): beside each measure, each run's Cohen's d_z against the measure's best run, with its exact interval."),
 ):
     """A report on the runs: leaderboard with confidence intervals, significance matrix,
@@ -43,6 +45,8 @@ def report_cmd(
     --format latex|markdown, the paper table with significance marks; or, with --against,
     a second judgment set judged against the qrels."""
     check_format(fmt, REPORT_FORMATS)
+    if highlight and against:
+        raise IrwError("--highlight marks runs of the runs' report; the page of --against does not take it")
     if fmt == "html" and not out:
         raise IrwError("the html report is a page: give a file with --out (latex and markdown print on stdout without it)")
     with open_warehouse(ctx, read_only=True) as w, progress_callback(f"{test} test") as progress:
@@ -50,7 +54,7 @@ def report_cmd(
                        alpha=alpha, B=samples, seed=seed, level=level, judged_k=judged_k, rbp_p=rbp_p,
                        format=fmt, out=out, replace=replace, against=against, by=by, top_k=top_k,
                        permutations=permutations, bias_correction=bias_correction, rel_level=rel_level,
-                       intervals=intervals, effects=effects, progress=progress)
+                       intervals=intervals, effects=effects, highlight=highlight, progress=progress)
     if out is None:
         sys.stdout.write(rep.render(fmt, intervals=intervals, effects=effects))
         return

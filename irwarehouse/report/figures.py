@@ -8,6 +8,8 @@ import base64
 import io
 
 MANY = 40  # beyond this many runs, the leaderboard and coverage figures lay the runs along x
+HIGHLIGHT = "#d9822b"  # the runs the user highlighted (irw report --highlight)
+READABLE = 7.0  # the smallest font size (points) a run's name is drawn in
 
 
 def svg(fig) -> str:
@@ -58,15 +60,29 @@ def bars(ax, y, left, right, per: float, **style) -> None:
     ax.hlines(y, left, right, linewidth=per * 72 * 0.7, capstyle="butt", **style)
 
 
-def runs_yaxis(axes, runs: list[str], size: float) -> None:
-    """The runs, top to bottom, named on the first of ``axes``."""
-    axes[0].set_yticks(range(len(runs)), [plain(x) for x in runs], fontsize=size)
+def runs_yaxis(axes, runs: list[str], size: float, marked=()) -> None:
+    """The runs, top to bottom, named on the first of ``axes``; the names at the positions
+    ``marked`` in the highlight colour, bold."""
+    mark(axes[0].set_yticks(range(len(runs)), [plain(x) for x in runs], fontsize=size), marked)
     for ax in axes[1:]:
         ax.set_yticks([])
     for ax in axes:
         ax.set_ylim(len(runs) - 0.5, -0.5)
 
 
+def mark(ticks, marked) -> None:
+    """The labels of the ``ticks`` (what ``set_xticks``/``set_yticks`` return) at the
+    positions ``marked`` in the highlight colour, bold."""
+    for k in marked:
+        for label in (ticks[k].label1, ticks[k].label2):  # either side of the axis
+            label.set_color(HIGHLIGHT)
+            label.set_fontweight("bold")
+
+
+def marked_at(runs: list[str], highlight) -> list[int]:
+    """The positions in ``runs`` of the highlighted runs."""
+    wanted = set(highlight)
+    return [k for k, run in enumerate(runs) if run in wanted]
 
 
 def stacked(width: float, height: float, nrows: int, gap: float = 0.3, top: float = 0.25,
@@ -84,14 +100,17 @@ def stacked(width: float, height: float, nrows: int, gap: float = 0.3, top: floa
 
 def runs_along(n: int) -> tuple[float, float | None]:
     """For runs laid along x: the plotting width (inches, the page's width at most) and the
-    font size of their names (None: too narrow to name them, their ranks instead)."""
+    font size of their names (None: too narrow to name them all readably, their ranks
+    instead)."""
     width = min(11.0, max(6.0, 0.085 * n))
     pitch = width / n * 72  # points per run
-    return width, (min(7.0, 0.9 * pitch) if pitch >= 4.5 else None)
+    return width, (READABLE if 0.9 * pitch >= READABLE else None)
 
 
-def runs_xaxis(axes, runs: list[str], size: float | None) -> None:
-    """The runs, left to right, named (or ranked) under the last of ``axes``."""
+def runs_xaxis(axes, runs: list[str], size: float | None, marked=()) -> None:
+    """The runs, left to right, named (or ranked) under the last of ``axes``; the runs at
+    the positions ``marked`` in the highlight colour, named above the first of ``axes`` when
+    the others are ranked."""
     n = len(runs)
     for ax in axes:
         ax.set_xlim(-0.5, n - 0.5)
@@ -100,11 +119,15 @@ def runs_xaxis(axes, runs: list[str], size: float | None) -> None:
         ax.set_axisbelow(True)
         ax.tick_params(axis="y", labelsize=7)
     if size is not None:
-        axes[-1].set_xticks(range(n), [plain(x) for x in runs], rotation=90, fontsize=size)
-    else:
-        ticks = [0] + list(range(9, n, 10))
-        axes[-1].set_xticks(ticks, [str(t + 1) for t in ticks], fontsize=7)
-        axes[-1].set_xlabel("runs (rank)", fontsize=8)
+        mark(axes[-1].set_xticks(range(n), [plain(x) for x in runs], rotation=90, fontsize=size), marked)
+        return
+    ticks = [0] + list(range(9, n, 10))
+    axes[-1].set_xticks(ticks, [str(t + 1) for t in ticks], fontsize=7)
+    axes[-1].set_xlabel("runs (rank)", fontsize=8)
+    if marked:  # the highlighted runs named above the figure, at their ranks
+        top = axes[0].secondary_xaxis("top")
+        mark(top.set_xticks(list(marked), [f"{plain(runs[k])} ({k + 1})" for k in marked],
+                            rotation=90, fontsize=READABLE), range(len(marked)))
 
 
 def x_grid(ax) -> None:

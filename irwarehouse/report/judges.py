@@ -15,7 +15,7 @@ from .. import runsets, significance
 from ..errors import IrwError
 from ..significance_tests import CORRECTIONS
 from . import figures as fg
-from .sections import RBO_P, SMALL, Sections, parse_measures, test_text
+from .sections import RBO_P, SMALL, Sections, correction_text, default_correction, parse_measures, test_text
 
 # the scatter and shift figures: a favoured group, a disfavoured one, the others
 _FAVOURED, _DISFAVOURED, _OTHER = "#c2413b", "#2f6fae", "#8c8c8c"
@@ -55,7 +55,8 @@ class JudgesReport:
         test = test_text(s["test"], s["B"], s["seed"])
         meta = [f"reference {self.qrels}", f"judged {self.against}", f"{len(self.run_ids)} runs",
                 f"measures {', '.join(self.measures)}", f"relevant at grade ≥ {s['rel_level']}",
-                f"{test}, {CORRECTIONS[s['correction']]}, α = {s['alpha']:g}"]
+                f"{test}, {correction_text(s['correction'], s['correction_chosen'], len(self.run_ids))}, "
+                f"α = {s['alpha']:g}"]
         return PAGE.page(self, f"Judging the judges: {self.against} against {self.qrels}", meta,
                          made_by="irw report --against")
 
@@ -64,7 +65,7 @@ class JudgesReport:
 
 
 def build_judges_report(con, measures, qrels: str, against: str, runs="all", topics: str = "qrels",
-                        test: str = "t", correction: str = "none", alpha: float = 0.05,
+                        test: str = "t", correction: str | None = None, alpha: float = 0.05,
                         B: int | None = None, seed: int = 0, level: float = 0.95, by: str = "team",
                         top_k: int = 10, rbo_p: float = RBO_P, permutations: int = 10000,
                         bias_correction: str = "holm", rel_level: int = 1,
@@ -75,15 +76,16 @@ def build_judges_report(con, measures, qrels: str, against: str, runs="all", top
     from .. import judges
 
     parsed = parse_measures(measures)
-    judges.check_options("runs", test, correction, alpha, B, top_k, rbo_p, permutations, bias_correction)
+    judges.check_options("runs", test, correction or "none", alpha, B, top_k, rbo_p, permutations, bias_correction)
     B = significance.check_test(test, alpha, B)
     if not 0 < level < 1:
         raise IrwError(f"the confidence level must be between 0 and 1 (exclusive), got {level}")
     judges.check_pair(con, qrels, against)
     run_ids = runsets.resolve(con, runs, qrels=qrels) if isinstance(runs, str) else list(runs)
+    chosen, correction = correction is None, default_correction(correction, len(run_ids))
     counts = judges.pair_counts(con, qrels, against)
     r = judges.rankings(con, qrels, against, parsed, run_ids, topics, by)
-    settings = {"test": test, "correction": correction, "alpha": alpha, "B": B, "seed": seed,
+    settings = {"test": test, "correction": correction, "correction_chosen": chosen, "alpha": alpha, "B": B, "seed": seed,
                 "level": level, "top_k": top_k, "rbo_p": rbo_p, "permutations": permutations,
                 "bias_correction": bias_correction, "rel_level": rel_level,
                 "interval_samples": interval_samples, "topics": topics}

@@ -15,8 +15,10 @@ from ..measures import parse
 from ..output import latex_text as _latex
 from ..output import markdown_text as _md
 from ..significance_tests import CORRECTIONS, TESTS
+from . import figures as fg
 from . import runs_figures as rf
-from .sections import FORMATS, RBO_P, SMALL, Sections, mark_list, parse_measures, test_text
+from .sections import (FORMATS, RBO_P, SMALL, TIED, TOP, Sections, correction_text, default_correction, mark_list,
+                       parse_measures, test_text)
 
 
 
@@ -43,6 +45,8 @@ class Report:
     coverage_measures: list[str] = field(default_factory=list)
     unit: str = "run"  # what a row is: "run", or "system" (its runs' mean per topic)
     power: pd.DataFrame | None = None  # irw power's row per measure at the report's alpha
+    highlight: list[str] = field(default_factory=list)  # the runs the page marks, in leaderboard order
+    correction_chosen: bool = False  # the correction is the default for this many runs, not asked for
     _groups: dict = field(default_factory=dict, repr=False, compare=False)
 
     # ---------------------------------------------------------------------- the data
@@ -112,6 +116,15 @@ class Report:
             return None
         runs = np.array(self.order(measure), dtype=object)
         return [list(runs[g]) for g in G]
+
+    def first_screen(self) -> list[str] | None:
+        """The runs the page shows first when it has more than SMALL of them: the TOP best by
+        the first measure, then the highlighted runs below them (leaderboard order); None when
+        the page shows every run unfolded."""
+        if len(self.run_ids) <= SMALL:
+            return None
+        top = self.run_ids[:TOP]
+        return top + [r for r in self.highlight if r not in top]
 
     @property
     def n_pairs(self) -> int:
@@ -265,17 +278,20 @@ class Report:
 
     def to_html(self) -> str:
         """One self-contained page: every section of :data:`SECTIONS`, figures inline."""
-        test, correction = self._method()
-        meta = [f"qrels {self.qrels}", f"{len(self.run_ids)} runs",
+        test, _ = self._method()
+        correction = correction_text(self.correction, self.correction_chosen, len(self.run_ids), self.unit)
+        meta = [f"qrels {self.qrels}", f"{len(self.run_ids)} {self.unit}s",
                 f"{self._topics_text()} (topic set {self.topic_set})",
                 f"measures {', '.join(self.measures)}", f"{test}, {correction}, α = {self.alpha:g}"]
+        if self.highlight:
+            meta.append(f"highlighted: {', '.join(self.highlight)}")
         return PAGE.page(self, f"Evaluation report: {self.qrels}", meta, made_by="irw report")
 
 
 def build_report(con, measures, qrels: str | None = None, runs="all", topics: str = "qrels",
-                 test: str = "t", correction: str = "none", alpha: float = 0.05,
+                 test: str = "t", correction: str | None = None, alpha: float = 0.05,
                  B: int | None = None, seed: int = 0, level: float = 0.95, judged_k: int = 10,
-                 rbp_p: float = 0.8, progress=None, by: str = "run") -> Report:
+                 rbp_p: float = 0.8, progress=None, by: str = "run", highlight=None) -> Report:
     """The data of a report on ``runs`` (a run spec, or a list of run ids) under ``qrels``
     (default: the only loaded one) for ``measures`` (names or :class:`Measure`).
 
@@ -286,19 +302,28 @@ def build_report(con, measures, qrels: str | None = None, runs="all", topics: st
     RBP(p) and RBP residual over the topics, as ``irw compare`` reports them; the power line
     is ``irw power``'s minimum detectable difference at 80% power and ``alpha``. With
     ``by="system"`` the rows are the runs' systems (their per-topic means: ``--by system``
-    of those commands), a system's coverage the mean of its runs'."""
+    of those commands), a system's coverage the mean of its runs'.
+
+    Without a ``correction``, the pairs are corrected by Holm's method when there are more
+    than :data:`~irwarehouse.report.sections.AUTO_CORRECTION_RUNS` runs (the page says so),
+    else not. ``highlight``: run ids (systems with ``by="system"``) of the report that the
+    page marks in its tables and figures."""
     parsed = parse_measures(measures)
     B = significance.check_test(test, alpha, B)
-    if correction not in CORRECTIONS:
+    if correction is not None and correction not in CORRECTIONS:
         raise IrwError(f"unknown correction {correction!r}; valid: {', '.join(CORRECTIONS)}")
     if not 0 < level < 1:
         raise IrwError(f"the confidence level must be between 0 and 1 (exclusive), got {level}")
     coverage_measures = [parse(f"Judged@{judged_k}"), parse(f"RBP(p={rbp_p})"), parse(f"RBPres(p={rbp_p})")]
     qrels = qrels or catalogue.default_qrels(con)
     run_ids = runsets.resolve(con, runs, qrels=qrels) if isinstance(runs, str) else list(runs)
+    highlight = _highlighted(highlight, run_ids, by) if by == "run" else highlight
 
     mats = significance.score_matrices(con, qrels, parsed, run_ids, topics, by=by)
     labels = [str(m) for m in parsed]
+    rows = mats[labels[0]].run_ids  # the runs, or the systems
+    highlight = _highlighted(highlight, rows, by)
+    chosen, correction = correction is None, default_correction(correction, len(rows))
     names = {"system": "run_id", "system_a": "run_a", "system_b": "run_b"}  # a row is a system
     leaderboard = pd.concat([significance.interval_frame(mats[label], level) for label in labels],
                             ignore_index=True).rename(columns=names)
@@ -316,7 +341,6 @@ def build_report(con, measures, qrels: str | None = None, runs="all", topics: st
     per = evaluation.evaluate(con, qrels, coverage_measures, run_ids, topics=topics, store=False)
     cov = per.aggregate().df().pivot(index="run_id", columns="measure", values="value")
     cov_labels = [str(m) for m in coverage_measures]
-    rows = mats[labels[0]].run_ids  # the runs, or the systems
     if by == "system":  # a system's coverage: the mean of its runs'
         cov = cov.groupby(cov.index.map(mats[labels[0]].systems.system_of())).mean()
     coverage = cov.reindex(index=rows, columns=cov_labels).reset_index(names="run_id")
@@ -329,7 +353,21 @@ def build_report(con, measures, qrels: str | None = None, runs="all", topics: st
                   correction=correction, alpha=alpha, B=B, seed=seed, level=level, matrices=mats,
                   leaderboard=leaderboard, pairs=pd.concat(pairs, ignore_index=True),
                   correlations=correlations, coverage=coverage, coverage_measures=cov_labels,
-                  unit=by, power=power)
+                  unit=by, power=power, highlight=[r for r in ordered if r in highlight],
+                  correction_chosen=chosen)
+
+
+def _highlighted(highlight, rows: list[str], unit: str) -> list[str]:
+    """The ids of ``highlight`` (a list, or one string; each may be comma-separated), each a
+    row of the report: a run (a system with ``unit`` system); else a one-line error."""
+    wanted = [highlight] if isinstance(highlight, str) else list(highlight or [])
+    ids = [x.strip() for item in wanted for x in str(item).split(",") if x.strip()]
+    known = set(rows)
+    missing = [x for x in ids if x not in known]
+    if missing:
+        some = ", ".join(list(rows)[:5]) + (", ..." if len(rows) > 5 else "")
+        raise IrwError(f"--highlight: no {unit} {missing[0]!r} in this report ({len(rows)} {unit}s: {some})")
+    return list(dict.fromkeys(ids))
 
 
 # ------------------------------------------------------------------------------ the page
@@ -356,7 +394,7 @@ def _leaderboard_data(r: Report) -> dict:
             "groups": None if r.group_matrix(m) is None else len(r.group_matrix(m)),
         })
     spread = ["runs", "run_sd"] if r.unit == "system" else []
-    rows = [{"label": r.labels[run], "run": run,
+    rows = [{"label": r.labels[run], "run": run, "hl": run in r.highlight,
              "cells": [lb.loc[(m, run)][["mean", "ci_low", "ci_high", *spread]].to_dict() for m in r.measures]}
             for run in r.run_ids]
     for row in rows:  # a count, not a float of the row's other numbers
@@ -365,8 +403,12 @@ def _leaderboard_data(r: Report) -> dict:
                 cell["runs"] = int(cell["runs"])
     power = [] if r.power is None else r.power.to_dict("records")
     topics = {p["topics"] for p in power}
+    shown = r.first_screen()
+    top = None if shown is None else [rows[r.run_ids.index(run)] for run in shown]
     return {"first": r.measures[0], "measures": r.measures, "pct": f"{r.level * 100:g}%",
             "n_pairs": r.n_pairs, "summary": summary, "figure": rf.forest_figure(r), "rows": rows,
+            "top": top, "top_n": min(TOP, len(r.run_ids)), "tied_shown": TIED, "highlight": r.highlight,
+            "overview": rf.overview_figure(r) if len(r.run_ids) > fg.MANY else None,
             "open": len(r.run_ids) <= SMALL, "unit": r.unit, "power": power,
             "power_topics": topics.pop() if len(topics) == 1 else None, "alpha": f"{r.alpha:g}"}
 
@@ -387,7 +429,10 @@ def _significance_data(r: Report) -> dict:
         columns.append({"better": (signs > 0).sum(axis=1)[at], "worse": (signs < 0).sum(axis=1)[at],
                         "groups": marks})
         measures.append({"name": m, "heatmap": rf.significance_figure(r, m),
-                         "summary": f"{m} {'–' if G is None else len(G)}",
+                         "summary": (f"{m}: more than {stats.MAX_GROUPS:,} groups, too many to show"
+                                     if G is None else
+                                     f"{m}: {len(G)} overlapping group{'s' if len(G) != 1 else ''} of "
+                                     f"{r.unit}s that are not significantly different"),
                          "groups_figure": None if G is None else rf.groups_figure(r, m)})
     rows = r.marked()
     for k, row in enumerate(rows):
@@ -398,7 +443,7 @@ def _significance_data(r: Report) -> dict:
             "measures": measures, "rows": rows, "caption": r.caption(),
             "open": len(r.run_ids) <= SMALL, "max_groups": stats.MAX_GROUPS, "unit": r.unit,
             "pct": f"{r.level * 100:g}%", "interval": TESTS[r.test].interval,
-            "all_pairs": len(r.run_ids) <= SMALL, "pairs": _pair_rows(r)}
+            "all_pairs": len(r.run_ids) <= SMALL, "pairs": _pair_rows(r), "highlight": r.highlight}
 
 
 def _pair_rows(r: Report) -> list[dict]:
@@ -445,7 +490,7 @@ def _coverage_data(r: Report) -> dict:
              "residual": row[res], "high": row[base] + row[res]}
             for run, row in zip(r.run_ids, cov.to_dict("records"))]
     return {"judged": judged, "base": base, "residual": res, "rows": rows,
-            "figure": rf.coverage_figure(r), "open": len(r.run_ids) <= SMALL}
+            "figure": rf.coverage_figure(r), "open": len(r.run_ids) <= SMALL, "highlight": r.highlight}
 
 
 # The page's sections in order: key (the anchor, and the template report/<key>.html),

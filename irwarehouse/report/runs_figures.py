@@ -25,30 +25,50 @@ def tau_matrix(r: Report) -> np.ndarray:
 
 
 
+def _colours(runs: list[str], highlight, colour: str, marked: str = fg.HIGHLIGHT) -> list[str]:
+    wanted = set(highlight)
+    return [marked if run in wanted else colour for run in runs]
+
+
 def forest_figure(r: Report) -> str:
-    n = len(r.run_ids)
+    """Means with their intervals, a row per run, named: every run; or, with more than MANY
+    runs, those of the page's first screen (the top ones and the highlighted ones, see
+    :meth:`Report.first_screen`), named with their ranks. Highlighted runs in orange."""
     lb = r.leaderboard.set_index(["measure", "run_id"])
-    if n > fg.MANY:  # a row per measure, the runs along x
-        width, size = fg.runs_along(n)
-        fig, axes = fg.stacked(width, 1.5, len(r.measures))
-        x = np.arange(n)
-        for ax, m in zip(axes, r.measures):
-            rows = lb.loc[m].loc[r.run_ids]
-            ax.vlines(x, rows["ci_low"], rows["ci_high"], color="#7fa7cf", linewidth=1)
-            ax.scatter(x, rows["mean"], s=6, color="#2f6fae", linewidths=0, zorder=3)
-            ax.set_ylabel(fg.plain(m), fontsize=8)
-        fg.runs_xaxis(axes, r.run_ids, size)
-        return fg.svg(fig)
+    ranked = len(r.run_ids) > fg.MANY
+    shown = r.first_screen() if ranked else r.run_ids
+    rank = {run: k + 1 for k, run in enumerate(r.run_ids)}
+    names = [f"{rank[run]}. {run}" for run in shown] if ranked else shown
+    n = len(shown)
     per, size = fg.run_axis(n)
     fig, axes = fg.figure_of(2.6, per * n, ncols=len(r.measures))
     y = np.arange(n)
     for ax, m in zip(axes, r.measures):
-        rows = lb.loc[m].loc[r.run_ids]
-        ax.hlines(y, rows["ci_low"], rows["ci_high"], color="#7fa7cf", linewidth=1)
-        ax.scatter(rows["mean"], y, s=10, color="#2f6fae", linewidths=0, zorder=3)
+        rows = lb.loc[m].loc[shown]
+        ax.hlines(y, rows["ci_low"], rows["ci_high"], color=_colours(shown, r.highlight, "#7fa7cf", "#f0b77a"),
+                  linewidth=1)
+        ax.scatter(rows["mean"], y, s=10, color=_colours(shown, r.highlight, "#2f6fae"), linewidths=0, zorder=3)
         fg.title(ax, m)
         fg.x_grid(ax)
-    fg.runs_yaxis(axes, r.run_ids, size)
+    fg.runs_yaxis(axes, names, size, fg.marked_at(shown, r.highlight))
+    return fg.svg(fig)
+
+
+def overview_figure(r: Report) -> str:
+    """Every run's means with their intervals, a row per measure, the runs along x by rank
+    (named when there is room to read their names; else the highlighted ones only)."""
+    n = len(r.run_ids)
+    lb = r.leaderboard.set_index(["measure", "run_id"])
+    width, size = fg.runs_along(n)
+    fig, axes = fg.stacked(width, 1.5, len(r.measures))
+    x = np.arange(n)
+    for ax, m in zip(axes, r.measures):
+        rows = lb.loc[m].loc[r.run_ids]
+        ax.vlines(x, rows["ci_low"], rows["ci_high"], color=_colours(r.run_ids, r.highlight, "#7fa7cf", "#f0b77a"),
+                  linewidth=1)
+        ax.scatter(x, rows["mean"], s=6, color=_colours(r.run_ids, r.highlight, "#2f6fae"), linewidths=0, zorder=3)
+        ax.set_ylabel(fg.plain(m), fontsize=8)
+    fg.runs_xaxis(axes, r.run_ids, size, fg.marked_at(r.run_ids, r.highlight))
     return fg.svg(fig)
 
 
@@ -65,8 +85,9 @@ def significance_figure(r: Report, measure: str) -> str:
               interpolation="nearest", aspect="auto")
     if n <= fg.MANY:
         _, size = fg.run_axis(n)
-        ax.set_xticks(range(n), [fg.plain(x) for x in runs], rotation=90, fontsize=size)
-        ax.set_yticks(range(n), [fg.plain(x) for x in runs], fontsize=size)
+        marked = fg.marked_at(runs, r.highlight)
+        fg.mark(ax.set_xticks(range(n), [fg.plain(x) for x in runs], rotation=90, fontsize=size), marked)
+        fg.mark(ax.set_yticks(range(n), [fg.plain(x) for x in runs], fontsize=size), marked)
     else:  # too many runs to name: their ranks by mean
         ticks = [0] + list(range(9, n, 10))
         ax.set_xticks(ticks, [str(t + 1) for t in ticks], fontsize=7)
@@ -130,7 +151,7 @@ def groups_figure(r: Report, measure: str) -> str:
     ax_g.set_title("groups", fontsize=9, y=1.0, pad=14)
     for side in ("top", "right", "bottom"):
         ax_g.spines[side].set_visible(False)
-    fg.runs_yaxis([ax_ci, ax_g], runs, size)
+    fg.runs_yaxis([ax_ci, ax_g], runs, size, fg.marked_at(runs, r.highlight))
     return fg.svg(fig)
 
 
@@ -165,7 +186,7 @@ def box_figure(r: Report, measure: str) -> str:
         rows, cols = np.nonzero((X < box["whislo"][:, None]) | (X > box["whishi"][:, None]))
         ax.scatter(X[rows, cols], rows, s=3, facecolors="none", edgecolors="#555", linewidths=0.5)
     ax.scatter(box["mean"], y, marker="D", s=9, color="#c2413b", linewidths=0, zorder=4)
-    fg.runs_yaxis([ax], runs, size)
+    fg.runs_yaxis([ax], runs, size, fg.marked_at(runs, r.highlight))
     fg.title(ax, measure, 10)
     fg.x_grid(ax)
     return fg.svg(fig)
@@ -204,7 +225,7 @@ def coverage_figure(r: Report) -> str:
         ax_judged.set_ylabel(fg.plain(judged), fontsize=8)
         for ax in (ax_rbp, ax_judged):
             ax.set_ylim(0, 1)
-        fg.runs_xaxis([ax_rbp, ax_judged], r.run_ids, size)
+        fg.runs_xaxis([ax_rbp, ax_judged], r.run_ids, size, fg.marked_at(r.run_ids, r.highlight))
         return fg.svg(fig)
     fig, (ax_rbp, ax_judged) = fg.figure_of(3.4, per * n, ncols=2)
     y = np.arange(n)
@@ -216,6 +237,6 @@ def coverage_figure(r: Report) -> str:
     for ax in (ax_rbp, ax_judged):
         ax.set_xlim(0, 1)
         fg.x_grid(ax)
-    fg.runs_yaxis([ax_rbp, ax_judged], r.run_ids, size)
+    fg.runs_yaxis([ax_rbp, ax_judged], r.run_ids, size, fg.marked_at(r.run_ids, r.highlight))
     return fg.svg(fig)
 

@@ -10,10 +10,13 @@ from typing import Any, Callable
 from .. import pages
 from ..errors import IrwError
 from ..measures import Measure, parse_all
-from ..significance_tests import TESTS
+from ..significance_tests import CORRECTIONS, TESTS
 
 FORMATS = ("html", "latex", "markdown")
 SMALL = 26  # up to this many runs a page shows its long tables and figures unfolded
+TOP = 10  # with more than SMALL runs, the ranked table's first screen: this many, and the highlighted
+TIED = 8  # the runs named in the summary's "not significantly different from the best" (and how many more)
+AUTO_CORRECTION_RUNS = 10  # beyond this many runs (45 pairs), Holm's correction by default
 RBO_P = 0.9  # the persistence of the RBO of the pages' correlations (irw correlate's default)
 
 
@@ -38,6 +41,26 @@ class Sections:
         sections = [pages.Section(key, heading, f"{self.folder}/{key}.html", data(source))
                     for key, heading, data in self.entries]
         return pages.page(title, meta, sections, made_by=made_by)
+
+
+def default_correction(correction: str | None, n_runs: int) -> str:
+    """The correction of a report's run pairs: ``correction`` when given; else Holm's when
+    there are more than :data:`AUTO_CORRECTION_RUNS` runs (more than 45 pairs: at α = 0.05,
+    more than two pairs of equal runs would be expected to test significant), none below."""
+    if correction is not None:
+        return correction
+    return "holm" if n_runs > AUTO_CORRECTION_RUNS else "none"
+
+
+def correction_text(correction: str, chosen: bool, n_runs: int, unit: str = "run") -> str:
+    """The correction as a page's subtitle names it; when it was ``chosen`` by
+    :func:`default_correction` (not asked for), why, and how to turn it off."""
+    text = CORRECTIONS[correction]
+    if chosen and correction != "none":
+        pairs = n_runs * (n_runs - 1) // 2
+        text += (f" (the default with more than {AUTO_CORRECTION_RUNS} {unit}s: {pairs:,} pairs; "
+                 "--correction none for none)")
+    return text
 
 
 def test_text(test: str, B: int | None, seed: int) -> str:
