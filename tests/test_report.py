@@ -811,3 +811,189 @@ def test_report_by_system(fx, tmp_path):
     assert paper.startswith("Mean AP of 6 systems") and "| a | alpha |" in paper
     bad = w("report", "-m", "AP", "--by", "team", "--format", "markdown", ok=False)
     assert "--by: only with --against" in bad.stderr and "run or system" in bad.stderr
+
+
+# --------------------------------------------------------------- the first screen of many runs
+
+MANY_RUNS = 45  # more than SMALL (the table folds) and MANY (the figures lay the runs along x)
+FIRST_SCREEN = (1400, 900)  # a laptop's window
+
+
+@pytest.fixture(scope="module")
+def many(tmp_path_factory):
+    """A warehouse of MANY_RUNS generated runs (seeded) on 12 topics: run k finds the
+    relevant documents less often the larger k, so the ranking is known roughly."""
+    root = tmp_path_factory.mktemp("many")
+    rng = np.random.default_rng(7)
+    topics, docs = [str(t) for t in range(401, 413)], [f"D{d:03d}" for d in range(60)]
+    relevant = {t: set(rng.choice(docs, 12, replace=False)) for t in topics}
+    (root / "qrels.txt").write_text("".join(f"{t} 0 {d} {int(d in relevant[t])}\n"
+                                            for t in topics for d in docs), encoding="utf-8")
+    (root / "runs").mkdir()
+    for k in range(MANY_RUNS):
+        lines = []
+        for t in topics:
+            skill = 1.0 - k / MANY_RUNS
+            score = {d: rng.random() + (skill * 1.5 if d in relevant[t] else 0.0) for d in docs}
+            ranked = sorted(docs, key=lambda d: -score[d])[:30]
+            lines += [f"{t} Q0 {d} {i + 1} {30 - i} run{k:02d}\n" for i, d in enumerate(ranked)]
+        (root / "runs" / f"run{k:02d}.txt").write_text("".join(lines), encoding="utf-8")
+    invoke = cli_for(str(root / "many.duckdb"))
+    invoke("load", "qrels", root / "qrels.txt", "--name", "gen")
+    invoke("load", "runs", root / "runs")
+    invoke.root = root
+    return invoke
+
+
+# What a browser shows in its first screen: the rows of the ranked table's top and the
+# highlighted rows, each with its box in the window (the page not scrolled).
+FIRST_SCREEN_PROBE = """<script>
+window.addEventListener("load", () => {
+  const box = e => { const r = e.getBoundingClientRect(); return [r.top, r.bottom, r.left, r.right]; };
+  const rows = sel => [...document.querySelectorAll(sel)].map(tr => ({text: tr.innerText, box: box(tr)}));
+  const out = {top: rows("#leaderboard table.top tbody tr:not(.gap)"),
+               highlighted: rows("#leaderboard table.top tr.hl"),
+               folded: [...document.querySelectorAll("#leaderboard details")].map(d => d.open),
+               window: [window.innerWidth, window.innerHeight]};
+  const pre = document.createElement("pre");
+  pre.id = "irw-first-screen";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});
+</script>"""
+
+
+def test_first_screen_of_many_runs_in_a_browser(many, tmp_path):
+    """45 runs, one highlighted far down the ranking: in a 1400 x 900 window, Chromium shows
+    the ranked table's top rows (the best runs in order) and the highlighted run's row,
+    without unfolding anything; the whole table stays folded below."""
+    exe = browser()
+    if exe is None:
+        unavailable("no headless browser (chromium, chromium-browser or google-chrome on PATH, "
+                     "or /usr/lib/chromium): install one (Debian: apt-get install chromium) to "
+                     "render the report")
+    out = tmp_path / "many.html"
+    many("report", "-m", "AP", "-m", "P@10", "--highlight", "run40", "--out", out)
+    text = out.read_text(encoding="utf-8")
+    probe = tmp_path / "probe.html"
+    probe.write_text(text.replace("</body>", FIRST_SCREEN_PROBE + "</body>"), encoding="utf-8")
+    width, height = FIRST_SCREEN
+    chrome = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+              f"--user-data-dir={tmp_path / 'profile'}", f"--window-size={width},{height}"]
+    dom = subprocess.run([*chrome, "--dump-dom", probe.as_uri()], check=True, capture_output=True,
+                         text=True, timeout=120).stdout
+    found = re.search(r'<pre id="irw-first-screen">(.*?)</pre>', dom, re.S)
+    assert found, "the browser did not run the page to its end"
+    screen = json.loads(html.unescape(found.group(1)))
+    shown_w, shown_h = screen["window"]  # the window less what the browser keeps of it
+    assert shown_w == width and shown_h >= 700, screen["window"]
+
+    def visible(row):
+        top, bottom, left, right = row["box"]
+        return 0 <= top and bottom <= shown_h and 0 <= left and right <= shown_w
+
+    con = schema.connect(many.db_path, read_only=True)
+    try:
+        report = build_report(con, ["AP", "P@10"], highlight="run40")
+    finally:
+        con.close()
+    top = screen["top"]
+    assert len(top) == 10 + 1  # the top ten, then the highlighted run below them
+    for rank, row in enumerate(top[:10], start=1):  # the best runs, in order, on screen
+        assert visible(row), row
+        assert row["text"].split("\t")[:2] == [str(rank), report.run_ids[rank - 1]]
+    [marked] = screen["highlighted"]
+    rank = report.run_ids.index("run40") + 1
+    assert rank > 10 and marked["text"].split("\t")[:2] == [str(rank), "run40"]
+    assert visible(marked), marked
+    assert screen["folded"] and not any(screen["folded"])  # the whole table: folded, not shown
+
+    # a screenshot of that first screen: the highlighted row's orange is painted in it
+    import matplotlib.image
+
+    png = tmp_path / "first.png"
+    subprocess.run([*chrome, f"--screenshot={png}", out.as_uri()], check=True, capture_output=True,
+                   timeout=120)
+    image = (matplotlib.image.imread(str(png))[..., :3] * 255).round().astype(int)
+    assert image.shape[:2] == (height, width)
+    row_colour = np.array([0xfd, 0xeb, 0xd3])  # tr.hl's background
+    assert (np.abs(image - row_colour).sum(axis=2) == 0).sum() > 1000
+
+
+def test_highlight_marks_runs_everywhere(many, tmp_path):
+    """--highlight (repeatable, comma-separated) marks the runs' rows in every table and
+    names them in the figures; an id that is not a run of the report: one line, no page."""
+    out = tmp_path / "many.html"
+    many("report", "-m", "AP", "--highlight", "run40,run03", "--highlight", "run41", "--out", out)
+    doc = parse_page(out.read_text(encoding="utf-8"))
+    text = out.read_text(encoding="utf-8")
+    marked = set(re.findall(r'<tr class="hl"><td>\d+</td><td>([^<]*)</td>', text))
+    assert marked == {"run03", "run40", "run41"}
+    # the rows of the top table, the whole leaderboard, the significance and coverage tables
+    for section in ("leaderboard", "significance", "coverage"):
+        part = text[text.index(f'<section id="{section}"'):]
+        part = part[:part.index("</section>")]
+        assert {"run03", "run40", "run41"} <= set(re.findall(r'<tr class="hl"><td>\d+</td><td>([^<]*)</td>', part)), section
+    assert "highlighted: run03, run40, run41" in text
+    # the figures name the highlighted runs in orange (the top one among the first ten, the
+    # others below them, with their ranks)
+    figure = base64.b64decode(doc.images["leaderboard"][0].split(",", 1)[1]).decode("utf-8")
+    assert all(re.search(rf">\d+\. {run}<", figure) for run in ("run03", "run40", "run41"))
+    assert "#d9822b" in figure
+    overview = base64.b64decode(doc.images["leaderboard"][1].split(",", 1)[1]).decode("utf-8")
+    assert "run40" in overview and "run41" in overview and "#d9822b" in overview  # in orange
+
+    # with TREC-8's 129 runs along x, a name would be too small to read: ranks, and the
+    # highlighted runs named at theirs
+    from irwarehouse.report import figures
+
+    assert figures.runs_along(MANY_RUNS)[1] == figures.READABLE and figures.runs_along(129)[1] is None
+    from matplotlib.figure import Figure
+
+    ax = Figure().subplots()
+    figures.runs_xaxis([ax], [f"r{k}" for k in range(129)], None, [84])
+    svg = base64.b64decode(figures.svg(ax.figure).split(",", 1)[1]).decode("utf-8")
+    assert ">r84 (85)<" in svg and ">r83" not in svg
+
+    missing = tmp_path / "none.html"
+    result = many("report", "-m", "AP", "--highlight", "run40,nosuch", "--out", missing, ok=False)
+    assert result.exit_code != 0
+    lines = result.output.strip().splitlines()
+    assert lines == ["error: --highlight: no run 'nosuch' in this report (45 runs: run00, run01, "
+                     "run02, run03, run04, ...)"]
+    assert not missing.exists()
+
+
+def test_many_runs_are_corrected_by_default(many, fx, tmp_path):
+    """Without --correction: Holm's over the pairs of more than 10 runs (the subtitle says
+    so, and how to turn it off), none with 10 runs or fewer; --correction none turns it off.
+    The groups are described in words."""
+    def meta(invoke, *options):
+        out = tmp_path / "page.html"
+        invoke("report", "-m", "AP", "--out", out, "--replace", *options)
+        text = out.read_text(encoding="utf-8")
+        return html.unescape(re.search(r'<p class="meta">(.*?)</p>', text, re.S).group(1)), text
+
+    subtitle, text = meta(many)
+    assert ("Holm correction (the default with more than 10 runs: 990 pairs; --correction none for "
+            "none)") in subtitle
+    con = schema.connect(many.db_path, read_only=True)
+    try:
+        holm = build_report(con, ["AP"])
+        pairs = significance.pvalues(con, "gen", parse_all(["AP"])[0], holm.run_ids, correction="holm")
+    finally:
+        con.close()
+    assert holm.correction == "holm" and holm.correction_chosen
+    def decided(frame):
+        return {frozenset((a, b)): (round(p, 10), bool(sig)) for a, b, p, sig in
+                zip(frame["run_a"], frame["run_b"], frame["p_adjusted"].fillna(-1), frame["significant"])}
+
+    assert decided(holm.pairs) == decided(pairs)
+    groups = len(holm.groups("AP"))
+    assert f"AP: {groups} overlapping groups of runs that are not significantly different" in html.unescape(text)
+    subtitle, _ = meta(many, "--correction", "none")
+    assert "no correction for multiple comparisons" in subtitle and "default" not in subtitle
+    subtitle, _ = meta(many, "--correction", "holm")
+    assert "Holm correction, α" in subtitle  # asked for: nothing to explain
+    subtitle, _ = meta(fx)  # 8 runs: no correction by default
+    assert "no correction for multiple comparisons" in subtitle
