@@ -990,7 +990,7 @@ def test_many_runs_are_corrected_by_default(many, fx, tmp_path):
 
     assert decided(holm.pairs) == decided(pairs)
     groups = len(holm.groups("AP"))
-    assert f"AP: {groups} overlapping groups of runs that are not significantly different" in html.unescape(text)
+    assert f"Overlapping groups of runs that are not significantly different: {groups} under AP<" in text
     subtitle, _ = meta(many, "--correction", "none")
     assert "no correction for multiple comparisons" in subtitle and "default" not in subtitle
     subtitle, _ = meta(many, "--correction", "holm")

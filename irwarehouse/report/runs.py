@@ -429,10 +429,8 @@ def _significance_data(r: Report) -> dict:
         columns.append({"better": (signs > 0).sum(axis=1)[at], "worse": (signs < 0).sum(axis=1)[at],
                         "groups": marks})
         measures.append({"name": m, "heatmap": rf.significance_figure(r, m),
-                         "summary": (f"{m}: more than {stats.MAX_GROUPS:,} groups, too many to show"
-                                     if G is None else
-                                     f"{m}: {len(G)} overlapping group{'s' if len(G) != 1 else ''} of "
-                                     f"{r.unit}s that are not significantly different"),
+                         "summary": (f"more than {stats.MAX_GROUPS:,} under {m} (too many to show)"
+                                     if G is None else f"{len(G)} under {m}"),
                          "groups_figure": None if G is None else rf.groups_figure(r, m)})
     rows = r.marked()
     for k, row in enumerate(rows):
