@@ -22,7 +22,8 @@ from . import systems as sysmod
 from .engine import evaluation
 from .errors import IrwError
 from .measures import Measure, parse
-from .significance_tests import CORRECTIONS, MIN_B, TESTS
+from .significance_tests import MIN_B, TESTS
+from .significance_tests import correction as check_correction
 
 
 @dataclass
@@ -170,11 +171,7 @@ def check_level(level: float) -> float:
 
 
 def _with_correction(result: stats.PairResult, correction: str) -> stats.PairResult:
-    if correction not in CORRECTIONS:
-        raise IrwError(f"unknown correction {correction!r}; valid: {', '.join(CORRECTIONS)}")
-    if correction == "none":
-        return result
-    adjusted = stats.adjust(result.p, correction)
+    adjusted = stats.adjust(result.p, check_correction(correction).name)
     return stats.PairResult(result.i, result.j, result.mean_diff, result.stat, adjusted,
                             result.test, result.extra, result.means)
 
@@ -295,8 +292,7 @@ def pair_frame(m: Matrix, test: str = "t", correction: str = "none", alpha: floa
 def _pair_table(m: Matrix, result: stats.PairResult, test: str, correction: str, alpha: float,
                 level: float, residual: bool = True) -> pd.DataFrame:
     """:func:`pair_frame`'s table from the test's result (run with ``level``)."""
-    if correction not in CORRECTIONS:
-        raise IrwError(f"unknown correction {correction!r}; valid: {', '.join(CORRECTIONS)}")
+    check_correction(correction)
     known = "sd" in result.extra and "undefined" in result.extra  # the test computed them
     moments = (result.mean_diff, result.extra["sd"], result.extra["undefined"]) if known else None
     try:
@@ -316,7 +312,7 @@ def _pair_table(m: Matrix, result: stats.PairResult, test: str, correction: str,
         sd = m.spread["run_sd"]
         columns["within_spread"] = sysmod.within_spread(result.mean_diff, sd[i], sd[j])
     columns.update(ci_low=result.extra["ci_low"], ci_high=result.extra["ci_high"], **effects)
-    p_adjusted = result.p if correction == "none" else stats.adjust(result.p, correction)
+    p_adjusted = stats.adjust(result.p, correction)
     columns.update(statistic=result.stat, p_value=result.p, p_adjusted=p_adjusted,
                    significant=p_adjusted < alpha)
     return pd.DataFrame(columns)
