@@ -551,10 +551,9 @@ def power_design(con, qrels: str, measures: list[Measure], run_ids: list[str], d
     bad = [d for d in deltas if not (d > 0 and np.isfinite(d))]
     if bad:
         raise IrwError(f"a difference to detect must be a positive number, got {bad[0]}")
-    if not 0 < alpha < 1:
-        raise IrwError(f"alpha must be between 0 and 1 (exclusive), got {alpha}")
-    if not 0 < beta < 1:
-        raise IrwError(f"beta must be between 0 and 1 (exclusive), got {beta}")
+    problem = power.check_errors(alpha, beta)
+    if problem:
+        raise IrwError(problem)
     if systems is not None and (not anova or systems < 2):
         raise IrwError("--systems is the number of systems of the ANOVA design (--anova), at least 2")
     mats = score_matrices(con, qrels, measures, run_ids, topics, by=by)
@@ -576,8 +575,36 @@ def power_design(con, qrels: str, measures: list[Measure], run_ids: list[str], d
                    "min_detectable_diff": mdd}
             if anova:
                 row.update({"anova_systems": k,
-                            "anova_topics_needed": power.anova_topics_needed(k, delta, ve, alpha, beta),
-                            "anova_power": float(power.anova_power(n, k, delta, ve, alpha)),
+                            "anova_topics_needed": _anova_design(power.anova_topics_needed, k, delta, ve, alpha, beta),
+                            "anova_power": float(_anova_design(power.anova_power, n, k, delta, ve, alpha)),
                             "anova_min_detectable_range": power.anova_min_detectable_range(n, k, ve, alpha, beta)})
             rows.append(row)
-    return pd.DataFrame(rows)
+    return _explain_blanks(pd.DataFrame(rows))
+
+
+def _anova_design(function, *args):
+    """``function`` of irwarehouse.power, its ValueError (a range beyond the noncentral F's
+    reach) as an IrwError."""
+    try:
+        return function(*args)
+    except ValueError as exc:
+        raise IrwError(str(exc)) from None
+
+
+def _explain_blanks(frame: pd.DataFrame) -> pd.DataFrame:
+    """A blank topics_needed (or anova_topics_needed) -- more topics than any design searched
+    -- is explained in a column ``note``, present when a row has one."""
+    from .power import MAX_TOPICS
+
+    blanks = [(c, t) for c, t in (("topics_needed", "the paired t-test"), ("anova_topics_needed", "the ANOVA"))
+              if c in frame.columns and frame[c].isna().any()]
+    if blanks:
+        def note(row) -> str:
+            tests = [t for c, t in blanks if pd.isna(row[c])]
+            if not tests:
+                return ""
+            return (f"{' and '.join(tests)} {'needs' if len(tests) == 1 else 'need'} more than {MAX_TOPICS:,} "
+                    f"topics (the largest topic set searched) to detect a difference of {row['delta']:g}")
+
+        frame["note"] = [note(row) for _, row in frame.iterrows()]
+    return frame
