@@ -260,6 +260,8 @@ def rankings(con, a: str, b: str, measures: list[Measure], run_ids: list[str], t
                              collection=collection).df()
     part = {q: frame.drop(columns="qrels") for q, frame in per.groupby("qrels", sort=False)}
     empty = per.iloc[0:0].drop(columns="qrels")
+    for q in (a, b):
+        significance.check_evaluated(con, part.get(q, empty), q, run_ids, topics)
     return rankings_of(part.get(a, empty), part.get(b, empty), a, b, measures, run_ids, groups, by)
 
 
@@ -279,6 +281,7 @@ def rankings_on(source, a: str, b: str, measures: list[Measure], run_ids: list[s
                                                       collection=collection)
         per[q] = pd.DataFrame(engine.rows(f"SELECT run_id, topic, measure, value FROM ({query}) AS scored",
                                           params), columns=["run_id", "topic", "measure", "value"])
+        significance.check_evaluated(engine, per[q], q, run_ids, topics)
     return rankings_of(per[a], per[b], a, b, measures, run_ids, groups, by)
 
 

@@ -96,7 +96,15 @@ def score_matrices(con, qrels: str, measures: list[Measure], run_ids: list[str],
     if len(run_ids) < 2:
         raise IrwError(f"need at least two runs, got {len(run_ids)}")
     per = evaluation.evaluate(con, qrels, list(measures), run_ids, topics=topics, store=store).df()
+    check_evaluated(con, per, qrels, run_ids, topics)
     return matrices(per, qrels, measures, run_ids)
+
+
+def check_evaluated(source, per: pd.DataFrame, qrels: str, run_ids: list[str], topics: str = "qrels") -> None:
+    """An evaluation under ``qrels`` that gave no score at all is an error saying why, in
+    ``irw eval``'s words (engine.evaluation.no_rows_reason): an empty topic set, say."""
+    if per.empty:
+        raise IrwError(evaluation.no_rows_reason(source, qrels, run_ids, topics))
 
 
 def matrices(per: pd.DataFrame, qrels: str, measures: list[Measure], run_ids: list[str]) -> dict[str, Matrix]:
@@ -598,6 +606,8 @@ def _explain_blanks(frame: pd.DataFrame) -> pd.DataFrame:
 
     blanks = [(c, t) for c, t in (("topics_needed", "the paired t-test"), ("anova_topics_needed", "the ANOVA"))
               if c in frame.columns and frame[c].isna().any()]
+    for c, _ in blanks:  # counts with a blank, not floats
+        frame[c] = pd.Series([None if pd.isna(v) else int(v) for v in frame[c]], index=frame.index, dtype=object)
     if blanks:
         def note(row) -> str:
             tests = [t for c, t in blanks if pd.isna(row[c])]
