@@ -69,9 +69,9 @@ class Correction(str):
 CORRECTIONS: dict[str, Correction] = {c.name: c for c in [
     Correction("none", "no correction for multiple comparisons", "no correction", "identity"),
     Correction("bonferroni", "Bonferroni correction", "Bonferroni: min(1, m p)", "bonferroni"),
-    Correction("holm", "Holm correction", "Holm's step-down (family-wise error)", "holm"),
+    Correction("holm", "Holm correction", "Holm's step-down, family-wise error", "holm"),
     Correction("bh", "Benjamini-Hochberg correction",
-               "Benjamini-Hochberg step-up (false discovery rate)", "benjamini_hochberg"),
+               "Benjamini-Hochberg step-up, false discovery rate", "benjamini_hochberg"),
 ]}
 
 MIN_B = 100
@@ -82,11 +82,6 @@ def correction(name: str, what: str = "correction") -> Correction:
     if name not in CORRECTIONS:
         raise IrwError(f"unknown {what} {name!r}; valid: {', '.join(CORRECTIONS)}")
     return CORRECTIONS[name]
-
-
-def corrections_help() -> str:
-    """The corrections with their help, for help texts: ``none (no correction) | ...``."""
-    return " | ".join(f"{c.name} ({c.help})" for c in CORRECTIONS.values())
 
 
 def names() -> str:

@@ -531,11 +531,12 @@ def test_corrections_are_a_registry(monkeypatch):
     """adjust applies the function the registry's entry names: an entry added to the registry
     is offered without any other change, and 'none' is the identity entry."""
     from irwarehouse import significance_tests as T
+    from irwarehouse.cli.stats import CORRECTIONS_HELP
 
     p = np.array([0.01, np.nan, 0.04, 0.03])
     for entry in T.CORRECTIONS.values():
         assert callable(getattr(S.corrections, entry.function)), entry.name
-        assert entry.name in T.corrections_help() and entry.help in T.corrections_help()
+        assert f"{entry.name} ({entry.help})" in CORRECTIONS_HELP  # --correction's help
         assert str(entry) == entry.label  # a caption reads the entry as its label
     assert T.CORRECTIONS["none"].function == "identity"
     monkeypatch.setitem(T.CORRECTIONS, "twice",
