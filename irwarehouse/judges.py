@@ -36,7 +36,7 @@ from .engine import evaluation, many
 from .errors import IrwError, note
 from .measures import Measure
 from .result import Result
-from .significance_tests import CORRECTIONS
+from .significance_tests import correction as check_correction
 
 AGREEMENT_TABLES = ("agreement", "intervals", "confusion", "only-a", "only-b")
 RANKING_TABLES = ("runs", "groups", "correlation", "decisions")
@@ -260,6 +260,8 @@ def rankings(con, a: str, b: str, measures: list[Measure], run_ids: list[str], t
                              collection=collection).df()
     part = {q: frame.drop(columns="qrels") for q, frame in per.groupby("qrels", sort=False)}
     empty = per.iloc[0:0].drop(columns="qrels")
+    for q in (a, b):
+        significance.check_evaluated(con, part.get(q, empty), q, run_ids, topics)
     return rankings_of(part.get(a, empty), part.get(b, empty), a, b, measures, run_ids, groups, by)
 
 
@@ -279,6 +281,7 @@ def rankings_on(source, a: str, b: str, measures: list[Measure], run_ids: list[s
                                                       collection=collection)
         per[q] = pd.DataFrame(engine.rows(f"SELECT run_id, topic, measure, value FROM ({query}) AS scored",
                                           params), columns=["run_id", "topic", "measure", "value"])
+        significance.check_evaluated(engine, per[q], q, run_ids, topics)
     return rankings_of(per[a], per[b], a, b, measures, run_ids, groups, by)
 
 
@@ -305,8 +308,7 @@ def groups_frame(r: Rankings, permutations: int = 10000, seed: int = 0, correcti
     over the groups of the measure (``correction``) and ``flag``: ``favoured`` (B ranks the
     group's runs higher than chance would: adjusted p < alpha, mean shift above the mean of
     all runs) or ``disfavoured``. Ordered by measure, then mean shift, largest first."""
-    if correction not in CORRECTIONS:
-        raise IrwError(f"unknown correction {correction!r}; valid: {', '.join(CORRECTIONS)}")
+    check_correction(correction)
     if not 0 < alpha < 1:
         raise IrwError(f"alpha must be between 0 and 1 (exclusive), got {alpha}")
     frame = runs_frame(r)
@@ -383,8 +385,7 @@ def check_options(what: str, test: str = "t", correction: str = "none", alpha: f
         raise IrwError(f"unknown table {what!r}; valid: {', '.join(RANKING_TABLES)}")
     significance.check_test(test, alpha, B)
     for name, value in (("correction", correction), ("bias correction", bias_correction)):
-        if value not in CORRECTIONS:
-            raise IrwError(f"unknown {name} {value!r}; valid: {', '.join(CORRECTIONS)}")
+        check_correction(value, name)
     _check_int(top_k, "top k", 2)
     _check_int(permutations, "the number of permutations", 100)
     if not 0 < rbo_p < 1:

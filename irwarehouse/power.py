@@ -33,18 +33,30 @@ from scipy import stats as _sps
 from .stats import nct_cdf
 
 __all__ = ["t_power", "topics_needed", "min_detectable_difference", "anova_power",
-           "anova_topics_needed", "anova_min_detectable_range", "MAX_TOPICS"]
+           "anova_topics_needed", "anova_min_detectable_range", "MAX_TOPICS", "MIN_ERROR",
+           "check_errors"]
 
 # The largest topic set a search considers (a difference too small to detect with this many
 # topics is reported as needing more).
 MAX_TOPICS = 10_000_000
+# The smallest alpha and beta a design takes: below it the power, a number near 1 in floating
+# point, can no longer tell 1 - beta from 1.
+MIN_ERROR = 1e-12
+
+
+def check_errors(alpha: float, beta: float | None = None) -> str | None:
+    """What is wrong with the error rates ``alpha`` and ``beta`` (each at least MIN_ERROR and
+    below 1), in words; None when they are valid."""
+    for name, value in (("alpha", alpha), ("beta", beta)):
+        if value is not None and not MIN_ERROR <= value < 1.0:
+            return f"{name} must be at least {MIN_ERROR:g} and below 1, got {value}"
+    return None
 
 
 def _check(alpha: float, beta: float | None = None, variance: float | None = None) -> None:
-    if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must be strictly between 0 and 1, got {alpha}")
-    if beta is not None and not 0.0 < beta < 1.0:
-        raise ValueError(f"beta must be strictly between 0 and 1, got {beta}")
+    problem = check_errors(alpha, beta)
+    if problem:
+        raise ValueError(problem)
     if variance is not None and not (variance > 0 and math.isfinite(variance)):
         raise ValueError(f"the residual variance must be a positive number, got {variance}")
 
@@ -57,11 +69,22 @@ def t_power(n, delta: float, variance: float, alpha: float = 0.05) -> np.ndarray
     _check(alpha, variance=variance)
     n = np.asarray(n, dtype=np.float64)
     df = n - 1.0
-    lam = np.sqrt(n) * abs(float(delta)) / math.sqrt(2.0 * variance)
-    critical = _sps.t.ppf(1.0 - alpha / 2.0, df)
-    upper = 1.0 - nct_cdf(df, lam, critical)
-    lower = nct_cdf(df, lam, -critical)
+    with np.errstate(over="ignore"):
+        lam = np.sqrt(n) * (abs(float(delta)) / math.sqrt(2.0 * variance))
+    critical = _sps.t.isf(alpha / 2.0, df)
+    infinite = np.isinf(lam)  # the limit: the statistic is beyond every critical value
+    lam = np.where(infinite, 0.0, lam)
+    upper = np.where(infinite, 1.0, 1.0 - nct_cdf(df, lam, critical))
+    lower = np.where(infinite, 0.0, nct_cdf(df, lam, -critical))
     return np.clip(upper + lower, 0.0, 1.0)
+
+
+def _normal_start(scale: float, delta: float) -> int:
+    """floor(scale / delta^2), the first guess of a search from a large-sample approximation,
+    at most MAX_TOPICS (a difference so small that the guess overflows needs more)."""
+    ratio = math.sqrt(scale) / delta
+    guess = ratio * ratio
+    return MAX_TOPICS if not guess < MAX_TOPICS else math.floor(guess)
 
 
 def _smallest_n(power, target: float, start: int) -> int | None:
@@ -102,10 +125,12 @@ def topics_needed(delta: float, variance: float, alpha: float = 0.05, beta: floa
     true difference ``delta`` with power 1 - ``beta`` (exact noncentral t), a pair's
     differences having variance 2 ``variance``; None when more than MAX_TOPICS."""
     _check(alpha, beta, variance)
-    if not delta > 0:
-        raise ValueError(f"the difference to detect must be positive, got {delta}")
-    z = _sps.norm.ppf(1.0 - alpha / 2.0) + _sps.norm.ppf(1.0 - beta)
-    start = math.floor(z * z * 2.0 * variance / (delta * delta))  # the normal approximation
+    if not (delta > 0 and math.isfinite(delta)):
+        raise ValueError(f"the difference to detect must be a positive number, got {delta}")
+    if 1.0 - beta <= alpha:  # any test has power alpha at least: the smallest design will do
+        return 2
+    z = _sps.norm.isf(alpha / 2.0) + _sps.norm.isf(beta)
+    start = _normal_start(z * z * 2.0 * variance, delta)  # the normal approximation
     return _smallest_n(lambda n: t_power(n, delta, variance, alpha), 1.0 - beta, start)
 
 
@@ -117,6 +142,8 @@ def min_detectable_difference(n: int, variance: float, alpha: float = 0.05, beta
     if n < 2:
         raise ValueError(f"need at least two topics, got {n}")
     target = 1.0 - beta
+    if target <= alpha:  # the test's power is alpha with no difference at all
+        return 0.0
     scale = math.sqrt(2.0 * variance / n)  # delta = lam * scale
     f = lambda lam: t_power(n, lam * scale, variance, alpha)[()] - target  # noqa: E731
     hi = 1.0
@@ -134,9 +161,15 @@ def anova_power(n, systems: int, min_range: float, variance: float, alpha: float
         raise ValueError(f"an ANOVA compares at least two systems, got {systems}")
     n = np.asarray(n, dtype=np.float64)
     df1, df2 = systems - 1.0, systems * (n - 1.0)
-    lam = n * float(min_range) ** 2 / (2.0 * variance)
-    critical = _sps.f.ppf(1.0 - alpha, df1, df2)
-    return np.clip(1.0 - special.ncfdtr(df1, df2, lam, critical), 0.0, 1.0)
+    with np.errstate(over="ignore"):
+        lam = n * np.square(abs(float(min_range)) / math.sqrt(2.0 * variance))
+    critical = _sps.f.isf(alpha, df1, df2)
+    infinite = np.isinf(lam)  # the limit: the statistic is beyond every critical value
+    cdf = np.where(infinite, 0.0, special.ncfdtr(df1, df2, np.where(infinite, 0.0, lam), critical))
+    if np.isnan(cdf).any():
+        raise ValueError(f"the noncentral F cannot be computed for a range of {min_range} "
+                         f"(noncentrality {float(np.max(lam)):g})")
+    return np.clip(1.0 - cdf, 0.0, 1.0)
 
 
 def anova_topics_needed(systems: int, min_range: float, variance: float, alpha: float = 0.05,
@@ -145,12 +178,16 @@ def anova_topics_needed(systems: int, min_range: float, variance: float, alpha: 
     difference ``min_range`` between the best and worst with power 1 - ``beta`` (exact
     noncentral F); None when more than MAX_TOPICS."""
     _check(alpha, beta, variance)
-    if not min_range > 0:
-        raise ValueError(f"the range to detect must be positive, got {min_range}")
+    if not (min_range > 0 and math.isfinite(min_range)):
+        raise ValueError(f"the range to detect must be a positive number, got {min_range}")
+    if systems < 2:
+        raise ValueError(f"an ANOVA compares at least two systems, got {systems}")
+    if 1.0 - beta <= alpha:  # any test has power alpha at least: the smallest design will do
+        return 2
     df1 = systems - 1.0  # start from the chi-square (large n) approximation of the noncentrality
-    lam = optimize.brentq(lambda x: _sps.ncx2.sf(_sps.chi2.ppf(1.0 - alpha, df1), df1, x) - (1.0 - beta),
+    lam = optimize.brentq(lambda x: _sps.ncx2.sf(_sps.chi2.isf(alpha, df1), df1, x) - (1.0 - beta),
                           1e-9, 1e6)
-    start = math.floor(lam * 2.0 * variance / (min_range * min_range))
+    start = _normal_start(lam * 2.0 * variance, min_range)
     return _smallest_n(lambda n: anova_power(n, systems, min_range, variance, alpha), 1.0 - beta, start)
 
 
@@ -162,6 +199,8 @@ def anova_min_detectable_range(n: int, systems: int, variance: float, alpha: flo
     if n < 2:
         raise ValueError(f"need at least two topics, got {n}")
     target = 1.0 - beta
+    if target <= alpha:  # the test's power is alpha with no difference at all
+        return 0.0
     f = lambda d: anova_power(n, systems, d, variance, alpha)[()] - target  # noqa: E731
     hi = math.sqrt(variance)
     while f(hi) < 0:

@@ -22,7 +22,8 @@ from . import systems as sysmod
 from .engine import evaluation
 from .errors import IrwError
 from .measures import Measure, parse
-from .significance_tests import CORRECTIONS, MIN_B, TESTS
+from .significance_tests import MIN_B, TESTS
+from .significance_tests import correction as check_correction
 
 
 @dataclass
@@ -95,7 +96,15 @@ def score_matrices(con, qrels: str, measures: list[Measure], run_ids: list[str],
     if len(run_ids) < 2:
         raise IrwError(f"need at least two runs, got {len(run_ids)}")
     per = evaluation.evaluate(con, qrels, list(measures), run_ids, topics=topics, store=store).df()
+    check_evaluated(con, per, qrels, run_ids, topics)
     return matrices(per, qrels, measures, run_ids)
+
+
+def check_evaluated(source, per: pd.DataFrame, qrels: str, run_ids: list[str], topics: str = "qrels") -> None:
+    """An evaluation under ``qrels`` that gave no score at all is an error saying why, in
+    ``irw eval``'s words (engine.evaluation.no_rows_reason): an empty topic set, say."""
+    if per.empty:
+        raise IrwError(evaluation.no_rows_reason(source, qrels, run_ids, topics))
 
 
 def matrices(per: pd.DataFrame, qrels: str, measures: list[Measure], run_ids: list[str]) -> dict[str, Matrix]:
@@ -170,11 +179,7 @@ def check_level(level: float) -> float:
 
 
 def _with_correction(result: stats.PairResult, correction: str) -> stats.PairResult:
-    if correction not in CORRECTIONS:
-        raise IrwError(f"unknown correction {correction!r}; valid: {', '.join(CORRECTIONS)}")
-    if correction == "none":
-        return result
-    adjusted = stats.adjust(result.p, correction)
+    adjusted = stats.adjust(result.p, check_correction(correction).name)
     return stats.PairResult(result.i, result.j, result.mean_diff, result.stat, adjusted,
                             result.test, result.extra, result.means)
 
@@ -295,8 +300,7 @@ def pair_frame(m: Matrix, test: str = "t", correction: str = "none", alpha: floa
 def _pair_table(m: Matrix, result: stats.PairResult, test: str, correction: str, alpha: float,
                 level: float, residual: bool = True) -> pd.DataFrame:
     """:func:`pair_frame`'s table from the test's result (run with ``level``)."""
-    if correction not in CORRECTIONS:
-        raise IrwError(f"unknown correction {correction!r}; valid: {', '.join(CORRECTIONS)}")
+    check_correction(correction)
     known = "sd" in result.extra and "undefined" in result.extra  # the test computed them
     moments = (result.mean_diff, result.extra["sd"], result.extra["undefined"]) if known else None
     try:
@@ -316,7 +320,7 @@ def _pair_table(m: Matrix, result: stats.PairResult, test: str, correction: str,
         sd = m.spread["run_sd"]
         columns["within_spread"] = sysmod.within_spread(result.mean_diff, sd[i], sd[j])
     columns.update(ci_low=result.extra["ci_low"], ci_high=result.extra["ci_high"], **effects)
-    p_adjusted = result.p if correction == "none" else stats.adjust(result.p, correction)
+    p_adjusted = stats.adjust(result.p, correction)
     columns.update(statistic=result.stat, p_value=result.p, p_adjusted=p_adjusted,
                    significant=p_adjusted < alpha)
     return pd.DataFrame(columns)
@@ -555,10 +559,9 @@ def power_design(con, qrels: str, measures: list[Measure], run_ids: list[str], d
     bad = [d for d in deltas if not (d > 0 and np.isfinite(d))]
     if bad:
         raise IrwError(f"a difference to detect must be a positive number, got {bad[0]}")
-    if not 0 < alpha < 1:
-        raise IrwError(f"alpha must be between 0 and 1 (exclusive), got {alpha}")
-    if not 0 < beta < 1:
-        raise IrwError(f"beta must be between 0 and 1 (exclusive), got {beta}")
+    problem = power.check_errors(alpha, beta)
+    if problem:
+        raise IrwError(problem)
     if systems is not None and (not anova or systems < 2):
         raise IrwError("--systems is the number of systems of the ANOVA design (--anova), at least 2")
     mats = score_matrices(con, qrels, measures, run_ids, topics, by=by)
@@ -580,8 +583,38 @@ def power_design(con, qrels: str, measures: list[Measure], run_ids: list[str], d
                    "min_detectable_diff": mdd}
             if anova:
                 row.update({"anova_systems": k,
-                            "anova_topics_needed": power.anova_topics_needed(k, delta, ve, alpha, beta),
-                            "anova_power": float(power.anova_power(n, k, delta, ve, alpha)),
+                            "anova_topics_needed": _anova_design(power.anova_topics_needed, k, delta, ve, alpha, beta),
+                            "anova_power": float(_anova_design(power.anova_power, n, k, delta, ve, alpha)),
                             "anova_min_detectable_range": power.anova_min_detectable_range(n, k, ve, alpha, beta)})
             rows.append(row)
-    return pd.DataFrame(rows)
+    return _explain_blanks(pd.DataFrame(rows))
+
+
+def _anova_design(function, *args):
+    """``function`` of irwarehouse.power, its ValueError (a range beyond the noncentral F's
+    reach) as an IrwError."""
+    try:
+        return function(*args)
+    except ValueError as exc:
+        raise IrwError(str(exc)) from None
+
+
+def _explain_blanks(frame: pd.DataFrame) -> pd.DataFrame:
+    """A blank topics_needed (or anova_topics_needed) -- more topics than any design searched
+    -- is explained in a column ``note``, present when a row has one."""
+    from .power import MAX_TOPICS
+
+    blanks = [(c, t) for c, t in (("topics_needed", "the paired t-test"), ("anova_topics_needed", "the ANOVA"))
+              if c in frame.columns and frame[c].isna().any()]
+    for c, _ in blanks:  # counts with a blank, not floats
+        frame[c] = pd.Series([None if pd.isna(v) else int(v) for v in frame[c]], index=frame.index, dtype=object)
+    if blanks:
+        def note(row) -> str:
+            tests = [t for c, t in blanks if pd.isna(row[c])]
+            if not tests:
+                return ""
+            return (f"{' and '.join(tests)} {'needs' if len(tests) == 1 else 'need'} more than {MAX_TOPICS:,} "
+                    f"topics (the largest topic set searched) to detect a difference of {row['delta']:g}")
+
+        frame["note"] = [note(row) for _, row in frame.iterrows()]
+    return frame

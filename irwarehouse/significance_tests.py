@@ -7,11 +7,19 @@ for a Monte Carlo test, the default number of samples B. The
 command line, the report and :func:`irwarehouse.significance.run_test` read this table; a new
 test is a function and an entry. This module imports nothing heavy, so that the command
 line's help can list the tests without loading numpy.
+
+A correction for multiple comparisons is likewise one function of
+:mod:`irwarehouse.stats.corrections` (over the family of defined p-values) and one
+:class:`Correction` entry of :data:`CORRECTIONS`: its name (``--correction``), its label (in
+reports and captions) and its help. ``none`` is an entry too, whose function is the identity:
+nothing branches on a correction's name.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from .errors import IrwError
 
 
 @dataclass(frozen=True)
@@ -42,14 +50,38 @@ TESTS: dict[str, TestSpec] = {t.name: t for t in [
              default_B=10000),
 ]}
 
-CORRECTIONS: dict[str, str] = {
-    "none": "no correction for multiple comparisons",
-    "bonferroni": "Bonferroni correction",
-    "holm": "Holm correction",
-    "bh": "Benjamini-Hochberg correction",
-}
+class Correction(str):
+    """A correction for multiple comparisons. Where a text is expected (a caption, a page) an
+    entry reads as its label; ``name``, ``help`` and ``function`` (the name of the function in
+    :mod:`irwarehouse.stats.corrections` that adjusts a family of p-values) are attributes."""
+
+    name: str
+    label: str
+    help: str
+    function: str
+
+    def __new__(cls, name: str, label: str, help: str, function: str) -> "Correction":
+        entry = super().__new__(cls, label)
+        entry.name, entry.label, entry.help, entry.function = name, label, help, function
+        return entry
+
+
+CORRECTIONS: dict[str, Correction] = {c.name: c for c in [
+    Correction("none", "no correction for multiple comparisons", "no correction", "identity"),
+    Correction("bonferroni", "Bonferroni correction", "Bonferroni: min(1, m p)", "bonferroni"),
+    Correction("holm", "Holm correction", "Holm's step-down, family-wise error", "holm"),
+    Correction("bh", "Benjamini-Hochberg correction",
+               "Benjamini-Hochberg step-up, false discovery rate", "benjamini_hochberg"),
+]}
 
 MIN_B = 100
+
+
+def correction(name: str, what: str = "correction") -> Correction:
+    """The registry's entry of a correction's name, or an IrwError naming the valid ones."""
+    if name not in CORRECTIONS:
+        raise IrwError(f"unknown {what} {name!r}; valid: {', '.join(CORRECTIONS)}")
+    return CORRECTIONS[name]
 
 
 def names() -> str:

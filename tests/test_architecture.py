@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "irwarehouse"
 # Bottom to top. A module may import modules of its own layer and of the layers below.
 LAYERS = [
     ("foundation", ["irwarehouse.version", "irwarehouse.errors", "irwarehouse.numbers", "irwarehouse.output",
-                    "irwarehouse.result", "irwarehouse.stats", "irwarehouse.significance_tests",
+                    "irwarehouse.result", "irwarehouse.stats*", "irwarehouse.significance_tests",
                     "irwarehouse.systems", "irwarehouse.power",
                     "irwarehouse.sql", "irwarehouse.pages", "irwarehouse.files", "irwarehouse.names", "irwarehouse.statements",
                     "irwarehouse.measures", "irwarehouse.trec_names", "irwarehouse.experiments"]),

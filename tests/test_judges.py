@@ -397,6 +397,24 @@ def test_bad_input(fx, hand):
             call()
 
 
+def test_a_set_without_a_relevant_document_names_the_empty_topic_set(cli, tmp_path):
+    """Under a judgment set with no relevant document the default topic set is empty: the
+    rankings (and the tests over pairs) say so in irw eval's words, not "no topic in common"."""
+    zero = tmp_path / "zero.txt"
+    zero.write_text("".join(" ".join(line.split()[:3] + ["0"]) + "\n"
+                            for line in (FIXTURES / "qrels.txt").read_text().splitlines() if line.strip()))
+    cli("load", "collection", FIXTURES, "--name", "fx", "--qrels-name", "fixture")
+    cli("load", "qrels", zero, "--name", "zero")
+    said = cli("eval", "-m", "AP", "--qrels", "zero").stderr.strip()
+    assert said.startswith("no rows: qrels zero has no relevant document (grade >= 1)")
+    for args in (("qrels", "rankings", "fixture", "zero", "-m", "AP"),
+                 ("qrels", "rankings", "zero", "fixture", "-m", "AP", "--show", "decisions"),
+                 ("pvalues", "-m", "AP", "--qrels", "zero")):
+        bad = cli(*args, ok=False)
+        assert bad.exit_code == 1 and bad.stderr.strip() == "error: " + said[len("no rows: "):], bad.stderr
+    assert cli("qrels", "rankings", "fixture", "zero", "-m", "AP", "--topics", "all").exit_code == 0
+
+
 # ------------------------------------------------------------------ TREC-8 and a simulated judge
 
 FAVOURED = "utwente"

@@ -19,7 +19,7 @@ from irwarehouse import power as P
 
 def exact_t_power(n: int, delta: float, ve: float, alpha: float = 0.05) -> float:
     df, lam = n - 1, math.sqrt(n) * delta / math.sqrt(2 * ve)
-    critical = sps.t.ppf(1 - alpha / 2, df)
+    critical = sps.t.isf(alpha / 2, df)  # = ppf(1 - alpha / 2), exact for a tiny alpha too
     return sps.nct.sf(critical, df, lam) + sps.nct.cdf(-critical, df, lam)
 
 
@@ -90,6 +90,53 @@ def test_power_command(cli):
     assert bad.exit_code == 1 and "positive" in bad.stderr
     bad = cli("power", "-m", "AP", "--delta", "0.1", "--systems", "4", ok=False)
     assert "--anova" in bad.stderr
+
+
+def test_power_command_extreme_values(cli):
+    """A difference too small for any topic set leaves topics_needed blank and says why in
+    ``note``; a huge one needs the smallest design; error rates out of reach are one line."""
+    from conftest import FIXTURES
+
+    cli("load", "collection", FIXTURES, "--name", "fx", "--qrels-name", "fixture")
+    for anova in ([], ["--anova"]):
+        rows = json.loads(cli("power", "-m", "AP", "--delta", "1e-300", "--delta", "0.1", *anova,
+                              "--format", "json").stdout)
+        tiny, fine = rows
+        assert tiny["topics_needed"] is None and fine["topics_needed"] > 2
+        assert isinstance(fine["topics_needed"], int)  # a count, even beside a blank
+        assert f"more than {P.MAX_TOPICS:,} topics" in tiny["note"] and "1e-300" in tiny["note"]
+        assert fine["note"] == ""
+        if anova:
+            assert tiny["anova_topics_needed"] is None and "the ANOVA" in tiny["note"]
+        huge = json.loads(cli("power", "-m", "AP", "--delta", "1e300", *anova, "--format", "json").stdout)[0]
+        assert huge["topics_needed"] == 2 and huge["power"] == 1.0 and "note" not in huge
+        if anova:
+            assert huge["anova_topics_needed"] == 2 and huge["anova_power"] == 1.0
+    for option, value in (("--alpha", "1e-13"), ("--beta", "0"), ("--alpha", "1"), ("--delta", "inf")):
+        bad = cli("power", "-m", "AP", "--delta", "0.1", option, value, "--anova", ok=False)
+        assert bad.exit_code == 1 and "unexpected" not in bad.stderr
+        assert len(bad.stderr.strip().splitlines()) == 1, bad.stderr
+    # power wanted below alpha: any test has it, with two topics and no difference at all
+    weak = json.loads(cli("power", "-m", "AP", "--delta", "0.1", "--beta", "0.99", "--anova",
+                          "--format", "json").stdout)[0]
+    assert weak["topics_needed"] == 2 and weak["min_detectable_diff"] == 0.0
+    assert weak["anova_topics_needed"] == 2 and weak["anova_min_detectable_range"] == 0.0
+
+
+def test_extreme_error_rates_are_exact():
+    """A tiny alpha is a large but finite critical value (not 1 - alpha rounded to 1)."""
+    ve = 0.01
+    n = P.topics_needed(0.1, ve, alpha=1e-12)
+
+    def upper_tail(n):  # scipy's lower tail is NaN out here, and below 1e-16 anyway
+        df = n - 1
+        return sps.nct.sf(sps.t.isf(5e-13, df), df, math.sqrt(n) * 0.1 / math.sqrt(2 * ve))
+
+    assert upper_tail(n - 1) < 0.8 <= upper_tail(n) and 100 < n < 1000
+    assert P.topics_needed(1e-300, ve) is None and P.anova_topics_needed(4, 1e-300, ve) is None
+    assert P.anova_power(5, 4, 1e300, ve)[()] == 1.0 and P.t_power(5, 1e300, ve)[()] == 1.0
+    with pytest.raises(ValueError, match="at least 1e-12"):
+        P.topics_needed(0.1, ve, alpha=1e-13)
 
 
 def test_trec8_ap(trec8_db):

@@ -345,7 +345,7 @@ def test_bootstrap_summary_deterministic_and_chunk_independent(monkeypatch):
     np.testing.assert_array_equal(a.p, b.p)
     c = S.paired_bootstrap(X, B=300, seed=10)
     assert not np.array_equal(a.p, c.p)
-    monkeypatch.setattr(S, "_CHUNK_ELEMENTS", 50)  # a few replicates per chunk
+    monkeypatch.setattr(S.pairs, "CHUNK_ELEMENTS", 50)  # a few replicates per chunk
     d = S.paired_bootstrap(X, B=300, seed=9)
     np.testing.assert_array_equal(a.p, d.p)
     np.testing.assert_allclose(a.extra["estimated_diff"], d.extra["estimated_diff"], rtol=1e-12)
@@ -357,7 +357,7 @@ def test_bootstrap_summary_deterministic_and_chunk_independent(monkeypatch):
 
 
 def test_progress_callback_reports_chunks(monkeypatch):
-    monkeypatch.setattr(S, "_CHUNK_ELEMENTS", 1000)
+    monkeypatch.setattr(S.pairs, "CHUNK_ELEMENTS", 1000)
     X = random_matrix(5, 10)
     # the bootstrap and the randomization test count pairs (10 here), Tukey's replicates
     for fn, total in ((S.paired_bootstrap, 10), (S.randomization, 10), (S.tukey_hsd, 250)):
@@ -448,7 +448,7 @@ def test_randomization_approximates_exact_enumeration():
 def test_randomization_chunk_independent(monkeypatch):
     X = random_matrix(6, 14, seed=2)
     a = S.randomization(X, B=500, seed=4)
-    monkeypatch.setattr(S, "_CHUNK_ELEMENTS", 40)
+    monkeypatch.setattr(S.pairs, "CHUNK_ELEMENTS", 40)
     np.testing.assert_array_equal(a.p, S.randomization(X, B=500, seed=4).p)
 
 
@@ -456,7 +456,7 @@ def test_tukey_equals_loop_reference(monkeypatch):
     X = random_matrix(5, 8, seed=6)
     res = S.tukey_hsd(X, B=200, seed=12)
     np.testing.assert_array_equal(res.p, reference_tukey(X, 200, 12))
-    monkeypatch.setattr(S, "_CHUNK_ELEMENTS", 100)  # about two replicates per chunk
+    monkeypatch.setattr(S.pairs, "CHUNK_ELEMENTS", 100)  # about two replicates per chunk
     np.testing.assert_array_equal(res.p, S.tukey_hsd(X, B=200, seed=12).p)
 
 
@@ -525,6 +525,26 @@ def test_adjust_nan_not_counted_in_family():
         assert np.isnan(out[[1, 4]]).all()
         np.testing.assert_allclose(out[[0, 2, 3, 5]], S.adjust([0.01, 0.04, 0.03, 0.005], method))
     assert np.isnan(S.adjust([np.nan, np.nan], "holm")).all()
+
+
+def test_corrections_are_a_registry(monkeypatch):
+    """adjust applies the function the registry's entry names: an entry added to the registry
+    is offered without any other change, and 'none' is the identity entry."""
+    from irwarehouse import significance_tests as T
+    from irwarehouse.cli.stats import CORRECTIONS_HELP
+
+    p = np.array([0.01, np.nan, 0.04, 0.03])
+    for entry in T.CORRECTIONS.values():
+        assert callable(getattr(S.corrections, entry.function)), entry.name
+        assert f"{entry.name} ({entry.help})" in CORRECTIONS_HELP  # --correction's help
+        assert str(entry) == entry.label  # a caption reads the entry as its label
+    assert T.CORRECTIONS["none"].function == "identity"
+    monkeypatch.setitem(T.CORRECTIONS, "twice",
+                        T.Correction("twice", "Bonferroni again", "Bonferroni", "bonferroni"))
+    np.testing.assert_array_equal(S.adjust(p, "twice"), S.adjust(p, "bonferroni"))
+    assert T.correction("twice").label == "Bonferroni again"
+    with pytest.raises(Exception, match="unknown correction 'sidak'; valid: none, bonferroni, holm, bh, twice"):
+        T.correction("sidak")
 
 
 def test_adjust_against_direct_implementations():

@@ -10,7 +10,7 @@ import typer
 
 from .. import output
 from .app import FormatOpt, RunsOpt, TopicsOpt, check_format, command, open_warehouse, progress_callback, qrels_app
-from .stats import AlphaOpt, BOpt, CorrectionOpt, SeedOpt, TestOpt
+from .stats import CORRECTIONS_HELP, AlphaOpt, BOpt, CorrectionOpt, SeedOpt, TestOpt
 
 QrelsA = typer.Argument(..., help="The reference judgment set A (e.g. the official qrels).")
 QrelsB = typer.Argument(..., help="The judgment set B compared with it (e.g. an automatic judge's).")
@@ -46,7 +46,7 @@ def qrels_rankings(
     runs: str = RunsOpt, topics: str = TopicsOpt,
     by: str = typer.Option("team", "--by", help="The run metadata column that groups the runs (team, kind, pooled, ...)."),
     permutations: int = typer.Option(10000, "--permutations", help="Random groups drawn by the permutation test of --show groups."),
-    bias_correction: str = typer.Option("holm", "--bias-correction", help="Correction of --show groups over the groups: none | bonferroni | holm | bh."),
+    bias_correction: str = typer.Option("holm", "--bias-correction", help="Correction of --show groups over the groups: " + CORRECTIONS_HELP + "."),
     top_k: int = typer.Option(10, "--top-k", "-k", help="Kendall's tau over the runs A ranks within its top k."),
     rbo_p: float = typer.Option(0.9, "--rbo-p", help="Persistence of RBO."),
     test: str = TestOpt, correction: str = CorrectionOpt, alpha: float = AlphaOpt,

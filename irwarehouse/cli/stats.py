@@ -18,7 +18,8 @@ AlphaOpt = typer.Option(0.05, "--alpha", help="Significance level.")
 BOpt = typer.Option(None, "-B", "--samples", help="Monte Carlo samples (default: "
                     + ", ".join(f"{t.default_B} {t.name}" for t in api.TESTS.values() if t.default_B) + ").")
 SeedOpt = typer.Option(0, "--seed", help="Random seed (Monte Carlo tests are deterministic given it).")
-CorrectionOpt = typer.Option("none", "--correction", help="Multiple comparisons: " + " | ".join(api.CORRECTIONS) + " (over all pairs).")
+CORRECTIONS_HELP = " | ".join(f"{c.name} ({c.help})" for c in api.CORRECTIONS.values())
+CorrectionOpt = typer.Option("none", "--correction", help="Multiple comparisons (over all pairs): " + CORRECTIONS_HELP + ".")
 MeasuresOpt = typer.Option(..., "--measure", "-m", help="Measure (repeatable).")
 TestOpt = typer.Option("t", "--test", help=_TESTS + ".")
 LevelOpt = typer.Option(0.95, "--level", help="Level of the interval of each difference -- "
