@@ -65,6 +65,11 @@ class Correction(str):
         entry.name, entry.label, entry.help, entry.function = name, label, help, function
         return entry
 
+    @property
+    def adjusts(self) -> bool:
+        """Whether the correction changes p-values (every entry but the identity)."""
+        return self.function != "identity"
+
 
 CORRECTIONS: dict[str, Correction] = {c.name: c for c in [
     Correction("none", "no correction for multiple comparisons", "no correction", "identity"),

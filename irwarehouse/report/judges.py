@@ -156,14 +156,14 @@ def _j_scores_data(j: JudgesReport) -> dict:
 
 def _j_decisions_data(j: JudgesReport) -> dict:
     s = j.settings
-    return {"a": j.qrels, "b": j.against, "test": test_text(s["test"], s["B"], s["seed"]), "correction": CORRECTIONS[s["correction"]],
+    return {"a": j.qrels, "b": j.against, "test": test_text(s["test"], s["B"], s["seed"]), "correction": CORRECTIONS[s["correction"]].label,
             "alpha": f"{s['alpha']:g}", "rows": j.decisions.to_dict("records")}
 
 
 def _j_groups_data(j: JudgesReport) -> dict:
     s = j.settings
     return {"a": j.qrels, "b": j.against, "by": j.by, "permutations": s["permutations"],
-            "seed": s["seed"], "correction": CORRECTIONS[s["bias_correction"]], "alpha": f"{s['alpha']:g}",
+            "seed": s["seed"], "correction": CORRECTIONS[s["bias_correction"]].label, "alpha": f"{s['alpha']:g}",
             "flagged": _flags(j.flagged().to_dict("records")),
             "measures": [{"name": m, "rows": _flags(j.groups[j.groups["measure"] == m].to_dict("records"))}
                          for m in j.measures],

@@ -14,7 +14,7 @@ from ..errors import IrwError
 from ..measures import parse
 from ..output import latex_text as _latex
 from ..output import markdown_text as _md
-from ..significance_tests import CORRECTIONS, TESTS
+from ..significance_tests import CORRECTIONS, TESTS, correction as correction_entry
 from . import figures as fg
 from . import runs_figures as rf
 from .sections import (FORMATS, RBO_P, SMALL, TIED, TOP, Sections, correction_text, default_correction, mark_list,
@@ -139,7 +139,7 @@ class Report:
         return "topics: " + ", ".join(f"{n} for {label}" for label, n in counts.items())
 
     def _method(self) -> tuple[str, str]:
-        return test_text(self.test, self.B, self.seed), CORRECTIONS[self.correction]
+        return test_text(self.test, self.B, self.seed), CORRECTIONS[self.correction].label
 
     def caption(self, latex: bool = False, intervals: bool = False, effects: bool = False) -> str:
         """What the paper table shows, with test, correction, alpha and topics (and what its
@@ -310,8 +310,8 @@ def build_report(con, measures, qrels: str | None = None, runs="all", topics: st
     page marks in its tables and figures."""
     parsed = parse_measures(measures)
     B = significance.check_test(test, alpha, B)
-    if correction is not None and correction not in CORRECTIONS:
-        raise IrwError(f"unknown correction {correction!r}; valid: {', '.join(CORRECTIONS)}")
+    if correction is not None:
+        correction_entry(correction)
     if not 0 < level < 1:
         raise IrwError(f"the confidence level must be between 0 and 1 (exclusive), got {level}")
     coverage_measures = [parse(f"Judged@{judged_k}"), parse(f"RBP(p={rbp_p})"), parse(f"RBPres(p={rbp_p})")]

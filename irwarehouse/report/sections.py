@@ -55,8 +55,9 @@ def default_correction(correction: str | None, n_runs: int) -> str:
 def correction_text(correction: str, chosen: bool, n_runs: int, unit: str = "run") -> str:
     """The correction as a page's subtitle names it; when it was ``chosen`` by
     :func:`default_correction` (not asked for), why, and how to turn it off."""
-    text = CORRECTIONS[correction]
-    if chosen and correction != "none":
+    entry = CORRECTIONS[correction]
+    text = entry.label
+    if chosen and entry.adjusts:
         pairs = n_runs * (n_runs - 1) // 2
         text += (f" (the default with more than {AUTO_CORRECTION_RUNS} {unit}s: {pairs:,} pairs; "
                  "--correction none for none)")
