@@ -437,7 +437,10 @@ def prepare(con: duckdb.DuckDBPyConnection, path: str, read_only: bool, notify=N
         messages += reconcile(con)
     else:
         older = stored_meta(con).get("schema_version")
-        if older is not None and older != SCHEMA_VERSION:
+        if older is None:  # an empty database (connection.check_warehouse refuses any other)
+            empty_warehouse(con)
+            return
+        if older != SCHEMA_VERSION:
             raise IrwError(f"{path} was written by an older irwarehouse (warehouse schema version "
                            f"{older}, now {SCHEMA_VERSION}): open it for writing once to upgrade "
                            "it; irw refresh would keep what it holds and "
@@ -451,6 +454,24 @@ def prepare(con: duckdb.DuckDBPyConnection, path: str, read_only: bool, notify=N
     if notify:
         for message in messages:
             notify(message)
+
+
+def empty_warehouse(con) -> None:
+    """Make a read of an empty DuckDB database answer as an empty warehouse, without writing
+    to it: the schema's tables, views and macros of schema main are created as temporary
+    objects of the connection (which the file never holds; DuckDB looks them up first).
+    The measure macros live in a schema of their own, which DuckDB keeps for the database:
+    they come with the first write (a load)."""
+    with transaction(con):
+        for statement in schema_statements(measure_macros=False):
+            code = _code(statement)
+            match = _CREATES.match(code)
+            if match and (match.group(2) or "main") == "main":
+                con.execute(_TEMPORARY.sub(r"\1TEMPORARY ", code, count=1))
+        _fill_measures(con)
+
+
+_TEMPORARY = re.compile(r"^(CREATE\s+(?:OR\s+REPLACE\s+)?)", re.I)
 
 
 def connect(path: str | None = None, read_only: bool = False, notify=None, create: bool = True,

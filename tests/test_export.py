@@ -86,6 +86,30 @@ def test_export_recreates_the_warehouse(sql_warehouse, source_probe, tmp_path, f
     assert sql_probe.close(result["results"], source_probe["results"]) == []
 
 
+def test_imported_export_is_a_warehouse(evaluated_fixtures, tmp_path):
+    """The recipe of docs/sql-and-bi.md: irw export, then a plain DuckDB client's IMPORT
+    DATABASE into a new file, gives a warehouse irw reads, evaluates and loads into."""
+    source = tmp_path / "source.duckdb"
+    source.write_bytes(evaluated_fixtures.read_bytes())
+    source_cli = cli_for(str(source))
+    source_cli("export", tmp_path / "export")
+    imported = str(tmp_path / "imported.duckdb")
+    con = duckdb.connect(imported)
+    con.execute(f"IMPORT DATABASE '{tmp_path / 'export'}'")
+    con.close()
+    invoke = cli_for(imported)
+    assert invoke("sql", "SELECT value FROM irw_meta WHERE key = 'schema_version'").output.split()[-1] \
+        == connection.SCHEMA_VERSION
+    listed = invoke("runs", "list").output
+    assert listed.splitlines()[-8:] == source_cli("runs", "list").output.splitlines()[-8:]
+    evaluated = invoke("eval", "-m", "AP", "-m", "nDCG@10").output
+    assert evaluated.splitlines()[-8:] == source_cli("eval", "-m", "AP", "-m", "nDCG@10").output.splitlines()[-8:]
+    for warehouse in (invoke, source_cli):
+        warehouse("load", "qrels", ROOT / "fixtures" / "auto-qrels.txt", "--name", "auto")
+    assert invoke("eval", "-m", "P@10", "--qrels", "auto").output == \
+        source_cli("eval", "-m", "P@10", "--qrels", "auto").output
+
+
 def test_export_scripts_run_inside_the_directory(sql_warehouse, source_probe, tmp_path,
                                                  monkeypatch):
     """`.read schema.sql` then `.read load.sql` in the export directory, as in the DuckDB CLI."""
