@@ -303,3 +303,40 @@ def test_sqlalchemy_duckdb_engine_read_only(sql_warehouse, source_probe, tmp_pat
                        "ORDER BY run_id").fetchall()
     con.close()
     assert [tuple(r) for r in judged.values.tolist()] == want
+
+
+# ------------------------------------------------------------ names in messages
+
+CONTROL = "a\nb\x1bc"  # a newline and an escape character
+ESCAPED = "a\\nb\\x1bc"
+
+
+def _one_escaped_line(stderr: str) -> str:
+    assert stderr.endswith("\n") and stderr.count("\n") == 1, repr(stderr)
+    assert "\x1b" not in stderr and ESCAPED in stderr, repr(stderr)
+    return stderr
+
+
+def test_messages_escape_control_characters_in_the_names_they_quote(evaluated_fixtures, tmp_path):
+    """Every message -- a summary as an error -- is one printable line whatever the names it
+    quotes hold (irwarehouse.output.say, errors.IrwError)."""
+    path = tmp_path / "w.duckdb"
+    path.write_bytes(evaluated_fixtures.read_bytes())
+    invoke = cli_for(str(path))
+    # a directory and a file name in what a command says it wrote
+    directory = tmp_path / f"export-{CONTROL}"
+    r = invoke("export", directory)
+    _one_escaped_line(r.stderr)
+    assert r.stderr.startswith("exported ") and (directory / "load.sql").exists()
+    invoke("standardize", "factors", "-m", "AP", "--name", "self")
+    target = tmp_path / f"factors-{CONTROL}.csv"
+    r = invoke("standardize", "export", "self", target)
+    assert _one_escaped_line(r.stderr).startswith("wrote ") and target.exists()
+    # a run id and a qrels name in what a command refuses
+    run = tmp_path / f"run-{CONTROL}.txt"
+    run.write_text("1 Q0 d1 1 1.0 run\x1b[31m\n")  # a run id cannot hold a newline
+    r = invoke("load", "runs", run, ok=False)
+    assert r.exit_code == 1 and _one_escaped_line(r.stderr).startswith("error: ")
+    assert "'run\\x1b[31m'" in r.stderr
+    r = invoke("load", "qrels", ROOT / "fixtures" / "qrels.txt", "--name", f"q{CONTROL}", ok=False)
+    assert r.exit_code == 1 and _one_escaped_line(r.stderr).startswith("error: ")
