@@ -204,14 +204,14 @@ def stream(batches, fmt: str, digits: int = 4) -> None:
     column widths and alignment are those of the first batch (all of a result that fits
     in one): a longer value further down widens its row only."""
     columns = list(batches.columns)
-    if fmt == "json":
-        _stream_json(batches, columns)
-    elif fmt == "csv":
-        _stream_csv(batches, columns)
-    elif fmt == "table":
-        _stream_table(batches, columns, digits)
-    else:
+    writers = {"json": _stream_json, "csv": _stream_csv,
+               "table": lambda b, c: _stream_table(b, c, digits)}
+    if fmt not in writers:
         raise IrwError(f"a streamed result prints as table, csv or json, not {fmt!r}")
+    try:
+        writers[fmt](batches, columns)
+    finally:  # stopped early (a closed pipe): the rows not read are dropped at once
+        batches.close()
 
 
 def _stream_json(batches, columns: list[str]) -> None:
