@@ -8,7 +8,8 @@ string per row) over a small warehouse, reads its standard output as it comes (c
 bytes and lines, keeping none), and reports the time to the first line, the total wall
 time, the lines and bytes printed, and the child's peak resident set size (the kernel's
 ru_maxrss of that child, as `/usr/bin/time -v` reports it), with the machine and the load
-average before and after.
+average before and after. A first row, the same command on a one-row result, shows how much
+of the time to the first line is irw's start (Python, the imports, opening the warehouse).
 
     python bench/bench_sql_stream.py [--rows N] [--formats table,csv,json] [--memory-limit 1GB]
 """
@@ -66,6 +67,9 @@ def main() -> None:
         subprocess.run([irw, "--db", db, "load", "qrels", str(ROOT / "fixtures" / "qrels.txt"),
                         "--name", "fixture"], check=True, capture_output=True)
         print(f"{'format':6}  {'first line':>10}  {'wall':>8}  {'lines':>10}  {'MB out':>8}  {'peak RSS':>9}")
+        base = measure(irw, db, 1, "csv", args.memory_limit)  # irw's start, for comparison
+        print(f"{'1 row':6}  {base['first_line_s']:9.2f}s  {base['wall_s']:7.1f}s  {base['lines']:>10,}  "
+              f"{base['bytes'] / 1e6:8.1f}  {base['peak_rss_mb']:6.0f} MB  (csv: irw's start alone)", flush=True)
         for fmt in args.formats.split(","):
             r = measure(irw, db, args.rows, fmt, args.memory_limit)
             print(f"{r['format']:6}  {r['first_line_s']:9.2f}s  {r['wall_s']:7.1f}s  {r['lines']:>10,}  "
