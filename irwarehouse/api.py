@@ -30,7 +30,7 @@ import functools
 import os
 import re
 import shutil
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Iterable
 
 from . import catalogue, connection, files, names, runsets, schema, sql, statements
@@ -40,7 +40,7 @@ from .connection import DEFAULT_DB, DEFAULT_WAIT, memory_limit_text, transaction
 from .engine import base, evaluation, files_in, loading, many, pools
 from .errors import IrwError, StatusError, note
 from . import trec_eval as te
-from .result import Result
+from .result import Batches, Result
 from .trec_eval import TREC_EVAL_VERSION
 from .significance_tests import CORRECTIONS, TESTS
 from .systems import check_unit, system_scores
@@ -457,7 +457,8 @@ class Warehouse:
             raise IrwError("this warehouse is open read-only: open it for writing to refresh it")
         return base.ensure_bases(self.con)
 
-    def sql(self, query: str, params=None, *, write: bool | None = None, files=()) -> Result | None:
+    def sql(self, query: str, params=None, *, write: bool | None = None, files=(),
+            batches: bool | int = False) -> "Result | Batches | None":
         """Run SQL; its result (None for a statement without one).
 
         The SQL runs in DuckDB's own sandbox (irwarehouse.connection.Sandbox): it reads and
@@ -471,7 +472,13 @@ class Warehouse:
         accept (a document twice in a ranking, a document judged twice, a table of the
         schema removed) are an error that undoes the call. The sandbox lasts as long as the
         warehouse's DuckDB connection: a warehouse file is opened anew for other calls, an
-        in-memory one keeps it (``w.con`` runs SQL outside it, without irw's checks)."""
+        in-memory one keeps it (``w.con`` runs SQL outside it, without irw's checks).
+
+        ``batches`` (True, or the number of rows per batch): the result streamed, as an
+        :class:`irwarehouse.result.Batches` -- its columns at once, its rows in batches as
+        DuckDB produces them, so that memory holds one batch whatever the result's size. The
+        call's transaction stays open until the batches are read to the end (then it
+        commits) or closed (then it is rolled back)."""
         import duckdb
 
         write = (not self.read_only) if write is None else bool(write)
@@ -483,22 +490,50 @@ class Warehouse:
             raise IrwError("files may be read and written by SQL that runs with --write (write=True) only")
         directories, paths = statements.allowed(files)
         con = self._connection(connection.Sandbox(directories, paths))
-        with transaction(con):
+
+        def failed(exc: BaseException) -> BaseException:
+            if isinstance(exc, duckdb.PermissionException):
+                return IrwError(statements.outside(exc, write))
+            if isinstance(exc, duckdb.Error):
+                return IrwError(f"SQL error: {str(exc).strip().splitlines()[0]}")
+            return exc
+
+        open_transaction = ExitStack()
+        open_transaction.enter_context(transaction(con))
+
+        def finish(error: BaseException | None) -> None:
+            if error is None:
+                try:
+                    if write:
+                        for message in schema.reconcile(con, edited=True):
+                            self._notify(message)
+                except BaseException as exc:
+                    open_transaction.__exit__(type(exc), exc, exc.__traceback__)
+                    raise
+                open_transaction.close()
+                self._prepared = True
+            else:
+                open_transaction.__exit__(type(error), error, error.__traceback__)
+
+        try:
             if not self._prepared:
                 schema.prepare(con, self.path, self.read_only, self._notify)
             statements.check(con, query, write)
             connection.settle(con)
             try:
                 rel = con.sql(query, params=params) if params is not None else con.sql(query)
+                if rel is not None and batches:
+                    text = rel.sql_query()
+                    con.execute(text, params) if params is not None else con.execute(text)
+                    return Batches(rel.columns, rel.types, con.fetchmany, finish,
+                                   None if batches is True else batches, failed)
                 result = None if rel is None else Result(rel.columns, rel.fetchall())
-            except duckdb.PermissionException as exc:
-                raise IrwError(statements.outside(exc, write)) from None
             except duckdb.Error as exc:
-                raise IrwError(f"SQL error: {str(exc).strip().splitlines()[0]}") from None
-            if write:
-                for message in schema.reconcile(con, edited=True):
-                    self._notify(message)
-        self._prepared = True
+                raise failed(exc) from None
+        except BaseException as exc:
+            finish(exc)
+            raise
+        finish(None)
         return result
 
     # ------------------------------------------------------------------ evaluation

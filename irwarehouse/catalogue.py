@@ -97,8 +97,10 @@ def collection_for_load(path: str, con, collection: str | None, wait: float | No
     if not Path(path).exists():
         return DEFAULT_COLLECTION, True
     with closing(connect(path, read_only=True, wait=wait)) as reader:
-        if stored_meta(reader).get("schema_version", SCHEMA_VERSION) != SCHEMA_VERSION:
-            return DEFAULT_COLLECTION, True  # upgraded by the load: one collection, 'default'
+        if stored_meta(reader).get("schema_version") != SCHEMA_VERSION:
+            # an empty database (no version: a new warehouse), or one upgraded by the load:
+            # one collection, 'default'
+            return DEFAULT_COLLECTION, True
         return only_collection(reader), True
 
 

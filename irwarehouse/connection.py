@@ -333,12 +333,24 @@ def check_warehouse(con: duckdb.DuckDBPyConnection, path: str) -> None:
         raise IrwError(problem)
 
 
+_OWN_OBJECTS = """
+SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND NOT temporary
+UNION ALL SELECT view_name FROM duckdb_views()
+WHERE database_name = current_database() AND NOT temporary AND NOT internal
+UNION ALL SELECT function_name FROM duckdb_functions()
+WHERE database_name = current_database() AND NOT internal AND function_type IN ('macro', 'table_macro')
+UNION ALL SELECT sequence_name FROM duckdb_sequences() WHERE database_name = current_database() AND NOT temporary
+UNION ALL SELECT 'schema ' || schema_name FROM duckdb_schemas()
+WHERE database_name = current_database() AND NOT internal AND schema_name <> 'main'
+"""
+
+
 def _warehouse_problem(con: duckdb.DuckDBPyConnection, path: str) -> str | None:
     version = stored_meta(con).get("schema_version")
     if version is None:
-        names = {r[0] for r in con.execute(
-            "SELECT table_name FROM information_schema.tables "
-            "WHERE table_catalog = current_database() AND table_schema = 'main'").fetchall()}
+        # an empty database (a new warehouse) has no tables, views, macros, sequences or
+        # schemas of its own; one holding any is another program's
+        names = {r[0] for r in con.execute(_OWN_OBJECTS).fetchall()}
         if not names:
             return None
         held = ", ".join(sorted(names)[:5]) + (", ..." if len(names) > 5 else "")

@@ -73,12 +73,14 @@ def _file_name(schema: str, table: str, fmt: str) -> str:
 def _schema_script(tables: list[tuple[str, str, str]]) -> list[str]:
     """The statements that create the sequences (which the check of runs draws from), the
     tables (as the warehouse defines them), then every view and macro (as every warehouse
-    gets them)."""
+    gets them), and record the schema version (without it, the copy would be a database
+    holding tables but no irw warehouse)."""
     statements = [sql.statement("export.sql", "create_schema", s)
                   for s in sorted({s for s, _, _ in tables if s != "main"})]
     statements += schema.sequence_statements()
     statements += [ddl if ddl.rstrip().endswith(";") else ddl + ";" for _, _, ddl in tables]
-    return statements + schema.schema_statements()
+    return statements + schema.schema_statements() + [
+        sql.statement("export.sql", "schema_version", connection.SCHEMA_VERSION)]
 
 
 def _load_statements(tables, fmt: str, directory: Path | None = None) -> list[str]:

@@ -18,7 +18,7 @@ import math
 import sys
 from typing import TYPE_CHECKING, Union
 
-from .errors import IrwError, printable
+from .errors import IrwError, inline, printable
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -52,6 +52,16 @@ class _Empty(list):
     def __init__(self, columns):
         super().__init__()
         self.names = list(columns)
+
+
+def say(message: str) -> None:
+    """Print a message for people -- progress, a summary, a note -- on stderr (stdout stays
+    machine-readable), as one printable line: whatever names it quotes (a run id, a qrels
+    name, a file or directory name), a newline, a tab or another control character in them is
+    written as an escape (errors.inline), as in error messages, so that a name can neither
+    break the message in two nor drive the terminal. The one door of every message."""
+    sys.stderr.write(inline(message) + "\n")
+    sys.stderr.flush()
 
 
 def no_rows(columns) -> list:
@@ -185,6 +195,68 @@ def to_latex(data: Rows, digits: int = 4) -> str:
     lines += [" & ".join(c if num else latex_text(c) for c, num in zip(row, numeric)) + " \\\\"
               for row in rows]
     return "\n".join(lines + ["\\bottomrule", "\\end{tabular}"])
+
+
+def stream(batches, fmt: str, digits: int = 4) -> None:
+    """Print a streamed result (irwarehouse.result.Batches: ``columns``, and batches of
+    row tuples) as ``fmt`` -- ``table``, ``csv`` or ``json`` -- batch by batch as it comes,
+    holding one batch: the same text :func:`emit` prints for the whole result. A table's
+    column widths and alignment are those of the first batch (all of a result that fits
+    in one): a longer value further down widens its row only."""
+    columns = list(batches.columns)
+    writers = {"json": _stream_json, "csv": _stream_csv,
+               "table": lambda b, c: _stream_table(b, c, digits)}
+    if fmt not in writers:
+        raise IrwError(f"a streamed result prints as table, csv or json, not {fmt!r}")
+    try:
+        writers[fmt](batches, columns)
+    finally:  # stopped early (a closed pipe): the rows not read are dropped at once
+        batches.close()
+
+
+def _stream_json(batches, columns: list[str]) -> None:
+    """One JSON array, as :func:`to_json` writes it (``indent=1``), a record at a time."""
+    out = sys.stdout
+    first = True
+    for batch in batches:
+        parts = []
+        for row in batch:
+            record = json.dumps({c: _clean(v) for c, v in zip(columns, row)}, indent=1, default=str)
+            parts.append(("[\n" if first else ",\n") + "\n".join(" " + line for line in record.split("\n")))
+            first = False
+        out.write("".join(parts))
+    out.write("[]\n" if first else "\n]\n")
+
+
+def _stream_csv(batches, columns: list[str]) -> None:
+    import csv
+
+    writer = csv.writer(sys.stdout, lineterminator="\n")
+    writer.writerow(columns)
+    for batch in batches:
+        writer.writerows(["" if _clean(v) is None else v for v in row] for row in batch)
+
+
+def _stream_table(batches, columns: list[str], digits: int) -> None:
+    out = sys.stdout
+    line = None
+    for batch in batches:
+        cells = [[_cell(v, digits) for v in row] for row in batch]
+        if line is None:
+            numeric = [bool(values) and all(_is_number(v) for v in values)
+                       for values in ([row[i] for row in batch if row[i] is not None]
+                                      for i in range(len(columns)))]
+            shown = [printable(c) for c in columns]
+            widths = [max(len(c), *(len(r[i]) for r in cells)) for i, c in enumerate(shown)]
+
+            def line(cells, widths=widths, numeric=numeric):
+                return "  ".join(c.rjust(w) if num else c.ljust(w)
+                                 for c, w, num in zip(cells, widths, numeric)).rstrip()
+
+            out.write(line(shown) + "\n" + "  ".join("-" * w for w in widths) + "\n")
+        out.write("".join(line(r) + "\n" for r in cells))
+    if line is None:
+        out.write("(no rows)\n")
 
 
 def emit(frame: Rows, fmt: str, table: Rows | None = None, digits: int = 4) -> None:

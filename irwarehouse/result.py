@@ -5,6 +5,9 @@ A :class:`Result` holds columns and rows, or a pandas DataFrame; ``.df()`` gives
 DataFrame, ``.rows()`` tuples and ``.records()`` dicts, converting only when asked, so a
 command that prints rows never imports pandas. In a notebook a Result shows as its table,
 and DataFrame methods (``.pivot``, ``.round``, ``[...]``) reach ``.df()``.
+
+A query's result too large to hold is :class:`Batches`: its columns at once, its rows in
+batches as DuckDB produces them (``Warehouse.sql(query, batches=True)``).
 """
 
 from __future__ import annotations
@@ -142,6 +145,79 @@ class Result:
         arrays = [self._arrays[self._columns.index(k)] for k in keys]
         return [(*(a[first[g]] for a in arrays), *summarize(chunks[g].tolist(), how))
                 for g in np.argsort(first, kind="stable")]
+
+class Batches:
+    """A query's result streamed: ``columns`` and their DuckDB ``types`` (names such as
+    ``BIGINT``, ``VARCHAR``) at once, the rows in batches of up to ``size`` tuples as DuckDB
+    produces them, so that memory holds one batch whatever the result's size. Iterate it
+    (``for batch in result: ...``), or its rows one by one (:meth:`rows`); it can be read
+    once. It holds its query's transaction open (``finish``, called once: with None when
+    every row was read, with the exception when reading failed or stopped early), so read
+    it to the end -- or :meth:`close` it, or use it as a context manager -- before using the
+    warehouse again. ``fetch(n)``: the next rows (an empty list at the end); ``failed(exc)``:
+    the error to raise for one raised while reading (DuckDB's, say)."""
+
+    SIZE = 10_000
+
+    def __init__(self, columns, types, fetch, finish, size: int | None = None, failed=None):
+        self.columns = [str(c) for c in columns]
+        self.types = [str(t) for t in types]
+        self.size = int(size or self.SIZE)
+        if self.size < 1:
+            raise IrwError(f"a batch holds at least one row, not {size}")
+        self._fetch, self._finish, self._failed = fetch, finish, failed
+        self._done = False
+
+    def __iter__(self):
+        if self._done:
+            raise IrwError("these batches were read already: run the query again")
+        try:
+            while True:
+                try:
+                    batch = self._fetch(self.size)
+                except Exception as exc:
+                    if self._failed is None:
+                        raise
+                    raise self._failed(exc) from None
+                if not batch:
+                    break
+                yield batch
+        except BaseException as exc:  # an error, or the reader stopped early (GeneratorExit)
+            self._end(exc)
+            raise
+        self._end(None)
+
+    def rows(self):
+        """The rows one by one (tuples)."""
+        for batch in self:
+            yield from batch
+
+    def result(self) -> Result:
+        """Every row, held in memory: the :class:`Result` the query gives without batches."""
+        return Result(self.columns, list(self.rows()))
+
+    def _end(self, error: BaseException | None) -> None:
+        if not self._done:
+            self._done = True
+            self._finish(error)
+
+    def close(self) -> None:
+        """Stop reading: the rows not read are dropped, and the transaction is rolled back."""
+        self._end(GeneratorExit())
+
+    def __enter__(self) -> "Batches":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):
+        if not getattr(self, "_done", True):
+            self.close()
+
+    def __repr__(self) -> str:
+        return f"Batches(columns={self.columns!r}, size={self.size})"
+
 
 MEAN_COLUMNS = ("run_id", "measure", "value", "n_topics")
 

@@ -22,8 +22,8 @@ import duckdb
 
 from . import catalogue, files, names, sql, state
 from .catalogue import DEFAULT_COLLECTION
-from .connection import (PUBLISHED_KEY, SCHEMA_VERSION, connect as open_file, stored_meta,
-                         transaction)
+from .connection import (PUBLISHED_KEY, SCHEMA_VERSION, STORAGE_VERSION, connect as open_file,
+                         storage_version, stored_meta, transaction)
 from .engine.base import invalidate_bases, update_bases
 from .engine.evaluation import refresh_scores
 from .engine.rendering import macro_definitions
@@ -140,17 +140,21 @@ def _shown(kind: str, schema_name: str, name: str) -> str:
 _expected: dict[str, dict] = {}
 
 
-def expected_definitions(fingerprint: str | None = None) -> dict[tuple[str, str, str], frozenset[str]]:
+def expected_definitions(fingerprint: str | None = None,
+                         storage: str | None = None) -> dict[tuple[str, str, str], frozenset[str]]:
     """(kind, schema, name) -> the digests of its definition, of every table, sequence, view
     and macro of this irw's schema under the running DuckDB release: a view's or macro's
     definition as DuckDB reads it back in the session that made it and once the database
     is opened again (they can differ: DuckDB 2.0 stores a macro in the warehouses' storage
     version without its CTEs' MATERIALIZED), a table's or sequence's none. Found in a scratch database
-    once per schema fingerprint and DuckDB release, and kept in irw's temporary root
+    once per schema fingerprint, DuckDB release and storage version (``storage``, e.g.
+    ``v1.0.0+``: a file another DuckDB client made, IMPORT DATABASE's say, keeps its own;
+    default :data:`connection.STORAGE_VERSION`), and kept in irw's temporary root
     (where there is no room for it, nothing is checked: an empty mapping)."""
     import json
 
-    key = f"{(fingerprint or schema_fingerprint())[:20]}-{duckdb.__version__}"
+    storage = (storage or STORAGE_VERSION).rstrip("+")
+    key = f"{(fingerprint or schema_fingerprint())[:20]}-{duckdb.__version__}-{storage}"
     if key not in _expected:
         cache = None
         try:
@@ -160,7 +164,7 @@ def expected_definitions(fingerprint: str | None = None) -> dict[tuple[str, str,
                 raise ValueError
         except (OSError, ValueError, IrwError):
             try:
-                data = {"key": key, "objects": _scratch_definitions()}
+                data = {"key": key, "objects": _scratch_definitions(storage)}
             except (OSError, IrwError, duckdb.Error):
                 return {}  # no room for the scratch database (a full TMPDIR): nothing checked
             if cache is not None:
@@ -172,16 +176,20 @@ def expected_definitions(fingerprint: str | None = None) -> dict[tuple[str, str,
     return _expected[key]
 
 
-def _scratch_definitions() -> list:
+def _scratch_definitions(storage: str) -> list:
     """[kind, schema, name, [digests]] of this irw's schema made in a scratch database file
-    of the warehouses' storage version, read in the session that made it and after opening
+    of the storage version ``storage``, read in the session that made it and after opening
     it again."""
-    from .connection import create_file, open_duckdb
+    from .connection import open_duckdb
 
     found: dict[tuple, set] = {}
     with files.temporary_directory("schema") as tmp:
         path = os.path.join(tmp, "scratch.duckdb")
-        create_file(path)
+        con = open_duckdb()
+        try:
+            sql.run(con, "install.sql", "create_file", {}, path, storage)
+        finally:
+            con.close()
         for again in (False, True):
             con = open_duckdb(path)
             try:
@@ -205,7 +213,7 @@ def changed_objects(con, path: str | None = None) -> list[tuple[str, str, str, b
     fingerprint = schema_fingerprint()
     if stored_meta(con).get("schema_fingerprint") != fingerprint:
         return []
-    expected = expected_definitions(fingerprint)
+    expected = expected_definitions(fingerprint, storage_version(con))
     state = _file_state(path, fingerprint)
     if state is not None and _verified(path) == state:
         return []
@@ -437,7 +445,10 @@ def prepare(con: duckdb.DuckDBPyConnection, path: str, read_only: bool, notify=N
         messages += reconcile(con)
     else:
         older = stored_meta(con).get("schema_version")
-        if older is not None and older != SCHEMA_VERSION:
+        if older is None:  # an empty database (connection.check_warehouse refuses any other)
+            empty_warehouse(con)
+            return
+        if older != SCHEMA_VERSION:
             raise IrwError(f"{path} was written by an older irwarehouse (warehouse schema version "
                            f"{older}, now {SCHEMA_VERSION}): open it for writing once to upgrade "
                            "it; irw refresh would keep what it holds and "
@@ -451,6 +462,24 @@ def prepare(con: duckdb.DuckDBPyConnection, path: str, read_only: bool, notify=N
     if notify:
         for message in messages:
             notify(message)
+
+
+def empty_warehouse(con) -> None:
+    """Make a read of an empty DuckDB database answer as an empty warehouse, without writing
+    to it: the schema's tables, views and macros of schema main are created as temporary
+    objects of the connection (which the file never holds; DuckDB looks them up first).
+    The measure macros live in a schema of their own, which DuckDB keeps for the database:
+    they come with the first write (a load)."""
+    with transaction(con):
+        for statement in schema_statements(measure_macros=False):
+            code = _code(statement)
+            match = _CREATES.match(code)
+            if match and (match.group(2) or "main") == "main":
+                con.execute(_TEMPORARY.sub(r"\1TEMPORARY ", code, count=1))
+        _fill_measures(con)
+
+
+_TEMPORARY = re.compile(r"^(CREATE\s+(?:OR\s+REPLACE\s+)?)", re.I)
 
 
 def connect(path: str | None = None, read_only: bool = False, notify=None, create: bool = True,

@@ -15,6 +15,13 @@ ORDER BY schema_name <> 'main', schema_name, table_name
 CREATE SCHEMA IF NOT EXISTS {{ name | ident }};
 {%- endmacro %}
 
+{# The schema version of the tables exported (the last line of the exported schema.sql): the
+   database IMPORT DATABASE makes is then a warehouse of that version to irw, whose
+   bookkeeping (the irw_* tables, not exported) irw rebuilds from the tables. #}
+{% macro schema_version(version) -%}
+INSERT OR REPLACE INTO irw_meta VALUES ('schema_version', {{ version | literal }});
+{%- endmacro %}
+
 {# How the data files are written and read back, by format: CSV keeps NULL (empty, unquoted)
    apart from the empty string (written "") only when quoted values are never read as NULL. #}
 {% macro options(fmt, reading) -%}

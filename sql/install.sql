@@ -74,6 +74,12 @@ DELETE FROM irw_meta WHERE key = ?
 
 {# ------------------------------------------------------------------ irw's objects kept true #}
 
+{# An empty database file `path` of the storage version `storage` (a scratch database). #}
+{% macro create_file(path, storage) -%}
+ATTACH {{ path | literal }} AS irw_scratch (STORAGE_VERSION {{ storage | literal }});
+DETACH irw_scratch;
+{%- endmacro %}
+
 {# Every table, sequence, view and macro of the warehouse: views and macros with the digest
    of their definition as DuckDB reads it back (a macro's overloads together), tables and
    sequences with none. #}

@@ -29,8 +29,8 @@ def _tables(con, database: str) -> list[str]:
 
 def _assert_same_tables(con, copy: str, source: str, caches: bool = False) -> None:
     """Every public table of ``source`` is in ``copy`` with exactly the same rows, and the
-    copy's internal tables are empty (an export) or hold what irw records of a current
-    warehouse (``caches``: a published copy)."""
+    copy's internal tables are empty but for its schema version (an export) or hold what irw
+    records of a current warehouse (``caches``: a published copy)."""
     public = [t for t in _tables(con, source) if not t.startswith("irw_")]
     assert public and [t for t in _tables(con, copy) if not t.startswith("irw_")] == public
     for table in public:
@@ -41,7 +41,10 @@ def _assert_same_tables(con, copy: str, source: str, caches: bool = False) -> No
                            f"UNION ALL (SELECT * FROM {b} EXCEPT ALL SELECT * FROM {a}))").fetchone()[0]
         assert diff == 0, f"{table}: {diff} rows differ"
     for table in _tables(con, copy):
-        if table.startswith("irw_") and not caches:
+        if table == "irw_meta" and not caches:  # an export records its schema version alone
+            assert con.execute(f"SELECT * FROM {copy}.irw_meta").fetchall() == [
+                ("schema_version", connection.SCHEMA_VERSION)]
+        elif table.startswith("irw_") and not caches:
             assert con.execute(f'SELECT count(*) FROM {copy}."{table}"').fetchone()[0] == 0, table
 
 
@@ -84,6 +87,40 @@ def test_export_recreates_the_warehouse(sql_warehouse, source_probe, tmp_path, f
     result = sql_probe.probe(con)
     assert result["results"].keys() == source_probe["results"].keys()
     assert sql_probe.close(result["results"], source_probe["results"]) == []
+
+
+@pytest.mark.parametrize("storage", [None, "v1.0.0"])
+def test_imported_export_is_a_warehouse(evaluated_fixtures, tmp_path, storage):
+    """The recipe of docs/sql-and-bi.md: irw export, then a plain DuckDB client's IMPORT
+    DATABASE into a new file, gives a warehouse irw reads, evaluates and loads into --
+    also in a file of an older storage version (as the DuckDB CLI makes), whose views and
+    macros irw then checks against what that version makes of its templates."""
+    source = tmp_path / "source.duckdb"
+    source.write_bytes(evaluated_fixtures.read_bytes())
+    source_cli = cli_for(str(source))
+    source_cli("export", tmp_path / "export")
+    imported = str(tmp_path / "imported.duckdb")
+    if storage is None:
+        con = duckdb.connect(imported)
+    else:
+        con = duckdb.connect()
+        con.execute(f"ATTACH '{imported}' AS imported (STORAGE_VERSION '{storage}')")
+        con.execute("USE imported")
+    con.execute(f"IMPORT DATABASE '{tmp_path / 'export'}'")
+    con.close()
+    invoke = cli_for(imported)
+    assert "ranked again" in invoke("refresh").stderr
+    assert invoke("runs", "list").stderr == ""  # nothing changed outside irw any more
+    assert invoke("sql", "SELECT value FROM irw_meta WHERE key = 'schema_version'").output.split()[-1] \
+        == connection.SCHEMA_VERSION
+    listed = invoke("runs", "list").output
+    assert listed.splitlines()[-8:] == source_cli("runs", "list").output.splitlines()[-8:]
+    evaluated = invoke("eval", "-m", "AP", "-m", "nDCG@10").output
+    assert evaluated.splitlines()[-8:] == source_cli("eval", "-m", "AP", "-m", "nDCG@10").output.splitlines()[-8:]
+    for warehouse in (invoke, source_cli):
+        warehouse("load", "qrels", ROOT / "fixtures" / "auto-qrels.txt", "--name", "auto")
+    assert invoke("eval", "-m", "P@10", "--qrels", "auto").output == \
+        source_cli("eval", "-m", "P@10", "--qrels", "auto").output
 
 
 def test_export_scripts_run_inside_the_directory(sql_warehouse, source_probe, tmp_path,
@@ -279,3 +316,40 @@ def test_sqlalchemy_duckdb_engine_read_only(sql_warehouse, source_probe, tmp_pat
                        "ORDER BY run_id").fetchall()
     con.close()
     assert [tuple(r) for r in judged.values.tolist()] == want
+
+
+# ------------------------------------------------------------ names in messages
+
+CONTROL = "a\nb\x1bc"  # a newline and an escape character
+ESCAPED = "a\\nb\\x1bc"
+
+
+def _one_escaped_line(stderr: str) -> str:
+    assert stderr.endswith("\n") and stderr.count("\n") == 1, repr(stderr)
+    assert "\x1b" not in stderr and ESCAPED in stderr, repr(stderr)
+    return stderr
+
+
+def test_messages_escape_control_characters_in_the_names_they_quote(evaluated_fixtures, tmp_path):
+    """Every message -- a summary as an error -- is one printable line whatever the names it
+    quotes hold (irwarehouse.output.say, errors.IrwError)."""
+    path = tmp_path / "w.duckdb"
+    path.write_bytes(evaluated_fixtures.read_bytes())
+    invoke = cli_for(str(path))
+    # a directory and a file name in what a command says it wrote
+    directory = tmp_path / f"export-{CONTROL}"
+    r = invoke("export", directory)
+    _one_escaped_line(r.stderr)
+    assert r.stderr.startswith("exported ") and (directory / "load.sql").exists()
+    invoke("standardize", "factors", "-m", "AP", "--name", "self")
+    target = tmp_path / f"factors-{CONTROL}.csv"
+    r = invoke("standardize", "export", "self", target)
+    assert _one_escaped_line(r.stderr).startswith("wrote ") and target.exists()
+    # a run id and a qrels name in what a command refuses
+    run = tmp_path / f"run-{CONTROL}.txt"
+    run.write_text("1 Q0 d1 1 1.0 run\x1b[31m\n")  # a run id cannot hold a newline
+    r = invoke("load", "runs", run, ok=False)
+    assert r.exit_code == 1 and _one_escaped_line(r.stderr).startswith("error: ")
+    assert "'run\\x1b[31m'" in r.stderr
+    r = invoke("load", "qrels", ROOT / "fixtures" / "qrels.txt", "--name", f"q{CONTROL}", ok=False)
+    assert r.exit_code == 1 and _one_escaped_line(r.stderr).startswith("error: ")

@@ -136,3 +136,65 @@ def test_a_migration_that_fails_changes_nothing(old, monkeypatch):
     assert snapshot(old) == before
     with Warehouse(old) as w:
         assert len(w.runs()) == 8
+
+
+# ------------------------------------------------------------ empty and foreign DuckDB files
+
+FIXTURES = ROOT / "fixtures"
+
+
+def _empty_database(path) -> str:
+    duckdb.connect(str(path)).close()
+    return str(path)
+
+
+def test_an_empty_duckdb_database_is_an_empty_warehouse_to_reads(tmp_path):
+    path = _empty_database(tmp_path / "empty.duckdb")
+    before = (tmp_path / "empty.duckdb").read_bytes()
+    invoke = cli_for(path)
+    assert invoke("runs", "list").output == "(no rows)\n"
+    assert invoke("qrels", "list").output == "(no rows)\n"
+    assert invoke("sql", "SELECT count(*) AS n FROM runs").output.split() == ["n", "-", "0"]
+    assert invoke("sql", "SELECT count(*) > 0 AS has FROM measures").output.split()[-1] == "True"
+    result = invoke("eval", "-m", "P@10", ok=False)
+    assert result.exit_code == 1 and "no qrels are loaded" in result.stderr
+    with Warehouse(path, read_only=True) as w:
+        assert w.sql("SELECT count(*) FROM scores").rows() == [(0,)]
+    # reads wrote nothing: the file is as it was, without a journal
+    assert (tmp_path / "empty.duckdb").read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.duckdb"]
+
+
+@pytest.mark.parametrize("first", ["qrels", "runs"])
+def test_an_empty_duckdb_database_is_a_new_warehouse_to_a_load(tmp_path, first):
+    path = _empty_database(tmp_path / "empty.duckdb")
+    invoke = cli_for(path)
+    loads = {"qrels": ("load", "qrels", FIXTURES / "qrels.txt", "--name", "fixture"),
+             "runs": ("load", "runs", FIXTURES / "runs")}
+    invoke(*loads[first])
+    invoke(*loads["runs" if first == "qrels" else "qrels"])
+    assert rows(path, "SELECT value FROM irw_meta WHERE key = 'schema_version'") == [
+        (connection.SCHEMA_VERSION,)]
+    assert rows(path, "SELECT DISTINCT collection FROM run_info") == [("default",)]
+    out = invoke("eval", "-m", "P@10").output
+    assert "alpha1" in out and "0.8000" in out
+    # the measure macros came with the load
+    assert rows(path, "SELECT count(*) FROM measure.P('fixture', k := 10)")[0][0] > 0
+
+
+@pytest.mark.parametrize("statement, held", [
+    ("CREATE VIEW v AS SELECT 1 AS x", "v"),
+    ("CREATE MACRO m(x) AS x + 1", "m"),
+    ("CREATE SEQUENCE s", "s"),
+    ("CREATE SCHEMA other", "schema other"),
+])
+def test_a_database_holding_other_objects_is_not_a_warehouse(tmp_path, statement, held):
+    path = str(tmp_path / "other.duckdb")
+    con = duckdb.connect(path)
+    con.execute(statement)
+    con.close()
+    for args in (("runs", "list"), ("load", "qrels", FIXTURES / "qrels.txt", "--name", "q")):
+        result = cli_for(path)(*args, ok=False)
+        assert result.stderr == (f"error: {path} is a DuckDB database but not an irw warehouse "
+                                 f"(it holds {held}); choose another --db\n")
+    assert rows(path, "SELECT count(*) FROM duckdb_tables()") == [(0,)]

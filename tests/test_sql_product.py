@@ -434,3 +434,117 @@ def test_a_warehouse_whose_runs_do_not_count_their_writes_is_upgraded(tmp_path):
     assert_same(macro_results(con), want.reorder_levels(["run_id", "topic", "measure"]).sort_index(),
                 "macros after the upgrade")
     con.close()
+
+
+# ------------------------------------------------------------ SQL results streamed
+
+STREAM_QUERY = ("SELECT run_id, n_topics, n_docs / 7 AS ratio, NULL AS nothing, 'x' || chr(27) || 'y' AS ctl, "
+                "DATE '2024-01-02' AS day, 1.25::DECIMAL(6, 2) AS price, n_topics > 5 AS many, "
+                "[1, 2] AS list, 'nan'::DOUBLE AS nan FROM run_info ORDER BY run_id")
+
+
+def _printed(fn) -> str:
+    import contextlib
+    import io
+
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        fn()
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "json"])
+@pytest.mark.parametrize("query", [STREAM_QUERY, "SELECT * FROM run_info WHERE false",
+                                   "SELECT * FROM scores ORDER BY ALL LIMIT 25"])
+def test_a_streamed_result_prints_as_the_whole_one(evaluated_fixtures, fmt, query):
+    """``irw sql`` prints the rows batch by batch (output.stream over Warehouse.sql(...,
+    batches=True)): byte for byte what the result held whole prints (output.emit)."""
+    from conftest import cli_for
+    from irwarehouse import Warehouse, output
+
+    with Warehouse(str(evaluated_fixtures), read_only=True) as w:
+        held = w.sql(query)
+        whole = _printed(lambda: output.emit(held, fmt))
+        for size in (True, 3):
+            with w.sql(query, batches=size) as batches:
+                assert batches.columns == held.columns
+                if fmt != "table" or size is True:  # a table's widths: the first batch's
+                    assert _printed(lambda: output.stream(batches, fmt)) == whole
+    assert whole.count("\n") > 1 or "false" in query
+    assert cli_for(str(evaluated_fixtures))("sql", query, "--format", fmt).stdout == whole
+
+
+def test_batches_hold_the_transaction_until_read(tmp_path):
+    from irwarehouse import Warehouse
+
+    with Warehouse(str(tmp_path / "w.duckdb")) as w:
+        w.load_qrels(str(FIXTURES / "qrels.txt"), name="fixture")
+        batches = w.sql("SELECT topic, docno FROM qrels ORDER BY ALL", batches=50)
+        assert batches.types == ["VARCHAR", "VARCHAR"]
+        sizes = [len(b) for b in batches]
+        assert sizes[:-1] == [50] * (len(sizes) - 1) and sum(sizes) == 194
+        with pytest.raises(IrwError, match="read already"):
+            list(batches)
+        # a write streamed and stopped early is rolled back; read to the end, it is kept
+        stream = w.sql("INSERT INTO run_meta (run_id, collection, team) SELECT 'r' || range, 'default', 't' "
+                       "FROM range(3) RETURNING run_id", batches=1)
+        next(iter(stream))
+        stream.close()
+        assert w.sql("SELECT count(*) FROM run_meta").rows() == [(0,)]
+        assert w.sql("SELECT run_id FROM run_meta").rows() == []
+        with pytest.raises(IrwError, match="SQL error"):
+            list(w.sql("SELECT CAST(docno AS INTEGER) FROM qrels", batches=True))
+        assert w.sql("SELECT count(*) FROM qrels", batches=True).result().rows() == [(194,)]
+
+
+IRW = [sys.executable, "-c", "from irwarehouse.cli import main; main()"]
+BIG = "SELECT range AS i, range * 0.5 AS x, 'doc-' || range AS docno FROM range(2000000)"
+
+
+def _irw_env() -> dict:
+    import os
+
+    from conftest import ROOT
+
+    return {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+
+
+# Runs a command and prints its peak resident memory (KB) on stderr. The command is forked
+# from this small process: a child forked from the test process would start with the test
+# process's peak (Linux keeps a forked child's high-water mark across exec).
+PEAK = ("import resource, subprocess, sys; status = subprocess.call(sys.argv[1:]); "
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); "
+        "sys.exit(status)")
+
+
+def test_a_large_result_is_printed_with_bounded_memory(tmp_path):
+    """2 million rows as CSV (about 50 MB of text, a few hundred MB as Python tuples): the
+    command's peak resident memory stays far below what holding the result takes (about
+    1 GB)."""
+    from conftest import cli_for
+
+    db = str(tmp_path / "w.duckdb")
+    cli_for(db)("load", "qrels", FIXTURES / "qrels.txt", "--name", "fixture")
+    child = subprocess.Popen([sys.executable, "-c", PEAK, *IRW, "--db", db, "sql", BIG,
+                              "--format", "csv"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env=_irw_env())
+    lines = sum(1 for _ in child.stdout)
+    err = child.stderr.read().decode()
+    assert child.wait() == 0, err
+    assert lines == 2_000_001
+    peak = int(err.strip().splitlines()[-1]) / 1024
+    assert err.strip().count("\n") == 0  # nothing else on stderr
+    assert peak < 600, f"peak RSS {peak:.0f} MB"
+
+
+def test_a_closed_pipe_ends_a_large_result_quietly(tmp_path):
+    from conftest import cli_for
+
+    db = str(tmp_path / "w.duckdb")
+    cli_for(db)("load", "qrels", FIXTURES / "qrels.txt", "--name", "fixture")
+    for fmt, first in (("csv", ["i,x,docno"]), ("table", ["i", "x", "docno"]), ("json", ["["])):
+        script = f'"$0" -c "$1" --db "$2" sql "$3" --format {fmt} | head -1'
+        done = subprocess.run(["bash", "-c", script, sys.executable, IRW[2], db, BIG],
+                              capture_output=True, text=True, env=_irw_env(), timeout=300)
+        assert (done.returncode, done.stdout.split(), done.stderr) == (0, first, "")
+        assert done.stdout.count("\n") == 1

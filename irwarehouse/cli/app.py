@@ -289,8 +289,9 @@ progress_callback = output.progress_callback  # a bar on a terminal, None elsewh
 
 
 def say(message: str) -> None:
-    """Progress and summaries go to stderr, so stdout stays machine-readable."""
-    typer.echo(message, err=True)
+    """Progress and summaries go to stderr, so stdout stays machine-readable, each one
+    printable line (output.say)."""
+    output.say(message)
 
 
 def _print_version(value: bool) -> None:

@@ -238,11 +238,13 @@ def sql_cmd(
     if files and not write:
         raise IrwError("--files names what SQL run with --write may read and write: add --write")
     with open_warehouse(ctx, read_only=not write) as w:
-        result = w.sql(query, write=write, files=files or ())
+        # a query's rows printed as DuckDB produces them, a batch at a time (output.stream);
+        # with --write, once the tables are checked (the notes of what changed come first)
+        result = w.sql(query, write=write, files=files or (), batches=not write)
+        if result is not None:
+            output.stream(result, fmt) if not write else output.emit(result, fmt)
     if result is None:
         say("ok")
-    else:
-        output.emit(result, fmt)
 
 
 @command(app, "refresh")
