@@ -10,7 +10,8 @@ import os
 from ... import catalogue, names, sql
 from ...connection import transaction
 from ...errors import IrwError, shown
-from .reading import _open_binary
+from ...files import read_once_problem
+from .reading import _open_once
 
 
 _TRUE = {"true", "t", "yes", "y", "1"}
@@ -49,9 +50,11 @@ def _read_meta(con, path: str, collection: str) -> int:
     if os.path.isdir(path):
         raise IrwError(f"{path}: is a directory, not a metadata file (a TSV with a header: "
                        "run_id, team, kind, pooled, system)")
-    if not os.path.isfile(path):
-        raise IrwError(f"{path}: no such file")
-    with io.TextIOWrapper(_open_binary(path), encoding="utf-8-sig", errors="strict", newline="") as fh:
+    problem = read_once_problem(path)
+    if problem:
+        raise IrwError(f"{path}: {problem}")
+    with _open_once(path) as raw, io.TextIOWrapper(raw, encoding="utf-8-sig", errors="strict",
+                                                   newline="") as fh:
         reader = csv.reader(fh, delimiter="\t")
         header = next(reader, None)
         if header is None:

@@ -7,7 +7,9 @@ import os
 from typing import Iterable
 
 from ...errors import IrwError, note
+from ...files import file_kind
 from .frames import Frame, _frames
+
 
 def expand_paths(patterns: Iterable[str]) -> list[str]:
     """Files named directly, by glob, or as directories: a directory's files at any depth,
@@ -35,7 +37,9 @@ def expand_paths(patterns: Iterable[str]) -> list[str]:
                 raise IrwError(f"{pattern}: no such file" + (
                     " (options such as --replace are flags: they take no value)" if flag else ""))
             if not os.path.isfile(pattern):
-                raise IrwError(f"{pattern}: not a regular file")
+                raise IrwError(f"{pattern}: not a regular file ({file_kind(pattern)}): irw reads run "
+                               "and qrels files more than once (to check them, and to name a bad "
+                               "line), so save the input to a file first")
             found = [pattern]
         for f in found:
             if f not in files:

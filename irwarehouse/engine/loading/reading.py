@@ -65,6 +65,11 @@ def compression(path: str) -> str | None:
             head = fh.read(8)
     except OSError as exc:
         raise IrwError(f"{path}: cannot read the file ({exc.strerror})") from None
+    return _compression_of(path, head)
+
+
+def _compression_of(path: str, head: bytes) -> str | None:
+    """The compression of ``path`` by its first bytes ``head`` (see :func:`compression`)."""
     for magic, kind in _COMPRESSION:
         if head.startswith(magic):
             return kind
@@ -92,6 +97,27 @@ def _open_binary(path: str, kind: str | None = None):
     """The file's content as a binary stream, decompressed by its first bytes."""
     kind = kind if kind is not None else compression(path)
     return _OPENERS[kind](path, "rb") if kind else open(path, "rb")
+
+
+@contextlib.contextmanager
+def _open_once(path: str):
+    """The content of a file read once from start to end, as a binary stream decompressed
+    by its first bytes, opening the file once: a pipe (process substitution) can be read."""
+    try:
+        fh = open(path, "rb")
+    except OSError as exc:
+        raise IrwError(f"{path}: cannot read the file ({exc.strerror})") from None
+    with fh:
+        kind = _compression_of(path, fh.peek(8)[:8])
+        if kind is None:
+            yield fh
+        else:
+            with _FILE_OPENERS[kind](fh) as stream:
+                yield stream
+
+
+_FILE_OPENERS = {"gzip": lambda fh: gzip.GzipFile(fileobj=fh, mode="rb"), "bzip2": bz2.BZ2File,
+                 "xz": lzma.LZMAFile}
 
 
 def _verify(path: str, kind: str | None, copy_to: str | None = None,
