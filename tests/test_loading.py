@@ -839,3 +839,44 @@ def test_load_messages_count_comment_lines(cli, tmp_path):
                            "order trec_eval)\n")
     assert cli("load", "qrels", d / "qrels.txt", "--name", "q2").stderr.endswith(", 1 comment line skipped\n")
     assert "comment" not in cli("load", "runs", FIXTURES / "runs" / "beta1.txt").stderr
+
+
+# ---------------------------------------------------------------- a qrels file among runs
+
+QRELS_TEXT = "1 0 d1 1\n1 0 d2 0\n2 Q0 d1 2\n"
+
+
+def test_a_qrels_file_in_a_directory_of_runs_is_skipped_with_a_note(con, tmp_path):
+    """The common layout keeps the qrels beside the runs: a directory's file of 4 fields a
+    line, an iteration and an integer grade, is skipped with a note naming it."""
+    from irwarehouse.errors import IrwNote
+
+    for d in ("d", "e", "only"):
+        (tmp_path / d).mkdir()
+    run = write(tmp_path / "d" / "run.txt", "1 Q0 d1 1 2.0 r\n1 Q0 d2 2 1.0 r\n")
+    qrels = write(tmp_path / "d" / "qrels.txt", QRELS_TEXT)
+    with pytest.warns(IrwNote) as notes:
+        summary = loading.load_runs(con, [str(tmp_path / "d")])
+    assert summary["runs"] == ["r"] and summary["files"] == 1
+    assert [str(n.message) for n in notes] == [
+        f"note: skipped {qrels}: it looks like a qrels file (4 fields); load it with irw load qrels"]
+    # a file of 4 fields that is no qrels (no iteration, no integer grade) is a run's error
+    write(tmp_path / "e" / "run.txt", "1 Q0 d1 1 2.0 r\n")
+    write(tmp_path / "e" / "bad.txt", "1 Q0 d1 x\n")
+    with pytest.raises(IrwError, match=r"bad\.txt, line 1: expected 6 fields .* found 4$"):
+        loading.load_runs(con, [str(tmp_path / "e")], replace=True)
+    only = tmp_path / "only"
+    write(only / "qrels.txt", QRELS_TEXT)
+    with pytest.raises(IrwError, match="holds no run files, only qrels files"):
+        loading.load_runs(con, [str(only)], replace=True)
+    assert run and counts(con)[0] == 2
+
+
+def test_a_qrels_file_named_as_a_run_fails_saying_it_is_qrels(con, tmp_path):
+    qrels = write(tmp_path / "qrels.txt", QRELS_TEXT)
+    with pytest.raises(IrwError) as error:
+        loading.load_runs(con, [qrels])
+    assert str(error.value) == (
+        f"{qrels}, line 1: expected 6 fields (topic Q0 docno rank score run_id), found 4: {qrels} "
+        "looks like a qrels file (4 fields: topic, iteration, docno, grade); load it with irw load qrels")
+    assert counts(con)[0] == 0

@@ -4,7 +4,7 @@ read again in Python to name the file, the line and the problem."""
 from __future__ import annotations
 
 from .frames import Frame, _frames
-from .reading import _INTEGER, _lines, _number_problem
+from .reading import _INTEGER, _lines, _number_problem, looks_like_qrels
 
 # Runs
 
@@ -16,10 +16,12 @@ def _run_line_problem(fields: list[str], extra_ok: bool) -> str | None:
             or _number_problem(fields[4], "score", 5, "DOUBLE"))
 
 
-def _locate_problem(files: list[str], line_problem, key, twice, encoding: str = "utf-8") -> str:
+def _locate_problem(files: list[str], line_problem, key, twice, encoding: str = "utf-8",
+                    hint=None) -> str:
     """The first bad line of ``files``: ``line_problem(fields)`` names what is wrong with a
     line; a repeated ``key(fields)`` is reported by ``twice(fields)``. Empty if none found.
-    A DataFrame names its own first bad row (:meth:`Frame.problem`)."""
+    A DataFrame names its own first bad row (:meth:`Frame.problem`). ``hint(path, fields)``:
+    what to add to a bad line's problem ('' for nothing)."""
     for frame in _frames(files):
         found = frame.problem()
         if found:
@@ -30,7 +32,7 @@ def _locate_problem(files: list[str], line_problem, key, twice, encoding: str = 
         for number, fields in _lines(path, encoding):
             problem = line_problem(fields)
             if problem:
-                return f"{path}, line {number}: {problem}"
+                return f"{path}, line {number}: {problem}" + (hint(path, fields) if hint else "")
             k = key(fields)
             if k in seen:
                 first_path, first_line = seen[k]
@@ -42,7 +44,12 @@ def _locate_problem(files: list[str], line_problem, key, twice, encoding: str = 
 def _locate_run_problem(files: list[str], extra_ok: bool, encoding: str = "utf-8") -> str:
     return _locate_problem(
         files, lambda f: _run_line_problem(f, extra_ok), lambda f: (f[5], f[0], f[2]),
-        lambda f: f"document {f[2]} appears twice for run {f[5]}, topic {f[0]}", encoding)
+        lambda f: f"document {f[2]} appears twice for run {f[5]}, topic {f[0]}", encoding,
+        lambda path, f: (f": {path} looks like a qrels file ({QRELS_FIELDS}); load it with irw load qrels"
+                         if len(f) == 4 and looks_like_qrels(path, encoding) else ""))
+
+
+QRELS_FIELDS = "4 fields: topic, iteration, docno, grade"
 
 
 # Qrels

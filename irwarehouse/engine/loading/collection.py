@@ -25,7 +25,7 @@ def stage_files(con, qrels_file: str, runs: Iterable[str], name: str, policy: st
     those of judged documents (see :func:`_stage_runs`). What is staged stays in ``con``
     (sql/files_in.sql reads it); :func:`release_staging` removes the staging file."""
     qrels_files = expand_paths([qrels_file])
-    run_files = expand_paths(runs)
+    run_files = expand_paths(runs, runs=True, encoding=encoding)
     _stage_qrels(con, qrels_files, name, encoding)
     with _progress_bar(run_files, "reading runs", phases=2) as bar:
         _stage_runs(con, run_files, policy, extra_fields, encoding, DEFAULT_COLLECTION, bar,
@@ -77,7 +77,7 @@ def load_collection(con, name: str, qrels_file: str, runs: Iterable[str], meta: 
     catalogue.check_collection_name(name)
     qrels_name = qrels_name or name
     qrels_files = expand_paths([qrels_file])
-    run_files = expand_paths(runs)
+    run_files = expand_paths(runs, runs=True, encoding=encoding)
 
     def stage(bar) -> tuple[int, int]:
         qrels_comments = _stage_qrels(con, qrels_files, qrels_name, encoding)

@@ -9,13 +9,16 @@ from typing import Iterable
 from ...errors import IrwError, note
 from ...files import file_kind
 from .frames import Frame, _frames
+from .reading import encoding_name, looks_like_qrels
 
 
-def expand_paths(patterns: Iterable[str]) -> list[str]:
+def expand_paths(patterns: Iterable[str], runs: bool = False, encoding: str = "utf-8") -> list[str]:
     """Files named directly, by glob, or as directories: a directory's files at any depth,
     except hidden ones (a name starting with '.', or inside a directory whose name does:
     ``.git/``, ``.old/``), which are skipped with a note saying how many. A DataFrame
-    (:class:`Frame`) is taken as it is."""
+    (:class:`Frame`) is taken as it is. ``runs``: the files are runs, and a directory's
+    files that look like qrels (:func:`looks_like_qrels`: a common layout keeps the qrels
+    beside the runs) are skipped with a note naming each."""
     files: list[str] = []
     skipped: list[str] = []
     for pattern in patterns:
@@ -27,6 +30,8 @@ def expand_paths(patterns: Iterable[str]) -> list[str]:
             if not found:
                 raise IrwError(f"{pattern}: the directory holds no files"
                                + (" (only hidden ones)" if skipped else ""))
+            if runs:
+                found = _without_qrels(pattern, found, encoding_name(encoding))
         elif any(ch in pattern for ch in "*?["):
             found = sorted(p for p in glob.glob(pattern) if os.path.isfile(p))
             if not found:
@@ -74,3 +79,18 @@ def _directory_files(directory: str, skipped: list[str]) -> list[str]:
             elif os.path.isfile(path):
                 found.append(path)
     return sorted(found)
+
+
+def _without_qrels(directory: str, found: list[str], encoding: str) -> list[str]:
+    """The run files among a directory's files ``found``: those that look like qrels are
+    skipped, each with a note; none left is an error."""
+    runs = []
+    for path in found:
+        if looks_like_qrels(path, encoding):
+            note(f"skipped {path}: it looks like a qrels file (4 fields); load it with irw load qrels")
+        else:
+            runs.append(path)
+    if not runs:
+        raise IrwError(f"{directory}: the directory holds no run files, only qrels files "
+                       "(load them with irw load qrels)")
+    return runs

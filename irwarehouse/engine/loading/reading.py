@@ -202,6 +202,27 @@ def _lines(path: str, encoding: str = "utf-8"):
                 yield number, fields
 
 
+QRELS_LOOK = 5  # lines of a file looked at to tell a qrels file among run files
+_ITERATION = re.compile(r"[+-]?[0-9]+|[Qq]0")
+
+
+def looks_like_qrels(path: str, encoding: str = "utf-8") -> bool:
+    """Does a file look like qrels rather than a run: its first lines (QRELS_LOOK, neither
+    blank nor comments) have 4 fields each, the second an iteration (0, Q0) and the fourth
+    an integer grade? A file that cannot be read here does not."""
+    seen = 0
+    try:
+        for _, fields in _lines(path, encoding):
+            if not (len(fields) == 4 and _ITERATION.fullmatch(fields[1]) and _INTEGER.fullmatch(fields[3])):
+                return False
+            seen += 1
+            if seen == QRELS_LOOK:
+                break
+    except IrwError:
+        return False
+    return seen > 0
+
+
 def _number_problem(value: str, label: str, index: int, cast: str) -> str | None:
     """What is wrong with ``value`` as the number in field ``index`` (None: nothing)."""
     what = f"{label} {shown(value, 40)} (field {index})"

@@ -48,7 +48,7 @@ def load_runs(con, patterns: Iterable[str], policy: str = "trec_eval", replace: 
     warehouse to it for writing about ``rows`` rows (connection.Staging.attach): the warehouse
     is then locked only for the final transaction, or not at all when the load writes into a
     copy of it (connection.swapped), and readers can use it while the files are read."""
-    files = expand_paths(patterns)
+    files = expand_paths(patterns, runs=True, encoding=encoding)
 
     def write(comments: int) -> dict:
         summary = _insert_runs(con, files, policy, replace, collection)
