@@ -867,7 +867,7 @@ def test_a_qrels_file_in_a_directory_of_runs_is_skipped_with_a_note(con, tmp_pat
         loading.load_runs(con, [str(tmp_path / "e")], replace=True)
     only = tmp_path / "only"
     write(only / "qrels.txt", QRELS_TEXT)
-    with pytest.raises(IrwError, match="holds no run files, only qrels files"):
+    with pytest.raises(IrwError, match="holds no run files, only qrels files"), pytest.warns(IrwNote):
         loading.load_runs(con, [str(only)], replace=True)
     assert run and counts(con)[0] == 2
 
