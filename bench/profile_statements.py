@@ -2,7 +2,7 @@
 
 Runs one `irw` command in this process with every SQL statement it executes timed (wall and
 CPU seconds of the process), and prints the statements grouped by their first words, the
-costliest first, with the time of the Python read of the input files (irwarehouse.engine.loading._sources).
+costliest first, with the time of the Python read of the input files (irwarehouse.engine.loading.staging._sources).
 
     IRW_DB=FILE python bench/profile_statements.py load runs DIR/runs [--top N]
     IRW_DB=FILE python bench/profile_statements.py eval -m AP --qrels trec8
@@ -46,7 +46,7 @@ def main() -> None:
         return wrapper
 
     duckdb.DuckDBPyConnection.execute = timed(duckdb.DuckDBPyConnection.execute)
-    from irwarehouse.engine import loading
+    from irwarehouse.engine.loading import staging as loading
     from irwarehouse.cli import app
 
     loading._sources = timed(loading._sources, "python: read and decompress the files")

@@ -143,7 +143,7 @@ def export(con: duckdb.DuckDBPyConnection, directory: str, fmt: str = "parquet",
     load.sql. The directory must be new or empty; with ``replace`` it may hold an earlier
     export, whose files are replaced -- any other file in it is left as it is (and one the
     new export would write over is an error). The files are written in a new directory
-    beside it first (files.temporary_name): on failure nothing changes."""
+    beside it first (files.file_beside): on failure nothing changes."""
     if fmt not in FORMATS:
         raise IrwError(f"unknown export format {fmt!r}; valid: {', '.join(FORMATS)}")
     if directory is None or not str(directory).strip():
@@ -169,9 +169,7 @@ def export(con: duckdb.DuckDBPyConnection, directory: str, fmt: str = "parquet",
     parent = full.parent
     if not parent.is_dir():
         raise IrwError(f"directory {parent} does not exist")
-    work = files.temporary_name(full)
-    work.mkdir()
-    try:
+    with files.file_beside(full, make="directory") as work:  # recorded: a kill -9 leaves nothing
         info = _write(con, work, fmt)
         new = {p.name for p in work.iterdir()}
         if full.exists():
@@ -189,9 +187,6 @@ def export(con: duckdb.DuckDBPyConnection, directory: str, fmt: str = "parquet",
             work.rmdir()
         else:
             os.replace(work, full)
-    except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
-        raise
     info.update(directory=str(target), schema_file=SCHEMA_FILE, load_file=LOAD_FILE)
     return info
 

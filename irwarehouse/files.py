@@ -10,15 +10,16 @@ directory of files). The rules:
 - An existing file is overwritten only with ``replace`` (``--replace``); a directory's
   contents that irw did not write are never deleted or overwritten.
 - A file is written under a temporary name beside its target and renamed onto it when
-  complete, so a failure or an interrupt leaves the old file (or none) as it was (a process
-  killed while writing, ``kill -9``, leaves its hidden ``.NAME.irw-...tmp`` file there: irw
-  removes nothing outside its own temporary root, below).
+  complete, so a failure or an interrupt leaves the old file (or none) as it was. The
+  temporary name is recorded before anything is written there (:func:`file_beside`), so
+  that what a process killed while writing (``kill -9``) left there -- its hidden
+  ``.NAME.irw-...tmp`` -- is removed by the next irw command.
 
 irw's other temporary files live in its own temporary root, in directories that prove their
 owner (:func:`temp_dir`, :func:`sweep`). A temporary file that must sit beside its target
-for longer (a load's copy of the warehouse, renamed onto it: :func:`file_beside`) is
-recorded in that directory, so that it is removed with it -- that file, proven by its
-record, and nothing else outside the root.
+(an output being written, an export's directory, a load's copy of the warehouse, each renamed
+onto its target: :func:`file_beside`) is recorded in that directory, so that it is removed
+with it -- that file, proven by its record, and nothing else outside the root.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import fcntl
 import os
 import shutil
 import stat
+import sys
 import tempfile
 import uuid
 from pathlib import Path
@@ -74,6 +76,28 @@ def file_kind(path: str | os.PathLike) -> str | None:
     if stat.S_ISSOCK(mode):
         return "a socket"
     return "not a regular file"
+
+
+def standard_input():
+    """Standard input as a binary stream, for ``-`` on a command line (read once, into a
+    temporary file); an IrwError when the process has none (``<&-``: Python then sets
+    ``sys.stdin`` to None)."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        raise IrwError("standard input is closed: nothing to read for - (give a file, or "
+                       "pipe the input into irw)")
+    return stream
+
+
+def read_once_problem(path: str | os.PathLike) -> str | None:
+    """Why a file irw reads once, from start to end (run metadata, a list of ids), cannot be
+    read: None for a regular file or a pipe (a named pipe, or process substitution
+    ``<(...)``, which names one as /dev/fd/N); else 'no such file' or what it is. Files
+    irw reads twice or seeks in (runs and qrels) must be regular files."""
+    if not os.path.exists(path):
+        return "no such file"
+    kind = file_kind(path)
+    return None if kind in (None, "a named pipe (FIFO)") else f"it is {kind}, not a file"
 
 
 def _same(a: str | os.PathLike, b: str | os.PathLike) -> bool:
@@ -128,7 +152,11 @@ def output_file(path: str, *, replace: bool, what: str, protected: tuple[str, ..
     it is removed and ``path`` stays as it was. See :func:`check_target` for the rules."""
     target = check_target(path, replace=replace, what=what, protected=protected,
                           replaceable=replaceable, source=source)
-    tmp = temporary_name(target)
+    try:
+        beside = file_beside(target, companions=(".wal",), make=None)
+        tmp = beside.__enter__()
+    except OSError as exc:
+        raise IrwError(f"cannot write the {what} {target}: {exc.strerror or exc}") from None
     try:
         try:
             yield tmp
@@ -141,6 +169,7 @@ def output_file(path: str, *, replace: bool, what: str, protected: tuple[str, ..
             raise IrwError(f"cannot write the {what} {target}: {exc.strerror or exc}") from None
     finally:
         _remove(tmp)
+        beside.__exit__(None, None, None)
 
 
 def write_text(path: str, text: str, *, replace: bool, what: str,
@@ -393,55 +422,81 @@ def sweep(root: str | os.PathLike | None = None) -> list[str]:
 
 # ------------------------------------------------------------------------ files beside a target
 #
-# A file irw writes beside another and then renames onto it -- a load's copy of the
-# warehouse (irwarehouse.connection.swapped) -- cannot live in the temporary root: a rename
-# is atomic only within one file system. Such a file is recorded, from the moment it exists,
-# in this process's owner directory: a record (RECORD_PREFIX...) holding RECORD_MAGIC, the
-# file's device and inode and its absolute path. If the process ends without removing the
-# file (kill -9), the sweep that removes the owner directory removes the file too, and only
-# when all of this holds: the record is in a directory that proves it is irw's (the marker)
-# and that its owner has ended (the marker's lock is free), and the path still names a
-# regular file of this user with the device and inode recorded -- the very file the process
-# made, not one that took its name since. A file named like irw's but not recorded is never
-# removed. Between the file's creation and its record (a few system calls) a kill -9 leaves
-# an empty file that nothing removes.
+# A file irw writes beside another and then renames onto it -- an output (output_file), an
+# export's directory, a load's copy of the warehouse (irwarehouse.connection.swapped) --
+# cannot live in the temporary root: a rename is atomic only within one file system. Such a
+# file is recorded in this process's owner directory: a record (RECORD_PREFIX...) holding
+# RECORD_MAGIC, what proves the file and its absolute path. If the process ends without
+# removing the file (kill -9), the sweep that removes the owner directory removes the file
+# too, and only when all of this holds: the record is in a directory that proves it is irw's
+# (the marker) and that its owner has ended (the marker's lock is free), and the path still
+# names the file recorded. A file irw makes itself (an empty file, a directory) is recorded
+# once it exists, by its device and inode: the very file the process made, not one that took
+# its name since (between its creation and its record, a few system calls, a kill -9 leaves
+# an empty file or directory that nothing removes). A file another writer makes (DuckDB, a
+# figure, a CSV writer) is recorded before it exists, by its random name and the device and
+# inode of its directory, and removed only while it is a regular file or a directory of this
+# user there. A file named like irw's but not recorded is never removed.
 
 RECORD_PREFIX = "beside-"
 RECORD_MAGIC = "irwarehouse file beside a target\n"
 
 
+NAMED = "name"  # a record's first word when it proves a file by its name and directory
+
+
 @contextlib.contextmanager
-def file_beside(target: str | os.PathLike, companions: tuple[str, ...] = ()) -> Iterator[Path]:
-    """A new empty file (mode 0600) beside ``target`` under a hidden name
-    (:func:`temporary_name`), recorded in this process's owner directory (see above): yields
-    its path; when the block ends, the file (unless it was renamed away meanwhile) and its
-    record are removed. ``companions``: suffixes of files another program makes beside it
-    (``.wal``: DuckDB's write-ahead log), removed with it. An OSError (the directory is not
-    writable, the disk is full) leaves nothing behind."""
+def file_beside(target: str | os.PathLike, companions: tuple[str, ...] = (),
+                make: str | None = "file") -> Iterator[Path]:
+    """A new hidden name beside ``target`` (:func:`temporary_name`), recorded in this
+    process's owner directory (see above): yields its path; when the block ends, what is
+    there (unless it was renamed away meanwhile) and its record are removed. ``make``:
+    'file' makes an empty file (mode 0600) there, 'directory' an empty directory (0700);
+    None makes nothing, for a writer that makes the file itself. ``companions``: suffixes
+    of files another program makes beside it (``.wal``: DuckDB's write-ahead log), removed
+    with it. An OSError (the directory is not writable, the disk is full) leaves nothing
+    behind."""
     path = temporary_name(Path(target), ".tmp")
     record = _Owner.directory() / f"{RECORD_PREFIX}{uuid.uuid4().hex[:16]}"
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        made = os.fstat(fd)
-    except BaseException:
-        os.remove(path)  # made by this call, an instant ago
-        raise
-    finally:
-        os.close(fd)
+    if make is None:
+        parent = os.stat(path.parent)
+        proof = f"{NAMED} {parent.st_dev} {parent.st_ino}"
+    else:
+        made = _make(path, make)
+        proof = f"{made.st_dev} {made.st_ino}"
     try:
         with open(record, "x", encoding="utf-8") as out:
-            out.write(f"{RECORD_MAGIC}{made.st_dev} {made.st_ino} {' '.join(companions)}\n{path}\n")
+            out.write(f"{RECORD_MAGIC}{proof} {' '.join(companions)}\n{path}\n")
     except BaseException:
-        _remove_if_same(path, made.st_dev, made.st_ino, ())
+        _remove_proven(path, proof.split(" "), ())
         with contextlib.suppress(OSError):
             os.remove(record)
         raise
     try:
         yield path
     finally:
-        _remove_if_same(path, made.st_dev, made.st_ino, companions)
+        _remove_proven(path, proof.split(" "), companions)
         with contextlib.suppress(OSError):
             os.remove(record)
+
+
+def _make(path: Path, make: str) -> os.stat_result:
+    """Make an empty file or directory at ``path`` (it must not exist); its stat."""
+    if make == "directory":
+        os.mkdir(path, 0o700)
+        try:
+            return os.lstat(path)
+        except BaseException:
+            os.rmdir(path)
+            raise
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        return os.fstat(fd)
+    except BaseException:
+        os.remove(path)  # made by this call, an instant ago
+        raise
+    finally:
+        os.close(fd)
 
 
 def _remove_recorded(owner: str | os.PathLike) -> None:
@@ -460,28 +515,30 @@ def _remove_recorded(owner: str | os.PathLike) -> None:
         if not text.startswith(RECORD_MAGIC):
             continue
         lines = text[len(RECORD_MAGIC):].split("\n")
-        try:
-            dev, ino, *companions = lines[0].split(" ")
-            path, dev, ino = lines[1], int(dev), int(ino)
-        except (ValueError, IndexError):
-            continue
-        if os.path.isabs(path):
-            _remove_if_same(path, dev, ino, tuple(c for c in companions if c))
+        words = lines[0].split(" ")
+        size = 3 if words[0] == NAMED else 2
+        if len(lines) > 1 and os.path.isabs(lines[1]):
+            _remove_proven(lines[1], words[:size], tuple(c for c in words[size:] if c))
 
 
-def _remove_if_same(path: str | os.PathLike, dev: int, ino: int, companions: tuple[str, ...]) -> None:
-    """Remove ``path`` if it is still the regular file of this user with device ``dev`` and
-    inode ``ino``, and then its ``companions`` (path + suffix) that are regular files of this
-    user."""
+def _remove_proven(path: str | os.PathLike, proof: list[str], companions: tuple[str, ...]) -> None:
+    """Remove ``path`` if it is still what its record's ``proof`` names -- the regular file
+    or directory of this user with that device and inode, or (``name DEV INO``) a regular
+    file or directory of this user in the directory of that device and inode -- and then
+    its ``companions`` (path + suffix) that are regular files of this user."""
     try:
+        named = proof[0] == NAMED
+        dev, ino = (int(w) for w in (proof[1:3] if named else proof[:2]))
         info = os.lstat(path)
-    except OSError:
+        where = os.stat(os.path.dirname(path)) if named else info
+    except (OSError, ValueError, IndexError):
         return
-    if not (stat.S_ISREG(info.st_mode) and info.st_uid == os.getuid()
-            and info.st_dev == dev and info.st_ino == ino):
+    is_dir = stat.S_ISDIR(info.st_mode)
+    if not ((stat.S_ISREG(info.st_mode) or is_dir) and info.st_uid == os.getuid()
+            and where.st_dev == dev and where.st_ino == ino):
         return
     with contextlib.suppress(OSError):
-        os.remove(path)
+        shutil.rmtree(path) if is_dir else os.remove(path)
     for suffix in companions:
         companion = f"{path}{suffix}"
         with contextlib.suppress(OSError):

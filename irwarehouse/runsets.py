@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import catalogue
+from . import catalogue, files
 from .connection import engine_of
 from .errors import IrwError, shown
 
@@ -35,8 +35,9 @@ def _list(names: list[str], limit: int = 30) -> str:
 def read_id_file(path: str, known, what: str) -> list[str]:
     """Ids listed in a file (whitespace separated), each of which must be in ``known``."""
     file = Path(path)
-    if not file.is_file():
-        raise IrwError(f"{file}: no such file ({what} list)")
+    problem = files.read_once_problem(file)
+    if problem:
+        raise IrwError(f"{file}: {problem} ({what} list)")
     ids = file.read_text().split()
     unknown = [i for i in ids if i not in known]
     if unknown:

@@ -47,10 +47,10 @@ def test_files_equal_the_warehouse_for_every_measure(fixture_warehouse, options,
     assert len(loaded) > 0
     # the judged documents' ranks sorted (dense judgments), then counted (sparse ones)
     for pairs in (0, 10**9):
-        monkeypatch.setattr(loading, "COUNT_PAIRS", pairs)
+        monkeypatch.setattr(loading.runs, "COUNT_PAIRS", pairs)
         assert Warehouse.eval_files(QRELS, [RUNS], ALL, **options).rows() == loaded.rows(), pairs
     # every file a batch of its own: every ranked line kept, and runs across files ranked again
-    monkeypatch.setattr(loading, "BATCH_SHARE", 1e-12)
+    monkeypatch.setattr(loading.runs, "BATCH_SHARE", 1e-12)
     assert Warehouse.eval_files(QRELS, [RUNS], ALL, **options).rows() == loaded.rows()
 
 

@@ -162,8 +162,8 @@ def layouts(lines):
 
 def test_every_layout_loads_alike_and_clean_files_take_the_fast_path(con, tmp_path, monkeypatch):
     used = []
-    run_script = loading.run_script
-    monkeypatch.setattr(loading, "run_script", lambda c, template, *a, **k: (used.append(template), run_script(c, template, *a, **k))[1])
+    run_script = loading.staging.run_script
+    monkeypatch.setattr(loading.staging, "run_script", lambda c, template, *a, **k: (used.append(template), run_script(c, template, *a, **k))[1])
     loaded = {}
     for name, text in layouts(LINES).items():
         used.clear()
@@ -206,8 +206,8 @@ def test_comment_lines_are_skipped_and_counted_on_either_path(con, tmp_path, lay
 
 def test_comment_lines_of_the_right_width_take_the_fast_path(con, tmp_path, monkeypatch):
     used = []
-    run_script = loading.run_script
-    monkeypatch.setattr(loading, "run_script", lambda c, template, *a, **k: (used.append(template), run_script(c, template, *a, **k))[1])
+    run_script = loading.staging.run_script
+    monkeypatch.setattr(loading.staging, "run_script", lambda c, template, *a, **k: (used.append(template), run_script(c, template, *a, **k))[1])
     text = "# Q0 d1 1 9 r\n1 Q0 d#1 1 2 r\n#1 Q0 d2 2 1 r\n1 Q0 d3 3 1 r\n"
     for sep in (" ", "\t"):
         used.clear()
@@ -242,7 +242,7 @@ def test_a_field_holding_the_other_separator_is_an_error(con, tmp_path):
     (" 1 Q0 d 1 2.5 r\n", None), ("1\tQ0\td\t1\t2.5\tr\textra\n", None),
 ])
 def test_delimiter_of_the_first_line(tmp_path, line, delim):
-    assert loading._delimiter(write(tmp_path / "f", "\n" + line), 6) == delim
+    assert loading.reading._delimiter(write(tmp_path / "f", "\n" + line), 6) == delim
 
 
 def test_qrels_layouts_load_alike(con, tmp_path):
@@ -405,9 +405,9 @@ def test_progress_counts_every_file_once(con, tmp_path, monkeypatch, fall_back):
             ticks.append(n)
             labels.append(self.label)
 
-    monkeypatch.setattr(loading, "_progress_bar",
+    monkeypatch.setattr(loading.staging, "_progress_bar",
                         lambda files, label, phases=0: contextlib.nullcontext(Bar()))
-    paths = [write(tmp_path / f"r{i:02d}", f"1\tQ0\td{i}\t1\t1\tr{i}\n") for i in range(loading.BATCH + 5)]
+    paths = [write(tmp_path / f"r{i:02d}", f"1\tQ0\td{i}\t1\t1\tr{i}\n") for i in range(loading.staging.BATCH + 5)]
     if fall_back:  # the last file's second line is space-separated: everything is re-read
         write(tmp_path / paths[-1], "1\tQ0\tx\t1\t1\tlast\n1 Q0 y 2 0 last\n")
     summary = loading.load_runs(con, paths)
@@ -434,8 +434,8 @@ def _both_layouts(line: str) -> dict[str, str]:
 def templates(monkeypatch):
     """The staging templates each load used."""
     used = []
-    run_script = loading.run_script
-    monkeypatch.setattr(loading, "run_script", lambda c, template, *a, **k: (
+    run_script = loading.staging.run_script
+    monkeypatch.setattr(loading.staging, "run_script", lambda c, template, *a, **k: (
         used.append(template), run_script(c, template, *a, **k))[1])
     return used
 
@@ -546,7 +546,7 @@ def test_a_full_temporary_disk_is_named(con, tmp_path, monkeypatch):
             raise OSError(errno.ENOSPC, "No space left on device")
 
     real_open = open
-    monkeypatch.setattr(loading, "open", lambda f, mode="r", *a, **k: Full() if mode == "wb"
+    monkeypatch.setattr(loading.reading, "open", lambda f, mode="r", *a, **k: Full() if mode == "wb"
                         else real_open(f, mode, *a, **k), raising=False)
     with pytest.raises(IrwError, match=r"r\.gz: no space left in .* to decompress the file "
                                        r"\(TMPDIR names another directory\)"):
@@ -713,8 +713,8 @@ def test_loading_in_batches_equals_loading_at_once(tmp_path, monkeypatch, policy
     paths = _split_run(tmp_path)
     at_once = schema.connect(":memory:")
     loading.load_runs(at_once, paths, policy=policy)
-    monkeypatch.setattr(loading, "BATCH_SHARE", 1e-12)  # every file a batch of its own
-    assert len(loading._batches(at_once, paths)) == len(paths)
+    monkeypatch.setattr(loading.runs, "BATCH_SHARE", 1e-12)  # every file a batch of its own
+    assert len(loading.runs._batches(at_once, paths)) == len(paths)
     batched = schema.connect(":memory:")
     summary = loading.load_runs(batched, paths, policy=policy)
     assert _tables(batched) == _tables(at_once)
@@ -731,7 +731,7 @@ def test_loading_in_batches_equals_loading_at_once(tmp_path, monkeypatch, policy
 def test_a_duplicate_across_batches_is_found(tmp_path, monkeypatch, con):
     a = write(tmp_path / "a.txt", "1 Q0 d1 1 2 r\n1 Q0 d2 2 1 r\n")
     b = write(tmp_path / "b.txt", "1 Q0 d3 3 0.5 r\n1 Q0 d1 4 0.2 r\n")
-    monkeypatch.setattr(loading, "BATCH_SHARE", 1e-12)
+    monkeypatch.setattr(loading.runs, "BATCH_SHARE", 1e-12)
     with pytest.raises(IrwError, match=r"b.txt, line 2: document d1 appears twice for run r, topic 1 "
                                        r"\(first at .*a.txt, line 1\)"):
         loading.load_runs(con, [a, b])
@@ -756,7 +756,7 @@ def test_a_load_of_several_batches_stages_its_ranked_rows_in_a_file(tmp_path, mo
     temp.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(temp))
     staged = []
-    check = loading._check_run_ids
+    check = loading.runs._check_run_ids
 
     def look(con, files, encoding):  # after the last batch is ranked, before the final transaction
         path = con.execute("SELECT path FROM duckdb_databases() "
@@ -765,12 +765,12 @@ def test_a_load_of_several_batches_stages_its_ranked_rows_in_a_file(tmp_path, mo
         staged.append((path, path and os.path.getsize(path), rows))
         return check(con, files, encoding)
 
-    monkeypatch.setattr(loading, "_check_run_ids", look)
+    monkeypatch.setattr(loading.runs, "_check_run_ids", look)
     paths = _split_run(tmp_path)
     at_once = schema.connect(":memory:")
     loading.load_runs(at_once, paths)
     assert staged == [(None, None, 1290)]
-    monkeypatch.setattr(loading, "BATCH_SHARE", 1e-12)  # every file a batch of its own
+    monkeypatch.setattr(loading.runs, "BATCH_SHARE", 1e-12)  # every file a batch of its own
     batched = schema.connect(":memory:")
     loading.load_runs(batched, paths)
     path, size, rows = staged[-1]
@@ -797,9 +797,9 @@ def test_batches_follow_the_memory_limit(tmp_path):
     with gzip.open(big, "wt") as fh:  # 6 MB of text in a file of a few kB
         fh.write("1 Q0 d 1 1 r\n" * 500_000)
     small = write(tmp_path / "small.txt", "1 Q0 d 1 1 s\n")
-    assert loading._text_size(str(big)) == 13 * 500_000
-    assert loading._batches(con, [str(big), str(big), small]) == [[str(big)], [str(big), small]]
-    assert loading._batches(con, [small, small]) == [[small, small]]
+    assert loading.runs._text_size(str(big)) == 13 * 500_000
+    assert loading.runs._batches(con, [str(big), str(big), small]) == [[str(big)], [str(big), small]]
+    assert loading.runs._batches(con, [small, small]) == [[small, small]]
 
 
 def test_bulk_work_keeps_no_insertion_order_and_users_sql_does(monkeypatch):
@@ -839,3 +839,44 @@ def test_load_messages_count_comment_lines(cli, tmp_path):
                            "order trec_eval)\n")
     assert cli("load", "qrels", d / "qrels.txt", "--name", "q2").stderr.endswith(", 1 comment line skipped\n")
     assert "comment" not in cli("load", "runs", FIXTURES / "runs" / "beta1.txt").stderr
+
+
+# ---------------------------------------------------------------- a qrels file among runs
+
+QRELS_TEXT = "1 0 d1 1\n1 0 d2 0\n2 Q0 d1 2\n"
+
+
+def test_a_qrels_file_in_a_directory_of_runs_is_skipped_with_a_note(con, tmp_path):
+    """The common layout keeps the qrels beside the runs: a directory's file of 4 fields a
+    line, an iteration and an integer grade, is skipped with a note naming it."""
+    from irwarehouse.errors import IrwNote
+
+    for d in ("d", "e", "only"):
+        (tmp_path / d).mkdir()
+    run = write(tmp_path / "d" / "run.txt", "1 Q0 d1 1 2.0 r\n1 Q0 d2 2 1.0 r\n")
+    qrels = write(tmp_path / "d" / "qrels.txt", QRELS_TEXT)
+    with pytest.warns(IrwNote) as notes:
+        summary = loading.load_runs(con, [str(tmp_path / "d")])
+    assert summary["runs"] == ["r"] and summary["files"] == 1
+    assert [str(n.message) for n in notes] == [
+        f"note: skipped {qrels}: it looks like a qrels file (4 fields); load it with irw load qrels"]
+    # a file of 4 fields that is no qrels (no iteration, no integer grade) is a run's error
+    write(tmp_path / "e" / "run.txt", "1 Q0 d1 1 2.0 r\n")
+    write(tmp_path / "e" / "bad.txt", "1 Q0 d1 x\n")
+    with pytest.raises(IrwError, match=r"bad\.txt, line 1: expected 6 fields .* found 4$"):
+        loading.load_runs(con, [str(tmp_path / "e")], replace=True)
+    only = tmp_path / "only"
+    write(only / "qrels.txt", QRELS_TEXT)
+    with pytest.raises(IrwError, match="holds no run files, only qrels files"), pytest.warns(IrwNote):
+        loading.load_runs(con, [str(only)], replace=True)
+    assert run and counts(con)[0] == 2
+
+
+def test_a_qrels_file_named_as_a_run_fails_saying_it_is_qrels(con, tmp_path):
+    qrels = write(tmp_path / "qrels.txt", QRELS_TEXT)
+    with pytest.raises(IrwError) as error:
+        loading.load_runs(con, [qrels])
+    assert str(error.value) == (
+        f"{qrels}, line 1: expected 6 fields (topic Q0 docno rank score run_id), found 4: {qrels} "
+        "looks like a qrels file (4 fields: topic, iteration, docno, grade); load it with irw load qrels")
+    assert counts(con)[0] == 0

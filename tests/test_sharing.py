@@ -253,11 +253,11 @@ KILLED = """
 import os, sys
 from irwarehouse import Warehouse
 from irwarehouse.engine import loading
-insert = loading._insert_runs
+insert = loading.runs._insert_runs
 def killed(*args, **kwargs):
     insert(*args, **kwargs)
     os.kill(os.getpid(), 9)
-loading._insert_runs = killed
+loading.runs._insert_runs = killed
 with Warehouse(sys.argv[1]) as w:
     w.load_runs(sys.argv[2:])
 """
@@ -324,14 +324,14 @@ def test_loads_into_copies_take_turns_and_lose_nothing(trec8, fixture_db, tmp_pa
     from irwarehouse import Warehouse, connection
     from irwarehouse.engine import loading
 
-    insert = loading._insert_runs
+    insert = loading.runs._insert_runs
 
     def slowly(*args, **kwargs):
         summary = insert(*args, **kwargs)
         time.sleep(1.5)
         return summary
 
-    monkeypatch.setattr(loading, "_insert_runs", slowly)
+    monkeypatch.setattr(loading.runs, "_insert_runs", slowly)
     names = sorted(p.name for p in (trec8 / "runs").iterdir())
     batches = [[str(trec8 / "runs" / n) for n in names[i:i + 4]] for i in (0, 4)]  # 180,000 lines or more
     for batch in batches:

@@ -129,7 +129,7 @@ def test_loaded_in_batches_through_a_staging_file_alike(trec8, trec8_db, tmp_pat
     path = str(tmp_path / "batched.duckdb")
     with connection.Staging(path, memory="400MB", prepare=schema.prepare) as staging:
         files = loading.expand_paths([str(trec8 / "runs")])
-        assert len(loading._batches(staging.con, files)) >= 4
+        assert len(loading.runs._batches(staging.con, files)) >= 4
         loading.load_runs(staging.con, [str(trec8 / "runs")], final=staging.attach)
     con = duckdb.connect()
     con.execute(f"ATTACH '{path}' AS batched (READ_ONLY)")

@@ -188,7 +188,7 @@ def run_sources(paths: list[str]) -> list:
     """Run files as given; ``-`` is standard input (once), as for trec_eval."""
     if paths.count("-") > 1:
         raise IrwError("- (standard input) is named more than once")
-    return [sys.stdin.buffer if p == "-" else p for p in paths]
+    return [api.files.standard_input() if p == "-" else p for p in paths]
 
 
 def _eval_files(ctx, files: list[str], measure, qrels, runs, evaluate: dict, *, standardize,

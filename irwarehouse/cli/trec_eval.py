@@ -172,7 +172,7 @@ def run(argv: list[str], *, wait: float | None = None, memory_limit: str | None 
             warnings.simplefilter("always", IrwNote)
             warnings.showwarning = _show_note
             report = api.Warehouse.trec_eval(
-                qrels, sys.stdin.buffer if run_file == "-" else run_file, options["measures"],
+                qrels, api.files.standard_input() if run_file == "-" else run_file, options["measures"],
                 complete=options["complete"], max_docs=options["max_docs"],
                 rel_level=options["rel_level"], judged_only=options["judged_only"],
                 num_docs=options["num_docs"], zscores=options["zscores"],

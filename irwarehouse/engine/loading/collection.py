@@ -1,0 +1,101 @@
+"""A test collection -- its qrels, runs and run metadata -- loaded in one transaction, and
+files staged for evaluation without a warehouse (files in, scores out)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+from ... import catalogue
+from ...catalogue import DEFAULT_COLLECTION
+from ...connection import without_order
+from ...errors import IrwError
+from .metadata import _load_meta
+from .paths import expand_paths
+from .qrels import _insert_qrels, _qrels_summary, _stage_qrels
+from .runs import _insert_runs, _stage_runs
+from .staging import _phase, _progress_bar, stage_and_write
+
+
+def stage_files(con, qrels_file: str, runs: Iterable[str], name: str, policy: str = "trec_eval",
+                extra_fields: bool = False, encoding: str = "utf-8") -> None:
+    """Files in, scores out (engine.files_in): read and check a qrels file (named ``name``)
+    and run files into temporary tables of ``con`` with every check of
+    :func:`load_collection`, and rank the runs under ``policy``, keeping of the ranked rows
+    those of judged documents (see :func:`_stage_runs`). What is staged stays in ``con``
+    (sql/files_in.sql reads it); :func:`release_staging` removes the staging file."""
+    qrels_files = expand_paths([qrels_file])
+    run_files = expand_paths(runs, runs=True, encoding=encoding)
+    _stage_qrels(con, qrels_files, name, encoding)
+    with _progress_bar(run_files, "reading runs", phases=2) as bar:
+        _stage_runs(con, run_files, policy, extra_fields, encoding, DEFAULT_COLLECTION, bar,
+                    judged="temp.irw_staged_qrels")
+        _phase(bar, "done")
+
+
+def collection_layout(directory: str, qrels: str | None = None, runs: str | None = None,
+                      meta: str | None = None) -> dict:
+    """The files of a collection directory in the common layout: one qrels file (its name
+    starts with 'qrels'), a directory 'runs' of run files, and optionally one metadata TSV
+    (a file ending in .tsv). ``qrels``, ``runs`` and ``meta`` name them instead."""
+    root = Path(directory)
+    if not root.is_dir():
+        raise IrwError(f"{directory}: no such directory")
+    entries = sorted(p for p in root.iterdir() if not p.name.startswith("."))
+    if qrels is None:
+        found = [p for p in entries if p.is_file() and p.name.lower().startswith("qrels")]
+        if len(found) != 1:
+            raise IrwError(f"{directory}: expected one qrels file (a file whose name starts with "
+                           f"'qrels'), found {len(found)}"
+                           f"{': ' + ', '.join(p.name for p in found) if found else ''}; "
+                           "name it with --qrels-file")
+        qrels = str(found[0])
+    if runs is None:
+        if not (root / "runs").is_dir():
+            raise IrwError(f"{directory}: expected a directory 'runs' holding the run files; "
+                           "name it with --runs-dir")
+        runs = str(root / "runs")
+    if meta is None:
+        found = [p for p in entries if p.is_file() and p.name.lower().endswith(".tsv")]
+        if len(found) > 1:
+            raise IrwError(f"{directory}: several metadata files "
+                           f"({', '.join(p.name for p in found)}); name one with --meta")
+        meta = str(found[0]) if found else None
+    return {"qrels": qrels, "runs": runs, "meta": meta}
+
+
+@without_order
+def load_collection(con, name: str, qrels_file: str, runs: Iterable[str], meta: str | None = None,
+                    qrels_name: str | None = None, policy: str = "trec_eval", replace: bool = False,
+                    extra_fields: bool = False, final=None, encoding: str = "utf-8",
+                    description: str | None = None, implicit: bool = False, then=None) -> dict:
+    """Load a test collection -- its qrels, runs and run metadata -- as collection ``name``, in
+    one final transaction (all or nothing). The qrels is named ``qrels_name`` (default:
+    ``name``). ``con``, ``final`` and ``implicit`` as for :func:`load_runs`. ``then(con)``:
+    work done in the same transaction once they are in (its result: the summary's ``then``),
+    which a failure of it undoes with the load."""
+    catalogue.check_collection_name(name)
+    qrels_name = qrels_name or name
+    qrels_files = expand_paths([qrels_file])
+    run_files = expand_paths(runs, runs=True, encoding=encoding)
+
+    def stage(bar) -> tuple[int, int]:
+        qrels_comments = _stage_qrels(con, qrels_files, qrels_name, encoding)
+        return qrels_comments, _stage_runs(con, run_files, policy, extra_fields, encoding, name, bar)
+
+    def write(staged: tuple[int, int]) -> dict:
+        _insert_qrels(con, qrels_files, qrels_name, replace, description, name)
+        summary = _insert_runs(con, run_files, policy, replace, name)
+        summary["comments"] = staged[1]
+        summary["meta"] = _load_meta(con, meta, name) if meta else 0
+        if then is not None:
+            summary["then"] = then(con)
+        summary["qrels"] = {"comments": staged[0]}
+        return summary
+
+    def after(summary: dict) -> dict:
+        summary["qrels"] = {**_qrels_summary(con, qrels_name, name), **summary["qrels"]}
+        return summary
+
+    return stage_and_write(con, stage, write, final=final, implicit=implicit, collection=name,
+                           progress=run_files, after=after)
