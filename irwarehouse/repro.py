@@ -131,7 +131,7 @@ def _rows(m, runs) -> np.ndarray:
     return np.array([_row(m, r) for r in runs])
 
 
-def effects(con, s: Setting, measures: list[Measure], topics: str = "qrels") -> pd.DataFrame:
+def effects(con, s: Setting, measures: list[Measure], topics: str = "run") -> pd.DataFrame:
     """Per measure, role and reproduction: both means, RMSE (a reproduction), the p-value
     (paired t-test for a reproduction, Student's unpaired one for a replication), and on the
     advanced rows ER and ΔRI when baselines are given."""
@@ -210,24 +210,27 @@ def order(con, s: Setting, cutoffs=CUTOFFS) -> pd.DataFrame:
 
 
 def spread(effect: pd.DataFrame, order_frame: pd.DataFrame) -> pd.DataFrame:
-    """Over the reproductions of each (measure or cut-off, role): the mean, sd (n − 1), min
-    and max of every statistic -- the effects' and the order statistics' means."""
-    long = [effect.melt(id_vars=["role", "measure", "reproduced"],
-                        value_vars=["mean_reproduced", "rmse", "p_value", "er", "delta_ri"],
-                        var_name="statistic")]
+    """Over the reproductions of each role and measure (effects) or cut-off (the order
+    statistics' means over the topics): the number of reproductions and the mean, sd
+    (n − 1), min and max of every statistic."""
+    keys = ["role", "measure", "cutoff", "statistic"]
+    long = [effect.assign(cutoff=None).melt(
+        id_vars=["role", "measure", "cutoff", "reproduced"],
+        value_vars=["mean_reproduced", "rmse", "p_value", "er", "delta_ri"], var_name="statistic")]
     if not order_frame.empty:
-        means = order_frame[order_frame["topic"] == "all"].assign(
-            measure=lambda f: "@" + f["cutoff"].astype(str))
-        long.append(means.melt(id_vars=["role", "measure", "reproduced"],
+        means = order_frame[order_frame["topic"] == "all"].assign(measure=None)
+        long.append(means.melt(id_vars=["role", "measure", "cutoff", "reproduced"],
                                value_vars=["ktu", "ktu_ranks", "rbo"], var_name="statistic"))
     frame = pd.concat(long, ignore_index=True).dropna(subset=["value"])
     frame["value"] = frame["value"].astype(float)
-    grouped = frame.groupby(["role", "measure", "statistic"], sort=False)["value"]
+    frame[["measure", "cutoff"]] = frame[["measure", "cutoff"]].astype(object)
+    grouped = frame.groupby(keys, sort=False, dropna=False)["value"]
     out = grouped.agg(reproductions="count", mean="mean", sd="std", min="min", max="max").reset_index()
+    out["cutoff"] = [None if pd.isna(k) else int(k) for k in out["cutoff"]]
     return out
 
 
-def analyse(con, s: Setting, measures: list[Measure], topics: str = "qrels") -> dict[str, pd.DataFrame]:
+def analyse(con, s: Setting, measures: list[Measure], topics: str = "run") -> dict[str, pd.DataFrame]:
     """The three tables of ``irw repro``: effects, order and (over the reproductions) spread."""
     effect = effects(con, s, measures, topics)
     order_frame = order(con, s)
@@ -248,10 +251,10 @@ def save(con, s: Setting, name: str, tables: dict[str, pd.DataFrame], params: di
 
 def run(con, original: str, reproduced: str, measures: list[Measure], baseline: str | None = None,
         reproduced_baseline: str | None = None, qrels: str | None = None,
-        reproduced_qrels: str | None = None, topics: str = "qrels", show: str = "effects",
-        name: str | None = None) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
-    """``irw repro``: the table ``show`` (effects, order or spread) and all three; kept
-    under ``name`` when given."""
+        reproduced_qrels: str | None = None, topics: str = "run", show: str = "effects",
+        per_topic: bool = False, name: str | None = None) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+    """``irw repro``: the table ``show`` (effects, order or spread; the order's means over
+    the topics only, unless ``per_topic``) and all three; kept under ``name`` when given."""
     if show not in SHOWN:
         raise IrwError(f"unknown table {show!r}; valid: {', '.join(SHOWN)}")
     if not measures:
@@ -262,4 +265,7 @@ def run(con, original: str, reproduced: str, measures: list[Measure], baseline: 
         save(con, s, name, tables, {"original": original, "reproduced": reproduced,
                                     "baseline": baseline, "reproduced_baseline": reproduced_baseline,
                                     "topics": topics})
-    return tables[show], tables
+    shown = tables[show]
+    if show == "order" and not per_topic:
+        shown = shown[shown["topic"] == "all"].reset_index(drop=True)
+    return shown, tables
