@@ -226,7 +226,7 @@ def spread(effect: pd.DataFrame, order_frame: pd.DataFrame) -> pd.DataFrame:
     frame[["measure", "cutoff"]] = frame[["measure", "cutoff"]].astype(object)
     grouped = frame.groupby(keys, sort=False, dropna=False)["value"]
     out = grouped.agg(reproductions="count", mean="mean", sd="std", min="min", max="max").reset_index()
-    out["cutoff"] = [None if pd.isna(k) else int(k) for k in out["cutoff"]]
+    out["cutoff"] = pd.Series([None if pd.isna(k) else int(k) for k in out["cutoff"]], dtype=object)
     return out
 
 
