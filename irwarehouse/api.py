@@ -812,6 +812,27 @@ class Warehouse:
                                               alpha, B, seed, topics, rbp_p, judged_k, level, by))
 
     @_atomic
+    def repro(self, original: str, reproduced: str, measures, *, baseline: str | None = None,
+              reproduced_baseline: str | None = None, qrels: str | None = None,
+              reproduced_qrels: str | None = None, topics: str = "run", show: str = "effects",
+              per_topic: bool = False, save: str | None = None) -> Result:
+        """Whether ``original`` reproduces (Breuer et al. 2020, as repro_eval computes it):
+        ``reproduced`` is a run or a system of runs (seeds, folds), replicated when
+        ``reproduced_qrels`` is another qrels. ``show``: effects (means, RMSE, p-value, ER and
+        ΔRI per measure), order (KTU and RBO per cut-off: their means over the topics, and
+        with ``per_topic`` each topic's) or spread (over the reproductions); ``.info`` holds
+        all three. ``save`` keeps the effects and the order
+        in repro_effects and repro_order."""
+        from . import repro
+
+        if save and self.read_only:
+            raise IrwError("this warehouse is open read-only: open it for writing to --save")
+        table, tables = repro.run(self.con, original, reproduced, _parsed(measures), baseline,
+                                  reproduced_baseline, qrels, reproduced_qrels, topics, show,
+                                  per_topic, save)
+        return Result.of(table, info=tables)
+
+    @_atomic
     def correlate(self, measure_a, measure_b=None, qrels: str | None = None, qrels_b: str | None = None,
                   runs="all", *, topics: str = "qrels", rbo_p: float = 0.9) -> Result:
         """Rank correlation (tau-b, tau-a, tau_AP, RBO, Pearson) of the run orderings by

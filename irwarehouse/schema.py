@@ -356,6 +356,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               "add the column system to run_meta, the interval of the difference, the effect "
               "sizes and the systems' runs to pair_tests, and the systems, the residual "
               "variance and effect summaries to discpower_results"),
+    Migration(8, "migrations/8_repro.sql",
+              "add the tables repro_effects and repro_order (irw repro --save)"),
 )
 
 

@@ -495,7 +495,8 @@ def interval_frame(m: Matrix, level: float = 0.95) -> pd.DataFrame:
 def save(con, table: str, name: str, frame: pd.DataFrame, params: dict) -> None:
     """Keep a result in the warehouse: rows of ``frame`` under ``name`` with the parameters
     that produced them (``table`` is one of the result tables of schema.sql)."""
-    if table not in ("discpower_results", "pair_tests", "correlation_matrices"):
+    if table not in ("discpower_results", "pair_tests", "correlation_matrices", "repro_effects",
+                     "repro_order"):
         raise AssertionError(table)
     unknown = set(frame.columns) - {"collection"} - set(_table_columns(con, table))
     if unknown:  # a column the result table lacks would be lost without a word

@@ -267,3 +267,47 @@ CREATE TABLE IF NOT EXISTS experiment_tables (
     params     VARCHAR,
     created_at TIMESTAMP NOT NULL
 );
+
+-- Saved results of `irw repro --save NAME` (irwarehouse.repro): an original run against its
+-- reproductions (same qrels) or replications (reproduced_qrels another qrels), per measure
+-- and role (advanced: the original run; baseline: its baseline) -- the means, RMSE of the
+-- per-topic scores, the p-value of `test`, and on advanced rows the effect ratio and ΔRI.
+CREATE TABLE IF NOT EXISTS repro_effects (
+    name             VARCHAR NOT NULL,
+    created_at       TIMESTAMP NOT NULL,
+    params           VARCHAR,
+    collection       VARCHAR,
+    kind             VARCHAR,
+    role             VARCHAR,
+    original         VARCHAR,
+    reproduced       VARCHAR,
+    qrels            VARCHAR,
+    reproduced_qrels VARCHAR,
+    measure          VARCHAR,
+    topics           INTEGER,
+    mean_original    DOUBLE,
+    mean_reproduced  DOUBLE,
+    rmse             DOUBLE,
+    test             VARCHAR,
+    p_value          DOUBLE,
+    er               DOUBLE,
+    delta_ri         DOUBLE
+);
+
+-- The order of documents of `irw repro --save NAME`: per role, reproduction, cut-off and
+-- topic (and topic 'all': the mean over the topics), repro_eval's Kendall's tau Union (ktu),
+-- Kendall's tau of the documents' ranks over the union (ktu_ranks) and repro_eval's RBO.
+CREATE TABLE IF NOT EXISTS repro_order (
+    name       VARCHAR NOT NULL,
+    created_at TIMESTAMP NOT NULL,
+    params     VARCHAR,
+    collection VARCHAR,
+    role       VARCHAR,
+    original   VARCHAR,
+    reproduced VARCHAR,
+    cutoff     INTEGER,
+    topic      VARCHAR,
+    ktu        DOUBLE,
+    ktu_ranks  DOUBLE,
+    rbo        DOUBLE
+);

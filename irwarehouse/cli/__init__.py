@@ -11,7 +11,7 @@ import sys
 __all__ = ["app", "main"]
 
 
-MODULES = ("core", "pools", "stats", "judges", "experiments", "standardize", "export", "report", "spark")
+MODULES = ("core", "pools", "stats", "judges", "experiments", "standardize", "export", "report", "spark", "repro")
 
 # The modules that register the commands under each first word: `irw eval ...` imports the
 # command modules that define what `eval` runs, not all of them (each module costs a short
@@ -26,6 +26,7 @@ COMMANDS = {
     "power": ("stats",), "pvalues": ("stats",), "summary": ("stats",), "experiment": ("experiments",),
     "splits": ("standardize",), "standardize": ("standardize",), "export": ("export",),
     "publish": ("export",), "report": ("report",), "spark": ("spark",), "trec-eval": ("core",),
+    "repro": ("repro",),
 }
 # The options of `irw` itself that take a value (they may come before the command).
 _VALUED = ("--db", "--wait", "--memory-limit")
