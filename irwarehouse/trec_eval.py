@@ -18,12 +18,16 @@ the topics both have, as trec_eval 9 did, and says on stderr which topics the ru
 
 from __future__ import annotations
 
+import codecs
 import math
+import os
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from . import files
 from . import measures as ms
 from . import sql
-from .engine import evaluation
+from .engine import evaluation, loading
 from .errors import IrwError, StatusError, note
 from .trec_names import TrecEvalMeasure, trec_eval_measures, trec_eval_order
 
@@ -34,6 +38,11 @@ DEFAULT_MEASURES = ("official",)
 REL_INFO_FORMATS = ("qrels",)  # -R: what irw reads; trec_eval's others are refused
 REFUSED_REL_INFO_FORMATS = ("prefs", "qrels_prefs", "qrels_jg")
 RESULTS_FORMATS = ("trec_results",)  # -T
+# trec_eval compares and prints the bytes of ids: its files are read as Latin-1, which maps
+# each byte to the code point of its value (so the order of code points is the order of
+# bytes, strcmp's), and its output is written back as Latin-1 (the bytes read).
+ENCODING = "latin-1"
+_CHUNK = 1 << 20
 
 # trec_eval's exit statuses
 USAGE, INPUT, NO_TOPICS = 1, 2, 7
@@ -63,7 +72,8 @@ class TrecEvalReport:
     (topic ``all``), each ``(label, topic, kind, value)`` in trec_eval's order, ``kind``
     one of float (printed ``%6.4f``), long (``%ld``), string and quoted (``'%s'``,
     relstring); ``zscores``: the values are z-scores (``-Z``: labels get a ``Z``). Also the
-    run's id, the topics evaluated and the topics of the qrels the run lacks."""
+    run's id, the topics evaluated, the topics of the qrels the run lacks, and the encoding
+    that gives the ids back as the files' bytes (:func:`as_read`)."""
 
     run_id: str
     topics: list[str]
@@ -71,6 +81,7 @@ class TrecEvalReport:
     topic_lines: list[tuple] = field(default_factory=list)
     summary_lines: list[tuple] = field(default_factory=list)
     zscores: bool = False
+    encoding: str = "utf-8"  # how its text is written: the bytes of the files' ids
 
 
 def plan(specs) -> list[TrecEvalMeasure]:
@@ -119,11 +130,68 @@ def check_formats(rel_info_format: str, results_format: str) -> None:
                           "trec_results", INPUT)
 
 
+# ------------------------------------------------------------------------- bytes
+
+def _utf8(path: str) -> bool:
+    """Is the file at ``path`` UTF-8 text (decompressed)? True also for what the loader
+    refuses by itself (no file, a FIFO or device, a damaged compressed file): it is not
+    opened here."""
+    if files.file_kind(path) is not None or not os.path.isfile(path):
+        return True
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        with loading._open_binary(path) as fh:
+            while chunk := fh.read(_CHUNK):
+                decoder.decode(chunk)
+            decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    except (OSError, EOFError, ValueError):
+        return True
+    return True
+
+
+@contextmanager
+def as_read(paths: list[str]):
+    """The files ``paths`` as trec_eval reads them, and the encoding that writes what is
+    read from them back as their bytes: the files themselves and UTF-8 when every one is
+    UTF-8 text (its byte order is its code points' order); else copies in UTF-8 of their
+    bytes read as Latin-1 (ENCODING: a code point per byte, in byte order) and Latin-1.
+    An error names the files given, not the copies."""
+    if all(_utf8(path) for path in paths):
+        yield list(paths), "utf-8"
+        return
+    tmp = files.temp_dir("trec-eval")
+    copies = {}
+    try:
+        for number, path in enumerate(paths):
+            copies[path] = copy = os.path.join(tmp, f"file{number}")
+            with loading._open_binary(path) as src, open(copy, "w", encoding="utf-8") as out:
+                decoder = codecs.getincrementaldecoder(ENCODING)()
+                while chunk := src.read(_CHUNK):
+                    out.write(decoder.decode(chunk))
+        try:
+            yield [copies[path] for path in paths], ENCODING
+        except IrwError as exc:
+            text = str(exc)
+            for path, copy in copies.items():
+                text = text.replace(copy, path)
+            exc.args = (text, *exc.args[1:])
+            raise
+    finally:
+        files.remove_temp(tmp)
+
+
 # ------------------------------------------------------------------------- z-scores
 
 def read_zscores(path: str) -> dict[str, dict[str, tuple[float, float]]]:
-    """``-Z``'s file: lines ``qid measure mean std_dev``, by topic and measure label."""
+    """``-Z``'s file: lines ``qid measure mean std_dev``, by topic and measure label (their
+    bytes read as Latin-1, ENCODING)."""
     out: dict[str, dict[str, tuple[float, float]]] = {}
+    kind = files.file_kind(path)
+    if kind is not None:  # a FIFO would wait for a writer, a device never ends
+        raise StatusError(f"{path}: {kind}, not a regular file: give the z-scores as a file",
+                          INPUT)
     try:
         with open(path, "rb") as fh:
             data = fh.read()
@@ -136,7 +204,7 @@ def read_zscores(path: str) -> dict[str, dict[str, tuple[float, float]]]:
         try:
             if len(fields) != 4:
                 raise ValueError
-            topic, label = fields[0].decode(), fields[1].decode()
+            topic, label = fields[0].decode(ENCODING), fields[1].decode(ENCODING)
             mean, std = float(fields[2]), float(fields[3])
         except (ValueError, UnicodeDecodeError):
             raise StatusError(f"{path}, line {number}: expected 4 fields (qid measure mean "
@@ -218,16 +286,18 @@ def compute(con, qrels: str, collection: str, measures: list[TrecEvalMeasure], *
 
 
 def report(values: _Values, measures: list[TrecEvalMeasure],
-           zscores: dict[str, dict[str, tuple[float, float]]] | None = None) -> TrecEvalReport:
+           zscores: dict[str, dict[str, tuple[float, float]]] | None = None,
+           encoding: str = "utf-8") -> TrecEvalReport:
     """The lines trec_eval prints for ``values``: per topic in its order, then the summary
     (topic ``all``), each measure's values accumulated topic by topic as trec_eval does."""
     z = zscores is not None
-    out = TrecEvalReport(values.run_id, values.topics, values.lacking, zscores=z)
+    out = TrecEvalReport(values.run_id, values.topics, values.lacking, zscores=z,
+                         encoding=encoding)
     n = len(values.topics)
     sums = {m.label: 0.0 for m in measures}
     for topic in values.topics:
         missing = topic in values.missing
-        found = zscores.get(topic) if z else None
+        found = zscores.get(topic.encode(encoding).decode(ENCODING)) if z else None
         for m in measures:
             if m.aggregate == "none":  # runid, relstring: text
                 if m.per_query:

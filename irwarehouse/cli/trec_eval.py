@@ -97,6 +97,9 @@ def _options_help() -> str:
             continue
         head = f"  -{o.letter}" + (f" {o.argument}" if o.argument else "")
         first, *rest = o.help.split("\n")
+        if len(head) > 11:
+            lines.append(head)
+            head = ""
         lines.append(f"{head:<12}{first}")
         lines += [" " * 12 + more for more in rest]
     return "\n".join(lines) + "\n"
@@ -204,7 +207,7 @@ def run(argv: list[str], *, wait: float | None = None, memory_limit: str | None 
                 results_format=options["results_format"], wait=wait, memory_limit=memory_limit)
         lines = (report.topic_lines if options["query"] else []) + \
             (report.summary_lines if options["summary"] else [])
-        sys.stdout.buffer.write(output.trec_eval_lines(lines, report.zscores).encode("utf-8"))
+        sys.stdout.buffer.write(output.trec_eval_lines(lines, report.zscores).encode(report.encoding))
         sys.stdout.flush()
         return 0
     except IrwError as exc:
