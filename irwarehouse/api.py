@@ -613,11 +613,19 @@ class Warehouse:
         name = _file_qrels_name(qrels)
         with _source_files(qrels, "qrels") as qrels_paths, _source_files(run, "runs") as run_paths, \
                 te.as_read(qrels_paths + run_paths) as (paths, encoding):
-            values = _files_in(
-                paths[0], paths[1:], name, lambda con, path, collection: te.compute(
-                    con, name, collection, measures, complete=complete, max_docs=max_docs,
-                    rel_level=rel_level, judged_only=judged_only, num_docs=num_docs),
-                order="trec_eval_10", extra_fields=True, wait=wait, memory_limit=memory_limit)
+            def evaluate(qrels_path, run_path):
+                return _files_in(
+                    qrels_path, [run_path], name, lambda con, path, collection: te.compute(
+                        con, name, collection, measures, complete=complete, max_docs=max_docs,
+                        rel_level=rel_level, judged_only=judged_only, num_docs=num_docs),
+                    order="trec_eval_10", extra_fields=True, wait=wait, memory_limit=memory_limit)
+            try:
+                values = te.evaluated(paths[0], paths[1], measures, evaluate, complete=complete,
+                                      max_docs=max_docs)
+            except StatusError as exc:  # trec_eval stopped: the topics' lines before the stop
+                if getattr(exc, "values", None) is not None:
+                    exc.report = te.report(exc.values, measures, zscores=z, encoding=encoding)
+                raise
         return te.report(values, measures, zscores=z, encoding=encoding)
 
     @staticmethod
@@ -1267,7 +1275,8 @@ def _source_files(source, kind: str, run_id: str | None = None):
             text = str(exc)
             for path, name in names.items():
                 text = text.replace(path, name)
-            raise IrwError(text) from None
+            exc.args = (text, *exc.args[1:])  # the same error (its status kept), renamed
+            raise
         finally:
             files.remove_temp(tmp)
         return

@@ -46,6 +46,7 @@ _CHUNK = 1 << 20
 
 # trec_eval's exit statuses
 USAGE, INPUT, NO_TOPICS = 1, 2, 7
+MEASURE_FAILED = 4  # "Can't calculate measure": a docno twice in a topic it evaluates
 
 # -c: trec_eval evaluates a topic the run lacks as a ranking of one document in no qrels
 # (sql/trec_eval.sql, stand_in), then sets the values it names so (trec_eval.c: the labels
@@ -180,6 +181,115 @@ def as_read(paths: list[str]):
             raise
     finally:
         files.remove_temp(tmp)
+
+
+# ------------------------------------------------------------------------- duplicates
+
+# What the loader says of a docno twice (engine.loading): trec_eval reads such files.
+TWICE = ("appears twice for run", "is judged twice for topic")
+# The measures whose computation does not look at the documents (trec_eval: they never call
+# form_res_rels, which checks for duplicates).
+UNCHECKED = ("num_q", "runid")
+
+
+@dataclass
+class _Read:
+    """A qrels or run file as trec_eval's duplicate checks read it: its lines (line number,
+    fields) by topic, in the file's order."""
+
+    path: str
+    topics: dict[str, list[tuple[int, list[str]]]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, path: str, nfields: int) -> "_Read":
+        read = cls(path)
+        for number, fields in loading._lines(path):
+            if len(fields) >= nfields:
+                read.topics.setdefault(fields[0], []).append((number, fields))
+        return read
+
+
+def _score(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        return 0.0
+
+
+def _ranked(lines: list[tuple[int, list[str]]], max_docs: int | None) -> list[tuple[int, list[str]]]:
+    """A topic's run lines as trec_eval ranks them (score descending, ties by docno
+    descending: strcmp, the order of code points here), the first ``max_docs`` (-M)."""
+    ranked = sorted(lines, key=lambda line: (_score(line[1][4]), line[1][2]), reverse=True)
+    return ranked[:max_docs] if max_docs is not None else ranked
+
+
+def _twice(lines: list[tuple[int, list[str]]]) -> tuple[int, int, str] | None:
+    """The first docno of ``lines`` seen twice: (its line, its first line, docno)."""
+    seen: dict[str, int] = {}
+    for number, fields in sorted(lines, key=lambda line: line[0]):
+        if fields[2] in seen:
+            return number, seen[fields[2]], fields[2]
+        seen[fields[2]] = number
+    return None
+
+
+def _first_kept(lines: list[tuple[int, list[str]]]) -> list[tuple[int, list[str]]]:
+    """``lines`` without a repeated docno (the first line of each kept)."""
+    seen: set[str] = set()
+    return [line for line in lines if not (line[1][2] in seen or seen.add(line[1][2]))]
+
+
+def evaluated(qrels: str, run: str, measures: list[TrecEvalMeasure], evaluate, *,
+              complete: bool, max_docs: int | None):
+    """``evaluate(qrels, run)`` (what trec_eval prints for the two files), also where a
+    docno is twice in a topic, which the loader refuses and trec_eval 10.0 reads: it stops
+    with status 4 at the first topic it evaluates (in its order) whose qrels judge a docno
+    twice or whose ranking holds a docno twice among the first ``max_docs`` (-M) -- the
+    lines of the topics before it printed -- and checks nothing when only num_q and runid
+    are asked for. Elsewhere (past -M, in a topic it does not evaluate) the duplicates do
+    not count: the files are evaluated without them. A StatusError (status 4) carries the
+    topics' values before the stop as ``values`` (None: no topic before it)."""
+    try:
+        return evaluate(qrels, run)
+    except IrwError as exc:
+        if not any(text in str(exc) for text in TWICE):
+            raise
+    judged, ranked = _Read.of(qrels, 4), _Read.of(run, 6)
+    topics = sorted(t for t in judged.topics if complete or t in ranked.topics)
+    stop = None
+    if any(m.family not in UNCHECKED for m in measures):
+        for topic in topics:
+            twice = _twice(judged.topics[topic])
+            where, what = qrels, "judged twice"
+            if twice is None and topic in ranked.topics:
+                twice = _twice(_ranked(ranked.topics[topic], max_docs))
+                where, what = run, "ranked twice" + (f" in the first {max_docs}" if max_docs else "")
+            if twice is not None:
+                number, first, docno = twice
+                stop = (topic, f"{where}, line {number}: document {docno} is {what} in topic "
+                               f"{topic} (first at line {first}): trec_eval 10.0 stops there "
+                               f"(status {MEASURE_FAILED}, duplicate docs)")
+                break
+    tmp = files.temp_dir("trec-eval")
+    try:
+        kept = (lambda t: t < stop[0]) if stop else (lambda t: True)
+        q_path, r_path = os.path.join(tmp, "qrels"), os.path.join(tmp, "run")
+        with open(q_path, "w", encoding="utf-8") as out:
+            for topic, lines in judged.topics.items():
+                if kept(topic):
+                    out.writelines(" ".join(f) + "\n" for _, f in _first_kept(lines))
+        with open(r_path, "w", encoding="utf-8") as out:
+            for topic, lines in ranked.topics.items():
+                if topic not in judged.topics or kept(topic):
+                    out.writelines(" ".join(f) + "\n" for _, f in _first_kept(_ranked(lines, max_docs)))
+        if stop is None:
+            return evaluate(q_path, r_path)
+        values = evaluate(q_path, r_path) if any(t < stop[0] for t in topics) else None
+    finally:
+        files.remove_temp(tmp)
+    error = StatusError(stop[1], MEASURE_FAILED)
+    error.values = values
+    raise error
 
 
 # ------------------------------------------------------------------------- z-scores

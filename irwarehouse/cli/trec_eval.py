@@ -179,7 +179,7 @@ def run(argv: list[str], *, wait: float | None = None, memory_limit: str | None 
     prints, notes and errors to stderr; the exit status."""
     import warnings
 
-    from .. import api, output
+    from .. import api
 
     try:
         try:
@@ -205,12 +205,12 @@ def run(argv: list[str], *, wait: float | None = None, memory_limit: str | None 
                 num_docs=options["num_docs"], zscores=options["zscores"],
                 rel_info_format=options["rel_info_format"],
                 results_format=options["results_format"], wait=wait, memory_limit=memory_limit)
-        lines = (report.topic_lines if options["query"] else []) + \
-            (report.summary_lines if options["summary"] else [])
-        sys.stdout.buffer.write(output.trec_eval_lines(lines, report.zscores).encode(report.encoding))
-        sys.stdout.flush()
+        _print(report, options["query"], options["summary"])
         return 0
     except IrwError as exc:
+        stopped = getattr(exc, "report", None)
+        if stopped is not None:  # trec_eval stopped at a topic: what it printed before
+            _print(stopped, options["query"], False)
         sys.stderr.write(f"error: {one_line(str(exc))}\n")
         return getattr(exc, "status", 2)
     except BrokenPipeError:
@@ -232,6 +232,15 @@ def run(argv: list[str], *, wait: float | None = None, memory_limit: str | None 
                                "please report it with the command that caused it)"), 1
         sys.stderr.write(f"error: {one_line(message)}\n")
         return status
+
+
+def _print(report, query: bool, summary: bool) -> None:
+    """The report's lines as trec_eval prints them (-q: the topics' lines; the summary)."""
+    from .. import output
+
+    lines = (report.topic_lines if query else []) + (report.summary_lines if summary else [])
+    sys.stdout.buffer.write(output.trec_eval_lines(lines, report.zscores).encode(report.encoding))
+    sys.stdout.flush()
 
 
 def _show_note(message, category, filename, lineno, file=None, line=None) -> None:
