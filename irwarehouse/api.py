@@ -612,7 +612,7 @@ class Warehouse:
         z = te.read_zscores(str(zscores)) if zscores is not None else None
         name = _file_qrels_name(qrels)
         with _source_files(qrels, "qrels") as qrels_paths, _source_files(run, "runs") as run_paths, \
-                te.as_read(qrels_paths + run_paths) as (paths, encoding):
+                te.as_read(qrels_paths + run_paths) as (paths, encoding, plain):
             def evaluate(qrels_path, run_path):
                 return _files_in(
                     qrels_path, [run_path], name, lambda con, path, collection: te.compute(
@@ -621,7 +621,7 @@ class Warehouse:
                     order="trec_eval_10", extra_fields=True, wait=wait, memory_limit=memory_limit)
             try:
                 values = te.evaluated(paths[0], paths[1], measures, evaluate, complete=complete,
-                                      max_docs=max_docs)
+                                      max_docs=max_docs, plain=plain)
             except StatusError as exc:  # trec_eval stopped: the topics' lines before the stop
                 if getattr(exc, "values", None) is not None:
                     exc.report = te.report(exc.values, measures, zscores=z, encoding=encoding)
