@@ -185,3 +185,35 @@ def test_minus_z_refuses_what_is_not_a_regular_file(trec_eval_suite, capsysbinar
     assert (code, out) == (2, b"")
     assert err.startswith(f"error: {path}: a ") and "not a regular file" in err
     assert time.monotonic() - started < 10
+
+
+@pytest.mark.parametrize("args", [
+    ["-q", "-m", "yaap", "-m", "ideal_dcg"],
+    ["-q", "-c", "-M", "5", "-m", "yaap", "-m", "ideal_dcg.0=1,1=2,2=3"],
+    ["-q", "-J", "-l", "2", "-m", "yaap", "-m", "ideal_dcg", "-m", "ndcg"],
+])
+@pytest.mark.parametrize("seed", [4, 5])
+def test_yaap_and_ideal_dcg_as_trec_eval_10(trec_eval_10, capsysbinary, tmp_path, args, seed):
+    """trec_eval's measures outside all_trec: yaap (catalogue YAAP) and ideal_dcg (IDCG), on
+    generated files (a topic the run lacks under -c) and trec_eval 10.0's own suite."""
+    qrels, run = generate(seed, n_topics=5, depth=12)
+    lacking = _topic(run[0])
+    run = [line for line in run if _topic(line) != lacking]
+    qrels_file, run_file = tmp_path / "qrels", tmp_path / "run"
+    qrels_file.write_bytes(b"\n".join(qrels) + b"\n")
+    run_file.write_bytes(b"\n".join(run) + b"\n")
+    if "-c" not in args:
+        qrels_file.write_bytes(b"\n".join(q for q in qrels if _topic(q) != lacking) + b"\n")
+    want = trec_eval(trec_eval_10, *args, qrels_file, run_file)
+    assert want[0] == 0 and b"yaap" in want[1] and b"ideal_dcg" in want[1]
+    assert irw(capsysbinary, *args, qrels_file, run_file)[:2] == want
+
+
+def test_yaap_and_ideal_dcg_on_the_suite(trec_eval_10, trec_eval_suite, capsysbinary, monkeypatch):
+    monkeypatch.chdir(trec_eval_suite)
+    for args in (["-q", "-m", "yaap", "-m", "ideal_dcg", "qrels.test", "results.test"],
+                 ["-q", "-c", "-m", "yaap", "-m", "ideal_dcg.1=2,2=5", "qrels.test", "results.trunc"],
+                 ["-q", "-l2", "-m", "yaap", "-m", "ideal_dcg", "qrels.rel_level", "results.test"]):
+        want = trec_eval(trec_eval_10, *args)
+        assert want[0] == 0 and want[1].count(b"\n") >= 8
+        assert irw(capsysbinary, *args)[:2] == want
