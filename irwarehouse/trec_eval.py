@@ -9,7 +9,10 @@ trec_eval's own and not a measure lives here: its topic policy (the topics the r
 qrels share, or with ``-c`` every topic of the qrels, a topic the run lacks evaluated as
 trec_eval evaluates it), the values of ``runid``, ``num_q`` and ``relstring``, the summary line
 of each measure (a mean, a sum or a geometric mean, accumulated topic by topic in
-trec_eval's order so that the printed digits are its own), and ``-Z``'s z-scores.
+trec_eval's order so that the printed digits are its own), ``-Z``'s z-scores, and its reading
+of the files where the loader would refuse them (:func:`as_read`: ids as bytes;
+:func:`evaluated`: a docno twice, huge ranks and scores, a lone carriage return, a run of
+comment lines only).
 
 One deliberate difference: trec_eval 10.0 stops with status 4 ("result qid ... not found
 in qrels") when the run lacks a topic of the qrels and ``-c`` is not given; irw evaluates
