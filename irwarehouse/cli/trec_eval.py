@@ -116,7 +116,9 @@ qrels_file as trec_eval 10.0 does, and print what it prints: the same lines, in 
 order and format. The measures are irw's catalogue measures (irw measures names the
 trec_eval name of each); the files are read as irw load reads them (fields after the run
 id are ignored; '#' comment lines are skipped; the documents are ranked by score, compared
-at full precision, ties by docno descending, as trec_eval 10.0 ranks them).
+at full precision, ties by docno descending, as trec_eval 10.0 ranks them), and as trec_eval
+reads them where irw load would refuse them: ids are bytes, a docno twice stops with status
+4 where trec_eval stops, a lone carriage return separates fields, the rank is not read.
 
 """ + _options_help() + """
 One difference from trec_eval 10.0: when the run lacks a topic of the qrels and -c is not
