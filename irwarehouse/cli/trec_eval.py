@@ -124,7 +124,8 @@ reads them where irw load would refuse them: ids are bytes, a docno twice stops 
 One difference from trec_eval 10.0: when the run lacks a topic of the qrels and -c is not
 given, trec_eval 10.0 stops with status 4 ("result qid ... not found in qrels"); irw
 evaluates the topics both have, as trec_eval 9 does, and names the others on stderr.
-Exit statuses are trec_eval's: 1 usage or measure, 2 input file, 7 no topic to evaluate.
+Exit statuses are trec_eval's: 1 usage or measure, 2 input file, 4 a docno twice, 7 no topic
+to evaluate.
 """
 
 
