@@ -646,12 +646,22 @@ class Warehouse:
                 raise StatusError(f"{option} takes an integer >= {1 if option == '-M' else 0}, got {value!r}", te.USAGE)
         z = te.read_zscores(str(zscores)) if zscores is not None else None
         name = _file_qrels_name(qrels)
-        values = _files_in(
-            qrels, run, name, lambda con, path, collection: te.compute(
-                con, name, collection, measures, complete=complete, max_docs=max_docs,
-                rel_level=rel_level, judged_only=judged_only, num_docs=num_docs),
-            order="trec_eval_10", extra_fields=True, wait=wait, memory_limit=memory_limit)
-        return te.report(values, measures, zscores=z)
+        with _source_files(qrels, "qrels") as qrels_paths, _source_files(run, "runs") as run_paths, \
+                te.as_read(qrels_paths + run_paths) as (paths, encoding, plain):
+            def evaluate(qrels_path, run_path):
+                return _files_in(
+                    qrels_path, [run_path], name, lambda con, path, collection: te.compute(
+                        con, name, collection, measures, complete=complete, max_docs=max_docs,
+                        rel_level=rel_level, judged_only=judged_only, num_docs=num_docs),
+                    order="trec_eval_10", extra_fields=True, wait=wait, memory_limit=memory_limit)
+            try:
+                values = te.evaluated(paths[0], paths[1], measures, evaluate, complete=complete,
+                                      max_docs=max_docs, plain=plain)
+            except StatusError as exc:  # trec_eval stopped: the topics' lines before the stop
+                if getattr(exc, "values", None) is not None:
+                    exc.report = te.report(exc.values, measures, zscores=z, encoding=encoding)
+                raise
+        return te.report(values, measures, zscores=z, encoding=encoding)
 
     @staticmethod
     def trec_eval_measures(measures) -> list[tuple[str, str | None, str]]:
@@ -1323,7 +1333,8 @@ def _source_files(source, kind: str, run_id: str | None = None):
             text = str(exc)
             for path, name in names.items():
                 text = text.replace(path, name)
-            raise IrwError(text) from None
+            exc.args = (text, *exc.args[1:])  # the same error (its status kept), renamed
+            raise
         finally:
             files.remove_temp(tmp)
         return

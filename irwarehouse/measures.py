@@ -228,6 +228,13 @@ CATALOGUE: dict[str, MeasureDef] = {
         MeasureDef("enDCG", "DCG@k divided by the DCG of the whole ideal ranking (expanded normalization)",
                    GRADED, graded=True, ideal=True, raw_form="DCG", paper=WEBBER,
                    examples=("enDCG@5", "enDCG(base=10)")),
+        MeasureDef("IDCG", "Ideal DCG: the DCG of the ideal ranking (every judged document by gain, "
+                   "descending), whole or truncated at k; trec_eval's ideal_dcg",
+                   GRADED, graded=True, ideal=True, paper=JK, examples=("IDCG", "IDCG@10", "IDCG(gains={1:1,2:3})")),
+        MeasureDef("YAAP", "Yet another AP: ln((1 + SP@k) / (1 + R - SP@k)), SP@k the sum of precisions "
+                   "at the relevant ranks; trec_eval's yaap", BINARY,
+                   paper="Robertson, On smoothing average precision, ECIR 2012",
+                   examples=("YAAP", "YAAP@10", "YAAP(rel=2)")),
         MeasureDef("RBP", "Rank-biased precision (base score): (1-p) sum_{i<=k} (g_i/g_max) p^(i-1)",
                    (PERSIST, DEPTH, RESIDUAL, GAINS, REL, JUDGED), graded=True, ir_measures="RBP(p=...)",
                    paper=MOFFAT,
@@ -377,6 +384,7 @@ TREC_FAMILIES: tuple[TrecFamily, ...] = (
     TrecFamily("binG", "binG"),
     TrecFamily("G", "G", takes="pairs"),
     TrecFamily("dcg", "DCG", takes="pairs"),
+    TrecFamily("ideal_dcg", "IDCG", takes="pairs"),
     TrecFamily("ndcg", "nDCG", takes="pairs"),
     TrecFamily("ndcg_rel", "nDCGRel", takes="pairs"),
     TrecFamily("Rndcg", "RnDCG", takes="pairs"),
@@ -390,6 +398,7 @@ TREC_FAMILIES: tuple[TrecFamily, ...] = (
     TrecFamily("set_map", "SetAP"),
     TrecFamily("set_F", "SetF", takes="values", defaults=(1.0,), value_params=("beta",)),
     TrecFamily("num_nonrel_judged_ret", "NumNonRelJudgedRet", aggregate="sum", value_kind="long"),
+    TrecFamily("yaap", "YAAP"),
     TrecFamily("rbp", "RBP", fixed=(("p", 0.9),), takes="pairs", value_params=("p",)),
     TrecFamily("rbp_resid", "RBPres", fixed=(("p", 0.9), ("zero_if_judged", True)), takes="pairs",
                value_params=("p",)),
@@ -419,8 +428,6 @@ TREC_UNSUPPORTED: dict[str, str] = {
         "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp",
         "prefs_avgjg_imp", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "all_prefs", "prefs",
         "qrels_jg")},
-    "ideal_dcg": "(the DCG of the ideal ranking, in no nickname) has no irw measure",
-    "yaap": "(yet another AP, in no nickname) has no irw measure",
 }
 TREC_AGGREGATES = ("mean", "sum", "gm", "count", "none")
 TREC_VALUE_KINDS = ("float", "long", "string")

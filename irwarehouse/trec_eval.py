@@ -9,7 +9,10 @@ trec_eval's own and not a measure lives here: its topic policy (the topics the r
 qrels share, or with ``-c`` every topic of the qrels, a topic the run lacks evaluated as
 trec_eval evaluates it), the values of ``runid``, ``num_q`` and ``relstring``, the summary line
 of each measure (a mean, a sum or a geometric mean, accumulated topic by topic in
-trec_eval's order so that the printed digits are its own), and ``-Z``'s z-scores.
+trec_eval's order so that the printed digits are its own), ``-Z``'s z-scores, and its reading
+of the files where the loader would refuse them (:func:`as_read`: ids as bytes;
+:func:`evaluated`: a docno twice, huge ranks and scores, a lone carriage return, a run of
+comment lines only).
 
 One deliberate difference: trec_eval 10.0 stops with status 4 ("result qid ... not found
 in qrels") when the run lacks a topic of the qrels and ``-c`` is not given; irw evaluates
@@ -18,12 +21,17 @@ the topics both have, as trec_eval 9 did, and says on stderr which topics the ru
 
 from __future__ import annotations
 
+import codecs
 import math
+import os
+import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from . import files
 from . import measures as ms
 from . import sql
-from .engine import evaluation
+from .engine import evaluation, loading
 from .errors import IrwError, StatusError, note
 from .trec_names import TrecEvalMeasure, trec_eval_measures, trec_eval_order
 
@@ -34,9 +42,16 @@ DEFAULT_MEASURES = ("official",)
 REL_INFO_FORMATS = ("qrels",)  # -R: what irw reads; trec_eval's others are refused
 REFUSED_REL_INFO_FORMATS = ("prefs", "qrels_prefs", "qrels_jg")
 RESULTS_FORMATS = ("trec_results",)  # -T
+# trec_eval compares and prints the bytes of ids: its files are read as Latin-1, which maps
+# each byte to the code point of its value (so the order of code points is the order of
+# bytes, strcmp's), and its output is written back as Latin-1 (the bytes read).
+ENCODING = "latin-1"
+_CHUNK = 1 << 20
+_LONE_CR = re.compile(rb"\r(?!\n)")  # (at a chunk's end: read as trec_eval reads, as well)
 
 # trec_eval's exit statuses
 USAGE, INPUT, NO_TOPICS = 1, 2, 7
+MEASURE_FAILED = 4  # "Can't calculate measure": a docno twice in a topic it evaluates
 
 # -c: trec_eval evaluates a topic the run lacks as a ranking of one document in no qrels
 # (sql/trec_eval.sql, stand_in), then sets the values it names so (trec_eval.c: the labels
@@ -63,7 +78,8 @@ class TrecEvalReport:
     (topic ``all``), each ``(label, topic, kind, value)`` in trec_eval's order, ``kind``
     one of float (printed ``%6.4f``), long (``%ld``), string and quoted (``'%s'``,
     relstring); ``zscores``: the values are z-scores (``-Z``: labels get a ``Z``). Also the
-    run's id, the topics evaluated and the topics of the qrels the run lacks."""
+    run's id, the topics evaluated, the topics of the qrels the run lacks, and the encoding
+    that gives the ids back as the files' bytes (:func:`as_read`)."""
 
     run_id: str
     topics: list[str]
@@ -71,6 +87,7 @@ class TrecEvalReport:
     topic_lines: list[tuple] = field(default_factory=list)
     summary_lines: list[tuple] = field(default_factory=list)
     zscores: bool = False
+    encoding: str = "utf-8"  # how its text is written: the bytes of the files' ids
 
 
 def plan(specs) -> list[TrecEvalMeasure]:
@@ -119,11 +136,237 @@ def check_formats(rel_info_format: str, results_format: str) -> None:
                           "trec_results", INPUT)
 
 
+# ------------------------------------------------------------------------- bytes
+
+def _scan(path: str) -> tuple[bool, bool]:
+    """Is the file at ``path`` UTF-8 text (decompressed), and does it hold a carriage
+    return not before a line feed (which the loader takes for a line's end, and trec_eval
+    for a separator of fields)? (True, False) also for what the loader refuses by itself
+    (no file, a FIFO or device, a damaged compressed file): it is not opened here."""
+    if files.file_kind(path) is not None or not os.path.isfile(path):
+        return True, False
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    utf8, lone_cr = True, False
+    try:
+        with loading._open_binary(path) as fh:
+            while chunk := fh.read(_CHUNK):
+                lone_cr = lone_cr or _LONE_CR.search(chunk) is not None
+                if utf8:
+                    try:
+                        decoder.decode(chunk)
+                    except UnicodeDecodeError:
+                        utf8 = False
+            if utf8:
+                decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        utf8 = False
+    except (OSError, EOFError, ValueError):
+        return True, False
+    return utf8, lone_cr
+
+
+@contextmanager
+def as_read(paths: list[str]):
+    """The files ``paths`` as trec_eval reads them, the encoding that writes what is read
+    from them back as their bytes, and whether the loader reads their lines as trec_eval
+    does (False: one holds a lone carriage return): the files themselves and UTF-8 when
+    every one is UTF-8 text (its byte order is its code points' order); else copies in
+    UTF-8 of their bytes read as Latin-1 (ENCODING: a code point per byte, in byte order)
+    and Latin-1. An error names the files given, not the copies."""
+    scans = [_scan(path) for path in paths]
+    plain = not any(lone_cr for _, lone_cr in scans)
+    if all(utf8 for utf8, _ in scans):
+        yield list(paths), "utf-8", plain
+        return
+    tmp = files.temp_dir("trec-eval")
+    copies = {}
+    try:
+        for number, path in enumerate(paths):
+            copies[path] = copy = os.path.join(tmp, f"file{number}")
+            with loading._open_binary(path) as src, open(copy, "w", encoding="utf-8") as out:
+                decoder = codecs.getincrementaldecoder(ENCODING)()
+                while chunk := src.read(_CHUNK):
+                    out.write(decoder.decode(chunk))
+        try:
+            yield [copies[path] for path in paths], ENCODING, plain
+        except IrwError as exc:
+            text = str(exc)
+            for path, copy in copies.items():
+                text = text.replace(copy, path)
+            exc.args = (text, *exc.args[1:])
+            raise
+    finally:
+        files.remove_temp(tmp)
+
+
+# ------------------------------------------------------------------------- duplicates
+
+# The measures whose computation does not look at the documents (trec_eval: they never call
+# form_res_rels, which checks for duplicates).
+UNCHECKED = ("num_q", "runid")
+_FIELDS = re.compile(r"[ \t\r\v\f]+")  # C's isspace within a line: a lone \r separates fields
+_TOPIC_NOT_IN_QRELS = "~"  # the topic of the line standing in for an empty run (-c)
+
+
+class _Unread(Exception):
+    """A line trec_eval's reading below does not take: the loader's error stands."""
+
+
+@dataclass
+class _Read:
+    """A qrels or run file read as trec_eval 10.0 reads it (get_qrels.c,
+    get_trec_results.c): lines end at '\n' only; fields are separated by C's white space
+    (a lone '\r' among them); a line blank or whose first field begins with '#' is skipped;
+    fields past the 4th (qrels) or 6th (run) are ignored; the rank is not read (any text),
+    the score is a double (1e400: infinity). Its lines (line number, fields) by topic, in
+    the file's order."""
+
+    path: str
+    topics: dict[str, list[tuple[int, list[str]]]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, path: str, nfields: int) -> "_Read":
+        read = cls(path)
+        with loading._open_binary(path) as fh:
+            text = fh.read().decode("utf-8")
+        for number, line in enumerate(text.split("\n"), 1):
+            fields = _FIELDS.split(line.strip(" \t\r\v\f"))
+            if fields == [""] or fields[0].startswith("#"):
+                continue
+            if len(fields) < nfields:
+                raise _Unread
+            fields = fields[:nfields]
+            if nfields == 4:
+                int(fields[3])
+            elif math.isnan(float(fields[4])):  # an order trec_eval's sort has not
+                raise _Unread
+            read.topics.setdefault(fields[0], []).append((number, fields))
+        return read
+
+
+def _ranked(lines: list[tuple[int, list[str]]], max_docs: int | None) -> list[tuple[int, list[str]]]:
+    """A topic's run lines as trec_eval ranks them (score descending, ties by docno
+    descending: strcmp, the order of code points here), the first ``max_docs`` (-M)."""
+    ranked = sorted(lines, key=lambda line: (float(line[1][4]), line[1][2]), reverse=True)
+    return ranked[:max_docs] if max_docs is not None else ranked
+
+
+def _twice(lines: list[tuple[int, list[str]]]) -> tuple[int, int, str] | None:
+    """The first docno of ``lines`` seen twice: (its line, its first line, docno)."""
+    seen: dict[str, int] = {}
+    for number, fields in sorted(lines, key=lambda line: line[0]):
+        if fields[2] in seen:
+            return number, seen[fields[2]], fields[2]
+        seen[fields[2]] = number
+    return None
+
+
+def _first_kept(lines: list[tuple[int, list[str]]]) -> list[tuple[int, list[str]]]:
+    """``lines`` without a repeated docno (the first line of each kept)."""
+    seen: set[str] = set()
+    return [line for line in lines if not (line[1][2] in seen or seen.add(line[1][2]))]
+
+
+def _stop(judged: _Read, ranked: _Read, topics: list[str], max_docs: int | None):
+    """The first of ``topics`` where trec_eval stops on a docno twice (judged twice, or
+    ranked twice among the first ``max_docs``), and why; None if none."""
+    for topic in topics:
+        twice = _twice(judged.topics[topic])
+        where, what = judged.path, "judged twice"
+        if twice is None and topic in ranked.topics:
+            twice = _twice(_ranked(ranked.topics[topic], max_docs))
+            where, what = ranked.path, "ranked twice" + (f" in the first {max_docs}" if max_docs else "")
+        if twice is not None:
+            number, first, docno = twice
+            return topic, (f"{where}, line {number}: document {docno} is {what} in topic {topic} "
+                           f"(first at line {first}): trec_eval 10.0 stops there (status "
+                           f"{MEASURE_FAILED}, duplicate docs)")
+    return None
+
+
+def _write_read(tmp: str, judged: _Read, ranked: _Read, kept, max_docs: int | None,
+                scores: dict[float, int]) -> tuple[str, str]:
+    """The files as the loader reads them, of what trec_eval reads of them: the judgments
+    of the topics ``kept(topic)``, the rankings of those and of the topics the qrels lacks
+    (each docno once, the first ``max_docs``), every score as its place among ``scores``
+    (the order is what trec_eval reads of a score) and the rank as the line number; a line
+    of a topic in no qrels stands in for an empty run."""
+    q_path, r_path = os.path.join(tmp, "qrels"), os.path.join(tmp, "run")
+    with open(q_path, "w", encoding="utf-8") as out:
+        for topic, lines in judged.topics.items():
+            if kept(topic):
+                out.writelines(f"{f[0]} 0 {f[2]} {f[3]}\n" for _, f in _first_kept(lines))
+    with open(r_path, "w", encoding="utf-8") as out:
+        for topic, lines in ranked.topics.items():
+            if topic not in judged.topics or kept(topic):
+                out.writelines(f"{f[0]} Q0 {f[2]} {n} {scores[float(f[4])]} {f[5]}\n"
+                               for n, f in _first_kept(_ranked(lines, max_docs)))
+        if not ranked.topics:
+            stand_in = _TOPIC_NOT_IN_QRELS + max(judged.topics, default="")
+            out.write(f"{stand_in} Q0 - 1 0 -\n")
+    return q_path, r_path
+
+
+def evaluated(qrels: str, run: str, measures: list[TrecEvalMeasure], evaluate, *,
+              complete: bool, max_docs: int | None, plain: bool = True):
+    """``evaluate(qrels, run)`` (what trec_eval prints for the two files), also where the
+    loader refuses what trec_eval 10.0 reads (:class:`_Read`: a rank past 64 bits, a score
+    past a double's range, a lone carriage return, a run of comment lines only; and a
+    docno twice in a topic). trec_eval stops with status 4 at the first topic it evaluates
+    (in its order) whose qrels judge a docno twice or whose ranking holds a docno twice
+    among the first ``max_docs`` (-M) -- the lines of the topics before it printed -- and
+    checks nothing when only num_q and runid are asked for; elsewhere (past -M, in a topic
+    it does not evaluate) the duplicates do not count. Not ``plain``: the loader would
+    read other lines (as_read), the files are read so at once. A StatusError (status 4) carries
+    the topics' values before the stop as ``values`` (None: no topic before it)."""
+    refused = None
+    if plain:
+        try:
+            return evaluate(qrels, run)
+        except StatusError:
+            raise
+        except IrwError as exc:
+            refused = exc
+    try:
+        judged, ranked = _Read.of(qrels, 4), _Read.of(run, 6)
+    except (_Unread, IrwError, ValueError, OSError, EOFError):
+        if refused is None:  # what the loader says of it
+            return evaluate(qrels, run)
+        raise refused from None
+    topics = sorted(t for t in judged.topics if complete or t in ranked.topics)
+    stop = None
+    if any(m.family not in UNCHECKED for m in measures):
+        stop = _stop(judged, ranked, topics, max_docs)
+    scores = {score: place for place, score in enumerate(sorted(
+        {float(f[4]) for lines in ranked.topics.values() for _, f in lines}))}
+    tmp = files.temp_dir("trec-eval")
+    try:
+        kept = (lambda t: t < stop[0]) if stop else (lambda t: True)
+        paths = _write_read(tmp, judged, ranked, kept, max_docs, scores)
+        values = None
+        if stop is None or any(t < stop[0] for t in topics):
+            values = evaluate(*paths)
+            if not ranked.topics:
+                values.run_id = ""  # trec_eval prints memory it never wrote
+    finally:
+        files.remove_temp(tmp)
+    if stop is None:
+        return values
+    error = StatusError(stop[1], MEASURE_FAILED)
+    error.values = values
+    raise error
+
+
 # ------------------------------------------------------------------------- z-scores
 
 def read_zscores(path: str) -> dict[str, dict[str, tuple[float, float]]]:
-    """``-Z``'s file: lines ``qid measure mean std_dev``, by topic and measure label."""
+    """``-Z``'s file: lines ``qid measure mean std_dev``, by topic and measure label (their
+    bytes read as Latin-1, ENCODING)."""
     out: dict[str, dict[str, tuple[float, float]]] = {}
+    kind = files.file_kind(path)
+    if kind is not None:  # a FIFO would wait for a writer, a device never ends
+        raise StatusError(f"{path}: {kind}, not a regular file: give the z-scores as a file",
+                          INPUT)
     try:
         with open(path, "rb") as fh:
             data = fh.read()
@@ -136,7 +379,7 @@ def read_zscores(path: str) -> dict[str, dict[str, tuple[float, float]]]:
         try:
             if len(fields) != 4:
                 raise ValueError
-            topic, label = fields[0].decode(), fields[1].decode()
+            topic, label = fields[0].decode(ENCODING), fields[1].decode(ENCODING)
             mean, std = float(fields[2]), float(fields[3])
         except (ValueError, UnicodeDecodeError):
             raise StatusError(f"{path}, line {number}: expected 4 fields (qid measure mean "
@@ -218,16 +461,18 @@ def compute(con, qrels: str, collection: str, measures: list[TrecEvalMeasure], *
 
 
 def report(values: _Values, measures: list[TrecEvalMeasure],
-           zscores: dict[str, dict[str, tuple[float, float]]] | None = None) -> TrecEvalReport:
+           zscores: dict[str, dict[str, tuple[float, float]]] | None = None,
+           encoding: str = "utf-8") -> TrecEvalReport:
     """The lines trec_eval prints for ``values``: per topic in its order, then the summary
     (topic ``all``), each measure's values accumulated topic by topic as trec_eval does."""
     z = zscores is not None
-    out = TrecEvalReport(values.run_id, values.topics, values.lacking, zscores=z)
+    out = TrecEvalReport(values.run_id, values.topics, values.lacking, zscores=z,
+                         encoding=encoding)
     n = len(values.topics)
     sums = {m.label: 0.0 for m in measures}
     for topic in values.topics:
         missing = topic in values.missing
-        found = zscores.get(topic) if z else None
+        found = zscores.get(topic.encode(encoding).decode(ENCODING)) if z else None
         for m in measures:
             if m.aggregate == "none":  # runid, relstring: text
                 if m.per_query:

@@ -378,3 +378,21 @@ def test_any_failure_is_one_line(trec_eval_suite, capsysbinary, monkeypatch):
     code, out, err = irw(capsysbinary, "qrels.test", "results.test")
     assert (code, out) == (1, b"")
     assert err == "error: unexpected ValueError: boom\n"  # the first line, as every irw command
+
+
+def test_the_options_are_one_registry():
+    """Every option of trec_eval is one entry of face.OPTIONS: the parser reads its letter and
+    long name from there, and the help lists the entries that have help, in their order."""
+    letters = [o.letter for o in face.OPTIONS]
+    assert letters == list("hvqmclnDJNMRTo" "Z")
+    assert face.SHORT.replace(":", "") == "".join(letters)
+    assert sorted(face.LONG) == sorted(o.long + ("=" if o.argument else "") for o in face.OPTIONS)
+    shown = [line.split()[0] for line in face.HELP.splitlines() if line.startswith("  -")]
+    assert shown == [f"-{o.letter}" for o in face.OPTIONS if o.help]
+    for option in face.OPTIONS:  # each long spelling reaches the same entry as its letter
+        value = [] if option.argument is None else ["0" if option.letter == "D" else "1" if option.argument == "num" else "x"]
+        if option.letter in "hvR T".replace(" ", ""):
+            continue
+        short = face.parse([f"-{option.letter}", *value, "q", "r"])
+        long = face.parse([f"--{option.long}", *value, "q", "r"])
+        assert short == long

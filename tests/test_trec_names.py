@@ -93,12 +93,23 @@ def test_a_family_takes_the_first_parameters_given():
     ("rbp.p=1.5", "p must be in (0, 1)"),
     ("prefs_simp", "preference or judgment-group files"),
     ("qrels_jg", "preference or judgment-group files"),
-    ("ideal_dcg", "has no irw measure"),
+    ("ideal_dcg.1", "malformed pair parameters"),
 ])
 def test_what_irw_refuses(spec, fragment):
     with pytest.raises(IrwError) as info:
         trec_eval_measures(spec)
     assert fragment in str(info.value)
+
+
+def test_ideal_dcg_and_yaap_are_catalogue_measures():
+    """trec_eval's measures outside its nicknames: ideal_dcg (IDCG, gains as ndcg's) and yaap
+    (YAAP), by their trec_eval names in irw eval too."""
+    from irwarehouse import measures
+
+    assert [(m.label, str(m.measure)) for m in trec_eval_measures("ideal_dcg")] == [("ideal_dcg", "IDCG")]
+    assert [(m.label, str(m.measure)) for m in trec_eval_measures("yaap")] == [("yaap", "YAAP")]
+    assert [m.label for m in trec_eval_measures("ideal_dcg.1=2,2=5")] == ["ideal_dcg_1=2,2=5"]
+    assert [str(m) for m in measures.parse_all(["ideal_dcg", "yaap"])] == ["IDCG", "YAAP"]
 
 
 def test_c_numbers():

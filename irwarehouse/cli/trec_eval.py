@@ -14,21 +14,96 @@ from __future__ import annotations
 import getopt
 import os
 import sys
+from dataclasses import dataclass
+from typing import Callable
 
 from .. import __version__
 from ..errors import IrwError, IrwNote, duckdb_problem, one_line
 
-SHORT = "hvqm:cl:nD:JN:M:R:T:oZ:"
-LONG = ["help", "version", "query_eval_wanted", "measure=", "complete_rel_info_wanted",
-        "level_for_rel=", "nosummary", "Debug_level=", "Judged_docs_only",
-        "Number_docs_in_coll=", "Max_retrieved_per_topic=", "Rel_info_format=", "Results_format=",
-        "Output_old_results_format=", "Zscore="]
-# long options as their short ones
-_SHORT_OF = {"--help": "-h", "--version": "-v", "--query_eval_wanted": "-q", "--measure": "-m",
-             "--complete_rel_info_wanted": "-c", "--level_for_rel": "-l", "--nosummary": "-n",
-             "--Debug_level": "-D", "--Judged_docs_only": "-J", "--Number_docs_in_coll": "-N",
-             "--Max_retrieved_per_topic": "-M", "--Rel_info_format": "-R",
-             "--Results_format": "-T", "--Output_old_results_format": "-o", "--Zscore": "-Z"}
+def _set(key, value):
+    """An option's effect: ``key`` takes ``value``."""
+    return lambda options, _: options.__setitem__(key, value)
+
+
+def _store(key, convert=lambda option, value: value):
+    """An option's effect: ``key`` takes its argument (through ``convert``)."""
+    return lambda options, value: options.__setitem__(key, convert(key, value))
+
+
+def _debug(options: dict, value: str) -> None:
+    if value.strip() not in ("0", ""):
+        raise _Usage("-D: irw trec-eval prints no debugging output (give -D 0, or leave it out)")
+
+
+@dataclass(frozen=True)
+class Option:
+    """One of trec_eval's options: its letter, its long name, the name of its argument (None:
+    it takes none), how it changes the parsed options (``apply(options, value)``), and its
+    help (None: not in the help)."""
+
+    letter: str
+    long: str
+    argument: str | None
+    apply: Callable[[dict, str], None]
+    help: str | None = None
+
+
+# trec_eval's options, in its order: what the parser reads and the help lists.
+OPTIONS = (
+    Option("h", "help", None, _set("help", True), "this help, and the measures named with -m"),
+    Option("v", "version", None, _set("version", True), "the version"),
+    Option("q", "query_eval_wanted", None, _set("query", True), "also print each topic's values"),
+    Option("m", "measure", "M", lambda options, value: options["measures"].append(value),
+           "the measures: a name (P, map, ndcg_cut, ...), a name with parameters\n"
+           "(P.5,10  ndcg.1=3,2=9  utility.2,-1,0,0) or a nickname: official (the default),\n"
+           "all_trec, set; repeatable"),
+    Option("c", "complete_rel_info_wanted", None, _set("complete", True),
+           "average over every topic of the qrels, a topic the run lacks counting as a\n"
+           "ranking of nothing (trec_eval's -c)"),
+    Option("l", "level_for_rel", "num", _store("rel_level", lambda k, v: _integer("-l", v, 0)),
+           "the lowest grade that is relevant (default 1)"),
+    Option("n", "nosummary", None, _set("summary", False), "no summary lines"),
+    Option("D", "Debug_level", "num", _debug),
+    Option("J", "Judged_docs_only", None, _set("judged_only", True),
+           "only judged documents count (condensed lists)"),
+    Option("N", "Number_docs_in_coll", "num", _store("num_docs", lambda k, v: _integer("-N", v, 0)),
+           "the number of documents in the collection (utility)"),
+    Option("M", "Max_retrieved_per_topic", "num",
+           _store("max_docs", lambda k, v: _integer("-M", v, 1)),
+           "only the first num documents of each ranking count"),
+    Option("R", "Rel_info_format", "qrels", _store("rel_info_format"),
+           "the format of the relevance judgments (the only one irw reads)"),
+    Option("T", "Results_format", "trec_results", _store("results_format"),
+           "the format of the results (the only one irw reads)"),
+    # -o: trec_eval's old output format, which it no longer has: ignored as it ignores it
+    Option("o", "Output_old_results_format", None, lambda options, value: None),
+    Option("Z", "Zscore", "file", _store("zscores"),
+           "print z-scores against the means and deviations of file (qid measure mean\n"
+           "std_dev lines)"),
+)
+SHORT = "".join(o.letter + (":" if o.argument else "") for o in OPTIONS)
+LONG = [o.long + ("=" if o.argument else "") for o in OPTIONS]
+_BY_NAME = {**{f"-{o.letter}": o for o in OPTIONS}, **{f"--{o.long}": o for o in OPTIONS}}
+DEFAULTS = {"complete": False, "max_docs": None, "rel_level": None, "judged_only": False,
+            "zscores": None, "rel_info_format": "qrels", "results_format": "trec_results",
+            "query": False, "summary": True, "help": False, "version": False, "num_docs": None}
+
+
+def _options_help() -> str:
+    """The help's table of options, from OPTIONS."""
+    lines = []
+    for o in OPTIONS:
+        if o.help is None:
+            continue
+        head = f"  -{o.letter}" + (f" {o.argument}" if o.argument else "")
+        first, *rest = o.help.split("\n")
+        if len(head) > 11:
+            lines.append(head)
+            head = ""
+        lines.append(f"{head:<12}{first}")
+        lines += [" " * 12 + more for more in rest]
+    return "\n".join(lines) + "\n"
+
 
 USAGE = """\
 Usage: irw trec-eval [-h] [-v] [-q] [-n] [-c] [-J] [-m measure[.params]]... [-l num] [-M num]
@@ -41,28 +116,16 @@ qrels_file as trec_eval 10.0 does, and print what it prints: the same lines, in 
 order and format. The measures are irw's catalogue measures (irw measures names the
 trec_eval name of each); the files are read as irw load reads them (fields after the run
 id are ignored; '#' comment lines are skipped; the documents are ranked by score, compared
-at full precision, ties by docno descending, as trec_eval 10.0 ranks them).
+at full precision, ties by docno descending, as trec_eval 10.0 ranks them), and as trec_eval
+reads them where irw load would refuse them: ids are bytes, a docno twice stops with status
+4 where trec_eval stops, a lone carriage return separates fields, the rank is not read.
 
-  -q        also print each topic's values
-  -m M      the measures: a name (P, map, ndcg_cut, ...), a name with parameters
-            (P.5,10  ndcg.1=3,2=9  utility.2,-1,0,0) or a nickname: official (the default),
-            all_trec, set; repeatable
-  -c        average over every topic of the qrels, a topic the run lacks counting as a
-            ranking of nothing (trec_eval's -c)
-  -n        no summary lines
-  -l num    the lowest grade that is relevant (default 1)
-  -M num    only the first num documents of each ranking count
-  -N num    the number of documents in the collection (utility)
-  -J        only judged documents count (condensed lists)
-  -Z file   print z-scores against the means and deviations of file (qid measure mean
-            std_dev lines)
-  -R qrels, -T trec_results   the input formats (the only ones irw reads)
-  -h        this help, and the measures named with -m; -v the version
-
+""" + _options_help() + """
 One difference from trec_eval 10.0: when the run lacks a topic of the qrels and -c is not
 given, trec_eval 10.0 stops with status 4 ("result qid ... not found in qrels"); irw
 evaluates the topics both have, as trec_eval 9 does, and names the others on stderr.
-Exit statuses are trec_eval's: 1 usage or measure, 2 input file, 7 no topic to evaluate.
+Exit statuses are trec_eval's: 1 usage or measure, 2 input file, 4 a docno twice, 7 no topic
+to evaluate.
 """
 
 
@@ -90,42 +153,9 @@ def parse(argv: list[str]) -> dict:
         pairs, args = getopt.gnu_getopt(list(argv), SHORT, LONG)
     except getopt.GetoptError as exc:
         raise _Usage(str(exc)) from None
-    options = {"measures": [], "complete": False, "max_docs": None, "rel_level": None,
-               "judged_only": False, "zscores": None, "rel_info_format": "qrels",
-               "results_format": "trec_results", "query": False, "summary": True, "help": False,
-               "version": False, "num_docs": None}
-    for option, value in pairs:
-        option = _SHORT_OF.get(option, option)
-        if option == "-h":
-            options["help"] = True
-        elif option == "-v":
-            options["version"] = True
-        elif option == "-q":
-            options["query"] = True
-        elif option == "-m":
-            options["measures"].append(value)
-        elif option == "-c":
-            options["complete"] = True
-        elif option == "-l":
-            options["rel_level"] = _integer("-l", value, 0)
-        elif option == "-n":
-            options["summary"] = False
-        elif option == "-D":
-            if value.strip() not in ("0", ""):
-                raise _Usage("-D: irw trec-eval prints no debugging output (give -D 0, or leave it out)")
-        elif option == "-J":
-            options["judged_only"] = True
-        elif option == "-N":
-            options["num_docs"] = _integer("-N", value, 0)
-        elif option == "-M":
-            options["max_docs"] = _integer("-M", value, 1)
-        elif option == "-R":
-            options["rel_info_format"] = value
-        elif option == "-T":
-            options["results_format"] = value
-        elif option == "-Z":
-            options["zscores"] = value
-        # -o: trec_eval's old output format, which it no longer has: ignored as it ignores it
+    options = {**DEFAULTS, "measures": []}
+    for name, value in pairs:
+        _BY_NAME[name].apply(options, value)
     if options["version"] or options["help"]:
         return {**options, "files": args}
     if len(args) != 2:
@@ -152,7 +182,7 @@ def run(argv: list[str], *, wait: float | None = None, memory_limit: str | None 
     prints, notes and errors to stderr; the exit status."""
     import warnings
 
-    from .. import api, output
+    from .. import api
 
     try:
         try:
@@ -178,12 +208,12 @@ def run(argv: list[str], *, wait: float | None = None, memory_limit: str | None 
                 num_docs=options["num_docs"], zscores=options["zscores"],
                 rel_info_format=options["rel_info_format"],
                 results_format=options["results_format"], wait=wait, memory_limit=memory_limit)
-        lines = (report.topic_lines if options["query"] else []) + \
-            (report.summary_lines if options["summary"] else [])
-        sys.stdout.buffer.write(output.trec_eval_lines(lines, report.zscores).encode("utf-8"))
-        sys.stdout.flush()
+        _print(report, options["query"], options["summary"])
         return 0
     except IrwError as exc:
+        stopped = getattr(exc, "report", None)
+        if stopped is not None:  # trec_eval stopped at a topic: what it printed before
+            _print(stopped, options["query"], False)
         sys.stderr.write(f"error: {one_line(str(exc))}\n")
         return getattr(exc, "status", 2)
     except BrokenPipeError:
@@ -205,6 +235,15 @@ def run(argv: list[str], *, wait: float | None = None, memory_limit: str | None 
                                "please report it with the command that caused it)"), 1
         sys.stderr.write(f"error: {one_line(message)}\n")
         return status
+
+
+def _print(report, query: bool, summary: bool) -> None:
+    """The report's lines as trec_eval prints them (-q: the topics' lines; the summary)."""
+    from .. import output
+
+    lines = (report.topic_lines if query else []) + (report.summary_lines if summary else [])
+    sys.stdout.buffer.write(output.trec_eval_lines(lines, report.zscores).encode(report.encoding))
+    sys.stdout.flush()
 
 
 def _show_note(message, category, filename, lineno, file=None, line=None) -> None:
