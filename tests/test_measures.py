@@ -332,3 +332,19 @@ def test_the_catalogue_checks_its_entries():
             measures.check_catalogue({"P": good, "X": entry}, ())
     with pytest.raises(AssertionError, match="unknown measure"):
         measures.check_catalogue({"P": good}, (measures.TrecFamily("x", "Nope"),))
+
+
+def test_ndcg_and_endcg_share_one_body():
+    """nDCG and enDCG differ only in how much of the ideal ranking counts: their DCG, ideal
+    DCG and ratio are written once (sql/_dcg.sql), which both templates import; the two
+    render the same SQL but for the ideal ranking's cut."""
+    from irwarehouse import sql
+    from irwarehouse.engine import rendering
+
+    for name in ("nDCG", "enDCG"):
+        text = (sql.sql_dir() / "measures" / f"{name}.sql").read_text()
+        assert "{% import '_dcg.sql' as dcg %}" in text, name
+        assert "fsum" not in text and "CASE" not in text, f"{name}.sql writes the shared body again"
+    n, e = (re.sub(r"\s+", " ", rendering.render_sql(measures.parse_all([m]))) for m in ("nDCG@5", "enDCG@5"))
+    assert re.search(r"\(gain \* \(1\.0 / log2\(irank \+ 1\)\)\) AS m0_idcg", e)
+    assert re.search(r"\(gain \* \(1\.0 / log2\(irank \+ 1\)\)\) FILTER \(WHERE [^)]*\) AS m0_idcg", n)
