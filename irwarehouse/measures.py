@@ -18,6 +18,7 @@ irwarehouse.trec_names reads trec_eval's ``-m`` arguments from the same table.
 from __future__ import annotations
 
 import re
+from typing import Callable
 from dataclasses import dataclass, field
 
 from . import numbers
@@ -42,6 +43,7 @@ class Param:
     why: str = ""  # said when a value is out of range
     excludes: str = ""  # the parameter this one sets instead (not both in one name)
     requires: str = ""  # the parameter without which this one means nothing
+    sets: "Setting | None" = None  # how it sets the parameter it excludes (given: its value)
 
     def valid_range(self) -> str:
         if self.low is not None and self.high is not None:
@@ -57,6 +59,26 @@ class Param:
                      or (value == self.high and not self.high_open)))
 
 
+@dataclass(frozen=True)
+class Setting:
+    """How a parameter sets the one it excludes (``Param.excludes``, ``Param.sets``) when it
+    is given: the value from the parameters ``inputs`` (the setter among them), computed in
+    Python by ``compute`` (keyword arguments named as the inputs) and in SQL by ``sql`` (an
+    expression with ``{name}`` for each input's SQL value). Measure.get and the measure
+    macros (engine.rendering) read it; neither knows any parameter by name."""
+
+    inputs: tuple[str, ...]
+    compute: Callable[..., object] = field(compare=False, repr=False)
+    sql: str
+
+
+def rbp_persistence(residual: float, depth: int) -> float:
+    """The phi whose tail weight beyond ``depth`` equals ``residual``: phi = r^(1/k)."""
+    if not 0 < residual < 1 or depth < 1:
+        raise IrwError("residual must be in (0, 1) and depth >= 1")
+    return residual ** (1.0 / depth)
+
+
 MAX_INT = numbers.MAX_INT  # grades, thresholds and cut-offs are SQL INTEGERs
 
 REL = Param("rel", "int", None, "relevance threshold: grade >= rel is relevant (default 1, or --rel-level); rel >= 0",
@@ -69,7 +91,8 @@ PERSIST = Param("p", "float", 0.8, "persistence phi; 0 < p < 1", low=0.0, high=1
                 high_open=True, always_shown=True)
 DEPTH = Param("depth", "int", None, "set p by the residual at a depth instead: p = residual^(1/depth), the "
               "persistence whose weight beyond rank depth is residual (depth=10: p = 0.7943); "
-              "depth >= 1", low=1, excludes="p")
+              "depth >= 1", low=1, excludes="p",
+              sets=Setting(("residual", "depth"), rbp_persistence, "pow({residual}, 1.0::DOUBLE / {depth})"))
 RESIDUAL = Param("residual", "float", 0.1, "with depth: the weight beyond rank depth; 0 < residual < 1",
                  low=0.0, high=1.0, low_open=True, high_open=True, always_shown=True,
                  requires="depth")
@@ -519,8 +542,9 @@ class Measure:
         for key, value in self.params:
             if key == name:
                 return value
-        if name == "p" and self.has("depth"):  # RBP's persistence set by its residual at a depth
-            return rbp_persistence(self.get("residual"), self.get("depth"))
+        for other in self.definition.params:  # set by another parameter given (RBP's depth sets p)
+            if other.excludes == name and other.sets is not None and self.has(other.name):
+                return other.sets.compute(**{i: self.get(i) for i in other.sets.inputs})
         param = self.definition.param(name)
         return param.default if param is not None else None
 
@@ -817,13 +841,6 @@ def parse_condition(text: str) -> tuple[Measure, str]:
             return parse(measure), qrels
     raise IrwError(f"cannot read the condition {shown(raw)}: expected MEASURE:QRELS, e.g. "
                    "AP@100:trec8-d10 (a measure at a qrels)")
-
-
-def rbp_persistence(residual: float, depth: int) -> float:
-    """The phi whose tail weight beyond ``depth`` equals ``residual``: phi = r^(1/k)."""
-    if not 0 < residual < 1 or depth < 1:
-        raise IrwError("residual must be in (0, 1) and depth >= 1")
-    return residual ** (1.0 / depth)
 
 
 LISTING_COLUMNS = ("name", "description", "parameters", "trec_eval", "ir_measures", "graded",

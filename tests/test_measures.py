@@ -201,6 +201,27 @@ def test_rbp_persistence_from_residual():
     assert phi ** 10 == pytest.approx(0.1)
 
 
+def test_a_parameter_set_by_another_is_declared_in_the_catalogue(monkeypatch):
+    """How a parameter sets another (RBP's depth sets p) is a property of its declaration
+    (measures.Setting), read by Measure.get and the measure macros: any measure's parameter
+    can do the same, and neither knows a parameter by name."""
+    import inspect
+
+    from irwarehouse.engine import rendering
+
+    q = measures.Param("q", "float", 0.5, "a rate; 0 < q < 1", low=0.0, high=1.0, low_open=True, high_open=True)
+    half = measures.Param("half", "int", None, "set q by a half-life instead; half >= 1", low=1, excludes="q",
+                          sets=measures.Setting(("half",), lambda half: 0.5 ** (1 / half), "pow(0.5, 1.0 / {half})"))
+    entry = MeasureDef("Xq", "a made-up measure", (q, half), examples=("Xq",))
+    monkeypatch.setitem(measures.CATALOGUE, "Xq", entry)
+    assert measures.Measure("Xq", (("half", 2),)).get("q") == pytest.approx(0.5 ** 0.5)
+    assert measures.Measure("Xq").get("q") == 0.5
+    assert rendering._macro_value(entry, "q") == (
+        "(CASE WHEN half IS NOT NULL THEN pow(0.5, 1.0 / half) ELSE coalesce(q, 0.5) END)::DOUBLE")
+    for source in (inspect.getsource(measures.Measure.get), inspect.getsource(rendering._macro_value)):
+        assert not re.search(r"['\"](p|depth|residual)['\"]", source)
+
+
 def test_rbp_set_by_its_residual_at_a_depth(hand):
     """RBP(depth=k) is RBP at p = 0.1^(1/k), whose weight beyond rank k is 10%; the name
     keeps the user's spelling with the residual shown, and the value is RBP's at that p."""
