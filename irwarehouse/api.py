@@ -30,6 +30,7 @@ import functools
 import os
 import re
 import shutil
+import threading
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Iterable
 
@@ -165,14 +166,53 @@ def _atomic(method=None, *, files: bool = False):
 
     @functools.wraps(method)
     def call(self, *args, **kwargs):
-        con = self._connection(files=files)
-        with transaction(con):
-            if not self._prepared:
-                schema.prepare(con, self.path, self.read_only, self._notify)
-            result = method(self, *args, **kwargs)
-        self._prepared = True
-        return result
+        with self._owner:
+            con = self._connection(files=files)
+            with transaction(con):
+                if not self._prepared:
+                    schema.prepare(con, self.path, self.read_only, self._notify)
+                result = method(self, *args, **kwargs)
+            self._prepared = True
+            return result
     return call
+
+
+def _owned(method):
+    """A call that uses the warehouse's connection outside :func:`_atomic` (a load, users'
+    SQL): one thread at a time (:class:`_Owner`)."""
+    @functools.wraps(method)
+    def call(self, *args, **kwargs):
+        with self._owner:
+            return method(self, *args, **kwargs)
+    return call
+
+
+class _Owner:
+    """One thread at a time in a warehouse: its DuckDB connection and its transaction are
+    not shared between threads. A call while another thread's is under way is an IrwError
+    saying so (nested calls of one thread join); each thread opens a Warehouse of its own."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._thread: int | None = None
+        self._depth = 0
+
+    def __enter__(self):
+        me = threading.get_ident()
+        if self._thread != me:
+            if not self._lock.acquire(blocking=False):
+                raise IrwError("this Warehouse is in use by another thread, and one warehouse "
+                               "serves one thread at a time: open a Warehouse in each thread "
+                               "(a warehouse file can be open read-only in several at once)")
+            self._thread = me
+        self._depth += 1
+        return self
+
+    def __exit__(self, *exc):
+        self._depth -= 1
+        if self._depth == 0:
+            self._thread = None
+            self._lock.release()
 
 
 class Warehouse:
@@ -200,6 +240,7 @@ class Warehouse:
         self.notes: list[str] = []
         self._notify = notify or self.notes.append
         self._con = None
+        self._owner = _Owner()
         self._box = None  # DuckDB's sandbox the connection is in (users' SQL: sql())
         self._prepared = False
         self._throwaway = _throwaway and self.path == ":memory:"
@@ -211,7 +252,7 @@ class Warehouse:
         """A Warehouse over a connection that is open (and ready) already."""
         w = cls.__new__(cls)
         w.path, w.notes, w._con, w._prepared, w._box = path or "", [], con, True, None
-        w._notify = w.notes.append
+        w._notify, w._owner = w.notes.append, _Owner()
         w.read_only = base.con_is_read_only(con)
         w.create, w.wait, w.memory_limit, w._throwaway = False, None, None, False
         return w
@@ -379,6 +420,7 @@ class Warehouse:
         return catalogue.collection_for_load(self.path, stage.con if stage.attach is None else None,
                                              collection, self.wait)
 
+    @_owned
     def load_qrels(self, source, name: str, *, collection: str | None = None, replace: bool = False,
                    description: str | None = None, encoding: str = "utf-8") -> dict:
         """Load judgments from files (paths or globs) or a DataFrame under ``name``; a summary
@@ -389,6 +431,7 @@ class Warehouse:
                                       final=stage.attach, encoding=encoding, collection=target,
                                       implicit=implicit)
 
+    @_owned
     def load_runs(self, source, *, run_id: str | None = None, collection: str | None = None,
                   order: str = "trec_eval", replace: bool = False, meta=None,
                   extra_fields: bool = False, encoding: str = "utf-8") -> dict:
@@ -411,6 +454,7 @@ class Warehouse:
         with _meta_file(source) as path:
             return loading.load_meta(self.con, path, collection)
 
+    @_owned
     def load_collection(self, directory, name: str, *, qrels_name: str | None = None,
                         qrels_file=None, runs_dir=None, meta=None, order: str = "trec_eval",
                         replace: bool = False, extra_fields: bool = False,
@@ -457,6 +501,7 @@ class Warehouse:
             raise IrwError("this warehouse is open read-only: open it for writing to refresh it")
         return base.ensure_bases(self.con)
 
+    @_owned
     def sql(self, query: str, params=None, *, write: bool | None = None, files=()) -> Result | None:
         """Run SQL; its result (None for a statement without one).
 
