@@ -691,20 +691,10 @@ class Warehouse:
         ``name`` a list of names, one per team, or a prefix string -- names ``name`` + team
         (or ``prefix`` + team; by default QRELS-lo-TEAM)), or 'take' (J ∩ ∪ D_t). One row per
         qrels created."""
-        if kind not in POOL_KINDS:
-            raise IrwError(f"unknown kind of derived qrels {kind!r}; valid: {', '.join(POOL_KINDS)}")
         parent = qrels or catalogue.default_qrels(self.con)
-        spec = "all" if kind == "shallow" else (_spec(runs) or "all")
-        if kind == "leave-out":
-            if teams == "all":
-                teams = list(catalogue.teams_of(self.con, runsets.resolve(self.con, spec, qrels=parent),
-                                                catalogue.collection_of(self.con, parent)))
-            targets = pools.leave_out_targets(parent, list(teams or []), name, prefix)
-        else:
-            if not name:
-                raise IrwError("a derived qrels needs a name (--name)")
-            targets = [(name, list(teams or []) if kind == "take" else [])]
-        rows = pools.build_many(self.con, kind, parent, targets, spec, depth, replace, description)
+        planned = pools.targets(self.con, kind, parent, runs, name, teams, prefix)
+        rows = pools.build_many(self.con, kind, parent, planned.targets, planned.spec, depth, replace,
+                                description)
         return Result.of(rows)
 
     @_atomic

@@ -299,22 +299,11 @@ class SparkWarehouse:
         """``irw spark pool KIND``: derived qrels (as :meth:`irwarehouse.api.Warehouse.pool`
         names them) written to OUT/qrels.parquet and OUT/qrels_info.parquet; one row per
         qrels (qrels, kind, parent, depth, n_runs, judged, relevant), ``.info["path"]``."""
-        if kind not in pools.KINDS:
-            raise IrwError(f"unknown kind of derived qrels {kind!r}; valid: {', '.join(pools.KINDS)}")
-
         def run():
             parent = qrels or self.default_qrels()
-            spec = "all" if kind == "shallow" else (runsets.spec_of(runs) or "all")
-            run_ids = self.run_ids(spec, parent)
-            if kind == "leave-out":
-                chosen = list(catalogue.teams_of(self.engine, run_ids, catalogue.collection_of(self.engine, parent))) \
-                    if teams == "all" else list(teams or [])
-                targets = pools.leave_out_targets(parent, chosen, name, prefix)
-            else:
-                if not name:
-                    raise IrwError("a derived qrels needs a name (--name)")
-                targets = [(name, list(teams or []) if kind == "take" else [])]
-            rows, listing = self.derived_qrels(kind, parent, targets, run_ids, depth, description, spec)
+            planned = pools.targets(self.engine, kind, parent, runs, name, teams, prefix)
+            targets, run_ids = planned.targets, planned.run_ids
+            rows, listing = self.derived_qrels(kind, parent, targets, run_ids, depth, description, planned.spec)
             paths = write_results({"qrels": rows, "qrels_info": listing}, out, replace)
             self.spark.read.parquet(paths["qrels"]).createOrReplaceTempView("irw_written")
             counts = {r[0]: (r[1], r[2]) for r in self.engine.rows(

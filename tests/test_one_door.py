@@ -471,3 +471,32 @@ def test_every_command_is_covered():
     commands = _commands()
     assert len(commands) >= 50
     assert commands - covered == set(), "commands without a one-door test"
+
+
+def test_pool_targets_are_planned_once(bare):
+    """What ``irw pool KIND`` derives (its run set, and the qrels to build with their teams)
+    is planned by one function, engine.pools.targets, that the warehouse and Spark both
+    call: leave-out names a qrels per team (all teams of the run set with ``"all"``), take
+    one over its teams, shallow pools every run whatever the run spec."""
+    import inspect
+
+    from irwarehouse import spark
+    from irwarehouse.engine import pools
+    from irwarehouse.errors import IrwError
+
+    with Warehouse(bare, read_only=True) as w:
+        con = w.con
+        out = pools.targets(con, "leave-out", "fixture", "pooled", teams="all")
+        assert out.spec == "pooled" and sorted(out.run_ids) == w.run_ids("pooled")
+        assert out.targets == [(f"fixture-lo-{t}", [t]) for t in w.teams(runs="pooled")]
+        assert pools.targets(con, "leave-out", "fixture", teams=["beta"], prefix="x-").targets == [("x-beta", ["beta"])]
+        assert pools.targets(con, "take", "fixture", name="t", teams=["beta", "gamma"]).targets == [
+            ("t", ["beta", "gamma"])]
+        shallow = pools.targets(con, "shallow", "fixture", "alpha1", name="s")
+        assert shallow.spec == "all" and shallow.targets == [("s", [])] and len(shallow.run_ids) > 1
+        for kind, message in (("depth", "needs a name"), ("nope", "unknown kind")):
+            with pytest.raises(IrwError, match=message):
+                pools.targets(con, kind, "fixture")
+    for method in (Warehouse.pool, spark.SparkWarehouse.pool):
+        source = inspect.getsource(method)
+        assert "pools.targets(" in source and "leave_out_targets" not in source and "shallow" not in source.split('"""')[-1]

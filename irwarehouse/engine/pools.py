@@ -124,6 +124,37 @@ def plan(source, kind: str, parent: str, targets: list[tuple[str, list[str]]], r
     return out
 
 
+@dataclass(frozen=True)
+class Targets:
+    """What a command asks to derive: the run spec the pool is made of (``shallow``: every
+    run), its run ids, and the qrels to build, [(name, teams)]."""
+
+    spec: str
+    run_ids: list[str]
+    targets: list[tuple[str, list[str]]]
+
+
+def targets(con, kind: str, parent: str, runs="all", name: str | list[str] | None = None,
+            teams: list[str] | str | None = None, prefix: str | None = None) -> Targets:
+    """The derived qrels ``irw pool KIND`` (the warehouse's and Spark's) builds from
+    ``parent``: ``leave-out``, one per team of ``teams`` (``"all"``: every team of the run
+    set), named as :func:`leave_out_targets` names them; ``take``, one over ``teams``;
+    ``depth`` and ``shallow`` (over every run), one; ``name`` required but for leave-out.
+    ``con``: a connection or an engine (runsets, catalogue)."""
+    if kind not in KINDS:
+        raise IrwError(f"unknown kind of derived qrels {kind!r}; valid: {', '.join(KINDS)}")
+    check_parent(con, parent)
+    spec = "all" if kind == "shallow" else (runsets.spec_of(runs) or "all")
+    run_ids = runsets.resolve(con, spec, qrels=parent)
+    if kind == "leave-out":
+        chosen = (list(catalogue.teams_of(con, run_ids, catalogue.collection_of(con, parent)))
+                  if teams == "all" else list(teams or []))
+        return Targets(spec, run_ids, leave_out_targets(parent, chosen, name, prefix))
+    if not name:
+        raise IrwError("a derived qrels needs a name (--name)")
+    return Targets(spec, run_ids, [(name, list(teams or []) if kind == "take" else [])])
+
+
 def leave_out_targets(parent: str, teams: list[str], name: str | list[str] | None = None,
                       prefix: str | None = None) -> list[tuple[str, list[str]]]:
     """The leave-out qrels to build, one per team: [(name, [team])]. ``name``: a list of
