@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from .trec_eval import TrecEvalReport
 
 __all__ = ["Warehouse", "DEFAULT_DB", "DEFAULT_WAIT", "TESTS", "CORRECTIONS", "TREC_EVAL_VERSION", "check_settings",
-           "measure_names", "measure_labels", "measure_catalogue", "format_value", "memory_limit_text"]
+           "measure_names", "measure_labels", "parse_measures", "measure_catalogue", "format_value", "memory_limit_text"]
 
 # DataFrame column conventions: the first name present is used.
 RUN_COLUMNS = {"topic": ("qid", "query_id", "topic"), "docno": ("docno", "doc_id"),
@@ -86,17 +86,20 @@ def _column(frame, role: str, names: tuple[str, ...], what: str, required: bool 
 
 
 def measure_names(measures) -> list[str]:
-    """Measure names from names and ir_measures measure objects (str(ir_measures.nDCG@10)
-    is 'nDCG@10'; ``Rprec`` is the catalogue's RPrec)."""
-    if isinstance(measures, (str, bytes)) or not isinstance(measures, Iterable):
+    """Measure names from names, parsed measures and ir_measures measure objects
+    (str(ir_measures.nDCG@10) is 'nDCG@10'; ``Rprec`` is the catalogue's RPrec)."""
+    return [str(m) for m in _given(measures)]
+
+
+def _given(measures) -> list:
+    """The measures given: names, and parsed measures (measures.Measure) kept as they are;
+    ir_measures measure objects as names."""
+    if isinstance(measures, (str, bytes, ms.Measure)) or not isinstance(measures, Iterable):
         measures = [measures]
     out = []
     for m in measures:
-        if isinstance(m, str):
+        if isinstance(m, (str, ms.Measure)):
             out.append(m)
-            continue
-        if isinstance(m, ms.Measure):
-            out.append(str(m))
             continue
         if type(m).__module__.split(".")[0] != "ir_measures":
             raise IrwError(f"not a measure: {m!r} (give a name such as 'nDCG@10', or an ir_measures measure)")
@@ -108,8 +111,14 @@ def measure_names(measures) -> list[str]:
     return out
 
 
-def _parsed(measures, rel_level: int | None = None) -> list[ms.Measure]:
-    return ms.parse_all(measure_names(measures), rel_level=rel_level)
+def parse_measures(measures, rel_level: int | None = None) -> list[ms.Measure]:
+    """The measures given (names, parsed measures, ir_measures objects) parsed, in order,
+    without repeats; ``rel_level`` sets ``rel`` where not given. Parse once at the edge and
+    pass the result on: every method takes parsed measures as they are."""
+    return ms.parse_all(_given(measures), rel_level=rel_level)
+
+
+_parsed = parse_measures
 
 
 def _conditions(con, conditions) -> list[tuple[ms.Measure, str]]:
@@ -620,7 +629,7 @@ class Warehouse:
         def evaluate(con, path, collection):
             if path is None:  # files in, scores out without a warehouse
                 return files_in.evaluate(con, name, parsed, run_spec=run_spec, **options)
-            return Warehouse.attach(con, path).eval(measures, name, run_spec,
+            return Warehouse.attach(con, path).eval(parsed, name, run_spec,
                                                     store=save is not None, **options)
 
         # run metadata, a warehouse to keep the scores in, options of eval's alone and the

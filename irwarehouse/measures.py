@@ -797,6 +797,8 @@ def _gains(value: str, where: str) -> tuple:
 
 def parse_all(texts, rel_level: int | None = None) -> list[Measure]:
     """Parse several names; ``rel_level`` (trec_eval ``-l``) sets ``rel`` where not given.
+    A measure parsed already (a :class:`Measure`) is taken as it is: a name is parsed once,
+    at the edge, and the parsed measures flow down.
 
     Gain-based measures keep graded gains under ``rel_level`` (as trec_eval's ndcg does);
     only an explicit ``rel=`` makes them binary.
@@ -805,8 +807,7 @@ def parse_all(texts, rel_level: int | None = None) -> list[Measure]:
         raise IrwError(f"--rel-level must be {REL.valid_range()} ({REL.why}), got {rel_level}")
     out: list[Measure] = []
     for text in texts:
-        for piece in _split_cli(text):
-            measure = parse(piece)
+        for measure in [text] if isinstance(text, Measure) else map(parse, _split_cli(text)):
             if rel_level is not None and not measure.has("rel") and measure.definition.takes_rel_level:
                 measure = measure.with_params(rel=rel_level)
             if measure not in out:

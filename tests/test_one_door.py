@@ -500,3 +500,27 @@ def test_pool_targets_are_planned_once(bare):
     for method in (Warehouse.pool, spark.SparkWarehouse.pool):
         source = inspect.getsource(method)
         assert "pools.targets(" in source and "leave_out_targets" not in source and "shallow" not in source.split('"""')[-1]
+
+
+def test_a_measure_name_is_parsed_once(bare, tmp_path, monkeypatch):
+    """``irw eval`` parses each measure name once, at the edge, and the parsed measures flow
+    down: on a warehouse, on files, and on files loaded into a warehouse (``--save``)."""
+    from irwarehouse import measures
+
+    parse, seen = measures.parse, []
+
+    def counting(text):
+        if text == "P@13":
+            seen.append(text)
+        return parse(text)
+
+    monkeypatch.setattr(measures, "parse", counting)
+    db = str(tmp_path / "w.duckdb")
+    shutil.copy(bare, db)
+    qrels, runs = FIXTURES / "qrels.txt", FIXTURES / "runs" / "beta1.txt"
+    invoke = cli_for(db)
+    for args in (("eval", "-m", "P@13", "-f", "json"), ("eval", qrels, runs, "-m", "P@13"),
+                 ("eval", qrels, runs, "-m", "P@13", "--save", str(tmp_path / "saved.duckdb"))):
+        seen.clear()
+        invoke(*args)
+        assert seen == ["P@13"], args
