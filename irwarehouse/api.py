@@ -41,6 +41,7 @@ from .connection import DEFAULT_DB, DEFAULT_WAIT, memory_limit_text, transaction
 from .engine import base, evaluation, files_in, loading, many, pools
 from .errors import IrwError, StatusError, note
 from . import trec_eval as te
+from .options import RankingOptions
 from .result import Result
 from .trec_eval import TREC_EVAL_VERSION
 from .significance_tests import CORRECTIONS, TESTS
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
     from .report import JudgesReport, Report
     from .trec_eval import TrecEvalReport
 
-__all__ = ["Warehouse", "DEFAULT_DB", "DEFAULT_WAIT", "TESTS", "CORRECTIONS", "TREC_EVAL_VERSION", "check_settings",
+__all__ = ["Warehouse", "RankingOptions", "DEFAULT_DB", "DEFAULT_WAIT", "TESTS", "CORRECTIONS", "TREC_EVAL_VERSION", "check_settings",
            "measure_names", "measure_labels", "parse_measures", "measure_catalogue", "format_value", "memory_limit_text"]
 
 # DataFrame column conventions: the first name present is used.
@@ -942,28 +943,24 @@ class Warehouse:
                                               level, per_topic))
 
     @_atomic
-    def compare_rankings(self, qrels_a: str, qrels_b: str, measures, runs="all", what: str = "runs", *,
-                         by: str = "team", topics: str = "qrels", test: str = "t",
-                         correction: str = "none", alpha: float = 0.05, B: int | None = None,
-                         seed: int = 0, top_k: int = 10, rbo_p: float = 0.9,
-                         permutations: int = 10000, bias_correction: str = "holm",
-                         progress=None) -> Result:
+    def compare_rankings(self, qrels_a: str, qrels_b: str, measures, runs="all", what: str | None = None, *,
+                         options: RankingOptions | None = None, progress=None, **settings) -> Result:
         """Two judgment sets as rankings of the runs (``irw qrels rankings``), ``qrels_a`` the
-        reference, both evaluated together: ``what`` is ``runs`` (each run's mean score and
-        rank under each, and its rank shift), ``groups`` (per group of runs -- the metadata
-        column ``by`` -- the mean shift and its permutation test: ``permutations`` draws,
-        ``seed``, p-values adjusted over the groups by ``bias_correction``), ``correlation``
-        (tau-b, tau-a, tau_AP, tau on A's ``top_k``, RBO(``rbo_p``), Pearson) or
-        ``decisions`` (every run pair's significance decision under B against A's: ``test``,
-        ``correction``, ``alpha``, ``B``). The per-topic scores are kept in ``scores``
-        unless the warehouse is read-only."""
+        reference, both evaluated together. The options (irwarehouse.options.RankingOptions:
+        ``options``, and any of its fields by name in ``settings``, ``what`` among them):
+        ``what`` is ``runs`` (each run's mean score and rank under each, and its rank shift),
+        ``groups`` (per group of runs -- the metadata column ``by`` -- the mean shift and its
+        permutation test: ``permutations`` draws, ``seed``, p-values adjusted over the groups
+        by ``bias_correction``), ``correlation`` (tau-b, tau-a, tau_AP, tau on A's
+        ``top_k``, RBO(``rbo_p``), Pearson) or ``decisions`` (every run pair's significance
+        decision under B against A's: ``test``, ``correction``, ``alpha``, ``B``). The
+        per-topic scores are kept in ``scores`` unless the warehouse is read-only."""
         from . import judges
 
+        o = RankingOptions.of(options, what=what, **settings)
         run_ids = runsets.resolve(self.con, _spec(runs), qrels=qrels_a)
-        return Result.of(judges.compare_rankings(
-            self.con, qrels_a, qrels_b, _parsed(measures), run_ids, what, by=by, topics=topics, test=test,
-            correction=correction, alpha=alpha, B=B, seed=seed, top_k=top_k, rbo_p=rbo_p,
-            permutations=permutations, bias_correction=bias_correction, progress=progress))
+        return Result.of(judges.compare_rankings(self.con, qrels_a, qrels_b, _parsed(measures), run_ids, o,
+                                                 progress))
 
     # ------------------------------------------------------------------ standardization
 

@@ -35,6 +35,7 @@ from . import catalogue, measures, runsets, sql
 from .connection import Engine, transaction
 from .engine import evaluation, pools
 from .errors import IrwError
+from .options import RankingOptions
 from .result import Result
 
 DIALECT = "spark"
@@ -252,21 +253,20 @@ class SparkWarehouse:
         return Result.of(spark_errors(lambda: judges.compare_qrels(self.engine, qrels_a, qrels_b, what, rel_level,
                                                                    B, seed, level, per_topic)))
 
-    def compare_rankings(self, qrels_a: str, qrels_b: str, measures_, runs="all", what: str = "runs", *,
-                         by: str = "team", topics: str = "qrels", test: str = "t", correction: str = "none",
-                         alpha: float = 0.05, B: int | None = None, seed: int = 0, top_k: int = 10,
-                         rbo_p: float = 0.9, permutations: int = 10000, bias_correction: str = "holm") -> Result:
+    def compare_rankings(self, qrels_a: str, qrels_b: str, measures_, runs="all", what: str | None = None, *,
+                         options: RankingOptions | None = None, **settings) -> Result:
         """``irw qrels rankings`` on Spark: both qrels evaluated by Spark, the tables those of
-        irwarehouse.judges (see :meth:`irwarehouse.api.Warehouse.compare_rankings`)."""
+        irwarehouse.judges; ``options`` and ``settings`` as for
+        :meth:`irwarehouse.api.Warehouse.compare_rankings`."""
         from . import judges
 
+        o = RankingOptions.of(options, what=what, **settings)
+
         def run():
-            judges.check_options(what, test, correction, alpha, B, top_k, rbo_p, permutations, bias_correction)
+            judges.check(o)
             r = judges.rankings_on(self.engine, qrels_a, qrels_b, _measures(measures_), self.run_ids(runs, qrels_a),
-                                   topics, by)
-            return judges.table(r, what, test=test, correction=correction, alpha=alpha, B=B, seed=seed,
-                                top_k=top_k, rbo_p=rbo_p, permutations=permutations,
-                                bias_correction=bias_correction)
+                                   o.topics, o.by)
+            return judges.table(r, o)
         return Result.of(spark_errors(run))
 
     # ------------------------------------------------------------------------ pools

@@ -19,6 +19,7 @@ LAYERS = [
                     "irwarehouse.result", "irwarehouse.stats", "irwarehouse.significance_tests",
                     "irwarehouse.systems", "irwarehouse.power",
                     "irwarehouse.sql", "irwarehouse.pages", "irwarehouse.files", "irwarehouse.names", "irwarehouse.statements",
+                    "irwarehouse.options",
                     "irwarehouse.measures", "irwarehouse.trec_names", "irwarehouse.experiments"]),
     ("connection", ["irwarehouse.connection", "irwarehouse.state"]),
     ("catalogue", ["irwarehouse.catalogue", "irwarehouse.runsets"]),
