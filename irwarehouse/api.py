@@ -34,7 +34,7 @@ import threading
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Iterable
 
-from . import catalogue, connection, files, names, runsets, schema, sql, statements
+from . import catalogue, citations, connection, files, names, runsets, schema, sql, statements
 from . import measures as ms
 from .catalogue import DEFAULT_COLLECTION
 from .connection import DEFAULT_DB, DEFAULT_WAIT, memory_limit_text, transaction
@@ -401,6 +401,12 @@ class Warehouse:
         """The measure catalogue (no warehouse needed): each measure as written (``AP@k``),
         its description, parameters with defaults, trec_eval name, graded, ideal, paper."""
         return Result(list(ms.LISTING_COLUMNS), ms.listing_rows())
+
+    @staticmethod
+    def explain_measure(name: str) -> str:
+        """The long explanation of a measure (``irw measures NAME``; no warehouse needed):
+        ``name`` a catalogue name, a trec_eval name or a measure as written."""
+        return citations.explain(ms.definition_of(name), ms.format_value)
 
     # ------------------------------------------------------------------ loading
 

@@ -158,7 +158,8 @@ class MeasureDef:
     ``raw_form`` / ``normalized_form``: the measure that differs from it only by a per-topic
     constant (SP for AP; standardization compares them); ``examples``: parameter settings
     the tests evaluate it at (every engine, the measure macros, Spark); ``paper``: where it
-    is defined."""
+    is defined -- a citations.Citation (authors, title, venue, year), several (a tuple), or
+    free text; ``citations`` holds them, and ``paper`` then reads as their short forms."""
 
     name: str
     description: str
@@ -176,7 +177,13 @@ class MeasureDef:
     raw_form: str = ""
     normalized_form: str = ""
     examples: tuple[str, ...] = ()
-    paper: str = ""
+    paper: "str | Citation | tuple[Citation, ...]" = ""
+    citations: tuple[Citation, ...] = field(init=False, default=(), compare=False)
+
+    def __post_init__(self):
+        citations, text = as_citations(self.paper)
+        object.__setattr__(self, "citations", citations)
+        object.__setattr__(self, "paper", text)
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
@@ -208,14 +215,9 @@ class MeasureDef:
 
 BINARY = (REL, JUDGED)
 GRADED = (GAINS, UNLISTED, DISCOUNT, BASE, REL, JUDGED)
-TREC = "trec_eval"
-JK = "Järvelin & Kekäläinen, TOIS 2002"
-MOFFAT = "Moffat & Zobel, TOIS 2008"
-SAKAI = "Sakai, IPM 2004 (Q); Sakai, SIGIR 2007 (condensed lists)"
-WEBBER = "Webber, Moffat & Zobel, EVIA 2010"
-BUCKLEY = "Buckley & Voorhees, in TREC: Experiment and Evaluation in IR, MIT Press 2005"
-SALTON = "Salton & McGill, Introduction to Modern IR, 1983 (interpolated precision)"
-VANRIJSBERGEN = "van Rijsbergen, Information Retrieval, Butterworths 1979"
+from .citations import (BPREF, BUCKLEY, ERR, INFAP, JK, KANTOR, MOFFAT, SAKAI, SAKAI_KANDO, SALTON,  # noqa: E402
+                        TREC, TREC_EVAL_9, TREC_EVAL_10, UNCERTAINTY, VANRIJSBERGEN, WEBBER, Citation,
+                        as_citations)
 
 CATALOGUE: dict[str, MeasureDef] = {
     m.name: m
@@ -236,7 +238,7 @@ CATALOGUE: dict[str, MeasureDef] = {
                    (MULT, REL, JUDGED), cutoff=False, aliases=("Rprec",), ir_measures="Rprec",
                    paper=BUCKLEY, examples=("RPrec", "RPrec(rel=2)", "RPrec(mult=0.6)", "RPrec(mult=1.8)")),
         MeasureDef("RR", "Reciprocal rank of the first relevant document within k (0 if none)", BINARY,
-                   ir_measures="RR", paper="Kantor & Voorhees, Information Retrieval 2000",
+                   ir_measures="RR", paper=KANTOR,
                    examples=("RR", "RR@3")),
         MeasureDef("Success", "1 if a relevant document is within the top k, else 0", BINARY,
                    ir_measures="Success@k", paper=BUCKLEY, examples=("Success@1", "Success@10")),
@@ -262,21 +264,21 @@ CATALOGUE: dict[str, MeasureDef] = {
                              "RBPres(p=0.9,zero_if_judged=True)")),
         MeasureDef("nRBP", "Normalized RBP: RBP@k divided by the RBP@k of the ideal ranking",
                    (PERSIST, DEPTH, RESIDUAL, GAINS, REL, JUDGED), graded=True, ideal=True, raw_form="RBP",
-                   paper="Sakai & Kando, IRJ 2008",
+                   paper=SAKAI_KANDO,
                    examples=("nRBP(p=0.8)@10", "nRBP(p=0.6,rel=2)", "nRBP(depth=5,residual=0.2)")),
         MeasureDef("Q", "Q-measure: (1/R) sum_{relevant i<=k} (C(i) + beta cg(i)) / (i + beta cg_ideal(i))",
                    (BETA, GAINS, UNLISTED, REL, JUDGED), graded=True, rel_binarizes=False,
                    cumulative_gain=True, ideal=True, paper=SAKAI,
                    examples=("Q", "Q(beta=0.5)@10", "Q(rel=2)", "Q(gains={1:1,2:2,3:3})")),
         MeasureDef("Bpref", "Bpref: (1/R) sum over relevant retrieved of 1 - min(n_i, R)/min(R, N)", BINARY,
-                   ir_measures="Bpref", paper="Buckley & Voorhees, SIGIR 2004",
+                   ir_measures="Bpref", paper=BPREF,
                    examples=("Bpref", "Bpref(rel=2)", "Bpref'")),
         MeasureDef("Judged", "Fraction of the top min(k, n) documents that is judged", (JUDGED,),
                    ir_measures="Judged@k", paper=MOFFAT, examples=("Judged@10", "Judged")),
         MeasureDef("Unjudged", "Unjudged documents in the top k, divided by k (no k: by the number retrieved)",
-                   (JUDGED,), paper="trec_eval 10.0 (unj)", examples=("Unjudged@5", "Unjudged@20", "Unjudged")),
+                   (JUDGED,), paper=TREC_EVAL_10, examples=("Unjudged@5", "Unjudged@20", "Unjudged")),
         MeasureDef("FirstUnjudged", "Rank of the first unjudged document (length + 1 if all are judged)",
-                   (JUDGED,), cutoff=False, paper="Moffat, Scholer & Yang, JDIQ 2018",
+                   (JUDGED,), cutoff=False, paper=UNCERTAINTY,
                    examples=("FirstUnjudged", "FirstUnjudged'")),
         MeasureDef("NumRet", "Number of documents retrieved (within k)", (JUDGED,), ir_measures="NumRet",
                    paper=TREC, examples=("NumRet", "NumRet@50")),
@@ -303,25 +305,25 @@ CATALOGUE: dict[str, MeasureDef] = {
                    examples=("IPrecAvg", "IPrecAvg(recalls={0.2,0.5,0.8})")),
         MeasureDef("infAP", "Inferred AP: AP estimated from a sample of the pool (grade < 0: pooled, not assessed)",
                    BINARY, cutoff=False, needs=("pool_unjudged",), ir_measures="infAP",
-                   paper="Yilmaz & Aslam, CIKM 2006", examples=("infAP", "infAP(rel=2)", "infAP'")),
+                   paper=INFAP, examples=("infAP", "infAP(rel=2)", "infAP'")),
         MeasureDef("binG", "Binary G: (1/R) sum over relevant retrieved of 1/log2(2 + documents above not relevant)",
-                   BINARY, cutoff=False, paper="trec_eval 9.0 (experimental, 2008)",
+                   BINARY, cutoff=False, paper=TREC_EVAL_9,
                    examples=("binG", "binG(rel=2)")),
         MeasureDef("G", "G: sum of g_i / log2(2 + ideal cost(i) - cg(i)) over the ranking, divided by the ideal total gain",
                    (GAINS, UNLISTED, REL, JUDGED), cutoff=False, graded=True, cumulative_gain=True, ideal=True,
-                   paper="trec_eval 9.0 (experimental, 2008)",
+                   paper=TREC_EVAL_9,
                    examples=("G", "G(gains={1:1,2:3})", "G(rel=2)")),
         MeasureDef("RnDCG", "nDCG averaged at the R levels: where the ideal gain changes, and at n beyond them",
                    (GAINS, UNLISTED, REL, JUDGED), cutoff=False, graded=True, rel_binarizes=False, ideal=True,
-                   paper="trec_eval 9.0 (experimental, Rndcg)",
+                   paper=TREC_EVAL_9,
                    examples=("RnDCG", "RnDCG(gains={1:1,2:5})", "RnDCG(rel=2)")),
         MeasureDef("nDCGRel", "nDCG averaged over the relevant documents (DCG at each one retrieved, at the end for the others)",
                    (GAINS, UNLISTED, REL, JUDGED), cutoff=False, graded=True, ideal=True,
-                   paper="trec_eval 9.0 (experimental, ndcg_rel)",
+                   paper=TREC_EVAL_9,
                    examples=("nDCGRel", "nDCGRel(gains={1:2,2:3})")),
         MeasureDef("ERR", "Expected reciprocal rank: sum_{r<=k} (1/r) R_r prod_{i<r} (1 - R_i), R_i = (2^g_i - 1)/2^gmax",
                    (GMAX, JUDGED), needs=("top_grade",), ir_measures="ERR@k",
-                   paper="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009",
+                   paper=ERR,
                    examples=("ERR@20", "ERR", "ERR(gmax=4)@20", "ERR'@10")),
         MeasureDef("Utility", "Set utility: a rel_ret + b nonrel_ret + c rel_not_ret + d nonrel_not_ret",
                    UTILITY + (REL, JUDGED), cutoff=False, paper=TREC,
@@ -608,6 +610,17 @@ def catalogue_name(name: str) -> str | None:
     name itself or an alias of an entry (ir_measures' ``Rprec``, ``SetP``); None if none."""
     name = _ALIAS_NAMES.get(name, name)
     return name if name in CATALOGUE else None
+
+
+def definition_of(name: str) -> MeasureDef:
+    """The catalogue entry that ``name`` names: a catalogue name or alias (any case), a
+    trec_eval name, or a measure as written (``nDCG@10``, ``RBP(p=0.9)``)."""
+    text = str(name).strip().rstrip("'")
+    known = catalogue_name(text) or next((m for m in CATALOGUE if m.lower() == text.lower()), None)
+    if known is None:
+        family = next((f for f in TREC_FAMILIES if f.name == text), None)
+        known = family.measure if family is not None else parse(text).name
+    return CATALOGUE[known]
 
 
 def _valid_names() -> str:

@@ -369,3 +369,37 @@ def test_ndcg_and_endcg_share_one_body():
     n, e = (re.sub(r"\s+", " ", rendering.render_sql(measures.parse_all([m]))) for m in ("nDCG@5", "enDCG@5"))
     assert re.search(r"\(gain \* \(1\.0 / log2\(irank \+ 1\)\)\) AS m0_idcg", e)
     assert re.search(r"\(gain \* \(1\.0 / log2\(irank \+ 1\)\)\) FILTER \(WHERE [^)]*\) AS m0_idcg", n)
+
+
+def test_citations_are_structured_and_a_measure_explains_itself():
+    """The catalogue cites its sources as structured citations (authors, title, venue, year;
+    several for one measure), shown in their short form where the free text was; ``irw
+    measures NAME`` explains one measure at length, as ``trec_eval -h -m NAME`` does."""
+    from typer.testing import CliRunner
+
+    from irwarehouse import Warehouse, citations
+    from irwarehouse.cli import app
+
+    ndcg, q = measures.CATALOGUE["nDCG"], measures.CATALOGUE["Q"]
+    assert ndcg.citations == (citations.JK,) and citations.JK.authors == ("Järvelin", "Kekäläinen")
+    assert (citations.JK.year, citations.JK.venue) == (2002, "TOIS")
+    assert ndcg.paper == "Järvelin & Kekäläinen, TOIS 2002"
+    assert len(q.citations) == 2 and q.paper == "; ".join(c.short for c in q.citations)
+    assert all(m.citations for m in measures.CATALOGUE.values())  # none left as free text
+    assert MeasureDef("X", "free text", (), paper="a note", examples=("X",)).paper == "a note"
+    rows = {r[0]: r for r in measures.catalogue_rows()}
+    assert rows["ERR"][measures.CATALOGUE_COLUMNS.index("paper")] == "Chapelle, Metzler, Zhang & Grinspan, CIKM 2009"
+
+    text = Warehouse.explain_measure("RBP")
+    for part in ("History:", "2008  Moffat, Zobel. Rank-biased precision for measurement of retrieval effectiveness. TOIS, 2008.",
+                 "Definition:", "Parameters:", "p (default 0.8; in (0, 1)): persistence phi",
+                 "depth (default -; >= 1)", "Reference implementation:", "sql/measures/RBP.sql",
+                 "trec_eval: rbp", "ir_measures: RBP(p=...)", "RBP(p=0.95)@20"):
+        assert part in text, part
+    for name in ("ndcg_cut_10", "map", "Rprec", "nDCG@10", "RBP(p=0.9)", "ndcg"):
+        assert Warehouse.explain_measure(name).startswith(measures.definition_of(name).written + ":")
+    assert measures.definition_of("ndcg_cut_10").name == "nDCG" and measures.definition_of("map").name == "AP"
+    result = CliRunner().invoke(app, ["measures", "ERR"])
+    assert result.exit_code == 0 and result.output == Warehouse.explain_measure("ERR")
+    bad = CliRunner().invoke(app, ["measures", "nope"])
+    assert bad.exit_code != 0 and "unknown measure 'nope'" in bad.output

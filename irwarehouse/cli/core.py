@@ -259,10 +259,16 @@ def refresh_cmd(ctx: typer.Context):
 # ------------------------------------------------------------------------------- catalogue
 
 @command(app, "measures")
-def measures_cmd(fmt: str = FormatOpt):
+def measures_cmd(name: Optional[str] = typer.Argument(None, help="A measure (catalogue name, trec_eval name or a measure as written, e.g. nDCG, ndcg_cut_10, RBP(p=0.9)): its long explanation."),
+                 fmt: str = FormatOpt):
     """The measure catalogue: names, descriptions, parameters and defaults, and the paper
-    that defines each."""
+    that defines each; with NAME, that measure explained at length (as trec_eval -h -m NAME):
+    history, definition, parameters with defaults and ranges, the reference implementation,
+    its trec_eval and ir_measures names."""
     check_format(fmt)
+    if name is not None:
+        sys.stdout.write(api.Warehouse.explain_measure(name))
+        return
     if fmt == "table":
         sys.stdout.write(output.measure_listing(api.measure_catalogue(), api.format_value))
         return
