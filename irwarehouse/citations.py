@@ -78,8 +78,6 @@ UNCERTAINTY = Citation(("Moffat", "Scholer", "Yang"), "Estimating measurement un
                        "information retrieval effectiveness metrics", "JDIQ", 2018)
 INFAP = Citation(("Yilmaz", "Aslam"), "Estimating average precision with incomplete and "
                  "imperfect judgments", "CIKM", 2006)
-ERR = Citation(("Chapelle", "Metzler", "Zhang", "Grinspan"), "Expected reciprocal rank for "
-               "graded relevance", "CIKM", 2009)
 TREC_EVAL_10 = Citation((), "trec_eval 10.0", "NIST", note="unj")
 TREC_EVAL_9 = Citation((), "trec_eval 9.0", "NIST", 2008, "experimental")
 

@@ -215,7 +215,7 @@ class MeasureDef:
 
 BINARY = (REL, JUDGED)
 GRADED = (GAINS, UNLISTED, DISCOUNT, BASE, REL, JUDGED)
-from .citations import (BPREF, BUCKLEY, ERR, INFAP, JK, KANTOR, MOFFAT, SAKAI, SAKAI_KANDO, SALTON,  # noqa: E402
+from .citations import (BPREF, BUCKLEY, INFAP, JK, KANTOR, MOFFAT, SAKAI, SAKAI_KANDO, SALTON,  # noqa: E402
                         TREC, TREC_EVAL_9, TREC_EVAL_10, UNCERTAINTY, VANRIJSBERGEN, WEBBER, Citation,
                         as_citations)
 
@@ -323,7 +323,8 @@ CATALOGUE: dict[str, MeasureDef] = {
                    examples=("nDCGRel", "nDCGRel(gains={1:2,2:3})")),
         MeasureDef("ERR", "Expected reciprocal rank: sum_{r<=k} (1/r) R_r prod_{i<r} (1 - R_i), R_i = (2^g_i - 1)/2^gmax",
                    (GMAX, JUDGED), needs=("top_grade",), ir_measures="ERR@k",
-                   paper=ERR,
+                   paper=Citation(("Chapelle", "Metzler", "Zhang", "Grinspan"),
+                                  "Expected reciprocal rank for graded relevance", "CIKM", 2009),
                    examples=("ERR@20", "ERR", "ERR(gmax=4)@20", "ERR'@10")),
         MeasureDef("Utility", "Set utility: a rel_ret + b nonrel_ret + c rel_not_ret + d nonrel_not_ret",
                    UTILITY + (REL, JUDGED), cutoff=False, paper=TREC,

@@ -403,3 +403,42 @@ def test_citations_are_structured_and_a_measure_explains_itself():
     assert result.exit_code == 0 and result.output == Warehouse.explain_measure("ERR")
     bad = CliRunner().invoke(app, ["measures", "nope"])
     assert bad.exit_code != 0 and "unknown measure 'nope'" in bad.output
+
+
+def _snippet_lines_found(snippet: str, text: str) -> list[str]:
+    """The lines of a guide's snippet that the file ``text`` lacks, in order: each line as a
+    line of the file (white space around it aside), ``...`` standing for lines or text left
+    out."""
+    lines = [line.strip() for line in text.splitlines()]
+    missing, at = [], 0
+    for line in (s.strip() for s in snippet.splitlines()):
+        if not line or line == "...":
+            continue
+        pattern = re.compile(".*?".join(re.escape(piece.strip()) for piece in line.split("...")))
+        found = next((i for i in range(at, len(lines)) if (pattern.search(lines[i]) if "..." in line
+                                                            else lines[i] == line)), None)
+        if found is None:
+            missing.append(line)
+        else:
+            at = found
+    return missing
+
+
+def test_the_contributing_guide_shows_the_code_as_it_is():
+    """docs/contributing.md's snippets (each block after ``<!-- from: FILE -->``) are in the
+    files they name, in order; and its claim that a measure is named only in its entry and
+    its template holds for ERR, its worked example."""
+    from conftest import ROOT
+
+    guide = (ROOT / "docs" / "contributing.md").read_text()
+    blocks = re.findall(r"<!-- from: (\S+) -->\n\s*```\w*\n(.*?)\n\s*```", guide, re.S)
+    assert {path for path, _ in blocks} >= {"irwarehouse/measures.py", "sql/measures/ERR.sql",
+                                             "irwarehouse/api.py", "irwarehouse/cli/core.py"}
+    for path, snippet in blocks:
+        assert _snippet_lines_found(snippet, (ROOT / path).read_text()) == [], path
+    assert "ERR is named only in\n`irwarehouse/measures.py` (the entry) and `sql/measures/ERR.sql`" in guide
+    naming = {str(p.relative_to(ROOT)) for folder in ("irwarehouse", "sql") for p in (ROOT / folder).rglob("*")
+              if p.suffix in (".py", ".sql", ".html") and re.search(r"\bERR\b", p.read_text())}
+    assert naming == {"irwarehouse/measures.py", "sql/measures/ERR.sql"}
+    assert _snippet_lines_found("{{ d.running_sum('ln(1 - ' ~ prob(m) ~ ')') }}",
+                                (ROOT / "sql/measures/ERR.sql").read_text())  # the check can fail
