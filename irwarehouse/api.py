@@ -26,20 +26,16 @@ connection of its own and locks the warehouse file only for its final transactio
 
 from __future__ import annotations
 
-import functools
-import os
-import re
-import shutil
-import threading
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Iterable
 
-from . import catalogue, citations, connection, files, names, runsets, schema, sql, statements
+from . import catalogue, citations, files, runsets, sql
 from . import measures as ms
-from .catalogue import DEFAULT_COLLECTION
-from .connection import DEFAULT_DB, DEFAULT_WAIT, memory_limit_text, transaction
+from .connection import DEFAULT_DB, DEFAULT_WAIT, memory_limit_text
+from .door import Door, _atomic, _files_in, _owned, check_settings
 from .engine import base, evaluation, files_in, loading, many, pools
 from .errors import IrwError, StatusError, note
+from .inputs import (_conditions, _file_qrels_name, _meta_file, _parsed, _source_files, measure_labels,
+                     measure_names, parse_measures)
 from . import trec_eval as te
 from .options import RankingOptions
 from .result import Result
@@ -54,99 +50,10 @@ if TYPE_CHECKING:
 __all__ = ["Warehouse", "RankingOptions", "DEFAULT_DB", "DEFAULT_WAIT", "TESTS", "CORRECTIONS", "TREC_EVAL_VERSION", "check_settings",
            "measure_names", "measure_labels", "parse_measures", "measure_catalogue", "format_value", "memory_limit_text"]
 
-# DataFrame column conventions: the first name present is used.
-RUN_COLUMNS = {"topic": ("qid", "query_id", "topic"), "docno": ("docno", "doc_id"),
-               "score": ("score",), "rank": ("rank",), "run_id": ("run_id", "name", "run")}
-QRELS_COLUMNS = {"topic": ("qid", "query_id", "topic"), "docno": ("docno", "doc_id"),
-                 "rel": ("label", "relevance", "rel")}
 
 POOL_KINDS = pools.KINDS
 POOL_STATS = pools.STATS
 TOPIC_POLICIES = ("qrels", "run", "all")
-
-
-def check_settings(wait: float | None = None, memory_limit: str | None = None) -> None:
-    """Check the settings of opening a warehouse (``--wait``, ``--memory-limit``): an
-    IrwError saying what is wrong."""
-    import math
-
-    if wait is not None and not (isinstance(wait, (int, float)) and math.isfinite(wait) and wait >= 0):
-        raise IrwError(f"{wait!r} is not a number of seconds >= 0")
-    if memory_limit is not None:
-        connection.memory_limit(memory_limit)
-
-
-def _column(frame, role: str, names: tuple[str, ...], what: str, required: bool = True):
-    for name in names:
-        if name in frame.columns:
-            return name
-    if required:
-        raise IrwError(f"the {what} DataFrame has no {role} column (one of {', '.join(names)}); "
-                       f"its columns: {', '.join(map(str, frame.columns))}")
-    return None
-
-
-def measure_names(measures) -> list[str]:
-    """Measure names from names, parsed measures and ir_measures measure objects
-    (str(ir_measures.nDCG@10) is 'nDCG@10'; ``Rprec`` is the catalogue's RPrec)."""
-    return [str(m) for m in _given(measures)]
-
-
-def _given(measures) -> list:
-    """The measures given: names, and parsed measures (measures.Measure) kept as they are;
-    ir_measures measure objects as names."""
-    if isinstance(measures, (str, bytes, ms.Measure)) or not isinstance(measures, Iterable):
-        measures = [measures]
-    out = []
-    for m in measures:
-        if isinstance(m, (str, ms.Measure)):
-            out.append(m)
-            continue
-        if type(m).__module__.split(".")[0] != "ir_measures":
-            raise IrwError(f"not a measure: {m!r} (give a name such as 'nDCG@10', or an ir_measures measure)")
-        text = str(m)
-        name = re.match(r"[A-Za-z_]+", text).group(0)
-        if ms.catalogue_name(name) is None:
-            raise IrwError(f"ir_measures measure {text} has no counterpart in the catalogue (irw measures)")
-        out.append(ms.catalogue_name(name) + text[len(name):])
-    return out
-
-
-def parse_measures(measures, rel_level: int | None = None) -> list[ms.Measure]:
-    """The measures given (names, parsed measures, ir_measures objects) parsed, in order,
-    without repeats; ``rel_level`` sets ``rel`` where not given. Parse once at the edge and
-    pass the result on: every method takes parsed measures as they are."""
-    return ms.parse_all(_given(measures), rel_level=rel_level)
-
-
-_parsed = parse_measures
-
-
-def _conditions(con, conditions) -> list[tuple[ms.Measure, str]]:
-    """The conditions of a correlation matrix: each ``MEASURE:QRELS`` (a string) or a
-    (measure, qrels) pair, its qrels existing; a condition given twice is an error."""
-    if isinstance(conditions, str):
-        conditions = [conditions]
-    out = []
-    for item in conditions:
-        if isinstance(item, str):
-            measure, qrels = ms.parse_condition(item)
-        else:
-            measure, qrels = item
-            measure = _parsed([measure])[0]
-        catalogue.qrels_info(con, qrels)
-        if (measure, qrels) in out:
-            raise IrwError(f"the condition {measure}:{qrels} is given twice")
-        out.append((measure, qrels))
-    if not out:
-        raise IrwError("no condition given: name each as MEASURE:QRELS, e.g. AP@100:trec8-d10")
-    return out
-
-
-def measure_labels(measures, rel_level: int | None = None) -> list[str]:
-    """The canonical names of ``measures`` (names or ir_measures objects), in order, without
-    repeats: the names ``scores.measure`` stores. A bad name is an IrwError."""
-    return [str(m) for m in _parsed(measures, rel_level)]
 
 
 def measure_catalogue() -> list:
@@ -160,72 +67,7 @@ format_value = ms.format_value
 _spec = runsets.spec_of
 
 
-_SANDBOX_KEPT = ("this in-memory warehouse ran SQL in DuckDB's sandbox (Warehouse.sql), which "
-                 "lasts as long as the warehouse: it reads and writes no file any more. Load "
-                 "files and write copies before the first sql call, or use a warehouse file")
-
-
-def _atomic(method=None, *, files: bool = False):
-    """One call, one transaction: a call that fails leaves the warehouse as it was, scores it
-    would have stored on the way included (nested calls join the outer transaction). The
-    first call also makes the warehouse ready (schema.prepare), in the same transaction.
-    ``files``: the call reads or writes files through DuckDB (an export, a factor file), so
-    its connection must be out of the sandbox of an earlier sql call (Warehouse._connection)."""
-    if method is None:
-        return functools.partial(_atomic, files=files)
-
-    @functools.wraps(method)
-    def call(self, *args, **kwargs):
-        with self._owner:
-            con = self._connection(files=files)
-            with transaction(con):
-                if not self._prepared:
-                    schema.prepare(con, self.path, self.read_only, self._notify)
-                result = method(self, *args, **kwargs)
-            self._prepared = True
-            return result
-    return call
-
-
-def _owned(method):
-    """A call that uses the warehouse's connection outside :func:`_atomic` (a load, users'
-    SQL): one thread at a time (:class:`_Owner`)."""
-    @functools.wraps(method)
-    def call(self, *args, **kwargs):
-        with self._owner:
-            return method(self, *args, **kwargs)
-    return call
-
-
-class _Owner:
-    """One thread at a time in a warehouse: its DuckDB connection and its transaction are
-    not shared between threads. A call while another thread's is under way is an IrwError
-    saying so (nested calls of one thread join); each thread opens a Warehouse of its own."""
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._thread: int | None = None
-        self._depth = 0
-
-    def __enter__(self):
-        me = threading.get_ident()
-        if self._thread != me:
-            if not self._lock.acquire(blocking=False):
-                raise IrwError("this Warehouse is in use by another thread, and one warehouse "
-                               "serves one thread at a time: open a Warehouse in each thread "
-                               "(a warehouse file can be open read-only in several at once)")
-            self._thread = me
-        self._depth += 1
-        return self
-
-    def __exit__(self, *exc):
-        self._depth -= 1
-        if self._depth == 0:
-            self._thread = None
-            self._lock.release()
-
-
-class Warehouse:
+class Warehouse(Door):
     """An irwarehouse warehouse: a DuckDB file (or ``":memory:"``) with the runs, qrels, scores
     and every view and macro of the SQL product.
 
@@ -236,105 +78,6 @@ class Warehouse:
     on opening (changes made outside irw, say) goes to ``notify`` (default: the list
     :attr:`notes`). The file is opened on first use, and a load releases it while it reads
     its files. Use it as a context manager, or call :meth:`close`."""
-
-    def __init__(self, path: str | os.PathLike | None = ":memory:", *, read_only: bool = False,
-                 create: bool = True, wait: float | None = None, memory_limit: str | None = None,
-                 notify=None, _throwaway: bool = False):
-        # _throwaway: an in-memory warehouse for one evaluation (eval_files), without measure
-        # macros and caches (connection.mark_throwaway)
-        check_settings(wait, memory_limit)
-        self.path = connection.resolve_path(None if path is None else str(path))
-        self.read_only = read_only
-        self.create = create and not read_only
-        self.wait, self.memory_limit = wait, memory_limit
-        self.notes: list[str] = []
-        self._notify = notify or self.notes.append
-        self._con = None
-        self._owner = _Owner()
-        self._box = None  # DuckDB's sandbox the connection is in (users' SQL: sql())
-        self._prepared = False
-        self._throwaway = _throwaway and self.path == ":memory:"
-        if self.path == ":memory:":
-            self.con  # noqa: B018 - an in-memory warehouse exists only while it is open
-
-    @classmethod
-    def attach(cls, con, path: str | None = None) -> "Warehouse":
-        """A Warehouse over a connection that is open (and ready) already."""
-        w = cls.__new__(cls)
-        w.path, w.notes, w._con, w._prepared, w._box = path or "", [], con, True, None
-        w._notify, w._owner = w.notes.append, _Owner()
-        w.read_only = base.con_is_read_only(con)
-        w.create, w.wait, w.memory_limit, w._throwaway = False, None, None, False
-        return w
-
-    @property
-    def con(self):
-        """The DuckDB connection to the warehouse (opened on first use)."""
-        if self._con is None:
-            self._con = connection.connect(self.path, read_only=self.read_only, create=self.create,
-                                           wait=self.wait, memory=self.memory_limit)
-            self._prepared = False
-            if self.path == ":memory:":
-                if self._throwaway:
-                    connection.mark_throwaway(self._con)
-                with transaction(self._con):
-                    schema.prepare(self._con, self.path, False, self._notify,
-                                   measure_macros=not self._throwaway)
-                self._prepared = True
-        return self._con
-
-    @property
-    def engine(self) -> connection.DuckDBEngine:
-        return connection.DuckDBEngine(self.con)
-
-    def close(self) -> None:
-        if self._con is not None:
-            self._con.close()
-            self._con = None
-            self._box = None
-
-    def _connection(self, box: "connection.Sandbox | None" = None, files: bool = False):
-        """The connection: in DuckDB's sandbox ``box`` (users' SQL); or, with ``files``, out
-        of any (a call that reads or writes files through DuckDB); else as it is. A
-        connection enters a sandbox for good (DuckDB cannot lift it), so a warehouse file is
-        opened anew to leave one, or to enter another, between calls (a connection taken
-        before, ``w.con``, is then closed); an in-memory warehouse, which lives in its
-        connection, stays in the sandbox of its first SQL."""
-        if self._con is not None and self._box is not None and (
-                (box is not None and box != self._box) or (box is None and files)):
-            if self.path not in (":memory:", "") and not connection.in_transaction(self._con):
-                self.close()
-            elif box is not None:
-                raise IrwError("this warehouse's DuckDB is in the sandbox of an earlier sql call, "
-                               "which it keeps while it is open (an in-memory warehouse: always): "
-                               "name every file its SQL may use in that first call")
-            else:
-                raise IrwError(_SANDBOX_KEPT)
-        con = self.con
-        if box is not None and self._box is None:
-            box.apply(con)
-            self._box = box
-        elif files and connection.in_sandbox(con):
-            # the file's DuckDB, shared by this process's connections to it, is in the
-            # sandbox of another one's sql call: this connection, opened meanwhile, may be
-            # what keeps it
-            if self.path not in (":memory:", "") and not connection.in_transaction(con):
-                self.close()
-                con = self.con
-        if files and box is None and connection.in_sandbox(con):
-            raise IrwError(f"another connection of this process to {self.path} (another Warehouse, or "
-                           "a connection taken from one) keeps DuckDB's sandbox of an earlier sql "
-                           "call, which reads and writes no file: close it first")
-        return con
-
-    def __enter__(self) -> "Warehouse":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def __repr__(self) -> str:
-        return f"Warehouse({self.path!r}{', read_only=True' if self.read_only else ''})"
 
     # ------------------------------------------------------------------ names
 
@@ -409,32 +152,6 @@ class Warehouse:
         return citations.explain(ms.definition_of(name), ms.format_value)
 
     # ------------------------------------------------------------------ loading
-
-    @contextmanager
-    def _staging(self, *sources):
-        """A load's staging connection: the warehouse's own when it is in memory; otherwise
-        an in-memory one, the file released meanwhile and attached for the final transaction
-        (connection.Staging). ``sources``: what is loaded (files, or DataFrames)."""
-        if self.read_only:
-            raise IrwError("this warehouse is open read-only: open it for writing to load")
-        if self.path == ":memory:":
-            if self._box is not None and any(
-                    isinstance(s, (str, os.PathLike)) or hasattr(s, "read")
-                    or (isinstance(s, (list, tuple)) and s) for s in sources):
-                raise IrwError(_SANDBOX_KEPT)
-            stage = connection.Staging(self.path, con=self._connection())
-        else:
-            self.close()  # released while the files are read
-            stage = connection.Staging(self.path, wait=self.wait, notify=self._notify, create=self.create,
-                                       memory=self.memory_limit, prepare=schema.prepare)
-        try:
-            yield stage
-        finally:
-            stage.close()
-
-    def _target(self, stage, collection: str | None) -> tuple[str, bool]:
-        return catalogue.collection_for_load(self.path, stage.con if stage.attach is None else None,
-                                             collection, self.wait)
 
     @_owned
     def load_qrels(self, source, name: str, *, collection: str | None = None, replace: bool = False,
@@ -516,51 +233,6 @@ class Warehouse:
         if self.read_only:
             raise IrwError("this warehouse is open read-only: open it for writing to refresh it")
         return base.ensure_bases(self.con)
-
-    @_owned
-    def sql(self, query: str, params=None, *, write: bool | None = None, files=()) -> Result | None:
-        """Run SQL; its result (None for a statement without one).
-
-        The SQL runs in DuckDB's own sandbox (irwarehouse.connection.Sandbox): it reads and
-        writes the warehouse and nothing else -- no file, no other database, no extension
-        -- but, with ``write``, the directories and files named in ``files`` (none of which
-        may be or hold a DuckDB database: irwarehouse.statements.allowed). ``write``
-        (default: whether the warehouse is open for writing) allows statements that change
-        something; without it only statements that read run. The call is one transaction:
-        after statements that change the tables, irw's caches and stored scores are brought
-        in line (as ``irw sql --write`` does), and tables left in a state no load would
-        accept (a document twice in a ranking, a document judged twice, a table of the
-        schema removed) are an error that undoes the call. The sandbox lasts as long as the
-        warehouse's DuckDB connection: a warehouse file is opened anew for other calls, an
-        in-memory one keeps it (``w.con`` runs SQL outside it, without irw's checks)."""
-        import duckdb
-
-        write = (not self.read_only) if write is None else bool(write)
-        if write and self.read_only:
-            raise IrwError("this warehouse is open read-only: open it for writing to change it")
-        if isinstance(files, (str, os.PathLike)):
-            files = [files]
-        if files and not write:
-            raise IrwError("files may be read and written by SQL that runs with --write (write=True) only")
-        directories, paths = statements.allowed(files)
-        con = self._connection(connection.Sandbox(directories, paths))
-        with transaction(con):
-            if not self._prepared:
-                schema.prepare(con, self.path, self.read_only, self._notify)
-            statements.check(con, query, write)
-            connection.settle(con)
-            try:
-                rel = con.sql(query, params=params) if params is not None else con.sql(query)
-                result = None if rel is None else Result(rel.columns, rel.fetchall())
-            except duckdb.PermissionException as exc:
-                raise IrwError(statements.outside(exc, write)) from None
-            except duckdb.Error as exc:
-                raise IrwError(f"SQL error: {str(exc).strip().splitlines()[0]}") from None
-            if write:
-                for message in schema.reconcile(con, edited=True):
-                    self._notify(message)
-        self._prepared = True
-        return result
 
     # ------------------------------------------------------------------ evaluation
 
@@ -1223,122 +895,11 @@ def _report_options(against, format: str, **given) -> None:
                        "irw qrels compare, irw qrels rankings, or irw experiment judges)")
 
 
-def _files_in(qrels, runs, name: str, then, *, fast: bool = True, meta=None, save=None,
-              replace: bool = False, order: str = "trec_eval", extra_fields: bool = False,
-              encoding: str = "utf-8", wait: float | None = None, memory_limit: str | None = None):
-    """Files in: what ``then(con, path, collection)`` computes over the qrels file ``qrels``
-    (as ``name``) and the runs ``runs`` read with every check of a load. With ``fast`` and
-    neither run metadata ``meta`` nor a warehouse ``save``, without a warehouse
-    (engine.files_in.staged: ``path`` is None, ``con`` holds the files as views named as a
-    warehouse's tables, of which ``runs`` may hold the ranked rows of judged documents only);
-    else loaded into an in-memory warehouse (or the warehouse ``save``), in the load's
-    transaction."""
-    if fast and meta is None and save is None:
-        with _source_files(qrels, "qrels") as qrels_paths, _source_files(runs, "runs") as run_paths:
-            if len(qrels_paths) != 1:
-                raise IrwError(f"one qrels file expected, got {len(qrels_paths)}")
-            with files_in.staged(qrels_paths[0], run_paths, name=name, policy=order,
-                                 extra_fields=extra_fields, encoding=encoding,
-                                 memory=memory_limit) as con:
-                return then(con, None, DEFAULT_COLLECTION)
-    with Warehouse(":memory:" if save is None else save, wait=wait, memory_limit=memory_limit,
-                   _throwaway=save is None) as w:
-        with w._staging() as stage, _source_files(qrels, "qrels") as qrels_paths, \
-                _source_files(runs, "runs") as run_paths, _meta_file(meta) as meta_path:
-            if len(qrels_paths) != 1:
-                raise IrwError(f"one qrels file expected, got {len(qrels_paths)}")
-            target, implicit = w._target(stage, None)
-            loaded = loading.load_collection(
-                stage.con, target, qrels_paths[0], run_paths, meta=meta_path, qrels_name=name,
-                policy=order, replace=replace, extra_fields=extra_fields, final=stage.attach,
-                encoding=encoding, implicit=implicit,
-                then=lambda con: then(con, w.path, target))
-        return loaded["then"]
 
 
-def _file_qrels_name(source) -> str:
-    """The name a qrels file evaluated directly takes: its file name without a compression
-    suffix (``qrels.trec8.gz``: ``qrels.trec8``); ``qrels`` for a DataFrame or a name that a
-    list of qrels could not address."""
-    if not isinstance(source, (str, os.PathLike)):
-        return "qrels"
-    stem = re.sub(r"\.(gz|bz2|xz)$", "", os.path.basename(str(source)))
-    return "qrels" if names.qrels_problem(stem) else stem
 
 
-def _stream_name(stream) -> str:
-    """How messages name a stream read as a file: standard input, or its name."""
-    name = getattr(stream, "name", None)
-    return "standard input" if name in ("<stdin>", 0) or not isinstance(name, str) else name
 
 
-@contextmanager
-def _source_files(source, kind: str, run_id: str | None = None):
-    """What to load: the paths given; a binary stream (``sys.stdin.buffer``, an
-    ``io.BytesIO``; also in a list of paths), written to a file in a temporary directory
-    first, which errors then name (standard input or the stream's name); or a DataFrame,
-    loaded as data (engine.loading.Frame: its columns found by the conventions above;
-    errors name 'the DataFrame', the row and the column)."""
-    if isinstance(source, (str, os.PathLike)):
-        yield [str(source)]
-        return
-    streams = isinstance(source, (list, tuple)) and any(hasattr(s, "read") for s in source)
-    if isinstance(source, (list, tuple)) and not streams and all(isinstance(s, (str, os.PathLike)) for s in source):
-        yield [str(s) for s in source]
-        return
-    if hasattr(source, "read") or streams:
-        items = list(source) if streams else [source]
-        if not all(hasattr(s, "read") or isinstance(s, (str, os.PathLike)) for s in items):
-            raise IrwError(f"load {kind} from paths, binary streams or a pandas DataFrame")
-        tmp = files.temp_dir("stream")
-        names: dict[str, str] = {}
-        try:
-            paths = []
-            for number, item in enumerate(items):
-                if not hasattr(item, "read"):
-                    paths.append(str(item))
-                    continue
-                path = os.path.join(tmp, f"stream{number}")
-                with open(path, "wb") as out:
-                    try:
-                        shutil.copyfileobj(item, out)
-                    except TypeError:  # a text stream: a file holds bytes
-                        raise IrwError(f"read {kind} from a binary stream (sys.stdin.buffer, "
-                                       "open(path, 'rb')), not a text stream") from None
-                names[path] = _stream_name(item)
-                paths.append(path)
-            yield paths
-        except IrwError as exc:
-            text = str(exc)
-            for path, name in names.items():
-                text = text.replace(path, name)
-            raise IrwError(text) from None
-        finally:
-            files.remove_temp(tmp)
-        return
-    if isinstance(source, Result):  # what a method returned, loaded again
-        source = source.df()
-    if not hasattr(source, "columns"):
-        raise IrwError(f"load {kind} from paths or a pandas DataFrame, not {type(source).__name__}")
-    cols = RUN_COLUMNS if kind == "runs" else QRELS_COLUMNS
-    found = {role: _column(source, role, names, kind, required=role not in ("rank", "run_id"))
-             for role, names in cols.items()}
-    if kind == "runs" and found["run_id"] is None and not run_id:
-        raise IrwError("the runs DataFrame has no run_id (or name) column: name the run with run_id=...")
-    fields = ({"topic": found["topic"], "docno": found["docno"], "run_id": found["run_id"],
-               "given_rank": found["rank"], "score": found["score"]} if kind == "runs" else
-              {"topic": found["topic"], "docno": found["docno"], "rel": found["rel"]})
-    yield [loading.Frame(source, kind, fields, run_id=run_id if found.get("run_id") is None else None)]
 
 
-@contextmanager
-def _meta_file(source):
-    """Run metadata: the TSV path given, or a DataFrame, read as data (None: none)."""
-    if source is None or isinstance(source, (str, os.PathLike)):
-        yield None if source is None else str(source)
-        return
-    if isinstance(source, Result):
-        source = source.df()
-    if not hasattr(source, "columns"):
-        raise IrwError(f"run metadata comes from a TSV file or a pandas DataFrame, not {type(source).__name__}")
-    yield source
