@@ -31,11 +31,12 @@ from typing import TYPE_CHECKING, Iterable
 from . import catalogue, citations, files, runsets, sql
 from . import measures as ms
 from .connection import DEFAULT_DB, DEFAULT_WAIT, memory_limit_text
-from .door import Door, _atomic, _files_in, _owned, check_settings
+from .door import _atomic, _files_in, _owned, check_settings
+from .door_standardization import StandardizationDoor
+from .door_statistics import StatisticsDoor
 from .engine import base, evaluation, files_in, loading, many, pools
 from .errors import IrwError, StatusError, note
-from .inputs import (_conditions, _file_qrels_name, _meta_file, _parsed, _source_files, measure_labels,
-                     measure_names, parse_measures)
+from .inputs import _file_qrels_name, _meta_file, _parsed, _source_files, measure_labels, measure_names, parse_measures
 from . import trec_eval as te
 from .options import RankingOptions
 from .result import Result
@@ -67,7 +68,7 @@ format_value = ms.format_value
 _spec = runsets.spec_of
 
 
-class Warehouse(Door):
+class Warehouse(StatisticsDoor, StandardizationDoor):
     """An irwarehouse warehouse: a DuckDB file (or ``":memory:"``) with the runs, qrels, scores
     and every view and macro of the SQL product.
 
@@ -413,197 +414,6 @@ class Warehouse(Door):
         judged."""
         return pools.deeply_judged(self.con, qrels or catalogue.default_qrels(self.con), depth)
 
-    # ------------------------------------------------------------------ significance
-
-    def _qrels_runs(self, qrels, runs) -> tuple[str, list[str]]:
-        q = qrels or catalogue.default_qrels(self.con)
-        return q, runsets.resolve(self.con, _spec(runs), qrels=q)
-
-    @_atomic
-    def discpower(self, measures, qrels: str | None = None, runs="all", *, test: str = "t",
-                  correction: str = "none", alpha: float = 0.05, B: int | None = None, seed: int = 0,
-                  topics: str = "qrels", reference_qrels: str | None = None,
-                  reference_measure=None, save: str | None = None, progress=None,
-                  by: str = "run", level: float = 0.95) -> Result:
-        """Discriminative power per measure (and agreement with a reference condition), with
-        the matrix's residual variance V_E, the smallest significant difference and the
-        median |d_z|; ``by="system"`` over systems. ``save`` keeps the rows in
-        discpower_results and every pair behind them in pair_tests, both under that name,
-        with the interval of each difference and its effect sizes at ``level``
-        (``.info['pairs']``: that table)."""
-        from . import significance
-
-        check_unit(by)
-        parsed = _parsed(measures)
-        ref = ms.parse(measure_names(reference_measure)[0]) if reference_measure is not None else None
-        q, run_ids = self._qrels_runs(qrels, runs)
-        if save and self.read_only:
-            raise IrwError("this warehouse is open read-only: open it for writing to --save")
-        out = significance.discpower(self.con, q, parsed, run_ids, test, correction, alpha, B, seed,
-                                     topics, reference_qrels, ref, progress, by=by,
-                                     pairs=bool(save), level=level)
-        if not save:
-            return Result.of(out)
-        frame, pairs = out
-        params = {"runs": runs if isinstance(runs, str) else list(runs), "topics": topics,
-                  "seed": seed, "by": by, "level": level}
-        self._save(significance, "discpower_results", save, frame, params)
-        self._save(significance, "pair_tests", save, pairs,
-                   {**params, "correction": correction, "alpha": alpha, "B": B})
-        return Result.of(frame, info={"pairs": pairs})
-
-    def _save(self, significance, table: str, name: str, frame, params: dict) -> None:
-        if self.read_only:
-            raise IrwError("this warehouse is open read-only: open it for writing to --save")
-        significance.save(self.con, table, name, frame, params)
-
-    @_atomic
-    def pvalues(self, measure, qrels: str | None = None, runs="all", *, test: str = "t",
-                correction: str = "none", alpha: float = 0.05, B: int | None = None, seed: int = 0,
-                topics: str = "qrels", save: str | None = None, progress=None, level: float = 0.95,
-                by: str = "run") -> Result:
-        """Every run pair with its mean difference and its interval at ``level`` (the test's
-        own: ``TESTS[test].interval``), Cohen's d_z with its exact interval, Sakai's effect
-        size over the residual variance (``effect_size_residual``), p-value and adjusted
-        p-value; ``by="system"``: every pair of systems, with their runs and whether the
-        difference is within their spread. ``save`` keeps them in pair_tests."""
-        from . import significance
-
-        check_unit(by)
-        m = self._one(measure)
-        q, run_ids = self._qrels_runs(qrels, runs)
-        frame = significance.pvalues(self.con, q, m, run_ids, test, correction, alpha, B, seed,
-                                     topics, progress, level, by)
-        if save:
-            self._save(significance, "pair_tests", save, frame,
-                       {"runs": runs if isinstance(runs, str) else list(runs), "topics": topics,
-                        "correction": correction, "alpha": alpha, "B": B, "seed": seed,
-                        "by": by, "level": level})
-        return Result.of(frame)
-
-    @_atomic
-    def compare(self, run_a: str, run_b: str, measures, qrels: str | None = None, *,
-                tests=("t",), alpha: float = 0.05, B: int | None = None, seed: int = 0,
-                topics: str = "qrels", rbp_p: float = 0.8, judged_k: int = 10,
-                level: float = 0.95, by: str = "run") -> Result:
-        """Two runs (``by="system"``: two systems) per measure: means, difference with its
-        interval at ``level`` (that of the first test), d_z with its exact interval,
-        p-values, RBP residual and Judged@k."""
-        from . import significance
-
-        check_unit(by)
-        q = qrels or catalogue.default_qrels(self.con)
-        if by == "run":
-            runsets.resolve(self.con, _spec([run_a, run_b]), qrels=q)
-        return Result.of(significance.compare(self.con, q, run_a, run_b, _parsed(measures),
-                                              [tests] if isinstance(tests, str) else list(tests),
-                                              alpha, B, seed, topics, rbp_p, judged_k, level, by))
-
-    @_atomic
-    def correlate(self, measure_a, measure_b=None, qrels: str | None = None, qrels_b: str | None = None,
-                  runs="all", *, topics: str = "qrels", rbo_p: float = 0.9) -> Result:
-        """Rank correlation (tau-b, tau-a, tau_AP, RBO, Pearson) of the run orderings by
-        ``measure_a`` on ``qrels`` and ``measure_b`` (default: a) on ``qrels_b`` (default: qrels)."""
-        from . import significance
-
-        a = self._one(measure_a)
-        b = self._one(measure_b) if measure_b is not None else a
-        q, run_ids = self._qrels_runs(qrels, runs)
-        return Result.of([significance.correlate(self.con, a, q, b, qrels_b or q, run_ids, topics, rbo_p)])
-
-    @_atomic
-    def correlation_matrix(self, measures=None, qrels=None, runs="all", *, conditions=None,
-                           topics: str = "qrels", rbo_p: float = 0.9, of: str = "scores",
-                           statistics=None, save: str | None = None) -> Result:
-        """``irw correlate --matrix``: every cell over the conditions, one row per cell and
-        statistic. The conditions are every measure of ``measures`` at every qrels of
-        ``qrels`` (a list; default the only loaded qrels), measures outer; or the list
-        ``conditions``, each ``MEASURE:QRELS`` (e.g. ``AP@100:trec8-d10``) or a (measure,
-        qrels) pair, in the order given. ``of`` scores (run orderings) or pvalues (orderings
-        of the run pairs by paired t-test p-value); ``save`` keeps the cells in table
-        correlation_matrices."""
-        from . import significance
-
-        if conditions is not None:
-            if measures is not None or qrels is not None:
-                raise IrwError("give the conditions as measures and qrels or as a list of "
-                               "conditions, not both")
-            pairs = _conditions(self.con, conditions)
-            qs = list(dict.fromkeys(q for _, q in pairs))
-        else:
-            if not measures:
-                raise IrwError("no measure given: name the measures (-m), or the conditions "
-                               "(--condition MEASURE:QRELS)")
-            parsed = _parsed(measures)
-            qs = catalogue.expand_qrels(self.con, qrels)
-            pairs = [(m, q) for m in parsed for q in qs]
-        run_ids = runsets.resolve(self.con, _spec(runs), qrels=qs[0])
-        wanted = list(statistics) if statistics else (
-            ["kendall_tau", "tau_ap", "rbo"] if of == "scores" else ["kendall_tau"])
-        frame = significance.correlation_matrix(self.con, pairs, run_ids, topics, rbo_p, of, wanted,
-                                                notify=self._notify_note)
-        if save:
-            params = ({"conditions": [f"{m}:{q}" for m, q in pairs]} if conditions is not None else
-                      {"measures": [str(m) for m in parsed], "qrels": qs})
-            self._save(significance, "correlation_matrices", save, frame,
-                       {**params, "runs": runs if isinstance(runs, str) else list(runs),
-                        "topics": topics, "rbo_p": rbo_p})
-        return Result.of(frame)
-
-    @_atomic
-    def power(self, measures, delta, qrels: str | None = None, runs="all", *, alpha: float = 0.05,
-              beta: float = 0.2, topics: str = "qrels", by: str = "run", anova: bool = False,
-              systems: int | None = None) -> Result:
-        """Topic set size design (Sakai 2016; ``irw power``): from the runs x topics matrix of
-        each measure, the residual variance V_E of the two-way ANOVA without replication;
-        per difference in ``delta`` (a number or a list), the topics a two-sided paired
-        t-test at ``alpha`` needs to detect it with power 1 - ``beta`` (exact noncentral t,
-        a pair's differences of variance 2 V_E; None beyond irwarehouse.power.MAX_TOPICS),
-        the power with the collection's topics, and the minimum detectable difference with
-        them. ``anova``: also the one-way ANOVA design over ``systems`` systems (default:
-        the runs, or systems, of the matrix), ``delta`` the range between the best and the
-        worst. ``by="system"``: the matrix of the runs' systems."""
-        from . import significance
-
-        check_unit(by)
-        deltas = [delta] if isinstance(delta, (int, float)) else list(delta)
-        q, run_ids = self._qrels_runs(qrels, runs)
-        return Result.of(significance.power_design(self.con, q, _parsed(measures), run_ids,
-                                                   [float(d) for d in deltas], alpha, beta, topics,
-                                                   by, anova, systems))
-
-    @staticmethod
-    def _notify_note(message: str) -> None:
-        note(message)
-
-    @_atomic
-    def ci(self, measure, qrels: str | None = None, runs="all", *, topics: str = "qrels",
-           level: float = 0.95, by: str = "run") -> Result:
-        """Each run's mean with its t-distribution confidence interval; ``by="system"``: each
-        system's, with its number of runs and their spread."""
-        from . import significance
-
-        check_unit(by)
-        q, run_ids = self._qrels_runs(qrels, runs)
-        return Result.of(significance.mean_intervals(self.con, q, self._one(measure), run_ids, topics,
-                                                     level, by))
-
-    @_atomic
-    def summary(self, measures, qrels: str | None = None, runs="all", *, topics: str = "qrels",
-                by: str = "run") -> Result:
-        """Per run (over its topics) or per topic (over the runs): n, mean, sd, min and max of
-        each measure (``irw summary``). When there are no rows, a note says why."""
-        from . import summary
-
-        q, run_ids = self._qrels_runs(qrels, runs)
-        parsed = _parsed(measures)
-        rows = summary.summary(self.con, q, parsed, run_ids, topics, by)
-        if not rows:
-            note(evaluation.no_rows_reason(self.con, q, run_ids, topics), "no rows")
-            key = "run_id" if by == "run" else "topic"
-            return Result([key, "measure", "n", "mean", "sd", "min", "max"], [])
-        return Result.of(rows)
-
     # ------------------------------------------------------------------ judging the judges
 
     @_atomic
@@ -639,135 +449,6 @@ class Warehouse(Door):
         run_ids = runsets.resolve(self.con, _spec(runs), qrels=qrels_a)
         return Result.of(judges.compare_rankings(self.con, qrels_a, qrels_b, _parsed(measures), run_ids, o,
                                                  progress))
-
-    # ------------------------------------------------------------------ standardization
-
-    @_atomic
-    def standardize(self, name: str, measures, qrels: str | None = None, *, reference="all",
-                    replace: bool = False, description: str | None = None) -> Result:
-        """Compute a factor set (per measure and topic, the reference runs' mean and sd);
-        returns its summary per measure (topics, n_ref, mean mu and sigma, zero sigmas), with
-        ``.info`` the set as stored (factors, qrels, measures, topics, reference)."""
-        from . import standardize as st
-
-        info = st.create_factor_set(self.con, name, _parsed(measures),
-                                    qrels=qrels or catalogue.default_qrels(self.con),
-                                    reference=_spec(reference) or "all", replace=replace,
-                                    description=description)
-        return Result.of(st.factor_summary(self.con, name), info=info)
-
-    @_atomic
-    def factor_sets(self) -> Result:
-        """The factor sets in the warehouse."""
-        from . import standardize as st
-
-        return Result.of(st.list_factor_sets(self.con))
-
-    @_atomic
-    def factors(self, name: str, measure: str | None = None) -> Result:
-        """The factors of a set: per measure and topic, mu, sigma and n_ref."""
-        from . import standardize as st
-
-        return Result.of(st.factors_frame(self.con, name, measure))
-
-    @_atomic
-    def standardized_scores(self, factors: str, measures=None, runs="all", *,
-                            per_topic: bool = False) -> Result:
-        """Standardized scores Phi(z) under a factor set (views std_scores / std_score_means);
-        runs without stored scores are evaluated first."""
-        from . import standardize as st
-
-        info = st.factor_set_info(self.con, factors)
-        run_ids = runsets.resolve(self.con, _spec(runs), qrels=info["qrels"])
-        return Result.of(st.standardized_scores(self.con, factors, measure_names(measures) if measures else None,
-                                                run_ids, per_topic=per_topic))
-
-    @_atomic(files=True)
-    def export_factors(self, name: str, path, *, file_format: str | None = None,
-                       replace: bool = False) -> int:
-        """Write a factor set to a CSV or Parquet file (through the output guard); the number
-        of factors written."""
-        from . import standardize as st
-
-        return st.export_factor_set(self.con, name, str(path), file_format, replace=replace)
-
-    @_atomic(files=True)
-    def import_factors(self, path, *, name: str | None = None, qrels: str | None = None,
-                       replace: bool = False, description: str | None = None,
-                       file_format: str | None = None) -> dict:
-        """Import a published factor set (all or nothing)."""
-        from . import standardize as st
-
-        return st.import_factor_set(self.con, str(path), name=name, qrels=qrels, replace=replace,
-                                    description=description, fmt=file_format)
-
-    @_atomic
-    def drop_factors(self, name: str) -> None:
-        """Remove a factor set."""
-        from . import standardize as st
-
-        st.drop_factor_set(self.con, name)
-
-    @_atomic
-    def reference_size(self, measure, qrels: str | None = None, runs="all", *, reference=None,
-                       sizes=(2, 5, 10, 20), samples: int = 1000, seed: int = 0,
-                       progress=None) -> Result:
-        """How many standardizing systems: tau of n sampled reference runs vs all of them."""
-        from . import standardize as st
-
-        q = qrels or catalogue.default_qrels(self.con)
-        return Result.of(st.reference_size_experiment(self.con, q, self._one(measure), _spec(runs) or "all",
-                                                      _spec(reference), sizes=list(sizes),
-                                                      samples=samples, seed=seed, progress=progress))
-
-    @_atomic
-    def split(self, parent: str, name: str, *, topics: str | None = None, half: int | None = None,
-              rest: str | None = None, description: str | None = None,
-              replace: bool = False) -> Result:
-        """A topic split of ``parent`` (and its rest): one row per split created."""
-        from . import standardize as st
-
-        return Result.of(st.split_collection(self.con, parent, name, topics=topics, half_seed=half,
-                                             rest=rest, description=description, replace=replace))
-
-    @_atomic
-    def splits(self) -> Result:
-        """The topic splits (qrels of kind 'topics') with their topic counts."""
-        return self.engine.read(sql.statement("catalogue.sql", "splits"))
-
-    @_atomic
-    def compare_splits(self, c: str, d: str, measure, *, raw=None, runs="all",
-                       reference=None, factors: str | None = None, alpha: float = 0.05,
-                       per_run: bool = False) -> Result:
-        """The same runs on two qrels: RMSE, dRMSE and t-test false positives per form of the
-        measure (``per_run``: one row per run and form)."""
-        from . import standardize as st
-
-        if reference and factors:
-            raise IrwError("give --reference (self-standardization) or --factors, not both")
-        cc, cd = catalogue.collection_of(self.con, c), catalogue.collection_of(self.con, d)
-        if cc != cd:
-            self._notify(f"comparing the runs of collection {cc} on {c} with the runs of the same "
-                         f"ids in collection {cd} on {d}")
-        summary, rows = st.compare_collections(self.con, c, d, self._one(measure), _spec(runs) or "all",
-                                               raw=raw, reference=_spec(reference), factors=factors,
-                                               alpha=alpha)
-        return Result.of(rows if per_run else summary)
-
-    @_atomic
-    def random_splits(self, measure, qrels: str | None = None, *, raw=None, runs="all",
-                      reference=None, factors: str | None = None, splits: int = 2000, seed: int = 0,
-                      size: int | None = None, alpha: float = 0.05, progress=None) -> Result:
-        """Random topic-set splits: mean and upper percentiles of dRMSE and false positives."""
-        from . import standardize as st
-
-        if reference and factors:
-            raise IrwError("give --reference (self-standardization) or --factors, not both")
-        q = qrels or catalogue.default_qrels(self.con)
-        return Result.of(st.random_splits_experiment(self.con, q, self._one(measure), _spec(runs) or "all",
-                                                     raw=raw, reference=_spec(reference), factors=factors,
-                                                     splits=splits, seed=seed, size=size, alpha=alpha,
-                                                     progress=progress))
 
     # ------------------------------------------------------------------ reports, experiments, copies
 
@@ -861,18 +542,6 @@ class Warehouse(Door):
         from . import export as copies
 
         return copies.publish(self.con, str(out), replace=replace, wait=self.wait)
-
-    # ------------------------------------------------------------------ helpers
-
-    @staticmethod
-    def _one(measure) -> ms.Measure:
-        names = measure_names(measure)
-        if len(names) != 1:
-            raise IrwError(f"one measure expected, got {len(names)}")
-        parsed = ms.parse_all(names)
-        if len(parsed) != 1:
-            raise IrwError(f"one measure expected, got {len(parsed)} ({', '.join(map(str, parsed))})")
-        return parsed[0]
 
 
 # The options of Warehouse.report that one kind of report takes, with their defaults: the

@@ -186,3 +186,15 @@ def _meta_file(source):
     if not hasattr(source, "columns"):
         raise IrwError(f"run metadata comes from a TSV file or a pandas DataFrame, not {type(source).__name__}")
     yield source
+
+
+def one_measure(measure) -> ms.Measure:
+    """One measure (a name, a parsed measure or an ir_measures object), parsed once; several
+    are an error."""
+    given = _given(measure)
+    if len(given) != 1:
+        raise IrwError(f"one measure expected, got {len(given)}")
+    parsed = ms.parse_all(given)
+    if len(parsed) != 1:
+        raise IrwError(f"one measure expected, got {len(parsed)} ({', '.join(map(str, parsed))})")
+    return parsed[0]
