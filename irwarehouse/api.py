@@ -390,23 +390,9 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
     def pool_stats(self, what: str = "topics", qrels=None, runs="all", depth: int = 100) -> Result:
         """Pool statistics: topics | multiplicity | teams | unique | judged | collection |
         qrels (``qrels``: one qrels, or for ``qrels`` several, as a list)."""
-        if what not in POOL_STATS:
-            raise IrwError(f"unknown statistics {what!r}; valid: {', '.join(POOL_STATS)}")
         names = [qrels] if qrels is None or isinstance(qrels, str) else list(qrels)
-        if len(names) > 1 and what != "qrels":
-            raise IrwError(f"pool stats {what} takes one --qrels (several: pool stats qrels)")
-        out = None
-        for name in names:
-            q = name or catalogue.default_qrels(self.con)
-            pools.check_parent(self.con, q)
-            run_ids = runsets.resolve(self.con, _spec(runs), qrels=q)
-            if what == "qrels":
-                part = pools.qrels_stats(self.con, q, run_ids)
-            else:
-                rel = pools.stats(self.engine, what, q, run_ids, depth)
-                part = Result(rel.columns, rel.fetchall())
-            out = part if out is None else Result(out.columns, out.rows() + part.rows())
-        return out
+        return pools.stats_of(self.con, what, [q or catalogue.default_qrels(self.con) for q in names],
+                              _spec(runs), depth)
 
     @_atomic
     def deeply_judged(self, qrels: str | None = None, depth: int = 50) -> list[str]:

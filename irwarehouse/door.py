@@ -123,7 +123,7 @@ class Door:
             self.con  # noqa: B018 - an in-memory warehouse exists only while it is open
 
     @classmethod
-    def attach(cls, con, path: str | None = None) -> "Warehouse":
+    def attach(cls, con, path: str | None = None) -> "Door":
         """A Warehouse over a connection that is open (and ready) already."""
         w = cls.__new__(cls)
         w.path, w.notes, w._con, w._prepared, w._box = path or "", [], con, True, None
@@ -192,7 +192,7 @@ class Door:
                            "call, which reads and writes no file: close it first")
         return con
 
-    def __enter__(self) -> "Warehouse":
+    def __enter__(self) -> "Door":
         return self
 
     def __exit__(self, *exc) -> None:

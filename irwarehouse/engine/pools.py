@@ -256,6 +256,26 @@ def stats(source, what: str, qrels: str, run_ids: list[str], depth: int = 100):
     return engine.relation(stats_sql(what, engine.dialect), {"q": qrels, "runs": list(run_ids), "depth": depth})
 
 
+def stats_of(con, what: str, qrels: list[str], runs="all", depth: int = 100) -> Result:
+    """``irw pool stats WHAT`` over the qrels ``qrels`` (several for ``qrels`` only, their
+    rows one after another), the runs of the run spec ``runs`` in each qrels's collection."""
+    if what not in STATS:
+        raise IrwError(f"unknown statistics {what!r}; valid: {', '.join(STATS)}")
+    if len(qrels) > 1 and what != "qrels":
+        raise IrwError(f"pool stats {what} takes one --qrels (several: pool stats qrels)")
+    out = None
+    for q in qrels:
+        check_parent(con, q)
+        run_ids = runsets.resolve(con, runs, qrels=q)
+        if what == "qrels":
+            part = qrels_stats(con, q, run_ids)
+        else:
+            rel = stats(con, what, q, run_ids, depth)
+            part = Result(rel.columns, rel.fetchall())
+        out = part if out is None else Result(out.columns, out.rows() + part.rows())
+    return out
+
+
 def qrels_stats(con, qrels: str, run_ids: list[str]) -> Result:
     """qrels_stats of ``qrels`` with the number of runs and their mean FirstUnjudged over
     the topics (``irw pool stats qrels``)."""
