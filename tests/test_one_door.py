@@ -524,3 +524,30 @@ def test_a_measure_name_is_parsed_once(bare, tmp_path, monkeypatch):
         seen.clear()
         invoke(*args)
         assert seen == ["P@13"], args
+
+
+def test_irw_spark_eval_hands_over_the_parsed_measures(tmp_path, monkeypatch):
+    """``irw spark eval`` parses its measures once, before Spark starts, and hands the
+    parsed measures to SparkWarehouse.eval (here a stand-in that records what it gets)."""
+    import contextlib
+
+    from irwarehouse import measures
+    from irwarehouse.cli import spark as spark_cli
+
+    parse, seen, got = measures.parse, [], {}
+
+    def counting(text):
+        seen.append(text)
+        return parse(text)
+
+    class Recorder:
+        def eval(self, given, *args, **kwargs):
+            got["measures"] = given
+            return {"measures": given, "scores": 0, "runs": 0, "qrels": "q", "path": "p"}
+
+    monkeypatch.setattr(measures, "parse", counting)
+    monkeypatch.setattr(spark_cli, "_open", lambda *args: contextlib.nullcontext(Recorder()))
+    cli_for(str(tmp_path / "w.duckdb"))("spark", "eval", "-m", "P@13", "-m", "AP", "--data", tmp_path,
+                                         "--out", tmp_path / "out")
+    assert seen == ["P@13", "AP"]
+    assert got["measures"] == [measures.parse("P@13"), measures.parse("AP")]
