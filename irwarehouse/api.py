@@ -26,21 +26,20 @@ connection of its own and locks the warehouse file only for its final transactio
 
 from __future__ import annotations
 
-import functools
-import os
-import re
-import shutil
-from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Iterable
 
-from . import catalogue, connection, files, names, runsets, schema, sql, statements
+from . import catalogue, citations, files, runsets, sql
 from . import measures as ms
-from .catalogue import DEFAULT_COLLECTION
-from .connection import DEFAULT_DB, DEFAULT_WAIT, memory_limit_text, transaction
+from .connection import DEFAULT_DB, DEFAULT_WAIT, memory_limit_text
+from .door import _atomic, _files_in, _owned, check_settings
+from .door_standardization import StandardizationDoor
+from .door_statistics import StatisticsDoor
 from .engine import base, evaluation, files_in, loading, many, pools
 from .errors import IrwError, StatusError, note
+from .inputs import _file_qrels_name, _meta_file, _parsed, _source_files, measure_labels, measure_names, parse_measures
 from . import trec_eval as te
-from .result import Batches, Result
+from .options import RankingOptions
+from .result import Result
 from .trec_eval import TREC_EVAL_VERSION
 from .significance_tests import CORRECTIONS, TESTS
 from .systems import check_unit, system_scores
@@ -49,93 +48,13 @@ if TYPE_CHECKING:
     from .report import JudgesReport, Report
     from .trec_eval import TrecEvalReport
 
-__all__ = ["Warehouse", "DEFAULT_DB", "DEFAULT_WAIT", "TESTS", "CORRECTIONS", "TREC_EVAL_VERSION", "check_settings",
-           "measure_names", "measure_labels", "measure_catalogue", "format_value", "memory_limit_text"]
+__all__ = ["Warehouse", "RankingOptions", "DEFAULT_DB", "DEFAULT_WAIT", "TESTS", "CORRECTIONS", "TREC_EVAL_VERSION", "check_settings",
+           "measure_names", "measure_labels", "parse_measures", "measure_catalogue", "format_value", "memory_limit_text"]
 
-# DataFrame column conventions: the first name present is used.
-RUN_COLUMNS = {"topic": ("qid", "query_id", "topic"), "docno": ("docno", "doc_id"),
-               "score": ("score",), "rank": ("rank",), "run_id": ("run_id", "name", "run")}
-QRELS_COLUMNS = {"topic": ("qid", "query_id", "topic"), "docno": ("docno", "doc_id"),
-                 "rel": ("label", "relevance", "rel")}
 
 POOL_KINDS = pools.KINDS
 POOL_STATS = pools.STATS
 TOPIC_POLICIES = ("qrels", "run", "all")
-
-
-def check_settings(wait: float | None = None, memory_limit: str | None = None) -> None:
-    """Check the settings of opening a warehouse (``--wait``, ``--memory-limit``): an
-    IrwError saying what is wrong."""
-    import math
-
-    if wait is not None and not (isinstance(wait, (int, float)) and math.isfinite(wait) and wait >= 0):
-        raise IrwError(f"{wait!r} is not a number of seconds >= 0")
-    if memory_limit is not None:
-        connection.memory_limit(memory_limit)
-
-
-def _column(frame, role: str, names: tuple[str, ...], what: str, required: bool = True):
-    for name in names:
-        if name in frame.columns:
-            return name
-    if required:
-        raise IrwError(f"the {what} DataFrame has no {role} column (one of {', '.join(names)}); "
-                       f"its columns: {', '.join(map(str, frame.columns))}")
-    return None
-
-
-def measure_names(measures) -> list[str]:
-    """Measure names from names and ir_measures measure objects (str(ir_measures.nDCG@10)
-    is 'nDCG@10'; ``Rprec`` is the catalogue's RPrec)."""
-    if isinstance(measures, (str, bytes)) or not isinstance(measures, Iterable):
-        measures = [measures]
-    out = []
-    for m in measures:
-        if isinstance(m, str):
-            out.append(m)
-            continue
-        if isinstance(m, ms.Measure):
-            out.append(str(m))
-            continue
-        if type(m).__module__.split(".")[0] != "ir_measures":
-            raise IrwError(f"not a measure: {m!r} (give a name such as 'nDCG@10', or an ir_measures measure)")
-        text = str(m)
-        name = re.match(r"[A-Za-z_]+", text).group(0)
-        if ms.catalogue_name(name) is None:
-            raise IrwError(f"ir_measures measure {text} has no counterpart in the catalogue (irw measures)")
-        out.append(ms.catalogue_name(name) + text[len(name):])
-    return out
-
-
-def _parsed(measures, rel_level: int | None = None) -> list[ms.Measure]:
-    return ms.parse_all(measure_names(measures), rel_level=rel_level)
-
-
-def _conditions(con, conditions) -> list[tuple[ms.Measure, str]]:
-    """The conditions of a correlation matrix: each ``MEASURE:QRELS`` (a string) or a
-    (measure, qrels) pair, its qrels existing; a condition given twice is an error."""
-    if isinstance(conditions, str):
-        conditions = [conditions]
-    out = []
-    for item in conditions:
-        if isinstance(item, str):
-            measure, qrels = ms.parse_condition(item)
-        else:
-            measure, qrels = item
-            measure = _parsed([measure])[0]
-        catalogue.qrels_info(con, qrels)
-        if (measure, qrels) in out:
-            raise IrwError(f"the condition {measure}:{qrels} is given twice")
-        out.append((measure, qrels))
-    if not out:
-        raise IrwError("no condition given: name each as MEASURE:QRELS, e.g. AP@100:trec8-d10")
-    return out
-
-
-def measure_labels(measures, rel_level: int | None = None) -> list[str]:
-    """The canonical names of ``measures`` (names or ir_measures objects), in order, without
-    repeats: the names ``scores.measure`` stores. A bad name is an IrwError."""
-    return [str(m) for m in _parsed(measures, rel_level)]
 
 
 def measure_catalogue() -> list:
@@ -149,33 +68,7 @@ format_value = ms.format_value
 _spec = runsets.spec_of
 
 
-_SANDBOX_KEPT = ("this in-memory warehouse ran SQL in DuckDB's sandbox (Warehouse.sql), which "
-                 "lasts as long as the warehouse: it reads and writes no file any more. Load "
-                 "files and write copies before the first sql call, or use a warehouse file")
-
-
-def _atomic(method=None, *, files: bool = False):
-    """One call, one transaction: a call that fails leaves the warehouse as it was, scores it
-    would have stored on the way included (nested calls join the outer transaction). The
-    first call also makes the warehouse ready (schema.prepare), in the same transaction.
-    ``files``: the call reads or writes files through DuckDB (an export, a factor file), so
-    its connection must be out of the sandbox of an earlier sql call (Warehouse._connection)."""
-    if method is None:
-        return functools.partial(_atomic, files=files)
-
-    @functools.wraps(method)
-    def call(self, *args, **kwargs):
-        con = self._connection(files=files)
-        with transaction(con):
-            if not self._prepared:
-                schema.prepare(con, self.path, self.read_only, self._notify)
-            result = method(self, *args, **kwargs)
-        self._prepared = True
-        return result
-    return call
-
-
-class Warehouse:
+class Warehouse(StatisticsDoor, StandardizationDoor):
     """An irwarehouse warehouse: a DuckDB file (or ``":memory:"``) with the runs, qrels, scores
     and every view and macro of the SQL product.
 
@@ -186,104 +79,6 @@ class Warehouse:
     on opening (changes made outside irw, say) goes to ``notify`` (default: the list
     :attr:`notes`). The file is opened on first use, and a load releases it while it reads
     its files. Use it as a context manager, or call :meth:`close`."""
-
-    def __init__(self, path: str | os.PathLike | None = ":memory:", *, read_only: bool = False,
-                 create: bool = True, wait: float | None = None, memory_limit: str | None = None,
-                 notify=None, _throwaway: bool = False):
-        # _throwaway: an in-memory warehouse for one evaluation (eval_files), without measure
-        # macros and caches (connection.mark_throwaway)
-        check_settings(wait, memory_limit)
-        self.path = connection.resolve_path(None if path is None else str(path))
-        self.read_only = read_only
-        self.create = create and not read_only
-        self.wait, self.memory_limit = wait, memory_limit
-        self.notes: list[str] = []
-        self._notify = notify or self.notes.append
-        self._con = None
-        self._box = None  # DuckDB's sandbox the connection is in (users' SQL: sql())
-        self._prepared = False
-        self._throwaway = _throwaway and self.path == ":memory:"
-        if self.path == ":memory:":
-            self.con  # noqa: B018 - an in-memory warehouse exists only while it is open
-
-    @classmethod
-    def attach(cls, con, path: str | None = None) -> "Warehouse":
-        """A Warehouse over a connection that is open (and ready) already."""
-        w = cls.__new__(cls)
-        w.path, w.notes, w._con, w._prepared, w._box = path or "", [], con, True, None
-        w._notify = w.notes.append
-        w.read_only = base.con_is_read_only(con)
-        w.create, w.wait, w.memory_limit, w._throwaway = False, None, None, False
-        return w
-
-    @property
-    def con(self):
-        """The DuckDB connection to the warehouse (opened on first use)."""
-        if self._con is None:
-            self._con = connection.connect(self.path, read_only=self.read_only, create=self.create,
-                                           wait=self.wait, memory=self.memory_limit)
-            self._prepared = False
-            if self.path == ":memory:":
-                if self._throwaway:
-                    connection.mark_throwaway(self._con)
-                with transaction(self._con):
-                    schema.prepare(self._con, self.path, False, self._notify,
-                                   measure_macros=not self._throwaway)
-                self._prepared = True
-        return self._con
-
-    @property
-    def engine(self) -> connection.DuckDBEngine:
-        return connection.DuckDBEngine(self.con)
-
-    def close(self) -> None:
-        if self._con is not None:
-            self._con.close()
-            self._con = None
-            self._box = None
-
-    def _connection(self, box: "connection.Sandbox | None" = None, files: bool = False):
-        """The connection: in DuckDB's sandbox ``box`` (users' SQL); or, with ``files``, out
-        of any (a call that reads or writes files through DuckDB); else as it is. A
-        connection enters a sandbox for good (DuckDB cannot lift it), so a warehouse file is
-        opened anew to leave one, or to enter another, between calls (a connection taken
-        before, ``w.con``, is then closed); an in-memory warehouse, which lives in its
-        connection, stays in the sandbox of its first SQL."""
-        if self._con is not None and self._box is not None and (
-                (box is not None and box != self._box) or (box is None and files)):
-            if self.path not in (":memory:", "") and not connection.in_transaction(self._con):
-                self.close()
-            elif box is not None:
-                raise IrwError("this warehouse's DuckDB is in the sandbox of an earlier sql call, "
-                               "which it keeps while it is open (an in-memory warehouse: always): "
-                               "name every file its SQL may use in that first call")
-            else:
-                raise IrwError(_SANDBOX_KEPT)
-        con = self.con
-        if box is not None and self._box is None:
-            box.apply(con)
-            self._box = box
-        elif files and connection.in_sandbox(con):
-            # the file's DuckDB, shared by this process's connections to it, is in the
-            # sandbox of another one's sql call: this connection, opened meanwhile, may be
-            # what keeps it
-            if self.path not in (":memory:", "") and not connection.in_transaction(con):
-                self.close()
-                con = self.con
-        if files and box is None and connection.in_sandbox(con):
-            raise IrwError(f"another connection of this process to {self.path} (another Warehouse, or "
-                           "a connection taken from one) keeps DuckDB's sandbox of an earlier sql "
-                           "call, which reads and writes no file: close it first")
-        return con
-
-    def __enter__(self) -> "Warehouse":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def __repr__(self) -> str:
-        return f"Warehouse({self.path!r}{', read_only=True' if self.read_only else ''})"
 
     # ------------------------------------------------------------------ names
 
@@ -351,34 +146,15 @@ class Warehouse:
         its description, parameters with defaults, trec_eval name, graded, ideal, paper."""
         return Result(list(ms.LISTING_COLUMNS), ms.listing_rows())
 
+    @staticmethod
+    def explain_measure(name: str) -> str:
+        """The long explanation of a measure (``irw measures NAME``; no warehouse needed):
+        ``name`` a catalogue name, a trec_eval name or a measure as written."""
+        return citations.explain(ms.definition_of(name), ms.format_value)
+
     # ------------------------------------------------------------------ loading
 
-    @contextmanager
-    def _staging(self, *sources):
-        """A load's staging connection: the warehouse's own when it is in memory; otherwise
-        an in-memory one, the file released meanwhile and attached for the final transaction
-        (connection.Staging). ``sources``: what is loaded (files, or DataFrames)."""
-        if self.read_only:
-            raise IrwError("this warehouse is open read-only: open it for writing to load")
-        if self.path == ":memory:":
-            if self._box is not None and any(
-                    isinstance(s, (str, os.PathLike)) or hasattr(s, "read")
-                    or (isinstance(s, (list, tuple)) and s) for s in sources):
-                raise IrwError(_SANDBOX_KEPT)
-            stage = connection.Staging(self.path, con=self._connection())
-        else:
-            self.close()  # released while the files are read
-            stage = connection.Staging(self.path, wait=self.wait, notify=self._notify, create=self.create,
-                                       memory=self.memory_limit, prepare=schema.prepare)
-        try:
-            yield stage
-        finally:
-            stage.close()
-
-    def _target(self, stage, collection: str | None) -> tuple[str, bool]:
-        return catalogue.collection_for_load(self.path, stage.con if stage.attach is None else None,
-                                             collection, self.wait)
-
+    @_owned
     def load_qrels(self, source, name: str, *, collection: str | None = None, replace: bool = False,
                    description: str | None = None, encoding: str = "utf-8") -> dict:
         """Load judgments from files (paths or globs) or a DataFrame under ``name``; a summary
@@ -389,6 +165,7 @@ class Warehouse:
                                       final=stage.attach, encoding=encoding, collection=target,
                                       implicit=implicit)
 
+    @_owned
     def load_runs(self, source, *, run_id: str | None = None, collection: str | None = None,
                   order: str = "trec_eval", replace: bool = False, meta=None,
                   extra_fields: bool = False, encoding: str = "utf-8") -> dict:
@@ -411,6 +188,7 @@ class Warehouse:
         with _meta_file(source) as path:
             return loading.load_meta(self.con, path, collection)
 
+    @_owned
     def load_collection(self, directory, name: str, *, qrels_name: str | None = None,
                         qrels_file=None, runs_dir=None, meta=None, order: str = "trec_eval",
                         replace: bool = False, extra_fields: bool = False,
@@ -456,85 +234,6 @@ class Warehouse:
         if self.read_only:
             raise IrwError("this warehouse is open read-only: open it for writing to refresh it")
         return base.ensure_bases(self.con)
-
-    def sql(self, query: str, params=None, *, write: bool | None = None, files=(),
-            batches: bool | int = False) -> "Result | Batches | None":
-        """Run SQL; its result (None for a statement without one).
-
-        The SQL runs in DuckDB's own sandbox (irwarehouse.connection.Sandbox): it reads and
-        writes the warehouse and nothing else -- no file, no other database, no extension
-        -- but, with ``write``, the directories and files named in ``files`` (none of which
-        may be or hold a DuckDB database: irwarehouse.statements.allowed). ``write``
-        (default: whether the warehouse is open for writing) allows statements that change
-        something; without it only statements that read run. The call is one transaction:
-        after statements that change the tables, irw's caches and stored scores are brought
-        in line (as ``irw sql --write`` does), and tables left in a state no load would
-        accept (a document twice in a ranking, a document judged twice, a table of the
-        schema removed) are an error that undoes the call. The sandbox lasts as long as the
-        warehouse's DuckDB connection: a warehouse file is opened anew for other calls, an
-        in-memory one keeps it (``w.con`` runs SQL outside it, without irw's checks).
-
-        ``batches`` (True, or the number of rows per batch): the result streamed, as an
-        :class:`irwarehouse.result.Batches` -- its columns at once, its rows in batches as
-        DuckDB produces them, so that memory holds one batch whatever the result's size. The
-        call's transaction stays open until the batches are read to the end (then it
-        commits) or closed (then it is rolled back)."""
-        import duckdb
-
-        write = (not self.read_only) if write is None else bool(write)
-        if write and self.read_only:
-            raise IrwError("this warehouse is open read-only: open it for writing to change it")
-        if isinstance(files, (str, os.PathLike)):
-            files = [files]
-        if files and not write:
-            raise IrwError("files may be read and written by SQL that runs with --write (write=True) only")
-        directories, paths = statements.allowed(files)
-        con = self._connection(connection.Sandbox(directories, paths))
-
-        def failed(exc: BaseException) -> BaseException:
-            if isinstance(exc, duckdb.PermissionException):
-                return IrwError(statements.outside(exc, write))
-            if isinstance(exc, duckdb.Error):
-                return IrwError(f"SQL error: {str(exc).strip().splitlines()[0]}")
-            return exc
-
-        open_transaction = ExitStack()
-        open_transaction.enter_context(transaction(con))
-
-        def finish(error: BaseException | None) -> None:
-            if error is None:
-                try:
-                    if write:
-                        for message in schema.reconcile(con, edited=True):
-                            self._notify(message)
-                except BaseException as exc:
-                    open_transaction.__exit__(type(exc), exc, exc.__traceback__)
-                    raise
-                open_transaction.close()
-                self._prepared = True
-            else:
-                open_transaction.__exit__(type(error), error, error.__traceback__)
-
-        try:
-            if not self._prepared:
-                schema.prepare(con, self.path, self.read_only, self._notify)
-            statements.check(con, query, write)
-            connection.settle(con)
-            try:
-                rel = con.sql(query, params=params) if params is not None else con.sql(query)
-                if rel is not None and batches:
-                    text = rel.sql_query()
-                    con.execute(text, params) if params is not None else con.execute(text)
-                    return Batches(rel.columns, rel.types, con.fetchmany, finish,
-                                   None if batches is True else batches, failed)
-                result = None if rel is None else Result(rel.columns, rel.fetchall())
-            except duckdb.Error as exc:
-                raise failed(exc) from None
-        except BaseException as exc:
-            finish(exc)
-            raise
-        finish(None)
-        return result
 
     # ------------------------------------------------------------------ evaluation
 
@@ -610,7 +309,7 @@ class Warehouse:
         def evaluate(con, path, collection):
             if path is None:  # files in, scores out without a warehouse
                 return files_in.evaluate(con, name, parsed, run_spec=run_spec, **options)
-            return Warehouse.attach(con, path).eval(measures, name, run_spec,
+            return Warehouse.attach(con, path).eval(parsed, name, run_spec,
                                                     store=save is not None, **options)
 
         # run metadata, a warehouse to keep the scores in, options of eval's alone and the
@@ -691,261 +390,25 @@ class Warehouse:
         ``name`` a list of names, one per team, or a prefix string -- names ``name`` + team
         (or ``prefix`` + team; by default QRELS-lo-TEAM)), or 'take' (J ∩ ∪ D_t). One row per
         qrels created."""
-        if kind not in POOL_KINDS:
-            raise IrwError(f"unknown kind of derived qrels {kind!r}; valid: {', '.join(POOL_KINDS)}")
         parent = qrels or catalogue.default_qrels(self.con)
-        spec = "all" if kind == "shallow" else (_spec(runs) or "all")
-        if kind == "leave-out":
-            if teams == "all":
-                teams = list(catalogue.teams_of(self.con, runsets.resolve(self.con, spec, qrels=parent),
-                                                catalogue.collection_of(self.con, parent)))
-            targets = pools.leave_out_targets(parent, list(teams or []), name, prefix)
-        else:
-            if not name:
-                raise IrwError("a derived qrels needs a name (--name)")
-            targets = [(name, list(teams or []) if kind == "take" else [])]
-        rows = pools.build_many(self.con, kind, parent, targets, spec, depth, replace, description)
+        planned = pools.targets(self.con, kind, parent, runs, name, teams, prefix)
+        rows = pools.build_many(self.con, kind, parent, planned.targets, planned.spec, depth, replace,
+                                description)
         return Result.of(rows)
 
     @_atomic
     def pool_stats(self, what: str = "topics", qrels=None, runs="all", depth: int = 100) -> Result:
         """Pool statistics: topics | multiplicity | teams | unique | judged | collection |
         qrels (``qrels``: one qrels, or for ``qrels`` several, as a list)."""
-        if what not in POOL_STATS:
-            raise IrwError(f"unknown statistics {what!r}; valid: {', '.join(POOL_STATS)}")
         names = [qrels] if qrels is None or isinstance(qrels, str) else list(qrels)
-        if len(names) > 1 and what != "qrels":
-            raise IrwError(f"pool stats {what} takes one --qrels (several: pool stats qrels)")
-        out = None
-        for name in names:
-            q = name or catalogue.default_qrels(self.con)
-            pools.check_parent(self.con, q)
-            run_ids = runsets.resolve(self.con, _spec(runs), qrels=q)
-            if what == "qrels":
-                part = pools.qrels_stats(self.con, q, run_ids)
-            else:
-                rel = pools.stats(self.engine, what, q, run_ids, depth)
-                part = Result(rel.columns, rel.fetchall())
-            out = part if out is None else Result(out.columns, out.rows() + part.rows())
-        return out
+        return pools.stats_of(self.con, what, [q or catalogue.default_qrels(self.con) for q in names],
+                              _spec(runs), depth)
 
     @_atomic
     def deeply_judged(self, qrels: str | None = None, depth: int = 50) -> list[str]:
         """Runs with at least ``depth`` documents for every topic, all of their top ``depth``
         judged."""
         return pools.deeply_judged(self.con, qrels or catalogue.default_qrels(self.con), depth)
-
-    # ------------------------------------------------------------------ significance
-
-    def _qrels_runs(self, qrels, runs) -> tuple[str, list[str]]:
-        q = qrels or catalogue.default_qrels(self.con)
-        return q, runsets.resolve(self.con, _spec(runs), qrels=q)
-
-    @_atomic
-    def discpower(self, measures, qrels: str | None = None, runs="all", *, test: str = "t",
-                  correction: str = "none", alpha: float = 0.05, B: int | None = None, seed: int = 0,
-                  topics: str = "qrels", reference_qrels: str | None = None,
-                  reference_measure=None, save: str | None = None, progress=None,
-                  by: str = "run", level: float = 0.95) -> Result:
-        """Discriminative power per measure (and agreement with a reference condition), with
-        the matrix's residual variance V_E, the smallest significant difference and the
-        median |d_z|; ``by="system"`` over systems. ``save`` keeps the rows in
-        discpower_results and every pair behind them in pair_tests, both under that name,
-        with the interval of each difference and its effect sizes at ``level``
-        (``.info['pairs']``: that table)."""
-        from . import significance
-
-        check_unit(by)
-        parsed = _parsed(measures)
-        ref = ms.parse(measure_names(reference_measure)[0]) if reference_measure is not None else None
-        q, run_ids = self._qrels_runs(qrels, runs)
-        if save and self.read_only:
-            raise IrwError("this warehouse is open read-only: open it for writing to --save")
-        out = significance.discpower(self.con, q, parsed, run_ids, test, correction, alpha, B, seed,
-                                     topics, reference_qrels, ref, progress, by=by,
-                                     pairs=bool(save), level=level)
-        if not save:
-            return Result.of(out)
-        frame, pairs = out
-        params = {"runs": runs if isinstance(runs, str) else list(runs), "topics": topics,
-                  "seed": seed, "by": by, "level": level}
-        self._save(significance, "discpower_results", save, frame, params)
-        self._save(significance, "pair_tests", save, pairs,
-                   {**params, "correction": correction, "alpha": alpha, "B": B})
-        return Result.of(frame, info={"pairs": pairs})
-
-    def _save(self, significance, table: str, name: str, frame, params: dict) -> None:
-        if self.read_only:
-            raise IrwError("this warehouse is open read-only: open it for writing to --save")
-        significance.save(self.con, table, name, frame, params)
-
-    @_atomic
-    def pvalues(self, measure, qrels: str | None = None, runs="all", *, test: str = "t",
-                correction: str = "none", alpha: float = 0.05, B: int | None = None, seed: int = 0,
-                topics: str = "qrels", save: str | None = None, progress=None, level: float = 0.95,
-                by: str = "run") -> Result:
-        """Every run pair with its mean difference and its interval at ``level`` (the test's
-        own: ``TESTS[test].interval``), Cohen's d_z with its exact interval, Sakai's effect
-        size over the residual variance (``effect_size_residual``), p-value and adjusted
-        p-value; ``by="system"``: every pair of systems, with their runs and whether the
-        difference is within their spread. ``save`` keeps them in pair_tests."""
-        from . import significance
-
-        check_unit(by)
-        m = self._one(measure)
-        q, run_ids = self._qrels_runs(qrels, runs)
-        frame = significance.pvalues(self.con, q, m, run_ids, test, correction, alpha, B, seed,
-                                     topics, progress, level, by)
-        if save:
-            self._save(significance, "pair_tests", save, frame,
-                       {"runs": runs if isinstance(runs, str) else list(runs), "topics": topics,
-                        "correction": correction, "alpha": alpha, "B": B, "seed": seed,
-                        "by": by, "level": level})
-        return Result.of(frame)
-
-    @_atomic
-    def compare(self, run_a: str, run_b: str, measures, qrels: str | None = None, *,
-                tests=("t",), alpha: float = 0.05, B: int | None = None, seed: int = 0,
-                topics: str = "qrels", rbp_p: float = 0.8, judged_k: int = 10,
-                level: float = 0.95, by: str = "run") -> Result:
-        """Two runs (``by="system"``: two systems) per measure: means, difference with its
-        interval at ``level`` (that of the first test), d_z with its exact interval,
-        p-values, RBP residual and Judged@k."""
-        from . import significance
-
-        check_unit(by)
-        q = qrels or catalogue.default_qrels(self.con)
-        if by == "run":
-            runsets.resolve(self.con, _spec([run_a, run_b]), qrels=q)
-        return Result.of(significance.compare(self.con, q, run_a, run_b, _parsed(measures),
-                                              [tests] if isinstance(tests, str) else list(tests),
-                                              alpha, B, seed, topics, rbp_p, judged_k, level, by))
-
-    @_atomic
-    def repro(self, original: str, reproduced: str, measures, *, baseline: str | None = None,
-              reproduced_baseline: str | None = None, qrels: str | None = None,
-              reproduced_qrels: str | None = None, topics: str = "run", show: str = "effects",
-              per_topic: bool = False, save: str | None = None) -> Result:
-        """Whether ``original`` reproduces (Breuer et al. 2020, as repro_eval computes it):
-        ``reproduced`` is a run or a system of runs (seeds, folds), replicated when
-        ``reproduced_qrels`` is another qrels. ``show``: effects (means, RMSE, p-value, ER and
-        ΔRI per measure), order (KTU and RBO per cut-off: their means over the topics, and
-        with ``per_topic`` each topic's) or spread (over the reproductions); ``.info`` holds
-        all three. ``save`` keeps the effects and the order
-        in repro_effects and repro_order."""
-        from . import repro
-
-        if save and self.read_only:
-            raise IrwError("this warehouse is open read-only: open it for writing to --save")
-        table, tables = repro.run(self.con, original, reproduced, _parsed(measures), baseline,
-                                  reproduced_baseline, qrels, reproduced_qrels, topics, show,
-                                  per_topic, save)
-        return Result.of(table, info=tables)
-
-    @_atomic
-    def correlate(self, measure_a, measure_b=None, qrels: str | None = None, qrels_b: str | None = None,
-                  runs="all", *, topics: str = "qrels", rbo_p: float = 0.9) -> Result:
-        """Rank correlation (tau-b, tau-a, tau_AP, RBO, Pearson) of the run orderings by
-        ``measure_a`` on ``qrels`` and ``measure_b`` (default: a) on ``qrels_b`` (default: qrels)."""
-        from . import significance
-
-        a = self._one(measure_a)
-        b = self._one(measure_b) if measure_b is not None else a
-        q, run_ids = self._qrels_runs(qrels, runs)
-        return Result.of([significance.correlate(self.con, a, q, b, qrels_b or q, run_ids, topics, rbo_p)])
-
-    @_atomic
-    def correlation_matrix(self, measures=None, qrels=None, runs="all", *, conditions=None,
-                           topics: str = "qrels", rbo_p: float = 0.9, of: str = "scores",
-                           statistics=None, save: str | None = None) -> Result:
-        """``irw correlate --matrix``: every cell over the conditions, one row per cell and
-        statistic. The conditions are every measure of ``measures`` at every qrels of
-        ``qrels`` (a list; default the only loaded qrels), measures outer; or the list
-        ``conditions``, each ``MEASURE:QRELS`` (e.g. ``AP@100:trec8-d10``) or a (measure,
-        qrels) pair, in the order given. ``of`` scores (run orderings) or pvalues (orderings
-        of the run pairs by paired t-test p-value); ``save`` keeps the cells in table
-        correlation_matrices."""
-        from . import significance
-
-        if conditions is not None:
-            if measures is not None or qrels is not None:
-                raise IrwError("give the conditions as measures and qrels or as a list of "
-                               "conditions, not both")
-            pairs = _conditions(self.con, conditions)
-            qs = list(dict.fromkeys(q for _, q in pairs))
-        else:
-            if not measures:
-                raise IrwError("no measure given: name the measures (-m), or the conditions "
-                               "(--condition MEASURE:QRELS)")
-            parsed = _parsed(measures)
-            qs = catalogue.expand_qrels(self.con, qrels)
-            pairs = [(m, q) for m in parsed for q in qs]
-        run_ids = runsets.resolve(self.con, _spec(runs), qrels=qs[0])
-        wanted = list(statistics) if statistics else (
-            ["kendall_tau", "tau_ap", "rbo"] if of == "scores" else ["kendall_tau"])
-        frame = significance.correlation_matrix(self.con, pairs, run_ids, topics, rbo_p, of, wanted,
-                                                notify=self._notify_note)
-        if save:
-            params = ({"conditions": [f"{m}:{q}" for m, q in pairs]} if conditions is not None else
-                      {"measures": [str(m) for m in parsed], "qrels": qs})
-            self._save(significance, "correlation_matrices", save, frame,
-                       {**params, "runs": runs if isinstance(runs, str) else list(runs),
-                        "topics": topics, "rbo_p": rbo_p})
-        return Result.of(frame)
-
-    @_atomic
-    def power(self, measures, delta, qrels: str | None = None, runs="all", *, alpha: float = 0.05,
-              beta: float = 0.2, topics: str = "qrels", by: str = "run", anova: bool = False,
-              systems: int | None = None) -> Result:
-        """Topic set size design (Sakai 2016; ``irw power``): from the runs x topics matrix of
-        each measure, the residual variance V_E of the two-way ANOVA without replication;
-        per difference in ``delta`` (a number or a list), the topics a two-sided paired
-        t-test at ``alpha`` needs to detect it with power 1 - ``beta`` (exact noncentral t,
-        a pair's differences of variance 2 V_E; None beyond irwarehouse.power.MAX_TOPICS),
-        the power with the collection's topics, and the minimum detectable difference with
-        them. ``anova``: also the one-way ANOVA design over ``systems`` systems (default:
-        the runs, or systems, of the matrix), ``delta`` the range between the best and the
-        worst. ``by="system"``: the matrix of the runs' systems."""
-        from . import significance
-
-        check_unit(by)
-        deltas = [delta] if isinstance(delta, (int, float)) else list(delta)
-        q, run_ids = self._qrels_runs(qrels, runs)
-        return Result.of(significance.power_design(self.con, q, _parsed(measures), run_ids,
-                                                   [float(d) for d in deltas], alpha, beta, topics,
-                                                   by, anova, systems))
-
-    @staticmethod
-    def _notify_note(message: str) -> None:
-        note(message)
-
-    @_atomic
-    def ci(self, measure, qrels: str | None = None, runs="all", *, topics: str = "qrels",
-           level: float = 0.95, by: str = "run") -> Result:
-        """Each run's mean with its t-distribution confidence interval; ``by="system"``: each
-        system's, with its number of runs and their spread."""
-        from . import significance
-
-        check_unit(by)
-        q, run_ids = self._qrels_runs(qrels, runs)
-        return Result.of(significance.mean_intervals(self.con, q, self._one(measure), run_ids, topics,
-                                                     level, by))
-
-    @_atomic
-    def summary(self, measures, qrels: str | None = None, runs="all", *, topics: str = "qrels",
-                by: str = "run") -> Result:
-        """Per run (over its topics) or per topic (over the runs): n, mean, sd, min and max of
-        each measure (``irw summary``). When there are no rows, a note says why."""
-        from . import summary
-
-        q, run_ids = self._qrels_runs(qrels, runs)
-        parsed = _parsed(measures)
-        rows = summary.summary(self.con, q, parsed, run_ids, topics, by)
-        if not rows:
-            note(evaluation.no_rows_reason(self.con, q, run_ids, topics), "no rows")
-            key = "run_id" if by == "run" else "topic"
-            return Result([key, "measure", "n", "mean", "sd", "min", "max"], [])
-        return Result.of(rows)
 
     # ------------------------------------------------------------------ judging the judges
 
@@ -964,157 +427,24 @@ class Warehouse:
                                               level, per_topic))
 
     @_atomic
-    def compare_rankings(self, qrels_a: str, qrels_b: str, measures, runs="all", what: str = "runs", *,
-                         by: str = "team", topics: str = "qrels", test: str = "t",
-                         correction: str = "none", alpha: float = 0.05, B: int | None = None,
-                         seed: int = 0, top_k: int = 10, rbo_p: float = 0.9,
-                         permutations: int = 10000, bias_correction: str = "holm",
-                         progress=None) -> Result:
+    def compare_rankings(self, qrels_a: str, qrels_b: str, measures, runs="all", what: str | None = None, *,
+                         options: RankingOptions | None = None, progress=None, **settings) -> Result:
         """Two judgment sets as rankings of the runs (``irw qrels rankings``), ``qrels_a`` the
-        reference, both evaluated together: ``what`` is ``runs`` (each run's mean score and
-        rank under each, and its rank shift), ``groups`` (per group of runs -- the metadata
-        column ``by`` -- the mean shift and its permutation test: ``permutations`` draws,
-        ``seed``, p-values adjusted over the groups by ``bias_correction``), ``correlation``
-        (tau-b, tau-a, tau_AP, tau on A's ``top_k``, RBO(``rbo_p``), Pearson) or
-        ``decisions`` (every run pair's significance decision under B against A's: ``test``,
-        ``correction``, ``alpha``, ``B``). The per-topic scores are kept in ``scores``
-        unless the warehouse is read-only."""
+        reference, both evaluated together. The options (irwarehouse.options.RankingOptions:
+        ``options``, and any of its fields by name in ``settings``, ``what`` among them):
+        ``what`` is ``runs`` (each run's mean score and rank under each, and its rank shift),
+        ``groups`` (per group of runs -- the metadata column ``by`` -- the mean shift and its
+        permutation test: ``permutations`` draws, ``seed``, p-values adjusted over the groups
+        by ``bias_correction``), ``correlation`` (tau-b, tau-a, tau_AP, tau on A's
+        ``top_k``, RBO(``rbo_p``), Pearson) or ``decisions`` (every run pair's significance
+        decision under B against A's: ``test``, ``correction``, ``alpha``, ``B``). The
+        per-topic scores are kept in ``scores`` unless the warehouse is read-only."""
         from . import judges
 
+        o = RankingOptions.of(options, what=what, **settings)
         run_ids = runsets.resolve(self.con, _spec(runs), qrels=qrels_a)
-        return Result.of(judges.compare_rankings(
-            self.con, qrels_a, qrels_b, _parsed(measures), run_ids, what, by=by, topics=topics, test=test,
-            correction=correction, alpha=alpha, B=B, seed=seed, top_k=top_k, rbo_p=rbo_p,
-            permutations=permutations, bias_correction=bias_correction, progress=progress))
-
-    # ------------------------------------------------------------------ standardization
-
-    @_atomic
-    def standardize(self, name: str, measures, qrels: str | None = None, *, reference="all",
-                    replace: bool = False, description: str | None = None) -> Result:
-        """Compute a factor set (per measure and topic, the reference runs' mean and sd);
-        returns its summary per measure (topics, n_ref, mean mu and sigma, zero sigmas), with
-        ``.info`` the set as stored (factors, qrels, measures, topics, reference)."""
-        from . import standardize as st
-
-        info = st.create_factor_set(self.con, name, _parsed(measures),
-                                    qrels=qrels or catalogue.default_qrels(self.con),
-                                    reference=_spec(reference) or "all", replace=replace,
-                                    description=description)
-        return Result.of(st.factor_summary(self.con, name), info=info)
-
-    @_atomic
-    def factor_sets(self) -> Result:
-        """The factor sets in the warehouse."""
-        from . import standardize as st
-
-        return Result.of(st.list_factor_sets(self.con))
-
-    @_atomic
-    def factors(self, name: str, measure: str | None = None) -> Result:
-        """The factors of a set: per measure and topic, mu, sigma and n_ref."""
-        from . import standardize as st
-
-        return Result.of(st.factors_frame(self.con, name, measure))
-
-    @_atomic
-    def standardized_scores(self, factors: str, measures=None, runs="all", *,
-                            per_topic: bool = False) -> Result:
-        """Standardized scores Phi(z) under a factor set (views std_scores / std_score_means);
-        runs without stored scores are evaluated first."""
-        from . import standardize as st
-
-        info = st.factor_set_info(self.con, factors)
-        run_ids = runsets.resolve(self.con, _spec(runs), qrels=info["qrels"])
-        return Result.of(st.standardized_scores(self.con, factors, measure_names(measures) if measures else None,
-                                                run_ids, per_topic=per_topic))
-
-    @_atomic(files=True)
-    def export_factors(self, name: str, path, *, file_format: str | None = None,
-                       replace: bool = False) -> int:
-        """Write a factor set to a CSV or Parquet file (through the output guard); the number
-        of factors written."""
-        from . import standardize as st
-
-        return st.export_factor_set(self.con, name, str(path), file_format, replace=replace)
-
-    @_atomic(files=True)
-    def import_factors(self, path, *, name: str | None = None, qrels: str | None = None,
-                       replace: bool = False, description: str | None = None,
-                       file_format: str | None = None) -> dict:
-        """Import a published factor set (all or nothing)."""
-        from . import standardize as st
-
-        return st.import_factor_set(self.con, str(path), name=name, qrels=qrels, replace=replace,
-                                    description=description, fmt=file_format)
-
-    @_atomic
-    def drop_factors(self, name: str) -> None:
-        """Remove a factor set."""
-        from . import standardize as st
-
-        st.drop_factor_set(self.con, name)
-
-    @_atomic
-    def reference_size(self, measure, qrels: str | None = None, runs="all", *, reference=None,
-                       sizes=(2, 5, 10, 20), samples: int = 1000, seed: int = 0,
-                       progress=None) -> Result:
-        """How many standardizing systems: tau of n sampled reference runs vs all of them."""
-        from . import standardize as st
-
-        q = qrels or catalogue.default_qrels(self.con)
-        return Result.of(st.reference_size_experiment(self.con, q, self._one(measure), _spec(runs) or "all",
-                                                      _spec(reference), sizes=list(sizes),
-                                                      samples=samples, seed=seed, progress=progress))
-
-    @_atomic
-    def split(self, parent: str, name: str, *, topics: str | None = None, half: int | None = None,
-              rest: str | None = None, description: str | None = None,
-              replace: bool = False) -> Result:
-        """A topic split of ``parent`` (and its rest): one row per split created."""
-        from . import standardize as st
-
-        return Result.of(st.split_collection(self.con, parent, name, topics=topics, half_seed=half,
-                                             rest=rest, description=description, replace=replace))
-
-    @_atomic
-    def splits(self) -> Result:
-        """The topic splits (qrels of kind 'topics') with their topic counts."""
-        return self.engine.read(sql.statement("catalogue.sql", "splits"))
-
-    @_atomic
-    def compare_splits(self, c: str, d: str, measure, *, raw=None, runs="all",
-                       reference=None, factors: str | None = None, alpha: float = 0.05,
-                       per_run: bool = False) -> Result:
-        """The same runs on two qrels: RMSE, dRMSE and t-test false positives per form of the
-        measure (``per_run``: one row per run and form)."""
-        from . import standardize as st
-
-        if reference and factors:
-            raise IrwError("give --reference (self-standardization) or --factors, not both")
-        cc, cd = catalogue.collection_of(self.con, c), catalogue.collection_of(self.con, d)
-        if cc != cd:
-            self._notify(f"comparing the runs of collection {cc} on {c} with the runs of the same "
-                         f"ids in collection {cd} on {d}")
-        summary, rows = st.compare_collections(self.con, c, d, self._one(measure), _spec(runs) or "all",
-                                               raw=raw, reference=_spec(reference), factors=factors,
-                                               alpha=alpha)
-        return Result.of(rows if per_run else summary)
-
-    @_atomic
-    def random_splits(self, measure, qrels: str | None = None, *, raw=None, runs="all",
-                      reference=None, factors: str | None = None, splits: int = 2000, seed: int = 0,
-                      size: int | None = None, alpha: float = 0.05, progress=None) -> Result:
-        """Random topic-set splits: mean and upper percentiles of dRMSE and false positives."""
-        from . import standardize as st
-
-        if reference and factors:
-            raise IrwError("give --reference (self-standardization) or --factors, not both")
-        q = qrels or catalogue.default_qrels(self.con)
-        return Result.of(st.random_splits_experiment(self.con, q, self._one(measure), _spec(runs) or "all",
-                                                     raw=raw, reference=_spec(reference), factors=factors,
-                                                     splits=splits, seed=seed, size=size, alpha=alpha,
-                                                     progress=progress))
+        return Result.of(judges.compare_rankings(self.con, qrels_a, qrels_b, _parsed(measures), run_ids, o,
+                                                 progress))
 
     # ------------------------------------------------------------------ reports, experiments, copies
 
@@ -1211,18 +541,6 @@ class Warehouse:
 
         return copies.publish(self.con, str(out), replace=replace, wait=self.wait)
 
-    # ------------------------------------------------------------------ helpers
-
-    @staticmethod
-    def _one(measure) -> ms.Measure:
-        names = measure_names(measure)
-        if len(names) != 1:
-            raise IrwError(f"one measure expected, got {len(names)}")
-        parsed = ms.parse_all(names)
-        if len(parsed) != 1:
-            raise IrwError(f"one measure expected, got {len(parsed)} ({', '.join(map(str, parsed))})")
-        return parsed[0]
-
 
 # The options of Warehouse.report that one kind of report takes, with their defaults: the
 # report on one qrels (coverage), and the page judging a second judgment set (--against).
@@ -1244,123 +562,11 @@ def _report_options(against, format: str, **given) -> None:
                        "irw qrels compare, irw qrels rankings, or irw experiment judges)")
 
 
-def _files_in(qrels, runs, name: str, then, *, fast: bool = True, meta=None, save=None,
-              replace: bool = False, order: str = "trec_eval", extra_fields: bool = False,
-              encoding: str = "utf-8", wait: float | None = None, memory_limit: str | None = None):
-    """Files in: what ``then(con, path, collection)`` computes over the qrels file ``qrels``
-    (as ``name``) and the runs ``runs`` read with every check of a load. With ``fast`` and
-    neither run metadata ``meta`` nor a warehouse ``save``, without a warehouse
-    (engine.files_in.staged: ``path`` is None, ``con`` holds the files as views named as a
-    warehouse's tables, of which ``runs`` may hold the ranked rows of judged documents only);
-    else loaded into an in-memory warehouse (or the warehouse ``save``), in the load's
-    transaction."""
-    if fast and meta is None and save is None:
-        with _source_files(qrels, "qrels") as qrels_paths, _source_files(runs, "runs") as run_paths:
-            if len(qrels_paths) != 1:
-                raise IrwError(f"one qrels file expected, got {len(qrels_paths)}")
-            with files_in.staged(qrels_paths[0], run_paths, name=name, policy=order,
-                                 extra_fields=extra_fields, encoding=encoding,
-                                 memory=memory_limit) as con:
-                return then(con, None, DEFAULT_COLLECTION)
-    with Warehouse(":memory:" if save is None else save, wait=wait, memory_limit=memory_limit,
-                   _throwaway=save is None) as w:
-        with w._staging() as stage, _source_files(qrels, "qrels") as qrels_paths, \
-                _source_files(runs, "runs") as run_paths, _meta_file(meta) as meta_path:
-            if len(qrels_paths) != 1:
-                raise IrwError(f"one qrels file expected, got {len(qrels_paths)}")
-            target, implicit = w._target(stage, None)
-            loaded = loading.load_collection(
-                stage.con, target, qrels_paths[0], run_paths, meta=meta_path, qrels_name=name,
-                policy=order, replace=replace, extra_fields=extra_fields, final=stage.attach,
-                encoding=encoding, implicit=implicit,
-                then=lambda con: then(con, w.path, target))
-        return loaded["then"]
 
 
-def _file_qrels_name(source) -> str:
-    """The name a qrels file evaluated directly takes: its file name without a compression
-    suffix (``qrels.trec8.gz``: ``qrels.trec8``); ``qrels`` for a DataFrame or a name that a
-    list of qrels could not address."""
-    if not isinstance(source, (str, os.PathLike)):
-        return "qrels"
-    stem = re.sub(r"\.(gz|bz2|xz)$", "", os.path.basename(str(source)))
-    return "qrels" if names.qrels_problem(stem) else stem
 
 
-def _stream_name(stream) -> str:
-    """How messages name a stream read as a file: standard input, or its name."""
-    name = getattr(stream, "name", None)
-    return "standard input" if name in ("<stdin>", 0) or not isinstance(name, str) else name
 
 
-@contextmanager
-def _source_files(source, kind: str, run_id: str | None = None):
-    """What to load: the paths given; a binary stream (``sys.stdin.buffer``, an
-    ``io.BytesIO``; also in a list of paths), written to a file in a temporary directory
-    first, which errors then name (standard input or the stream's name); or a DataFrame,
-    loaded as data (engine.loading.Frame: its columns found by the conventions above;
-    errors name 'the DataFrame', the row and the column)."""
-    if isinstance(source, (str, os.PathLike)):
-        yield [str(source)]
-        return
-    streams = isinstance(source, (list, tuple)) and any(hasattr(s, "read") for s in source)
-    if isinstance(source, (list, tuple)) and not streams and all(isinstance(s, (str, os.PathLike)) for s in source):
-        yield [str(s) for s in source]
-        return
-    if hasattr(source, "read") or streams:
-        items = list(source) if streams else [source]
-        if not all(hasattr(s, "read") or isinstance(s, (str, os.PathLike)) for s in items):
-            raise IrwError(f"load {kind} from paths, binary streams or a pandas DataFrame")
-        tmp = files.temp_dir("stream")
-        names: dict[str, str] = {}
-        try:
-            paths = []
-            for number, item in enumerate(items):
-                if not hasattr(item, "read"):
-                    paths.append(str(item))
-                    continue
-                path = os.path.join(tmp, f"stream{number}")
-                with open(path, "wb") as out:
-                    try:
-                        shutil.copyfileobj(item, out)
-                    except TypeError:  # a text stream: a file holds bytes
-                        raise IrwError(f"read {kind} from a binary stream (sys.stdin.buffer, "
-                                       "open(path, 'rb')), not a text stream") from None
-                names[path] = _stream_name(item)
-                paths.append(path)
-            yield paths
-        except IrwError as exc:
-            text = str(exc)
-            for path, name in names.items():
-                text = text.replace(path, name)
-            exc.args = (text, *exc.args[1:])  # the same error (its status kept), renamed
-            raise
-        finally:
-            files.remove_temp(tmp)
-        return
-    if isinstance(source, Result):  # what a method returned, loaded again
-        source = source.df()
-    if not hasattr(source, "columns"):
-        raise IrwError(f"load {kind} from paths or a pandas DataFrame, not {type(source).__name__}")
-    cols = RUN_COLUMNS if kind == "runs" else QRELS_COLUMNS
-    found = {role: _column(source, role, names, kind, required=role not in ("rank", "run_id"))
-             for role, names in cols.items()}
-    if kind == "runs" and found["run_id"] is None and not run_id:
-        raise IrwError("the runs DataFrame has no run_id (or name) column: name the run with run_id=...")
-    fields = ({"topic": found["topic"], "docno": found["docno"], "run_id": found["run_id"],
-               "given_rank": found["rank"], "score": found["score"]} if kind == "runs" else
-              {"topic": found["topic"], "docno": found["docno"], "rel": found["rel"]})
-    yield [loading.Frame(source, kind, fields, run_id=run_id if found.get("run_id") is None else None)]
 
 
-@contextmanager
-def _meta_file(source):
-    """Run metadata: the TSV path given, or a DataFrame, read as data (None: none)."""
-    if source is None or isinstance(source, (str, os.PathLike)):
-        yield None if source is None else str(source)
-        return
-    if isinstance(source, Result):
-        source = source.df()
-    if not hasattr(source, "columns"):
-        raise IrwError(f"run metadata comes from a TSV file or a pandas DataFrame, not {type(source).__name__}")
-    yield source

@@ -35,6 +35,7 @@ from .connection import engine_of
 from .engine import evaluation, many
 from .errors import IrwError, note
 from .measures import Measure
+from .options import RankingOptions
 from .result import Result
 from .significance_tests import correction as check_correction
 
@@ -392,29 +393,31 @@ def check_options(what: str, test: str = "t", correction: str = "none", alpha: f
         raise IrwError(f"the persistence of RBO must be between 0 and 1 (exclusive), got {rbo_p}")
 
 
-def compare_rankings(con, a: str, b: str, measures: list[Measure], run_ids: list[str], what: str = "runs",
-                     by: str = "team", topics: str = "qrels", test: str = "t", correction: str = "none",
-                     alpha: float = 0.05, B: int | None = None, seed: int = 0, top_k: int = 10,
-                     rbo_p: float = 0.9, permutations: int = 10000, bias_correction: str = "holm",
-                     progress=None) -> pd.DataFrame:
+def check(o: RankingOptions) -> None:
+    """The options of ``irw qrels rankings`` (options.RankingOptions), checked."""
+    check_options(o.what, o.test, o.correction, o.alpha, o.B, o.top_k, o.rbo_p, o.permutations,
+                  o.bias_correction)
+
+
+def compare_rankings(con, a: str, b: str, measures: list[Measure], run_ids: list[str],
+                     options: RankingOptions = RankingOptions(), progress=None) -> pd.DataFrame:
     """One table comparing the rankings of the runs under ``a`` (the reference) and ``b``
-    (RANKING_TABLES): ``runs``, ``groups``, ``correlation`` or ``decisions``."""
-    check_options(what, test, correction, alpha, B, top_k, rbo_p, permutations, bias_correction)
-    r = rankings(con, a, b, measures, run_ids, topics, by)
-    return table(r, what, test=test, correction=correction, alpha=alpha, B=B, seed=seed, top_k=top_k,
-                 rbo_p=rbo_p, permutations=permutations, bias_correction=bias_correction, progress=progress)
+    (RANKING_TABLES, ``options.what``): ``runs``, ``groups``, ``correlation`` or
+    ``decisions``."""
+    check(options)
+    r = rankings(con, a, b, measures, run_ids, options.topics, options.by)
+    return table(r, options, progress)
 
 
-def table(r: Rankings, what: str, *, test: str = "t", correction: str = "none", alpha: float = 0.05,
-          B: int | None = None, seed: int = 0, top_k: int = 10, rbo_p: float = 0.9,
-          permutations: int = 10000, bias_correction: str = "holm", progress=None) -> pd.DataFrame:
-    """The table ``what`` (RANKING_TABLES) of rankings already computed."""
+def table(r: Rankings, o: RankingOptions, progress=None) -> pd.DataFrame:
+    """The table ``o.what`` (RANKING_TABLES) of rankings already computed."""
+    what = o.what
     if what == "runs":
         return runs_frame(r)
     if what == "groups":
-        return groups_frame(r, permutations, seed, bias_correction, alpha)
+        return groups_frame(r, o.permutations, o.seed, o.bias_correction, o.alpha)
     if what == "correlation":
-        return correlation_frame(r, top_k, rbo_p)
+        return correlation_frame(r, o.top_k, o.rbo_p)
     if what == "decisions":
-        return decisions_frame(r, test, correction, alpha, B, seed, progress)
+        return decisions_frame(r, o.test, o.correction, o.alpha, o.B, o.seed, progress)
     raise IrwError(f"unknown table {what!r}; valid: {', '.join(RANKING_TABLES)}")

@@ -18,11 +18,17 @@ irwarehouse.trec_names reads trec_eval's ``-m`` arguments from the same table.
 from __future__ import annotations
 
 import re
+from typing import Callable
 from dataclasses import dataclass, field
 
 from . import numbers
 from .errors import IrwError, shown
 from .sql import quote_literal
+from .trec_families import (TREC_AGGREGATES, TREC_FAMILIES, TREC_NICKNAMES, TREC_UNSUPPORTED,  # noqa: F401 (re-exported)
+                            TREC_VALUE_KINDS, TrecFamily, format_number, format_value)
+from .citations import (BPREF, BUCKLEY, INFAP, JK, KANTOR, MOFFAT, SAKAI, SAKAI_KANDO, SALTON,
+                        TREC, TREC_EVAL_9, TREC_EVAL_10, UNCERTAINTY, VANRIJSBERGEN, WEBBER, Citation,
+                        as_citations)
 
 DISCOUNTS = ("log2p1", "jk")
 
@@ -42,6 +48,7 @@ class Param:
     why: str = ""  # said when a value is out of range
     excludes: str = ""  # the parameter this one sets instead (not both in one name)
     requires: str = ""  # the parameter without which this one means nothing
+    sets: "Setting | None" = None  # how it sets the parameter it excludes (given: its value)
 
     def valid_range(self) -> str:
         if self.low is not None and self.high is not None:
@@ -57,6 +64,26 @@ class Param:
                      or (value == self.high and not self.high_open)))
 
 
+@dataclass(frozen=True)
+class Setting:
+    """How a parameter sets the one it excludes (``Param.excludes``, ``Param.sets``) when it
+    is given: the value from the parameters ``inputs`` (the setter among them), computed in
+    Python by ``compute`` (keyword arguments named as the inputs) and in SQL by ``sql`` (an
+    expression with ``{name}`` for each input's SQL value). Measure.get and the measure
+    macros (engine.rendering) read it; neither knows any parameter by name."""
+
+    inputs: tuple[str, ...]
+    compute: Callable[..., object] = field(compare=False, repr=False)
+    sql: str
+
+
+def rbp_persistence(residual: float, depth: int) -> float:
+    """The phi whose tail weight beyond ``depth`` equals ``residual``: phi = r^(1/k)."""
+    if not 0 < residual < 1 or depth < 1:
+        raise IrwError("residual must be in (0, 1) and depth >= 1")
+    return residual ** (1.0 / depth)
+
+
 MAX_INT = numbers.MAX_INT  # grades, thresholds and cut-offs are SQL INTEGERs
 
 REL = Param("rel", "int", None, "relevance threshold: grade >= rel is relevant (default 1, or --rel-level); rel >= 0",
@@ -69,7 +96,8 @@ PERSIST = Param("p", "float", 0.8, "persistence phi; 0 < p < 1", low=0.0, high=1
                 high_open=True, always_shown=True)
 DEPTH = Param("depth", "int", None, "set p by the residual at a depth instead: p = residual^(1/depth), the "
               "persistence whose weight beyond rank depth is residual (depth=10: p = 0.7943); "
-              "depth >= 1", low=1, excludes="p")
+              "depth >= 1", low=1, excludes="p",
+              sets=Setting(("residual", "depth"), rbp_persistence, "pow({residual}, 1.0::DOUBLE / {depth})"))
 RESIDUAL = Param("residual", "float", 0.1, "with depth: the weight beyond rank depth; 0 < residual < 1",
                  low=0.0, high=1.0, low_open=True, high_open=True, always_shown=True,
                  requires="depth")
@@ -135,7 +163,8 @@ class MeasureDef:
     ``raw_form`` / ``normalized_form``: the measure that differs from it only by a per-topic
     constant (SP for AP; standardization compares them); ``examples``: parameter settings
     the tests evaluate it at (every engine, the measure macros, Spark); ``paper``: where it
-    is defined."""
+    is defined -- a citations.Citation (authors, title, venue, year), several (a tuple), or
+    free text; ``citations`` holds them, and ``paper`` then reads as their short forms."""
 
     name: str
     description: str
@@ -153,7 +182,13 @@ class MeasureDef:
     raw_form: str = ""
     normalized_form: str = ""
     examples: tuple[str, ...] = ()
-    paper: str = ""
+    paper: "str | Citation | tuple[Citation, ...]" = ""
+    citations: tuple[Citation, ...] = field(init=False, default=(), compare=False)
+
+    def __post_init__(self):
+        citations, text = as_citations(self.paper)
+        object.__setattr__(self, "citations", citations)
+        object.__setattr__(self, "paper", text)
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
@@ -185,14 +220,6 @@ class MeasureDef:
 
 BINARY = (REL, JUDGED)
 GRADED = (GAINS, UNLISTED, DISCOUNT, BASE, REL, JUDGED)
-TREC = "trec_eval"
-JK = "Järvelin & Kekäläinen, TOIS 2002"
-MOFFAT = "Moffat & Zobel, TOIS 2008"
-SAKAI = "Sakai, IPM 2004 (Q); Sakai, SIGIR 2007 (condensed lists)"
-WEBBER = "Webber, Moffat & Zobel, EVIA 2010"
-BUCKLEY = "Buckley & Voorhees, in TREC: Experiment and Evaluation in IR, MIT Press 2005"
-SALTON = "Salton & McGill, Introduction to Modern IR, 1983 (interpolated precision)"
-VANRIJSBERGEN = "van Rijsbergen, Information Retrieval, Butterworths 1979"
 
 CATALOGUE: dict[str, MeasureDef] = {
     m.name: m
@@ -213,7 +240,7 @@ CATALOGUE: dict[str, MeasureDef] = {
                    (MULT, REL, JUDGED), cutoff=False, aliases=("Rprec",), ir_measures="Rprec",
                    paper=BUCKLEY, examples=("RPrec", "RPrec(rel=2)", "RPrec(mult=0.6)", "RPrec(mult=1.8)")),
         MeasureDef("RR", "Reciprocal rank of the first relevant document within k (0 if none)", BINARY,
-                   ir_measures="RR", paper="Kantor & Voorhees, Information Retrieval 2000",
+                   ir_measures="RR", paper=KANTOR,
                    examples=("RR", "RR@3")),
         MeasureDef("Success", "1 if a relevant document is within the top k, else 0", BINARY,
                    ir_measures="Success@k", paper=BUCKLEY, examples=("Success@1", "Success@10")),
@@ -233,7 +260,7 @@ CATALOGUE: dict[str, MeasureDef] = {
                    GRADED, graded=True, ideal=True, paper=JK, examples=("IDCG", "IDCG@10", "IDCG(gains={1:1,2:3})")),
         MeasureDef("YAAP", "Yet another AP: ln((1 + SP@k) / (1 + R - SP@k)), SP@k the sum of precisions "
                    "at the relevant ranks; trec_eval's yaap", BINARY,
-                   paper="Robertson, On smoothing average precision, ECIR 2012",
+                   paper=Citation(("Robertson",), "On smoothing average precision", "ECIR", 2012),
                    examples=("YAAP", "YAAP@10", "YAAP(rel=2)")),
         MeasureDef("RBP", "Rank-biased precision (base score): (1-p) sum_{i<=k} (g_i/g_max) p^(i-1)",
                    (PERSIST, DEPTH, RESIDUAL, GAINS, REL, JUDGED), graded=True, ir_measures="RBP(p=...)",
@@ -246,21 +273,21 @@ CATALOGUE: dict[str, MeasureDef] = {
                              "RBPres(p=0.9,zero_if_judged=True)")),
         MeasureDef("nRBP", "Normalized RBP: RBP@k divided by the RBP@k of the ideal ranking",
                    (PERSIST, DEPTH, RESIDUAL, GAINS, REL, JUDGED), graded=True, ideal=True, raw_form="RBP",
-                   paper="Sakai & Kando, IRJ 2008",
+                   paper=SAKAI_KANDO,
                    examples=("nRBP(p=0.8)@10", "nRBP(p=0.6,rel=2)", "nRBP(depth=5,residual=0.2)")),
         MeasureDef("Q", "Q-measure: (1/R) sum_{relevant i<=k} (C(i) + beta cg(i)) / (i + beta cg_ideal(i))",
                    (BETA, GAINS, UNLISTED, REL, JUDGED), graded=True, rel_binarizes=False,
                    cumulative_gain=True, ideal=True, paper=SAKAI,
                    examples=("Q", "Q(beta=0.5)@10", "Q(rel=2)", "Q(gains={1:1,2:2,3:3})")),
         MeasureDef("Bpref", "Bpref: (1/R) sum over relevant retrieved of 1 - min(n_i, R)/min(R, N)", BINARY,
-                   ir_measures="Bpref", paper="Buckley & Voorhees, SIGIR 2004",
+                   ir_measures="Bpref", paper=BPREF,
                    examples=("Bpref", "Bpref(rel=2)", "Bpref'")),
         MeasureDef("Judged", "Fraction of the top min(k, n) documents that is judged", (JUDGED,),
                    ir_measures="Judged@k", paper=MOFFAT, examples=("Judged@10", "Judged")),
         MeasureDef("Unjudged", "Unjudged documents in the top k, divided by k (no k: by the number retrieved)",
-                   (JUDGED,), paper="trec_eval 10.0 (unj)", examples=("Unjudged@5", "Unjudged@20", "Unjudged")),
+                   (JUDGED,), paper=TREC_EVAL_10, examples=("Unjudged@5", "Unjudged@20", "Unjudged")),
         MeasureDef("FirstUnjudged", "Rank of the first unjudged document (length + 1 if all are judged)",
-                   (JUDGED,), cutoff=False, paper="Moffat, Scholer & Yang, JDIQ 2018",
+                   (JUDGED,), cutoff=False, paper=UNCERTAINTY,
                    examples=("FirstUnjudged", "FirstUnjudged'")),
         MeasureDef("NumRet", "Number of documents retrieved (within k)", (JUDGED,), ir_measures="NumRet",
                    paper=TREC, examples=("NumRet", "NumRet@50")),
@@ -287,150 +314,32 @@ CATALOGUE: dict[str, MeasureDef] = {
                    examples=("IPrecAvg", "IPrecAvg(recalls={0.2,0.5,0.8})")),
         MeasureDef("infAP", "Inferred AP: AP estimated from a sample of the pool (grade < 0: pooled, not assessed)",
                    BINARY, cutoff=False, needs=("pool_unjudged",), ir_measures="infAP",
-                   paper="Yilmaz & Aslam, CIKM 2006", examples=("infAP", "infAP(rel=2)", "infAP'")),
+                   paper=INFAP, examples=("infAP", "infAP(rel=2)", "infAP'")),
         MeasureDef("binG", "Binary G: (1/R) sum over relevant retrieved of 1/log2(2 + documents above not relevant)",
-                   BINARY, cutoff=False, paper="trec_eval 9.0 (experimental, 2008)",
+                   BINARY, cutoff=False, paper=TREC_EVAL_9,
                    examples=("binG", "binG(rel=2)")),
         MeasureDef("G", "G: sum of g_i / log2(2 + ideal cost(i) - cg(i)) over the ranking, divided by the ideal total gain",
                    (GAINS, UNLISTED, REL, JUDGED), cutoff=False, graded=True, cumulative_gain=True, ideal=True,
-                   paper="trec_eval 9.0 (experimental, 2008)",
+                   paper=TREC_EVAL_9,
                    examples=("G", "G(gains={1:1,2:3})", "G(rel=2)")),
         MeasureDef("RnDCG", "nDCG averaged at the R levels: where the ideal gain changes, and at n beyond them",
                    (GAINS, UNLISTED, REL, JUDGED), cutoff=False, graded=True, rel_binarizes=False, ideal=True,
-                   paper="trec_eval 9.0 (experimental, Rndcg)",
+                   paper=TREC_EVAL_9,
                    examples=("RnDCG", "RnDCG(gains={1:1,2:5})", "RnDCG(rel=2)")),
         MeasureDef("nDCGRel", "nDCG averaged over the relevant documents (DCG at each one retrieved, at the end for the others)",
                    (GAINS, UNLISTED, REL, JUDGED), cutoff=False, graded=True, ideal=True,
-                   paper="trec_eval 9.0 (experimental, ndcg_rel)",
+                   paper=TREC_EVAL_9,
                    examples=("nDCGRel", "nDCGRel(gains={1:2,2:3})")),
         MeasureDef("ERR", "Expected reciprocal rank: sum_{r<=k} (1/r) R_r prod_{i<r} (1 - R_i), R_i = (2^g_i - 1)/2^gmax",
                    (GMAX, JUDGED), needs=("top_grade",), ir_measures="ERR@k",
-                   paper="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009",
+                   paper=Citation(("Chapelle", "Metzler", "Zhang", "Grinspan"),
+                                  "Expected reciprocal rank for graded relevance", "CIKM", 2009),
                    examples=("ERR@20", "ERR", "ERR(gmax=4)@20", "ERR'@10")),
         MeasureDef("Utility", "Set utility: a rel_ret + b nonrel_ret + c rel_not_ret + d nonrel_not_ret",
                    UTILITY + (REL, JUDGED), cutoff=False, paper=TREC,
                    examples=("Utility", "Utility(a=2,b=-1,c=-0.5,d=0.01,docs=1000)")),
     ]
 }
-
-
-@dataclass(frozen=True)
-class TrecFamily:
-    """A measure of trec_eval 10.0 (its measure table, measures.c, and its m_*.c file).
-
-    ``measure``: the catalogue measure giving its per-topic value ('' for runid, num_q and
-    relstring, which the trec_eval command computes) with the parameters ``fixed``;
-    ``takes``: what its ``-m name.params`` are -- 'cutoffs' (integer cut-offs: ``@k``),
-    'levels' (decimal cut-offs, printed %3.2f: the cut-off ``@r``, or the parameter
-    ``level_param``), 'pairs' (name=value: integer names are gains, others the measure's
-    parameters named in ``value_params``), 'values' (decimals given to ``value_params`` in
-    order; '*' before a name takes them all as one list) or '' (none: parameters are
-    ignored); ``defaults`` its default
-    cut-offs or values. ``aggregate`` forms the ``all`` line ('mean'; 'sum'; 'gm', trec_eval's
-    exp(mean(log(max(x, 1e-5)))); 'count', the topics; 'none'); ``value_kind`` how a value
-    prints ('float' %6.4f, 'long' %ld, 'string'); ``per_query`` / ``summary``: whether the
-    per-topic lines and the ``all`` line are printed."""
-
-    name: str
-    measure: str = ""
-    fixed: tuple = ()
-    takes: str = ""
-    defaults: tuple = ()
-    level_param: str = ""
-    value_params: tuple[str, ...] = ()
-    aggregate: str = "mean"
-    value_kind: str = "float"
-    per_query: bool = True
-    summary: bool = True
-
-    @property
-    def shown(self) -> str:
-        """How ``irw measures`` names it: 'P_k', 'map', 'gm_map (gm)', 'rbp (p=0.9)'."""
-        text = self.name + ("_k" if self.takes == "cutoffs" else "_r" if self.takes == "levels" else "")
-        notes = [f"{k}={format_value(v)}" for k, v in self.fixed]
-        if self.aggregate == "gm":
-            notes.append("gm")
-        return text + (f" ({', '.join(notes)})" if notes else "")
-
-
-_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-_TENTHS = tuple(i / 10 for i in range(11))
-
-# trec_eval 10.0's measures in the order it prints them (its measure table), less those of
-# preference and judgment-group files.
-TREC_FAMILIES: tuple[TrecFamily, ...] = (
-    TrecFamily("runid", aggregate="none", value_kind="string", per_query=False),
-    TrecFamily("num_q", aggregate="count", value_kind="long", per_query=False),
-    TrecFamily("num_ret", "NumRet", aggregate="sum", value_kind="long"),
-    TrecFamily("num_rel", "NumRel", aggregate="sum", value_kind="long"),
-    TrecFamily("num_rel_ret", "NumRelRet", aggregate="sum", value_kind="long"),
-    TrecFamily("map", "AP"),
-    TrecFamily("gm_map", "AP", aggregate="gm", per_query=False),
-    TrecFamily("Rprec", "RPrec"),
-    TrecFamily("bpref", "Bpref"),
-    TrecFamily("recip_rank", "RR"),
-    TrecFamily("iprec_at_recall", "IPrec", takes="levels", defaults=_TENTHS),
-    TrecFamily("P", "P", takes="cutoffs", defaults=_CUTS),
-    TrecFamily("relstring", takes="values", defaults=(10.0,), value_params=("length",),
-               aggregate="none", value_kind="string", summary=False),
-    TrecFamily("recall", "R", takes="cutoffs", defaults=_CUTS),
-    TrecFamily("infAP", "infAP"),
-    TrecFamily("gm_bpref", "Bpref", aggregate="gm", per_query=False),
-    TrecFamily("Rprec_mult", "RPrec", takes="levels", level_param="mult",
-               defaults=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
-    TrecFamily("utility", "Utility", takes="values", defaults=(1.0, -1.0, 0.0, 0.0),
-               value_params=("a", "b", "c", "d")),
-    TrecFamily("11pt_avg", "IPrecAvg", takes="values", defaults=_TENTHS, value_params=("*recalls",)),
-    TrecFamily("binG", "binG"),
-    TrecFamily("G", "G", takes="pairs"),
-    TrecFamily("dcg", "DCG", takes="pairs"),
-    TrecFamily("ideal_dcg", "IDCG", takes="pairs"),
-    TrecFamily("ndcg", "nDCG", takes="pairs"),
-    TrecFamily("ndcg_rel", "nDCGRel", takes="pairs"),
-    TrecFamily("Rndcg", "RnDCG", takes="pairs"),
-    TrecFamily("ndcg_cut", "nDCG", takes="cutoffs", defaults=_CUTS),
-    TrecFamily("map_cut", "AP", takes="cutoffs", defaults=_CUTS),
-    TrecFamily("relative_P", "RelP", takes="cutoffs", defaults=_CUTS),
-    TrecFamily("success", "Success", takes="cutoffs", defaults=(1, 5, 10)),
-    TrecFamily("set_P", "P"),
-    TrecFamily("set_relative_P", "RelP"),
-    TrecFamily("set_recall", "R"),
-    TrecFamily("set_map", "SetAP"),
-    TrecFamily("set_F", "SetF", takes="values", defaults=(1.0,), value_params=("beta",)),
-    TrecFamily("num_nonrel_judged_ret", "NumNonRelJudgedRet", aggregate="sum", value_kind="long"),
-    TrecFamily("yaap", "YAAP"),
-    TrecFamily("rbp", "RBP", fixed=(("p", 0.9),), takes="pairs", value_params=("p",)),
-    TrecFamily("rbp_resid", "RBPres", fixed=(("p", 0.9), ("zero_if_judged", True)), takes="pairs",
-               value_params=("p",)),
-    TrecFamily("unj", "Unjudged", takes="cutoffs", defaults=(5, 10, 20)),
-)
-
-# trec_eval's nicknames for lists of its measures (measures.c).
-TREC_NICKNAMES: dict[str, tuple[str, ...]] = {
-    "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
-                 "bpref", "recip_rank", "iprec_at_recall", "P"),
-    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
-            "set_relative_P", "set_map", "set_F"),
-    "all_trec": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
-                 "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "unj", "rbp",
-                 "rbp_resid", "infAP", "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P",
-                 "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G",
-                 "set_P", "set_recall", "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret"),
-}
-# trec_eval measures and nicknames of preference and judgment-group files, which irw does not
-# read (trec_eval -R prefs, -R qrels_jg).
-_FILES = ("needs preference or judgment-group files (trec_eval -R prefs, -R qrels_jg), which "
-          "irw does not read")
-TREC_UNSUPPORTED: dict[str, str] = {
-    **{name: _FILES for name in (
-        "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
-        "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
-        "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp",
-        "prefs_avgjg_imp", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "all_prefs", "prefs",
-        "qrels_jg")},
-}
-TREC_AGGREGATES = ("mean", "sum", "gm", "count", "none")
-TREC_VALUE_KINDS = ("float", "long", "string")
 
 
 def _aliases() -> list[tuple[str, str, tuple, str]]:
@@ -526,8 +435,9 @@ class Measure:
         for key, value in self.params:
             if key == name:
                 return value
-        if name == "p" and self.has("depth"):  # RBP's persistence set by its residual at a depth
-            return rbp_persistence(self.get("residual"), self.get("depth"))
+        for other in self.definition.params:  # set by another parameter given (RBP's depth sets p)
+            if other.excludes == name and other.sets is not None and self.has(other.name):
+                return other.sets.compute(**{i: self.get(i) for i in other.sets.inputs})
         param = self.definition.param(name)
         return param.default if param is not None else None
 
@@ -561,22 +471,6 @@ class Measure:
         return text
 
 
-def format_value(value) -> str:
-    if isinstance(value, bool):
-        return "True" if value else "False"
-    if isinstance(value, float):
-        return repr(value)
-    if isinstance(value, tuple):
-        if value and isinstance(value[0], tuple):  # gains
-            return "{" + ",".join(f"{g}:{format_number(v)}" for g, v in value) + "}"
-        return "{" + ",".join(format_number(v) for v in value) + "}"  # a list of numbers
-    return str(value)
-
-
-def format_number(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else repr(float(value))
-
-
 _integer = numbers.integer
 _decimal = numbers.decimal
 
@@ -591,6 +485,17 @@ def catalogue_name(name: str) -> str | None:
     name itself or an alias of an entry (ir_measures' ``Rprec``, ``SetP``); None if none."""
     name = _ALIAS_NAMES.get(name, name)
     return name if name in CATALOGUE else None
+
+
+def definition_of(name: str) -> MeasureDef:
+    """The catalogue entry that ``name`` names: a catalogue name or alias (any case), a
+    trec_eval name, or a measure as written (``nDCG@10``, ``RBP(p=0.9)``)."""
+    text = str(name).strip().rstrip("'")
+    known = catalogue_name(text) or next((m for m in CATALOGUE if m.lower() == text.lower()), None)
+    if known is None:
+        family = next((f for f in TREC_FAMILIES if f.name == text), None)
+        known = family.measure if family is not None else parse(text).name
+    return CATALOGUE[known]
 
 
 def _valid_names() -> str:
@@ -780,6 +685,8 @@ def _gains(value: str, where: str) -> tuple:
 
 def parse_all(texts, rel_level: int | None = None) -> list[Measure]:
     """Parse several names; ``rel_level`` (trec_eval ``-l``) sets ``rel`` where not given.
+    A measure parsed already (a :class:`Measure`) is taken as it is: a name is parsed once,
+    at the edge, and the parsed measures flow down.
 
     Gain-based measures keep graded gains under ``rel_level`` (as trec_eval's ndcg does);
     only an explicit ``rel=`` makes them binary.
@@ -788,8 +695,7 @@ def parse_all(texts, rel_level: int | None = None) -> list[Measure]:
         raise IrwError(f"--rel-level must be {REL.valid_range()} ({REL.why}), got {rel_level}")
     out: list[Measure] = []
     for text in texts:
-        for piece in _split_cli(text):
-            measure = parse(piece)
+        for measure in [text] if isinstance(text, Measure) else map(parse, _split_cli(text)):
             if rel_level is not None and not measure.has("rel") and measure.definition.takes_rel_level:
                 measure = measure.with_params(rel=rel_level)
             if measure not in out:
@@ -824,13 +730,6 @@ def parse_condition(text: str) -> tuple[Measure, str]:
             return parse(measure), qrels
     raise IrwError(f"cannot read the condition {shown(raw)}: expected MEASURE:QRELS, e.g. "
                    "AP@100:trec8-d10 (a measure at a qrels)")
-
-
-def rbp_persistence(residual: float, depth: int) -> float:
-    """The phi whose tail weight beyond ``depth`` equals ``residual``: phi = r^(1/k)."""
-    if not 0 < residual < 1 or depth < 1:
-        raise IrwError("residual must be in (0, 1) and depth >= 1")
-    return residual ** (1.0 / depth)
 
 
 LISTING_COLUMNS = ("name", "description", "parameters", "trec_eval", "ir_measures", "graded",

@@ -35,6 +35,7 @@ from . import catalogue, measures, runsets, sql
 from .connection import Engine, transaction
 from .engine import evaluation, pools
 from .errors import IrwError
+from .options import RankingOptions
 from .result import Result
 
 DIALECT = "spark"
@@ -252,21 +253,20 @@ class SparkWarehouse:
         return Result.of(spark_errors(lambda: judges.compare_qrels(self.engine, qrels_a, qrels_b, what, rel_level,
                                                                    B, seed, level, per_topic)))
 
-    def compare_rankings(self, qrels_a: str, qrels_b: str, measures_, runs="all", what: str = "runs", *,
-                         by: str = "team", topics: str = "qrels", test: str = "t", correction: str = "none",
-                         alpha: float = 0.05, B: int | None = None, seed: int = 0, top_k: int = 10,
-                         rbo_p: float = 0.9, permutations: int = 10000, bias_correction: str = "holm") -> Result:
+    def compare_rankings(self, qrels_a: str, qrels_b: str, measures_, runs="all", what: str | None = None, *,
+                         options: RankingOptions | None = None, **settings) -> Result:
         """``irw qrels rankings`` on Spark: both qrels evaluated by Spark, the tables those of
-        irwarehouse.judges (see :meth:`irwarehouse.api.Warehouse.compare_rankings`)."""
+        irwarehouse.judges; ``options`` and ``settings`` as for
+        :meth:`irwarehouse.api.Warehouse.compare_rankings`."""
         from . import judges
 
+        o = RankingOptions.of(options, what=what, **settings)
+
         def run():
-            judges.check_options(what, test, correction, alpha, B, top_k, rbo_p, permutations, bias_correction)
+            judges.check(o)
             r = judges.rankings_on(self.engine, qrels_a, qrels_b, _measures(measures_), self.run_ids(runs, qrels_a),
-                                   topics, by)
-            return judges.table(r, what, test=test, correction=correction, alpha=alpha, B=B, seed=seed,
-                                top_k=top_k, rbo_p=rbo_p, permutations=permutations,
-                                bias_correction=bias_correction)
+                                   o.topics, o.by)
+            return judges.table(r, o)
         return Result.of(spark_errors(run))
 
     # ------------------------------------------------------------------------ pools
@@ -299,22 +299,11 @@ class SparkWarehouse:
         """``irw spark pool KIND``: derived qrels (as :meth:`irwarehouse.api.Warehouse.pool`
         names them) written to OUT/qrels.parquet and OUT/qrels_info.parquet; one row per
         qrels (qrels, kind, parent, depth, n_runs, judged, relevant), ``.info["path"]``."""
-        if kind not in pools.KINDS:
-            raise IrwError(f"unknown kind of derived qrels {kind!r}; valid: {', '.join(pools.KINDS)}")
-
         def run():
             parent = qrels or self.default_qrels()
-            spec = "all" if kind == "shallow" else (runsets.spec_of(runs) or "all")
-            run_ids = self.run_ids(spec, parent)
-            if kind == "leave-out":
-                chosen = list(catalogue.teams_of(self.engine, run_ids, catalogue.collection_of(self.engine, parent))) \
-                    if teams == "all" else list(teams or [])
-                targets = pools.leave_out_targets(parent, chosen, name, prefix)
-            else:
-                if not name:
-                    raise IrwError("a derived qrels needs a name (--name)")
-                targets = [(name, list(teams or []) if kind == "take" else [])]
-            rows, listing = self.derived_qrels(kind, parent, targets, run_ids, depth, description, spec)
+            planned = pools.targets(self.engine, kind, parent, runs, name, teams, prefix)
+            targets, run_ids = planned.targets, planned.run_ids
+            rows, listing = self.derived_qrels(kind, parent, targets, run_ids, depth, description, planned.spec)
             paths = write_results({"qrels": rows, "qrels_info": listing}, out, replace)
             self.spark.read.parquet(paths["qrels"]).createOrReplaceTempView("irw_written")
             counts = {r[0]: (r[1], r[2]) for r in self.engine.rows(
@@ -342,11 +331,11 @@ class SparkWarehouse:
 
 
 def _measures(given, rel_level: int | None = None) -> list:
+    """The measures given (names, or measures parsed already, taken as they are), parsed."""
     if isinstance(given, (str, measures.Measure)):
         given = [given]
-    if all(isinstance(m, measures.Measure) for m in given):
-        return list(given)
-    return measures.parse_all([str(m) for m in given], rel_level=rel_level)
+    return measures.parse_all([m if isinstance(m, measures.Measure) else str(m) for m in given],
+                              rel_level=rel_level)
 
 
 @contextlib.contextmanager

@@ -155,3 +155,68 @@ def test_several_qrels_in_one_call(tmp_path):
         assert frame["qrels"].unique().tolist() == ["fixture-lo-alpha", "fixture"]
         one = w.eval("AP", qrels="fixture", per_topic=False)
         assert frame[frame["qrels"] == "fixture"]["value"].tolist() == one["value"].tolist()
+
+
+def test_a_warehouse_serves_one_thread_at_a_time(w, monkeypatch):
+    """A call while another thread's call is under way is refused with an IrwError saying
+    so, not a DuckDB error from a connection shared between threads; the first call ends as
+    it would have, and the warehouse serves the next call (of any thread)."""
+    import threading
+
+    from irwarehouse.engine import evaluation
+
+    entered, release = threading.Event(), threading.Event()
+    evaluate = evaluation.evaluate
+
+    def slow(*args, **kwargs):
+        entered.set()
+        release.wait(30)
+        return evaluate(*args, **kwargs)
+
+    monkeypatch.setattr(evaluation, "evaluate", slow)
+    out = {}
+    worker = threading.Thread(target=lambda: out.setdefault("eval", w.eval("AP", runs="alpha1", per_topic=False)))
+    worker.start()
+    try:
+        assert entered.wait(30)
+        for call in (lambda: w.runs(), lambda: w.sql("SELECT 1"), lambda: w.eval("P@5"),
+                     lambda: w.load_runs(str(FIXTURES / "runs"), replace=True)):
+            with pytest.raises(IrwError, match="in use by another thread"):
+                call()
+    finally:
+        release.set()
+        worker.join(30)
+    assert out["eval"]["value"].tolist() == w.eval("AP", runs="alpha1", per_topic=False)["value"].tolist()
+    done = []
+    other = threading.Thread(target=lambda: done.append(len(w.runs())))
+    other.start()
+    other.join(30)
+    assert done == [len(w.runs())]
+
+
+def test_the_options_of_the_rankings_are_declared_once(w):
+    """The options of ``irw qrels rankings`` are one dataclass (RankingOptions) that the
+    command line builds, the API takes (whole, or by name) and Spark and the analysis
+    receive: no door declares them again."""
+    import dataclasses
+    import inspect
+
+    from irwarehouse import api, judges, spark
+    from irwarehouse.options import RankingOptions
+
+    w.pool("leave-out", qrels="fixture", teams=["alpha"])
+    o = RankingOptions(what="correlation", top_k=3, rbo_p=0.8)
+    by_object = w.compare_rankings("fixture", "fixture-lo-alpha", ["AP"], options=o).df()
+    by_name = w.compare_rankings("fixture", "fixture-lo-alpha", ["AP"], what="correlation", top_k=3, rbo_p=0.8).df()
+    assert len(by_object) and by_object.equals(by_name)
+    assert RankingOptions.of(o, what="groups", B=None).what == "groups"
+    assert RankingOptions.of(o, top_k=None).top_k == 3  # None: not given
+    with pytest.raises(TypeError, match="unknown option"):
+        w.compare_rankings("fixture", "fixture-lo-alpha", ["AP"], permutation=10)
+    with pytest.raises(IrwError, match="top k"):
+        w.compare_rankings("fixture", "fixture-lo-alpha", ["AP"], options=RankingOptions(top_k=1))
+    assert api.RankingOptions is RankingOptions
+    fields = {f.name for f in dataclasses.fields(RankingOptions)} - {"what"}
+    for fn in (api.Warehouse.compare_rankings, spark.SparkWarehouse.compare_rankings,
+               judges.compare_rankings, judges.table):
+        assert not fields & set(inspect.signature(fn).parameters), fn.__qualname__

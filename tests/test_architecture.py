@@ -19,6 +19,7 @@ LAYERS = [
                     "irwarehouse.result", "irwarehouse.stats*", "irwarehouse.significance_tests",
                     "irwarehouse.systems", "irwarehouse.power", "irwarehouse.repro_stats",
                     "irwarehouse.sql", "irwarehouse.pages", "irwarehouse.files", "irwarehouse.names", "irwarehouse.statements",
+                    "irwarehouse.options", "irwarehouse.citations", "irwarehouse.trec_families",
                     "irwarehouse.measures", "irwarehouse.trec_names", "irwarehouse.experiments"]),
     ("connection", ["irwarehouse.connection", "irwarehouse.state"]),
     ("catalogue", ["irwarehouse.catalogue", "irwarehouse.runsets"]),
@@ -27,7 +28,8 @@ LAYERS = [
     ("analyses", ["irwarehouse.significance", "irwarehouse.repro", "irwarehouse.judges", "irwarehouse.summary", "irwarehouse.standardize",
                   "irwarehouse.report*", "irwarehouse.export", "irwarehouse.experiments.*", "irwarehouse.spark",
                   "irwarehouse.trec_eval"]),
-    ("facade", ["irwarehouse.api", "irwarehouse"]),
+    ("facade", ["irwarehouse.api", "irwarehouse.door", "irwarehouse.inputs",
+                "irwarehouse.door_statistics", "irwarehouse.door_standardization", "irwarehouse"]),
     ("faces", ["irwarehouse.cli*"]),
 ]
 # What the command line may import from the library: its public doors.
@@ -139,3 +141,28 @@ def test_the_checks_see_an_import_inside_a_function(tmp_path):
     path.write_text("def f():\n    from . import api\n")
     modules = {"irwarehouse.m": path, "irwarehouse.api": path}
     assert _imports("irwarehouse.m", path, modules) == {"irwarehouse.api"}
+
+
+# Modules, classes and functions over the size limits that are still to be split (a split
+# removes its entry from here).
+NOT_YET_SPLIT = {"irwarehouse.connection", "irwarehouse.engine.loading", "irwarehouse.report",
+                 "irwarehouse.standardize", "irwarehouse.stats", "irwarehouse.experiments.bias.run",
+                 "irwarehouse.experiments.uncertainty.part_d"}
+
+
+def test_rooms_sized_to_their_purpose():
+    """No module over 800 lines, no class over 600, no function over 120 (Python's ast), but
+    those listed as still to be split; the door (irwarehouse.api and its frame) among the
+    ones that keep them."""
+    over = set()
+    for name, path in _modules().items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        if len(path.read_text(encoding="utf-8").splitlines()) > 800:
+            over.add(name)
+        for node in ast.walk(tree):
+            size = getattr(node, "end_lineno", 0) - getattr(node, "lineno", 0) + 1
+            if isinstance(node, ast.ClassDef) and size > 600 or \
+                    isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and size > 120:
+                over.add(f"{name}.{node.name}")
+    assert over - NOT_YET_SPLIT == set()
+    assert not {n for n in over if n.startswith(("irwarehouse.api", "irwarehouse.door", "irwarehouse.measures"))}

@@ -201,6 +201,27 @@ def test_rbp_persistence_from_residual():
     assert phi ** 10 == pytest.approx(0.1)
 
 
+def test_a_parameter_set_by_another_is_declared_in_the_catalogue(monkeypatch):
+    """How a parameter sets another (RBP's depth sets p) is a property of its declaration
+    (measures.Setting), read by Measure.get and the measure macros: any measure's parameter
+    can do the same, and neither knows a parameter by name."""
+    import inspect
+
+    from irwarehouse.engine import rendering
+
+    q = measures.Param("q", "float", 0.5, "a rate; 0 < q < 1", low=0.0, high=1.0, low_open=True, high_open=True)
+    half = measures.Param("half", "int", None, "set q by a half-life instead; half >= 1", low=1, excludes="q",
+                          sets=measures.Setting(("half",), lambda half: 0.5 ** (1 / half), "pow(0.5, 1.0 / {half})"))
+    entry = MeasureDef("Xq", "a made-up measure", (q, half), examples=("Xq",))
+    monkeypatch.setitem(measures.CATALOGUE, "Xq", entry)
+    assert measures.Measure("Xq", (("half", 2),)).get("q") == pytest.approx(0.5 ** 0.5)
+    assert measures.Measure("Xq").get("q") == 0.5
+    assert rendering._macro_value(entry, "q") == (
+        "(CASE WHEN half IS NOT NULL THEN pow(0.5, 1.0 / half) ELSE coalesce(q, 0.5) END)::DOUBLE")
+    for source in (inspect.getsource(measures.Measure.get), inspect.getsource(rendering._macro_value)):
+        assert not re.search(r"['\"](p|depth|residual)['\"]", source)
+
+
 def test_rbp_set_by_its_residual_at_a_depth(hand):
     """RBP(depth=k) is RBP at p = 0.1^(1/k), whose weight beyond rank k is 10%; the name
     keeps the user's spelling with the residual shown, and the value is RBP's at that p."""
@@ -332,3 +353,92 @@ def test_the_catalogue_checks_its_entries():
             measures.check_catalogue({"P": good, "X": entry}, ())
     with pytest.raises(AssertionError, match="unknown measure"):
         measures.check_catalogue({"P": good}, (measures.TrecFamily("x", "Nope"),))
+
+
+def test_ndcg_and_endcg_share_one_body():
+    """nDCG and enDCG differ only in how much of the ideal ranking counts: their DCG, ideal
+    DCG and ratio are written once (sql/_dcg.sql), which both templates import; the two
+    render the same SQL but for the ideal ranking's cut."""
+    from irwarehouse import sql
+    from irwarehouse.engine import rendering
+
+    for name in ("nDCG", "enDCG"):
+        text = (sql.sql_dir() / "measures" / f"{name}.sql").read_text()
+        assert "{% import '_dcg.sql' as dcg %}" in text, name
+        assert "fsum" not in text and "CASE" not in text, f"{name}.sql writes the shared body again"
+    n, e = (re.sub(r"\s+", " ", rendering.render_sql(measures.parse_all([m]))) for m in ("nDCG@5", "enDCG@5"))
+    assert re.search(r"\(gain \* \(1\.0 / log2\(irank \+ 1\)\)\) AS m0_idcg", e)
+    assert re.search(r"\(gain \* \(1\.0 / log2\(irank \+ 1\)\)\) FILTER \(WHERE [^)]*\) AS m0_idcg", n)
+
+
+def test_citations_are_structured_and_a_measure_explains_itself():
+    """The catalogue cites its sources as structured citations (authors, title, venue, year;
+    several for one measure), shown in their short form where the free text was; ``irw
+    measures NAME`` explains one measure at length, as ``trec_eval -h -m NAME`` does."""
+    from typer.testing import CliRunner
+
+    from irwarehouse import Warehouse, citations
+    from irwarehouse.cli import app
+
+    ndcg, q = measures.CATALOGUE["nDCG"], measures.CATALOGUE["Q"]
+    assert ndcg.citations == (citations.JK,) and citations.JK.authors == ("Järvelin", "Kekäläinen")
+    assert (citations.JK.year, citations.JK.venue) == (2002, "TOIS")
+    assert ndcg.paper == "Järvelin & Kekäläinen, TOIS 2002"
+    assert len(q.citations) == 2 and q.paper == "; ".join(c.short for c in q.citations)
+    assert all(m.citations for m in measures.CATALOGUE.values())  # none left as free text
+    assert MeasureDef("X", "free text", (), paper="a note", examples=("X",)).paper == "a note"
+    rows = {r[0]: r for r in measures.catalogue_rows()}
+    assert rows["ERR"][measures.CATALOGUE_COLUMNS.index("paper")] == "Chapelle, Metzler, Zhang & Grinspan, CIKM 2009"
+
+    text = Warehouse.explain_measure("RBP")
+    for part in ("History:", "2008  Moffat, Zobel. Rank-biased precision for measurement of retrieval effectiveness. TOIS, 2008.",
+                 "Definition:", "Parameters:", "p (default 0.8; in (0, 1)): persistence phi",
+                 "depth (default -; >= 1)", "Reference implementation:", "sql/measures/RBP.sql",
+                 "trec_eval: rbp", "ir_measures: RBP(p=...)", "RBP(p=0.95)@20"):
+        assert part in text, part
+    for name in ("ndcg_cut_10", "map", "Rprec", "nDCG@10", "RBP(p=0.9)", "ndcg"):
+        assert Warehouse.explain_measure(name).startswith(measures.definition_of(name).written + ":")
+    assert measures.definition_of("ndcg_cut_10").name == "nDCG" and measures.definition_of("map").name == "AP"
+    result = CliRunner().invoke(app, ["measures", "ERR"])
+    assert result.exit_code == 0 and result.output == Warehouse.explain_measure("ERR")
+    bad = CliRunner().invoke(app, ["measures", "nope"])
+    assert bad.exit_code != 0 and "unknown measure 'nope'" in bad.output
+
+
+def _snippet_lines_found(snippet: str, text: str) -> list[str]:
+    """The lines of a guide's snippet that the file ``text`` lacks, in order: each line as a
+    line of the file (white space around it aside), ``...`` standing for lines or text left
+    out."""
+    lines = [line.strip() for line in text.splitlines()]
+    missing, at = [], 0
+    for line in (s.strip() for s in snippet.splitlines()):
+        if not line or line == "...":
+            continue
+        pattern = re.compile(".*?".join(re.escape(piece.strip()) for piece in line.split("...")))
+        found = next((i for i in range(at, len(lines)) if (pattern.search(lines[i]) if "..." in line
+                                                            else lines[i] == line)), None)
+        if found is None:
+            missing.append(line)
+        else:
+            at = found
+    return missing
+
+
+def test_the_contributing_guide_shows_the_code_as_it_is():
+    """docs/contributing.md's snippets (each block after ``<!-- from: FILE -->``) are in the
+    files they name, in order; and its claim that a measure is named only in its entry and
+    its template holds for ERR, its worked example."""
+    from conftest import ROOT
+
+    guide = (ROOT / "docs" / "contributing.md").read_text()
+    blocks = re.findall(r"<!-- from: (\S+) -->\n\s*```\w*\n(.*?)\n\s*```", guide, re.S)
+    assert {path for path, _ in blocks} >= {"irwarehouse/measures.py", "sql/measures/ERR.sql",
+                                             "irwarehouse/api.py", "irwarehouse/cli/core.py"}
+    for path, snippet in blocks:
+        assert _snippet_lines_found(snippet, (ROOT / path).read_text()) == [], path
+    assert "ERR is named only in\n`irwarehouse/measures.py` (the entry) and `sql/measures/ERR.sql`" in guide
+    naming = {str(p.relative_to(ROOT)) for folder in ("irwarehouse", "sql") for p in (ROOT / folder).rglob("*")
+              if p.suffix in (".py", ".sql", ".html") and re.search(r"\bERR\b", p.read_text())}
+    assert naming == {"irwarehouse/measures.py", "sql/measures/ERR.sql"}
+    assert _snippet_lines_found("{{ d.running_sum('ln(1 - ' ~ prob(m) ~ ')') }}",
+                                (ROOT / "sql/measures/ERR.sql").read_text())  # the check can fail

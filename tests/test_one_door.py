@@ -481,3 +481,83 @@ def test_every_command_is_covered():
     commands = _commands()
     assert len(commands) >= 50
     assert commands - covered == set(), "commands without a one-door test"
+
+
+def test_pool_targets_are_planned_once(bare):
+    """What ``irw pool KIND`` derives (its run set, and the qrels to build with their teams)
+    is planned by one function, engine.pools.targets, that the warehouse and Spark both
+    call: leave-out names a qrels per team (all teams of the run set with ``"all"``), take
+    one over its teams, shallow pools every run whatever the run spec."""
+    import inspect
+
+    from irwarehouse import spark
+    from irwarehouse.engine import pools
+    from irwarehouse.errors import IrwError
+
+    with Warehouse(bare, read_only=True) as w:
+        con = w.con
+        out = pools.targets(con, "leave-out", "fixture", "pooled", teams="all")
+        assert out.spec == "pooled" and sorted(out.run_ids) == w.run_ids("pooled")
+        assert out.targets == [(f"fixture-lo-{t}", [t]) for t in w.teams(runs="pooled")]
+        assert pools.targets(con, "leave-out", "fixture", teams=["beta"], prefix="x-").targets == [("x-beta", ["beta"])]
+        assert pools.targets(con, "take", "fixture", name="t", teams=["beta", "gamma"]).targets == [
+            ("t", ["beta", "gamma"])]
+        shallow = pools.targets(con, "shallow", "fixture", "alpha1", name="s")
+        assert shallow.spec == "all" and shallow.targets == [("s", [])] and len(shallow.run_ids) > 1
+        for kind, message in (("depth", "needs a name"), ("nope", "unknown kind")):
+            with pytest.raises(IrwError, match=message):
+                pools.targets(con, kind, "fixture")
+    for method in (Warehouse.pool, spark.SparkWarehouse.pool):
+        source = inspect.getsource(method)
+        assert "pools.targets(" in source and "leave_out_targets" not in source and "shallow" not in source.split('"""')[-1]
+
+
+def test_a_measure_name_is_parsed_once(bare, tmp_path, monkeypatch):
+    """``irw eval`` parses each measure name once, at the edge, and the parsed measures flow
+    down: on a warehouse, on files, and on files loaded into a warehouse (``--save``)."""
+    from irwarehouse import measures
+
+    parse, seen = measures.parse, []
+
+    def counting(text):
+        if text == "P@13":
+            seen.append(text)
+        return parse(text)
+
+    monkeypatch.setattr(measures, "parse", counting)
+    db = str(tmp_path / "w.duckdb")
+    shutil.copy(bare, db)
+    qrels, runs = FIXTURES / "qrels.txt", FIXTURES / "runs" / "beta1.txt"
+    invoke = cli_for(db)
+    for args in (("eval", "-m", "P@13", "-f", "json"), ("eval", qrels, runs, "-m", "P@13"),
+                 ("eval", qrels, runs, "-m", "P@13", "--save", str(tmp_path / "saved.duckdb"))):
+        seen.clear()
+        invoke(*args)
+        assert seen == ["P@13"], args
+
+
+def test_irw_spark_eval_hands_over_the_parsed_measures(tmp_path, monkeypatch):
+    """``irw spark eval`` parses its measures once, before Spark starts, and hands the
+    parsed measures to SparkWarehouse.eval (here a stand-in that records what it gets)."""
+    import contextlib
+
+    from irwarehouse import measures
+    from irwarehouse.cli import spark as spark_cli
+
+    parse, seen, got = measures.parse, [], {}
+
+    def counting(text):
+        seen.append(text)
+        return parse(text)
+
+    class Recorder:
+        def eval(self, given, *args, **kwargs):
+            got["measures"] = given
+            return {"measures": given, "scores": 0, "runs": 0, "qrels": "q", "path": "p"}
+
+    monkeypatch.setattr(measures, "parse", counting)
+    monkeypatch.setattr(spark_cli, "_open", lambda *args: contextlib.nullcontext(Recorder()))
+    cli_for(str(tmp_path / "w.duckdb"))("spark", "eval", "-m", "P@13", "-m", "AP", "--data", tmp_path,
+                                         "--out", tmp_path / "out")
+    assert seen == ["P@13", "AP"]
+    assert got["measures"] == [measures.parse("P@13"), measures.parse("AP")]

@@ -25,6 +25,7 @@ from irwarehouse import Warehouse, catalogue, measures, schema
 from irwarehouse.engine import evaluation, pools
 from irwarehouse import spark as irs
 from irwarehouse.errors import IrwError
+from irwarehouse.options import RankingOptions
 from conftest import cli_for, unavailable
 from test_sql_product import CASES
 
@@ -201,7 +202,7 @@ def test_judgment_sets_compared(fixture_wh, sql_warehouse):
              w.compare_rankings(a, b, measures_, what="groups", permutations=500).df(), "groups")
         r = judges.rankings_on(fixture_wh.engine, a, b, measures.parse_all(measures_), fixture_wh.run_ids())
         for what in ("runs", "correlation", "decisions"):
-            same(judges.table(r, what), w.compare_rankings(a, b, measures_, what=what).df(), what)
+            same(judges.table(r, RankingOptions(what=what)), w.compare_rankings(a, b, measures_, what=what).df(), what)
 
 
 def test_cli_eval_then_load_results(spark, fixture_export, tmp_path):

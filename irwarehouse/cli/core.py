@@ -145,7 +145,8 @@ def eval_cmd(
     """Evaluate runs: per-topic scores are computed in SQL and kept in the `scores` table.
     Given files (`irw eval QRELS RUN...`), evaluate them without a warehouse."""
     check_format(fmt, output.FORMATS)
-    labels = api.measure_labels(measure, rel_level)  # a bad measure: before the warehouse is opened
+    parsed = api.parse_measures(measure, rel_level)  # once, before the warehouse is opened
+    labels = [str(m) for m in parsed]
     several = not files and api.Warehouse.several_qrels(qrels)
     if several and fmt == "trec":
         raise IrwError("--format trec shows one qrels; name one with --qrels")
@@ -155,7 +156,7 @@ def eval_cmd(
     if by != "run":
         evaluate.update(by=by, per_topic=per_topic, aggregate=aggregate)
     if files:
-        per = _eval_files(ctx, files, measure, qrels, runs, evaluate, standardize=standardize,
+        per = _eval_files(ctx, files, parsed, qrels, runs, evaluate, standardize=standardize,
                           collection=collection, meta=meta, save=save, replace=replace, order=order,
                           ignore_extra_fields=ignore_extra_fields, encoding=encoding)
     else:
@@ -166,7 +167,7 @@ def eval_cmd(
         if given:
             raise IrwError(f"{given[0]} applies to files evaluated directly (irw eval QRELS RUN...)")
         with open_warehouse(ctx, read_only=not store) as w:
-            per = w.eval(measure, qrels, runs, collection=collection, store=store,
+            per = w.eval(parsed, qrels, runs, collection=collection, store=store,
                          standardize=standardize, **evaluate)
     if by != "run":  # systems: the means with their runs' spread (long), or per topic
         if per_topic:
@@ -260,10 +261,16 @@ def refresh_cmd(ctx: typer.Context):
 # ------------------------------------------------------------------------------- catalogue
 
 @command(app, "measures")
-def measures_cmd(fmt: str = FormatOpt):
+def measures_cmd(name: Optional[str] = typer.Argument(None, help="A measure (catalogue name, trec_eval name or a measure as written, e.g. nDCG, ndcg_cut_10, RBP(p=0.9)): its long explanation."),
+                 fmt: str = FormatOpt):
     """The measure catalogue: names, descriptions, parameters and defaults, and the paper
-    that defines each."""
+    that defines each; with NAME, that measure explained at length (as trec_eval -h -m NAME):
+    history, definition, parameters with defaults and ranges, the reference implementation,
+    its trec_eval and ir_measures names."""
     check_format(fmt)
+    if name is not None:
+        sys.stdout.write(api.Warehouse.explain_measure(name))
+        return
     if fmt == "table":
         sys.stdout.write(output.measure_listing(api.measure_catalogue(), api.format_value))
         return

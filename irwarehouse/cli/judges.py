@@ -8,7 +8,7 @@ from typing import List, Optional
 
 import typer
 
-from .. import output
+from .. import api, output
 from .app import FormatOpt, RunsOpt, TopicsOpt, check_format, command, open_warehouse, progress_callback, qrels_app
 from .stats import CORRECTIONS_HELP, AlphaOpt, BOpt, CorrectionOpt, SeedOpt, TestOpt
 
@@ -56,9 +56,9 @@ def qrels_rankings(
     """Two judgment sets as rankings of the runs: scores, ranks and rank shifts, bias per group,
     rank correlations, and the significance decisions under both."""
     check_format(fmt)
+    options = api.RankingOptions(what=show, by=by, topics=topics, test=test, correction=correction, alpha=alpha,
+                                 B=samples, seed=seed, top_k=top_k, rbo_p=rbo_p, permutations=permutations,
+                                 bias_correction=bias_correction)
     with open_warehouse(ctx, read_only=True) as w, progress_callback(f"{test} test") as progress:
-        result = w.compare_rankings(qrels_a, qrels_b, measure, runs, show, by=by, topics=topics, test=test,
-                                    correction=correction, alpha=alpha, B=samples, seed=seed, top_k=top_k,
-                                    rbo_p=rbo_p, permutations=permutations,
-                                    bias_correction=bias_correction, progress=progress)
+        result = w.compare_rankings(qrels_a, qrels_b, measure, runs, options=options, progress=progress)
     output.emit(result, fmt)

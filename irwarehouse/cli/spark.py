@@ -58,9 +58,9 @@ def spark_eval(
 ):
     """Per-topic scores of the measures on Spark, as `irw eval` computes them, written to
     OUT/scores.parquet with OUT/evaluations.parquet."""
-    api.measure_labels(measure, rel_level)  # a bad measure: before Spark starts
+    parsed = api.parse_measures(measure, rel_level)  # once, before Spark starts
     with _open(data, master, conf) as wh:
-        s = wh.eval(measure, qrels, runs, out=out, topics=topics, max_docs=max_docs,
+        s = wh.eval(parsed, qrels, runs, out=out, topics=topics, max_docs=max_docs,
                     rel_level=rel_level, replace=replace)
     n = len(s["measures"])
     say(f"wrote {s['scores']:,} scores ({n} measure{'s' if n != 1 else ''}, {s['runs']} runs, "

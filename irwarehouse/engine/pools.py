@@ -124,6 +124,37 @@ def plan(source, kind: str, parent: str, targets: list[tuple[str, list[str]]], r
     return out
 
 
+@dataclass(frozen=True)
+class Targets:
+    """What a command asks to derive: the run spec the pool is made of (``shallow``: every
+    run), its run ids, and the qrels to build, [(name, teams)]."""
+
+    spec: str
+    run_ids: list[str]
+    targets: list[tuple[str, list[str]]]
+
+
+def targets(con, kind: str, parent: str, runs="all", name: str | list[str] | None = None,
+            teams: list[str] | str | None = None, prefix: str | None = None) -> Targets:
+    """The derived qrels ``irw pool KIND`` (the warehouse's and Spark's) builds from
+    ``parent``: ``leave-out``, one per team of ``teams`` (``"all"``: every team of the run
+    set), named as :func:`leave_out_targets` names them; ``take``, one over ``teams``;
+    ``depth`` and ``shallow`` (over every run), one; ``name`` required but for leave-out.
+    ``con``: a connection or an engine (runsets, catalogue)."""
+    if kind not in KINDS:
+        raise IrwError(f"unknown kind of derived qrels {kind!r}; valid: {', '.join(KINDS)}")
+    check_parent(con, parent)
+    spec = "all" if kind == "shallow" else (runsets.spec_of(runs) or "all")
+    run_ids = runsets.resolve(con, spec, qrels=parent)
+    if kind == "leave-out":
+        chosen = (list(catalogue.teams_of(con, run_ids, catalogue.collection_of(con, parent)))
+                  if teams == "all" else list(teams or []))
+        return Targets(spec, run_ids, leave_out_targets(parent, chosen, name, prefix))
+    if not name:
+        raise IrwError("a derived qrels needs a name (--name)")
+    return Targets(spec, run_ids, [(name, list(teams or []) if kind == "take" else [])])
+
+
 def leave_out_targets(parent: str, teams: list[str], name: str | list[str] | None = None,
                       prefix: str | None = None) -> list[tuple[str, list[str]]]:
     """The leave-out qrels to build, one per team: [(name, [team])]. ``name``: a list of
@@ -223,6 +254,26 @@ def stats(source, what: str, qrels: str, run_ids: list[str], depth: int = 100):
     if what == "qrels":
         raise IrwError("pool stats qrels is computed in the warehouse (irw pool stats qrels)")
     return engine.relation(stats_sql(what, engine.dialect), {"q": qrels, "runs": list(run_ids), "depth": depth})
+
+
+def stats_of(con, what: str, qrels: list[str], runs="all", depth: int = 100) -> Result:
+    """``irw pool stats WHAT`` over the qrels ``qrels`` (several for ``qrels`` only, their
+    rows one after another), the runs of the run spec ``runs`` in each qrels's collection."""
+    if what not in STATS:
+        raise IrwError(f"unknown statistics {what!r}; valid: {', '.join(STATS)}")
+    if len(qrels) > 1 and what != "qrels":
+        raise IrwError(f"pool stats {what} takes one --qrels (several: pool stats qrels)")
+    out = None
+    for q in qrels:
+        check_parent(con, q)
+        run_ids = runsets.resolve(con, runs, qrels=q)
+        if what == "qrels":
+            part = qrels_stats(con, q, run_ids)
+        else:
+            rel = stats(con, what, q, run_ids, depth)
+            part = Result(rel.columns, rel.fetchall())
+        out = part if out is None else Result(out.columns, out.rows() + part.rows())
+    return out
 
 
 def qrels_stats(con, qrels: str, run_ids: list[str]) -> Result:

@@ -323,15 +323,16 @@ def _paired(definition, param) -> bool:
 
 def _macro_value(definition, name: str) -> str:
     """The SQL value of the parameter ``name`` in a measure macro: the parameter, its default
-    when NULL, or -- for p -- the persistence a depth parameter sets (measures.Measure.get);
+    when NULL, or the value another parameter given sets (measures.Setting: RBP's depth sets
+    p);
     a decimal parameter as a DOUBLE."""
     param = definition.param(name)
     value = f"coalesce({name}, {_default_sql(param)})" if _paired(definition, param) else name
-    setter = next((o for o in definition.params if o.excludes == name), None)
-    if setter is not None:  # p = residual^(1/depth), as measures.rbp_persistence
-        residual = _macro_value(definition, "residual")
-        value = (f"CASE WHEN {setter.name} IS NOT NULL THEN pow({residual}, 1.0::DOUBLE / "
-                 f"{setter.name}) ELSE {value} END")
+    setter = next((o for o in definition.params if o.excludes == name and o.sets is not None), None)
+    if setter is not None:  # set by another parameter when given (measures.Setting)
+        inputs = {i: setter.name if i == setter.name else _macro_value(definition, i)
+                  for i in setter.sets.inputs}
+        value = f"CASE WHEN {setter.name} IS NOT NULL THEN {setter.sets.sql.format(**inputs)} ELSE {value} END"
     return f"({value})::DOUBLE" if param.kind == "float" else f"({value})"
 
 

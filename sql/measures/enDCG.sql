@@ -1,14 +1,9 @@
-{# enDCG@k = DCG@k / DCG of the whole ideal ranking (expanded normalization). #}
-{% import '_dialect.sql' as d %}
-{% macro aggs(m) -%}
-{{ d.fsum() }}(({{ m.gain }}) * {{ m.disc(m.pos) }}) FILTER (WHERE {{ m.within }}) AS {{ m.id }}_dcg
-{%- endmacro %}
-{% macro ideal(m) -%}
-{{ d.fsum() }}(gain * {{ m.disc('irank') }}) AS {{ m.id }}_idcg
-{%- endmacro %}
-{% macro value(m) -%}
-CASE WHEN coalesce({{ m.id }}_idcg, 0) > 0 THEN {{ d.div('coalesce(' ~ m.id ~ '_dcg, 0)', m.id ~ '_idcg') }} ELSE 0 END
-{%- endmacro %}
+{# enDCG@k = DCG@k / DCG of the whole ideal ranking (expanded normalization).
+   The body is nDCG's (sql/_dcg.sql), the ideal ranking uncut. #}
+{% import '_dcg.sql' as dcg %}
+{% macro aggs(m) -%}{{ dcg.aggs(m) }}{%- endmacro %}
+{% macro ideal(m) -%}{{ dcg.ideal(m) }}{%- endmacro %}
+{% macro value(m) -%}{{ dcg.value(m) }}{%- endmacro %}
 
 {#- Many derived qrels in one pass (sql/evaluate_many.sql): the aggregates use only the rows
     of grade >= 1, their rank, grade and running relevant count. -#}

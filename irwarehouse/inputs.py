@@ -1,0 +1,201 @@
+"""What users give, read once at the door: measures (names, parsed measures, ir_measures
+objects), the conditions of a correlation matrix, and the sources of a load -- paths, binary
+streams and DataFrames in the column conventions users have (PyTerrier, ir_measures,
+trec_eval) -- and run metadata.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from contextlib import contextmanager
+from typing import Iterable
+
+from . import catalogue, files, names
+from . import measures as ms
+from .engine import loading
+from .errors import IrwError
+from .result import Result
+
+# DataFrame column conventions: the first name present is used.
+RUN_COLUMNS = {"topic": ("qid", "query_id", "topic"), "docno": ("docno", "doc_id"),
+               "score": ("score",), "rank": ("rank",), "run_id": ("run_id", "name", "run")}
+
+
+QRELS_COLUMNS = {"topic": ("qid", "query_id", "topic"), "docno": ("docno", "doc_id"),
+                 "rel": ("label", "relevance", "rel")}
+
+
+def _column(frame, role: str, names: tuple[str, ...], what: str, required: bool = True):
+    for name in names:
+        if name in frame.columns:
+            return name
+    if required:
+        raise IrwError(f"the {what} DataFrame has no {role} column (one of {', '.join(names)}); "
+                       f"its columns: {', '.join(map(str, frame.columns))}")
+    return None
+
+
+def measure_names(measures) -> list[str]:
+    """Measure names from names, parsed measures and ir_measures measure objects
+    (str(ir_measures.nDCG@10) is 'nDCG@10'; ``Rprec`` is the catalogue's RPrec)."""
+    return [str(m) for m in _given(measures)]
+
+
+def _given(measures) -> list:
+    """The measures given: names, and parsed measures (measures.Measure) kept as they are;
+    ir_measures measure objects as names."""
+    if isinstance(measures, (str, bytes, ms.Measure)) or not isinstance(measures, Iterable):
+        measures = [measures]
+    out = []
+    for m in measures:
+        if isinstance(m, (str, ms.Measure)):
+            out.append(m)
+            continue
+        if type(m).__module__.split(".")[0] != "ir_measures":
+            raise IrwError(f"not a measure: {m!r} (give a name such as 'nDCG@10', or an ir_measures measure)")
+        text = str(m)
+        name = re.match(r"[A-Za-z_]+", text).group(0)
+        if ms.catalogue_name(name) is None:
+            raise IrwError(f"ir_measures measure {text} has no counterpart in the catalogue (irw measures)")
+        out.append(ms.catalogue_name(name) + text[len(name):])
+    return out
+
+
+def parse_measures(measures, rel_level: int | None = None) -> list[ms.Measure]:
+    """The measures given (names, parsed measures, ir_measures objects) parsed, in order,
+    without repeats; ``rel_level`` sets ``rel`` where not given. Parse once at the edge and
+    pass the result on: every method takes parsed measures as they are."""
+    return ms.parse_all(_given(measures), rel_level=rel_level)
+
+
+_parsed = parse_measures
+
+
+def _conditions(con, conditions) -> list[tuple[ms.Measure, str]]:
+    """The conditions of a correlation matrix: each ``MEASURE:QRELS`` (a string) or a
+    (measure, qrels) pair, its qrels existing; a condition given twice is an error."""
+    if isinstance(conditions, str):
+        conditions = [conditions]
+    out = []
+    for item in conditions:
+        if isinstance(item, str):
+            measure, qrels = ms.parse_condition(item)
+        else:
+            measure, qrels = item
+            measure = _parsed([measure])[0]
+        catalogue.qrels_info(con, qrels)
+        if (measure, qrels) in out:
+            raise IrwError(f"the condition {measure}:{qrels} is given twice")
+        out.append((measure, qrels))
+    if not out:
+        raise IrwError("no condition given: name each as MEASURE:QRELS, e.g. AP@100:trec8-d10")
+    return out
+
+
+def measure_labels(measures, rel_level: int | None = None) -> list[str]:
+    """The canonical names of ``measures`` (names or ir_measures objects), in order, without
+    repeats: the names ``scores.measure`` stores. A bad name is an IrwError."""
+    return [str(m) for m in _parsed(measures, rel_level)]
+
+
+def _file_qrels_name(source) -> str:
+    """The name a qrels file evaluated directly takes: its file name without a compression
+    suffix (``qrels.trec8.gz``: ``qrels.trec8``); ``qrels`` for a DataFrame or a name that a
+    list of qrels could not address."""
+    if not isinstance(source, (str, os.PathLike)):
+        return "qrels"
+    stem = re.sub(r"\.(gz|bz2|xz)$", "", os.path.basename(str(source)))
+    return "qrels" if names.qrels_problem(stem) else stem
+
+
+def _stream_name(stream) -> str:
+    """How messages name a stream read as a file: standard input, or its name."""
+    name = getattr(stream, "name", None)
+    return "standard input" if name in ("<stdin>", 0) or not isinstance(name, str) else name
+
+
+@contextmanager
+def _source_files(source, kind: str, run_id: str | None = None):
+    """What to load: the paths given; a binary stream (``sys.stdin.buffer``, an
+    ``io.BytesIO``; also in a list of paths), written to a file in a temporary directory
+    first, which errors then name (standard input or the stream's name); or a DataFrame,
+    loaded as data (engine.loading.Frame: its columns found by the conventions above;
+    errors name 'the DataFrame', the row and the column)."""
+    if isinstance(source, (str, os.PathLike)):
+        yield [str(source)]
+        return
+    streams = isinstance(source, (list, tuple)) and any(hasattr(s, "read") for s in source)
+    if isinstance(source, (list, tuple)) and not streams and all(isinstance(s, (str, os.PathLike)) for s in source):
+        yield [str(s) for s in source]
+        return
+    if hasattr(source, "read") or streams:
+        items = list(source) if streams else [source]
+        if not all(hasattr(s, "read") or isinstance(s, (str, os.PathLike)) for s in items):
+            raise IrwError(f"load {kind} from paths, binary streams or a pandas DataFrame")
+        tmp = files.temp_dir("stream")
+        names: dict[str, str] = {}
+        try:
+            paths = []
+            for number, item in enumerate(items):
+                if not hasattr(item, "read"):
+                    paths.append(str(item))
+                    continue
+                path = os.path.join(tmp, f"stream{number}")
+                with open(path, "wb") as out:
+                    try:
+                        shutil.copyfileobj(item, out)
+                    except TypeError:  # a text stream: a file holds bytes
+                        raise IrwError(f"read {kind} from a binary stream (sys.stdin.buffer, "
+                                       "open(path, 'rb')), not a text stream") from None
+                names[path] = _stream_name(item)
+                paths.append(path)
+            yield paths
+        except IrwError as exc:
+            text = str(exc)
+            for path, name in names.items():
+                text = text.replace(path, name)
+            exc.args = (text, *exc.args[1:])  # the same error (its status kept), renamed
+            raise
+        finally:
+            files.remove_temp(tmp)
+        return
+    if isinstance(source, Result):  # what a method returned, loaded again
+        source = source.df()
+    if not hasattr(source, "columns"):
+        raise IrwError(f"load {kind} from paths or a pandas DataFrame, not {type(source).__name__}")
+    cols = RUN_COLUMNS if kind == "runs" else QRELS_COLUMNS
+    found = {role: _column(source, role, names, kind, required=role not in ("rank", "run_id"))
+             for role, names in cols.items()}
+    if kind == "runs" and found["run_id"] is None and not run_id:
+        raise IrwError("the runs DataFrame has no run_id (or name) column: name the run with run_id=...")
+    fields = ({"topic": found["topic"], "docno": found["docno"], "run_id": found["run_id"],
+               "given_rank": found["rank"], "score": found["score"]} if kind == "runs" else
+              {"topic": found["topic"], "docno": found["docno"], "rel": found["rel"]})
+    yield [loading.Frame(source, kind, fields, run_id=run_id if found.get("run_id") is None else None)]
+
+
+@contextmanager
+def _meta_file(source):
+    """Run metadata: the TSV path given, or a DataFrame, read as data (None: none)."""
+    if source is None or isinstance(source, (str, os.PathLike)):
+        yield None if source is None else str(source)
+        return
+    if isinstance(source, Result):
+        source = source.df()
+    if not hasattr(source, "columns"):
+        raise IrwError(f"run metadata comes from a TSV file or a pandas DataFrame, not {type(source).__name__}")
+    yield source
+
+
+def one_measure(measure) -> ms.Measure:
+    """One measure (a name, a parsed measure or an ir_measures object), parsed once; several
+    are an error."""
+    given = _given(measure)
+    if len(given) != 1:
+        raise IrwError(f"one measure expected, got {len(given)}")
+    parsed = ms.parse_all(given)
+    if len(parsed) != 1:
+        raise IrwError(f"one measure expected, got {len(parsed)} ({', '.join(map(str, parsed))})")
+    return parsed[0]
