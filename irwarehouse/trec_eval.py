@@ -148,7 +148,7 @@ def _scan(path: str) -> tuple[bool, bool]:
     decoder = codecs.getincrementaldecoder("utf-8")()
     utf8, lone_cr = True, False
     try:
-        with loading._open_binary(path) as fh:
+        with loading.open_binary(path) as fh:
             while chunk := fh.read(_CHUNK):
                 lone_cr = lone_cr or _LONE_CR.search(chunk) is not None
                 if utf8:
@@ -183,7 +183,7 @@ def as_read(paths: list[str]):
     try:
         for number, path in enumerate(paths):
             copies[path] = copy = os.path.join(tmp, f"file{number}")
-            with loading._open_binary(path) as src, open(copy, "w", encoding="utf-8") as out:
+            with loading.open_binary(path) as src, open(copy, "w", encoding="utf-8") as out:
                 decoder = codecs.getincrementaldecoder(ENCODING)()
                 while chunk := src.read(_CHUNK):
                     out.write(decoder.decode(chunk))
@@ -227,7 +227,7 @@ class _Read:
     @classmethod
     def of(cls, path: str, nfields: int) -> "_Read":
         read = cls(path)
-        with loading._open_binary(path) as fh:
+        with loading.open_binary(path) as fh:
             text = fh.read().decode("utf-8")
         for number, line in enumerate(text.split("\n"), 1):
             fields = _FIELDS.split(line.strip(" \t\r\v\f"))
