@@ -20,7 +20,7 @@ LAYERS = [
                     "irwarehouse.systems", "irwarehouse.power",
                     "irwarehouse.sql", "irwarehouse.pages", "irwarehouse.files", "irwarehouse.names", "irwarehouse.statements",
                     "irwarehouse.measures", "irwarehouse.trec_names", "irwarehouse.experiments"]),
-    ("connection", ["irwarehouse.connection", "irwarehouse.state"]),
+    ("connection", ["irwarehouse.connection*", "irwarehouse.state"]),
     ("catalogue", ["irwarehouse.catalogue", "irwarehouse.runsets"]),
     ("engine", ["irwarehouse.engine*"]),
     ("schema", ["irwarehouse.schema"]),

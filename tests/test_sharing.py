@@ -353,7 +353,7 @@ def test_loads_into_copies_take_turns_and_lose_nothing(trec8, fixture_db, tmp_pa
             copies.append(copy)
             yield copy
 
-    monkeypatch.setattr(connection, "swapped", recorded)
+    monkeypatch.setattr(connection.swap, "swapped", recorded)
     threads = [threading.Thread(target=load, args=(batch,)) for batch in batches]
     for thread in threads:
         thread.start()
@@ -387,7 +387,7 @@ def test_a_copy_that_cannot_be_written_loads_in_place(trec8, fixture_db, tmp_pat
     _swapping(fixture_db, runs[:3])
     inode = os.stat(fixture_db).st_ino
     with monkeypatch.context() as m:
-        m.setattr(connection, "_copy_from", full)
+        m.setattr(connection.swap, "_copy_from", full)
         with Warehouse(str(fixture_db)) as w:
             w.load_runs(runs[:3])
     assert os.stat(fixture_db).st_ino == inode
