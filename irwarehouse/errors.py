@@ -196,6 +196,8 @@ class Interrupts:
     pending = False    # an interrupt arrived while deferred
     requested = False  # an interrupt arrived before anything was committed: no COMMIT follows,
                        # even where code took the interrupt for an error and carried on
+    stops: list = []   # what stops the work under way at an interrupt (DuckDB's queries:
+                       # irwarehouse.connection.settings.interrupt_all)
 
     @classmethod
     def handler(cls, signum, frame):
@@ -203,6 +205,8 @@ class Interrupts:
             cls.pending = True
             return
         cls.requested = True
+        for stop in cls.stops:
+            stop()
         raise KeyboardInterrupt
 
     @classmethod

@@ -37,7 +37,7 @@ from .opening import check_path, check_warehouse, connect, create_file
 from .sandbox import Sandbox, in_sandbox
 from .settings import (DEFAULT_DB, DEFAULT_WAIT, DUCKDB_CONFIG, MEMORY_CAP, MEMORY_SHARE, OLDEST_READER,
                        PUBLISHED_KEY, SCHEMA_VERSION, STORAGE_VERSION, configure, database_path, has_table,
-                       is_configuration_locked, memory_bytes, memory_limit, memory_limit_text, open_duckdb,
+                       interrupt_all, is_configuration_locked, memory_bytes, memory_limit, memory_limit_text, open_duckdb,
                        register, resolve_path, settle, storage_version, stored_meta, unregister)
 from .staging import Staging
 from .swap import SWAP_BYTES_PER_ROW, swapped
@@ -51,7 +51,7 @@ __all__ = [
     "Sandbox", "in_sandbox",
     "DEFAULT_DB", "DEFAULT_WAIT", "DUCKDB_CONFIG", "MEMORY_CAP", "MEMORY_SHARE", "OLDEST_READER",
     "PUBLISHED_KEY", "SCHEMA_VERSION", "STORAGE_VERSION", "configure", "database_path", "has_table",
-    "is_configuration_locked", "memory_bytes", "memory_limit", "memory_limit_text", "open_duckdb",
+    "interrupt_all", "is_configuration_locked", "memory_bytes", "memory_limit", "memory_limit_text", "open_duckdb",
     "register", "resolve_path", "settle", "storage_version", "stored_meta", "unregister",
     "Staging", "SWAP_BYTES_PER_ROW", "swapped",
     "in_transaction", "transaction", "unordered", "without_order",

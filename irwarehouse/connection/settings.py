@@ -5,13 +5,15 @@ DuckDB connection is made (:func:`open_duckdb`) and the settings every one is gi
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import weakref
 
 import duckdb
 
 from .. import files
-from ..errors import IrwError, shown
+from ..errors import Interrupts, IrwError, shown
 from ..sql import quote_literal
 
 
@@ -100,8 +102,31 @@ def open_duckdb(path: str = ":memory:", read_only: bool = False) -> duckdb.DuckD
     """A DuckDB connection: the one place every connection irw opens -- a warehouse, a
     load's staging connection, a copy being published, a fast path's own -- is made, with
     :data:`DUCKDB_CONFIG`. A warehouse file is opened by :func:`connect` (which comes
-    here), not directly."""
-    return duckdb.connect(path, read_only=read_only, config=dict(DUCKDB_CONFIG))
+    here), not directly. It is recorded among the open connections that an interrupt stops
+    (:func:`interrupt_all`)."""
+    con = duckdb.connect(path, read_only=read_only, config=dict(DUCKDB_CONFIG))
+    _opened.add(con)
+    return con
+
+
+# The connections open_duckdb made that are still alive (weakly held: a closed and dropped
+# connection leaves by itself).
+_opened: weakref.WeakSet = weakref.WeakSet()
+
+
+def interrupt_all() -> None:
+    """Stop the query each open connection of this process runs (DuckDB's ``interrupt``;
+    one that runs none, or is closed, is left as it is). Called by the interrupt handler
+    (irwarehouse.errors.Interrupts.handler) before it raises KeyboardInterrupt: a query
+    running in DuckDB does not return to Python, where the interrupt is raised, until it ends;
+    interrupted, it fails at once, and its transaction is rolled back (:func:`transaction`)."""
+    for con in list(_opened):
+        with contextlib.suppress(duckdb.Error):
+            con.interrupt()
+
+
+if interrupt_all not in Interrupts.stops:
+    Interrupts.stops.append(interrupt_all)
 
 
 def configure(con: duckdb.DuckDBPyConnection, limit: str | None = None) -> None:
