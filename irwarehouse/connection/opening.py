@@ -66,12 +66,40 @@ def check_path(path: str) -> None:
     """Refuse at once a warehouse path that is no database file: a directory, a named pipe,
     a device (which DuckDB could wait on forever), or a file that is not a DuckDB database
     (read from its header: a SQLite file never reaches DuckDB, which would want an
-    extension to read it)."""
+    extension to read it), or a symbolic link that never reaches a file (a loop: every
+    opening would find no file, and a load would try to create it without end)."""
+    loop = _link_loop(path)
+    if loop:
+        raise IrwError(f"{path} {loop}, not a warehouse file: choose another --db")
     kind = files.file_kind(path)
     if kind is not None:
         raise IrwError(f"{path} is {kind}, not a warehouse file: choose another --db")
     if Path(path).exists() and not files.is_database(path):
         raise IrwError(f"{path} is not a DuckDB database, so not an irw warehouse: choose another --db")
+
+
+def _link_loop(path: str) -> str | None:
+    """What loop of symbolic links ``path`` leads into: 'is a loop of symbolic links (a -> b ->
+    a)', or where a directory of its path loops; None when following its links ends (at a
+    file, or at nothing)."""
+    try:
+        os.stat(path)
+        return None
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            return None
+    chain, seen, current = [path], set(), path
+    while len(chain) < 40:
+        key = os.path.abspath(current)
+        if key in seen or not os.path.islink(current):
+            break
+        seen.add(key)
+        target = os.readlink(current)
+        current = os.path.join(os.path.dirname(current), target)
+        chain.append(target)
+    if len(chain) > 1:
+        return f"is a loop of symbolic links ({' -> '.join(chain)})"
+    return "lies in a loop of symbolic links (a directory of its path leads back to itself)"
 
 
 def _check_new_file(path: str) -> None:
