@@ -8,7 +8,6 @@ import contextlib
 import errno
 import fcntl
 import os
-import shutil
 import stat
 import sys
 from contextlib import contextmanager
@@ -50,28 +49,36 @@ def swapped(path: str, rows: int, deadline: "Deadline"):
 
     The warehouse is written in place when copying it would cost more than the rows
     (SWAP_BYTES_PER_ROW), when it has a write-ahead log (a writer ended without a
-    checkpoint: opening it for writing replays the log), when it is not a plain file of
-    this user and one of its groups with one link (a copy would change its owner or group,
-    or split its links), when the copy cannot be written (the directory is not writable,
-    the disk is full), and where the file system has no flock."""
+    checkpoint: opening it for writing replays the log), when it is not a plain file with
+    one link (a copy would split its links), when the copy cannot be written (the disk is
+    full) or be given what the file carries besides its bytes -- its owner, group, mode,
+    extended attributes and POSIX ACL (:func:`_carry`) -- and where the file system has no
+    flock. A warehouse that cannot be written at all -- the file read-only or immutable, its
+    directory not writable -- is refused, naming it (:func:`_write_problem`)."""
     real = os.path.realpath(path)
+    problem = _write_problem(path, real)
+    if problem:
+        raise IrwError(problem)
     fd = _swap_locks(real, path, deadline) if _swappable(real, rows) else None
     if fd is None:
         yield None
         return
     with contextlib.ExitStack() as held:
         held.callback(_unlock, fd)
+        copy = None
         try:
             if os.path.exists(real + ".wal"):  # left by a writer that ended without a checkpoint
                 raise OSError(errno.EEXIST, "a write-ahead log")
             copy = held.enter_context(files.file_beside(real, companions=(".wal",)))
             before = os.fstat(fd)
             _copy_from(fd, str(copy), before.st_size)
-            shutil.copymode(real, copy)
-            if os.stat(copy).st_gid != before.st_gid:
-                os.chown(copy, -1, before.st_gid)
-        except (OSError, IrwError):  # written in place instead, nothing held
+            _carry(fd, str(copy), before)
+        except (OSError, IrwError) as exc:  # written in place instead, nothing held
             held.close()
+            directory = os.path.dirname(real)
+            if (copy is None and isinstance(exc, OSError) and exc.errno in _REFUSED
+                    and _is_in(exc.filename, directory)):  # nor could a writer in place
+                raise IrwError(_refused(path, directory, exc)) from None
             yield None
             return
         yield str(copy)
@@ -99,10 +106,75 @@ def _swappable(real: str, rows: int) -> bool:
         info = os.stat(real)
     except OSError:
         return False
-    return (stat.S_ISREG(info.st_mode) and info.st_nlink == 1 and info.st_uid == os.getuid()
-            and (info.st_gid == os.getgid() or info.st_gid in os.getgroups())
+    return (stat.S_ISREG(info.st_mode) and info.st_nlink == 1
             and info.st_size <= SWAP_BYTES_PER_ROW * rows and not os.path.exists(real + ".wal")
             and os.access(os.path.dirname(real), os.W_OK))
+
+
+# The system's refusals to create a file in a directory: not writable, immutable, read-only.
+_REFUSED = {errno.EACCES, errno.EPERM, errno.EROFS}
+_READS_STILL_WORK = ("commands that only read it still work (e.g. irw runs list, irw eval --no-store)")
+
+
+def _write_problem(path: str, real: str) -> str | None:
+    """Why a load cannot write the warehouse ``path`` (the file ``real``) at all, in place or
+    into a copy: the file cannot be written (read-only, immutable: ``chattr +i``), or its
+    directory refuses the files a writer makes beside it (DuckDB's journal, or the copy);
+    None when it can, or when there is no file."""
+    if not os.path.isfile(real):
+        return None
+    directory = os.path.dirname(real)
+    if not os.access(real, os.W_OK):
+        why = "the file cannot be written (it is read-only or immutable)"
+    elif not os.access(directory, os.W_OK) and not os.access(real + ".wal", os.W_OK):
+        why = f"its directory {directory} is not writable"
+    else:
+        return None
+    return f"cannot load into the warehouse {path}: {why}; {_READS_STILL_WORK}"
+
+
+def _is_in(filename, directory: str) -> bool:
+    return bool(filename) and os.path.dirname(os.path.abspath(os.fsdecode(filename))) == directory
+
+
+def _refused(path: str, directory: str, exc: OSError) -> str:
+    return (f"cannot load into the warehouse {path}: its directory {directory} refuses new files "
+            f"({exc.strerror}); {_READS_STILL_WORK}")
+
+
+_ACL = "system.posix_acl_access"  # a file's POSIX ACL, as an extended attribute
+_NO_XATTRS = {errno.ENOTSUP, errno.EOPNOTSUPP}
+
+
+def _carry(fd: int, copy: str, before: os.stat_result) -> None:
+    """Give the copy what the warehouse (the open file ``fd``, as ``before``) carries besides
+    its bytes: its owner and group, its mode, and its extended attributes (``user.*`` and the
+    others) and POSIX ACL, byte for byte -- the ACL last, after the mode (setting a mode
+    changes an ACL's mask). The copy loses any attribute the warehouse lacks (an ACL inherited
+    from the directory's default). An OSError (the system refuses one of them) leaves the
+    warehouse to be written in place."""
+    now = os.stat(copy)
+    if (now.st_uid, now.st_gid) != (before.st_uid, before.st_gid):
+        os.chown(copy, before.st_uid if now.st_uid != before.st_uid else -1,
+                 before.st_gid if now.st_gid != before.st_gid else -1)
+    os.chmod(copy, stat.S_IMODE(before.st_mode))  # after chown, which may clear set-id bits
+    try:
+        names = os.listxattr(fd)
+    except OSError as exc:
+        if exc.errno not in _NO_XATTRS:
+            raise
+        names = []
+    try:
+        present = os.listxattr(copy)
+    except OSError as exc:
+        if exc.errno not in _NO_XATTRS or names:
+            raise
+        present = []
+    for name in present:
+        if name not in names:
+            os.removexattr(copy, name)
+    for name in sorted(names, key=lambda n: n == _ACL):
+        os.setxattr(copy, name, os.getxattr(fd, name))
 
 
 class _Busy(Exception):
