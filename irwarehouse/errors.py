@@ -222,6 +222,39 @@ class Interrupts:
 
     @classmethod
     @contextmanager
+    def stopping(cls):
+        """Inside the block, Ctrl-C (SIGINT) first stops the work under way (``stops``: a
+        query running in DuckDB does not return to Python, where the interrupt is raised,
+        until it ends), then is handled as before (Python's: KeyboardInterrupt). Yields a
+        list that holds the signal once one arrived. For the Python API (a notebook's Ctrl-C);
+        the command line's handler (:meth:`handler`) stops the work itself and is left as it
+        is, as is a signal ignored or left to the system. Main thread only."""
+        import signal
+        import threading
+
+        arrived: list[int] = []
+        if threading.current_thread() is not threading.main_thread():
+            yield arrived
+            return
+        previous = signal.getsignal(signal.SIGINT)
+        if previous is cls.handler or not callable(previous):
+            yield arrived
+            return
+
+        def stop_then_previous(signum, frame):
+            arrived.append(signum)
+            for stop in cls.stops:
+                stop()
+            previous(signum, frame)
+
+        signal.signal(signal.SIGINT, stop_then_previous)
+        try:
+            yield arrived
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+    @classmethod
+    @contextmanager
     def deferred(cls):
         """Interrupts are noted, not raised, inside the block (main thread only: elsewhere
         signals do not arrive)."""

@@ -67,30 +67,33 @@ def transaction(con: duckdb.DuckDBPyConnection):
         return
     con.execute("BEGIN TRANSACTION")
     _open_transactions[key] = 1
-    try:
-        yield con
-    except BaseException as exc:
-        _open_transactions.pop(key, None)
+    with Interrupts.stopping() as interrupted:  # Ctrl-C in the Python API stops the query too
         try:
-            con.execute("ROLLBACK")
-            if _order_to_restore.pop(key, False):
-                con.execute("SET preserve_insertion_order = true")
-        except duckdb.Error:  # the connection is gone (closed, or interrupted for good)
-            pass
-        cause = first_error(exc)
-        if cause is not exc:  # the first error of the transaction, not "transaction is aborted"
-            raise cause from None
-        raise
-    else:
-        if Interrupts.requested:  # interrupted before: nothing is kept
+            yield con
+        except BaseException as exc:
             _open_transactions.pop(key, None)
-            con.execute("ROLLBACK")
-            raise KeyboardInterrupt
-        _open_transactions.pop(key, None)
-        writes = not _read_only(con)
-        with Interrupts.deferred():
-            con.execute("COMMIT")
-            Interrupts.commits += writes
+            try:
+                con.execute("ROLLBACK")
+                if _order_to_restore.pop(key, False):
+                    con.execute("SET preserve_insertion_order = true")
+            except duckdb.Error:  # the connection is gone (closed, or interrupted for good)
+                pass
+            if interrupted and not isinstance(exc, KeyboardInterrupt):  # the query stopped by it
+                raise KeyboardInterrupt from None
+            cause = first_error(exc)
+            if cause is not exc:  # the first error of the transaction, not "transaction is aborted"
+                raise cause from None
+            raise
+        else:
+            if Interrupts.requested:  # interrupted before: nothing is kept
+                _open_transactions.pop(key, None)
+                con.execute("ROLLBACK")
+                raise KeyboardInterrupt
+            _open_transactions.pop(key, None)
+            writes = not _read_only(con)
+            with Interrupts.deferred():
+                con.execute("COMMIT")
+                Interrupts.commits += writes
 
 
 def _read_only(con) -> bool:
