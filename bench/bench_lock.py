@@ -34,7 +34,7 @@ from common import DEFAULT_DATA, machine  # noqa: E402
 
 
 # `irw` with every load written in place (no copy swapped in)
-IN_PLACE = ("import sys; from irwarehouse import connection; connection.SWAP_BYTES_PER_ROW = 0; "
+IN_PLACE = ("import sys; from irwarehouse import connection; connection.swap.SWAP_BYTES_PER_ROW = 0; "
             "from irwarehouse.cli import main; sys.argv[0] = 'irw'; main()")
 
 

@@ -196,6 +196,8 @@ class Interrupts:
     pending = False    # an interrupt arrived while deferred
     requested = False  # an interrupt arrived before anything was committed: no COMMIT follows,
                        # even where code took the interrupt for an error and carried on
+    stops: list = []   # what stops the work under way at an interrupt (DuckDB's queries:
+                       # irwarehouse.connection.settings.interrupt_all)
 
     @classmethod
     def handler(cls, signum, frame):
@@ -203,6 +205,8 @@ class Interrupts:
             cls.pending = True
             return
         cls.requested = True
+        for stop in cls.stops:
+            stop()
         raise KeyboardInterrupt
 
     @classmethod
@@ -215,6 +219,39 @@ class Interrupts:
     @classmethod
     def reset(cls, keep: bool) -> None:
         cls.keep, cls.commits, cls.pending, cls.requested = keep, 0, False, False
+
+    @classmethod
+    @contextmanager
+    def stopping(cls):
+        """Inside the block, Ctrl-C (SIGINT) first stops the work under way (``stops``: a
+        query running in DuckDB does not return to Python, where the interrupt is raised,
+        until it ends), then is handled as before (Python's: KeyboardInterrupt). Yields a
+        list that holds the signal once one arrived. For the Python API (a notebook's Ctrl-C);
+        the command line's handler (:meth:`handler`) stops the work itself and is left as it
+        is, as is a signal ignored or left to the system. Main thread only."""
+        import signal
+        import threading
+
+        arrived: list[int] = []
+        if threading.current_thread() is not threading.main_thread():
+            yield arrived
+            return
+        previous = signal.getsignal(signal.SIGINT)
+        if previous is cls.handler or not callable(previous):
+            yield arrived
+            return
+
+        def stop_then_previous(signum, frame):
+            arrived.append(signum)
+            for stop in cls.stops:
+                stop()
+            previous(signum, frame)
+
+        signal.signal(signal.SIGINT, stop_then_previous)
+        try:
+            yield arrived
+        finally:
+            signal.signal(signal.SIGINT, previous)
 
     @classmethod
     @contextmanager

@@ -21,7 +21,7 @@ LAYERS = [
                     "irwarehouse.sql", "irwarehouse.pages", "irwarehouse.files", "irwarehouse.names", "irwarehouse.statements",
                     "irwarehouse.options", "irwarehouse.citations", "irwarehouse.trec_families",
                     "irwarehouse.measures", "irwarehouse.trec_names", "irwarehouse.experiments"]),
-    ("connection", ["irwarehouse.connection", "irwarehouse.state"]),
+    ("connection", ["irwarehouse.connection*", "irwarehouse.state"]),
     ("catalogue", ["irwarehouse.catalogue", "irwarehouse.runsets"]),
     ("engine", ["irwarehouse.engine*"]),
     ("schema", ["irwarehouse.schema"]),

@@ -345,18 +345,19 @@ def test_a_failed_api_call_leaves_the_warehouse_as_it_was(fx):
     assert snapshot(fx.db_path) == before
 
 
-def _interrupt(args, env, delay: float):
+def _interrupt(args, env, delay: float, sig: int = signal.SIGINT):
     proc = subprocess.Popen(IRW + args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     time.sleep(delay)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     out, err = proc.communicate(timeout=120)
     return proc.returncode, out, err
 
 
 def test_an_interrupt_keeps_all_or_nothing(trec8, tmp_path):
-    """Ctrl-C at moments spread over a load: exit 130 and nothing changed, or exit 0 with the
-    load reported and kept; never a traceback, never a kept load reported as failed."""
+    """Ctrl-C (or SIGTERM) at moments spread over a load: exit 130 (143) and nothing changed --
+    the copy a load writes into removed -- or exit 0 with the load reported and kept; never a
+    traceback, never a kept load reported as failed."""
     runs = sorted((trec8 / "runs").iterdir())[:12]
     base = str(tmp_path / "base.duckdb")
     cli_for(base)("load", "qrels", trec8 / "qrels.trec8.gz", "--name", "trec8")
@@ -371,17 +372,20 @@ def test_an_interrupt_keeps_all_or_nothing(trec8, tmp_path):
         work = str(tmp_path / f"w{k}.duckdb")
         Path(work).write_bytes(Path(base).read_bytes())
         before = snapshot(work)
-        code, out, err = _interrupt(["--db", work, "load", "runs", *map(str, runs)], env, took * fraction)
+        sig = signal.SIGTERM if k % 2 else signal.SIGINT
+        code, out, err = _interrupt(["--db", work, "load", "runs", *map(str, runs)], env, took * fraction, sig)
         assert "Traceback" not in err, err
+        assert not [p for p in tmp_path.iterdir() if ".irw-" in p.name]  # no copy left beside it
         n = duckdb.connect(work, read_only=True).execute("SELECT count(*) FROM run_loads").fetchone()[0]
-        if code == 130:
+        if code in (130, 143):
+            assert code == 128 + sig, (code, sig)
             assert err.strip().splitlines()[-1] == "error: interrupted; nothing was changed", err
             assert snapshot(work) == before
         else:
             assert code == 0 and "loaded 12 runs" in err, (code, err)
             assert n == 12
         outcomes.add(code)
-    assert 130 in outcomes  # the interrupt did arrive during the load at least once
+    assert outcomes & {130, 143}  # the interrupt did arrive during the load at least once
 
 
 def test_an_interrupted_export_writes_nothing(trec8_db, tmp_path):
@@ -392,6 +396,71 @@ def test_an_interrupted_export_writes_nothing(trec8_db, tmp_path):
     if code == 130:
         assert not out.exists() and not [p for p in tmp_path.iterdir() if ".irw-" in p.name]
         assert err.strip().splitlines()[-1].startswith("error: interrupted")
+
+
+# Queries that run for minutes in DuckDB, unless stopped: a read (a large cross join) and a write.
+LONG_READ = "SELECT count(*) FROM range(100000000) a, range(100000) b"
+LONG_WRITE = "CREATE TABLE irw_long AS SELECT * FROM range(300000000)"
+
+
+def _signalled(args: list[str], sig: int, *, after: float = 3.0, ready: Path | None = None
+               ) -> tuple[int, str, float]:
+    """Run ``args`` (a Python command line), send it ``sig`` once it has run ``after`` seconds
+    (after the file ``ready`` appeared, if given: a long query under way), and return its
+    status, its stderr and how long it took to end after the signal."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        end = time.monotonic() + 120
+        while ready is not None and not ready.exists() and proc.poll() is None and time.monotonic() < end:
+            time.sleep(0.05)
+        time.sleep(after)
+        assert proc.poll() is None, proc.communicate()  # still running: the query is long
+        sent = time.monotonic()
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=30)
+        return proc.returncode, err, time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.mark.parametrize("sig, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("write", [False, True], ids=["read", "write"])
+def test_a_signal_stops_a_long_query_at_once(fx, sig, status, write):
+    """Ctrl-C (SIGINT) or SIGTERM stops ``irw sql`` running a long query within 2 s (DuckDB
+    interrupted, not left to finish), with status 130 or 143 and one line; a write's
+    transaction is rolled back: the warehouse as it was, and it opens."""
+    before = snapshot(fx.db_path)
+    args = IRW + ["--db", fx.db_path, "sql", *(["--write", LONG_WRITE] if write else [LONG_READ])]
+    code, err, took = _signalled(args, sig, after=8.0)  # well into the query: where it ran on
+    assert code == status, err
+    assert took < 2.5, f"ended {took:.1f} s after the signal"
+    assert err.strip().splitlines()[-1] == "error: interrupted; nothing was changed", err
+    assert "Traceback" not in err
+    assert snapshot(fx.db_path) == before
+    assert fx("runs", "list").exit_code == 0
+
+
+def test_a_keyboard_interrupt_in_the_api_leaves_the_warehouse_as_it_was(fx):
+    """A KeyboardInterrupt during a Warehouse call (Ctrl-C in a notebook, whose kernel sends
+    SIGINT to itself) stops its query and rolls its transaction back."""
+    before = snapshot(fx.db_path)
+    ready = fx.tmp / "ready"
+    script = ("import sys; from irwarehouse import Warehouse\n"
+              "w = Warehouse(sys.argv[1])\n"
+              "open(sys.argv[2], 'w').close()\n"
+              "try:\n"
+              f"    w.sql({LONG_WRITE!r}, write=True)\n"
+              "except BaseException as exc:\n"
+              "    print(type(exc).__name__, file=sys.stderr)\n"
+              "w.close()\n")
+    code, err, took = _signalled([sys.executable, "-c", script, fx.db_path, str(ready)], signal.SIGINT,
+                                 after=1.0, ready=ready)
+    assert code == 0 and err.strip() == "KeyboardInterrupt", err  # the call was interrupted
+    assert took < 2.5, f"ended {took:.1f} s after the signal"
+    assert snapshot(fx.db_path) == before
 
 
 # ------------------------------------------------------------------ names that mean one thing
@@ -612,3 +681,24 @@ def test_collections_list_with_runs_but_no_qrels(tmp_path):
     rows = json.loads(cli("collections", "list", "--format", "json").stdout)
     assert rows[0]["collection"] == "default" and rows[0]["runs"] == 1
     assert cli("collections", "list").exit_code == 0
+
+
+# ------------------------------------------------------------------ a --db that leads nowhere
+
+@pytest.mark.parametrize("links", [{"a.duckdb": "b.duckdb", "b.duckdb": "a.duckdb"}, {"a.duckdb": "a.duckdb"}],
+                         ids=["two links", "itself"])
+@pytest.mark.parametrize("command", [("load", "runs", str(FIXTURES / "runs")), ("runs", "list")],
+                         ids=["load", "read"])
+def test_a_db_that_is_a_loop_of_symbolic_links_is_refused_at_once(tmp_path, links, command):
+    """A --db path that is a loop of symbolic links is refused at once, the loop named in one
+    line (a load once tried to create the file without end); nothing is created."""
+    for name, target in links.items():
+        (tmp_path / name).symlink_to(target)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(IRW + ["--db", "a.duckdb", *command], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1, proc.stderr
+    chain = " -> ".join(["a.duckdb", *links.values()][:len(links) + 1])
+    assert proc.stderr.strip() == (f"error: a.duckdb is a loop of symbolic links ({chain}), not a "
+                                   "warehouse file: choose another --db"), proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(links)

@@ -256,7 +256,7 @@ def test_every_duckdb_connection_is_made_in_one_place():
     found = [f"{p.relative_to(root)}:{n}" for p in sorted(root.rglob("*.py"))
              for n, line in enumerate(p.read_text().splitlines(), 1)
              if "duckdb.connect(" in line and not line.lstrip().startswith("#")]
-    assert len(found) == 1 and found[0].startswith("connection.py:"), found
+    assert len(found) == 1 and found[0].startswith("connection/settings.py:"), found
     import inspect
 
     from irwarehouse import connection

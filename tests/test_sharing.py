@@ -353,7 +353,7 @@ def test_loads_into_copies_take_turns_and_lose_nothing(trec8, fixture_db, tmp_pa
             copies.append(copy)
             yield copy
 
-    monkeypatch.setattr(connection, "swapped", recorded)
+    monkeypatch.setattr(connection.swap, "swapped", recorded)
     threads = [threading.Thread(target=load, args=(batch,)) for batch in batches]
     for thread in threads:
         thread.start()
@@ -387,7 +387,7 @@ def test_a_copy_that_cannot_be_written_loads_in_place(trec8, fixture_db, tmp_pat
     _swapping(fixture_db, runs[:3])
     inode = os.stat(fixture_db).st_ino
     with monkeypatch.context() as m:
-        m.setattr(connection, "_copy_from", full)
+        m.setattr(connection.swap, "_copy_from", full)
         with Warehouse(str(fixture_db)) as w:
             w.load_runs(runs[:3])
     assert os.stat(fixture_db).st_ino == inode
@@ -443,3 +443,142 @@ def test_a_load_into_a_copy_waits_as_wait_says(trec8, fixture_db, tmp_path):
     assert "waited 0.5 s" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == [fixture_db.name]
     irw(fixture_db, "load", "runs", *runs)
+
+
+# ------------------------------------------------------------------ what the file carries
+
+ACL = "system.posix_acl_access"
+
+
+def _another_run(tmp_path) -> str:
+    """A run file the fixture warehouse has not loaded (alpha1's rankings, as run 'carried')."""
+    lines = [line for line in (FIXTURES / "runs" / "alpha.txt").read_text().splitlines()
+             if line.split()[5:6] == ["alpha1"]]
+    path = tmp_path / "carried.txt"
+    path.write_text("".join(" ".join(line.split()[:5] + ["carried"]) + "\n" for line in lines))
+    return str(path)
+
+
+def _give_attributes(db) -> None:
+    """A user extended attribute and a POSIX ACL granting the user 1234 read and the group
+    nothing (setfacl where it is installed, else the attribute's bytes); skipped where the
+    file system of the temporary directory has no extended attributes."""
+    import errno
+    import shutil
+    import struct
+
+    try:
+        os.setxattr(db, "user.irw_test", b"\x00kept\xff")
+    except OSError as exc:
+        if exc.errno in (errno.ENOTSUP, errno.EOPNOTSUPP):
+            pytest.skip(f"the file system of {db.parent} has no extended attributes")
+        raise
+    if shutil.which("setfacl"):
+        subprocess.run(["setfacl", "-m", "u:1234:r--,g::---,m::r--", str(db)], check=True)
+    else:  # POSIX ACL, version 2: (tag, permissions, id) entries, in the order of their tags
+        undefined = 0xFFFFFFFF
+        entries = [(0x01, 6, undefined), (0x02, 4, 1234), (0x04, 0, undefined), (0x10, 4, undefined),
+                   (0x20, 0, undefined)]
+        os.setxattr(db, ACL, struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *e) for e in entries))
+
+
+def _carried(db) -> dict:
+    return {"xattrs": {name: os.getxattr(db, name) for name in sorted(os.listxattr(db))},
+            "mode": stat.S_IMODE(os.stat(db).st_mode), "owner": (os.stat(db).st_uid, os.stat(db).st_gid)}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux's extended attributes")
+def test_a_load_into_a_copy_keeps_the_files_attributes_and_acl(fixture_db, tmp_path, monkeypatch):
+    """A load written into a copy renamed onto the warehouse gives the copy the file's extended
+    attributes and POSIX ACL, byte for byte (the named user keeps read access, the group
+    gains none), with its mode and owner."""
+    from irwarehouse import Warehouse, connection
+
+    _give_attributes(fixture_db)
+    before, inode = _carried(fixture_db), os.stat(fixture_db).st_ino
+    assert ACL in before["xattrs"] and "user.irw_test" in before["xattrs"]
+    monkeypatch.setattr(connection.swap, "SWAP_BYTES_PER_ROW", 10**12)  # every load into a copy
+    with Warehouse(str(fixture_db)) as w:
+        w.load_runs([_another_run(tmp_path)])
+        assert "carried" in w.run_ids()
+    assert os.stat(fixture_db).st_ino != inode  # the copy renamed onto it
+    assert _carried(fixture_db) == before
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux's extended attributes")
+def test_a_copy_that_cannot_carry_an_attribute_loads_in_place(fixture_db, tmp_path, monkeypatch):
+    """Where the copy cannot be given an attribute the file carries (the file system refuses
+    it), the load writes the warehouse in place: the same file, its attributes untouched, and
+    nothing left beside it."""
+    import errno
+
+    from irwarehouse import Warehouse, connection
+
+    _give_attributes(fixture_db)
+    before, inode = _carried(fixture_db), os.stat(fixture_db).st_ino
+    monkeypatch.setattr(connection.swap, "SWAP_BYTES_PER_ROW", 10**12)
+
+    def refused(*args):
+        raise OSError(errno.ENOTSUP, "Operation not supported")
+
+    monkeypatch.setattr(os, "setxattr", refused)
+    with Warehouse(str(fixture_db)) as w:
+        w.load_runs([_another_run(tmp_path)])
+        assert "carried" in w.run_ids()
+    monkeypatch.undo()
+    assert os.stat(fixture_db).st_ino == inode
+    assert _carried(fixture_db) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([fixture_db.name, "carried.txt"])
+
+
+def test_a_warehouse_that_cannot_be_written_is_named_and_reads_still_work(fixture_db, tmp_path):
+    """A load into a warehouse that cannot be written -- immutable (chattr +i), or read-only
+    for a user who is not root -- fails with one line naming the warehouse and saying that
+    reads still work, nothing about irw's own files; reads do work."""
+    import shutil
+
+    if os.geteuid() == 0:
+        if not shutil.which("chattr") or subprocess.run(["chattr", "+i", str(fixture_db)],
+                                                        capture_output=True).returncode:
+            pytest.skip(f"chattr +i is not available on {tmp_path}")
+        undo = ["chattr", "-i", str(fixture_db)]
+    else:
+        os.chmod(fixture_db, 0o444)
+        undo = ["chmod", "0644", str(fixture_db)]
+    try:
+        result = irw(fixture_db, "load", "runs", _another_run(tmp_path), check=False)
+        assert result.returncode == 1
+        assert result.stderr.strip() == (
+            f"error: cannot load into the warehouse {fixture_db}: the file cannot be written (it is "
+            "read-only or immutable); commands that only read it still work (e.g. irw runs list, "
+            "irw eval --no-store)"), result.stderr
+        assert "carried" not in irw(fixture_db, "runs", "list", "--format", "csv").stdout
+    finally:
+        subprocess.run(undo, check=True)
+
+
+def test_a_directory_that_refuses_the_copy_is_named(fixture_db, tmp_path, monkeypatch):
+    """A directory that refuses new files (not writable, read-only, immutable) when the load
+    makes its copy: one line naming the warehouse and its directory, saying that reads still
+    work, not irw's hidden copy or DuckDB's journal; the warehouse unchanged. (The refusal is
+    simulated where the copy is made: root writes any directory whatever its permissions.)"""
+    import errno
+
+    from irwarehouse import Warehouse, connection, files
+    from irwarehouse.errors import IrwError
+
+    monkeypatch.setattr(connection.swap, "SWAP_BYTES_PER_ROW", 10**12)
+    for code, text in ((errno.EACCES, "Permission denied"), (errno.EROFS, "Read-only file system"),
+                       (errno.EPERM, "Operation not permitted")):
+        def refused(target, companions=()):
+            raise OSError(code, text, str(tmp_path / ".w.duckdb.irw-0123.tmp"))
+
+        monkeypatch.setattr(files, "file_beside", refused)
+        data = fixture_db.read_bytes()
+        with Warehouse(str(fixture_db)) as w:
+            with pytest.raises(IrwError) as caught:
+                w.load_runs([_another_run(tmp_path)])
+        assert str(caught.value) == (
+            f"cannot load into the warehouse {fixture_db}: its directory {tmp_path} refuses new files "
+            f"({text}); commands that only read it still work (e.g. irw runs list, irw eval --no-store)")
+        assert fixture_db.read_bytes() == data

@@ -67,8 +67,27 @@ def __getattr__(name):
     raise AttributeError(f"module 'irwarehouse.cli' has no attribute {name!r}")
 
 
+_signals: list[int] = []  # the signals that interrupted this process (SIGINT, SIGTERM)
+
+
 def _interrupt(signum, frame):
-    raise KeyboardInterrupt
+    """Ctrl-C (SIGINT) before a command takes it in hand, and SIGTERM throughout: an interrupt
+    as irwarehouse.errors.Interrupts treats it (the queries under way stopped, then
+    KeyboardInterrupt; only noted while a COMMIT runs)."""
+    from ..errors import Interrupts
+
+    _signals.append(signum)
+    Interrupts.handler(signum, frame)
+
+
+def _status(code: int) -> int:
+    """The exit status of an interrupted command: 130 for SIGINT, 143 for SIGTERM (128 + the
+    signal's number, as a shell reports a process the signal ended)."""
+    import signal
+
+    if code == 130 and signal.SIGTERM in _signals:
+        return 128 + signal.SIGTERM
+    return code
 
 
 def _number(text):
@@ -83,12 +102,18 @@ def main() -> None:
     """Run ``irw``, then leave without tearing the interpreter down: unloading the modules and
     the final garbage collection take longer than a short command's own work. Exit handlers
     still run and the output is flushed first. Ctrl-C before a command changed anything ends
-    it with status 130 and one line (the commands keep what they committed: db.Interrupts)."""
+    it with status 130 and one line (the commands keep what they committed:
+    irwarehouse.errors.Interrupts); SIGTERM the same, with status 143. The queries under way
+    are stopped at once (irwarehouse.connection.settings.interrupt_all), and the transaction
+    in progress is rolled back."""
     import atexit
     import os
     import signal
 
+    from .. import errors  # noqa: F401  (loaded before a signal's handler needs it)
+
     signal.signal(signal.SIGINT, _interrupt)
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         if sys.argv[1:2] == ["trec-eval"]:  # trec_eval's command line: without typer (trec_eval.py)
             from .trec_eval import run
@@ -109,6 +134,7 @@ def main() -> None:
     elif not isinstance(code, int):
         print(code, file=sys.stderr)
         code = 1
+    code = _status(code)
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         try:
