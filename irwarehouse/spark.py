@@ -331,11 +331,13 @@ class SparkWarehouse:
 
 
 def _measures(given, rel_level: int | None = None) -> list:
-    """The measures given (names, or measures parsed already, taken as they are), parsed."""
+    """The measures given, parsed: names are parsed (``rel_level`` setting ``rel`` where not
+    given); measures parsed already are taken as they are, as the engine takes them."""
     if isinstance(given, (str, measures.Measure)):
         given = [given]
-    return measures.parse_all([m if isinstance(m, measures.Measure) else str(m) for m in given],
-                              rel_level=rel_level)
+    if all(isinstance(m, measures.Measure) for m in given):
+        return list(given)
+    return measures.parse_all([str(m) for m in given], rel_level=rel_level)
 
 
 @contextlib.contextmanager
