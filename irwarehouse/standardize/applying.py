@@ -10,7 +10,7 @@ from .. import measures as ms
 from ..errors import IrwError
 from .factors import factor_set_info
 from .scores import ensure_scores
-from .shared import _names, _statement
+from .shared import listed, named_statement
 
 def _check_coverage(have: pd.DataFrame, per: pd.DataFrame, name: str) -> None:
     """Every (measure, topic) of ``per`` must have factors in ``have``: else an error naming
@@ -18,13 +18,13 @@ def _check_coverage(have: pd.DataFrame, per: pd.DataFrame, name: str) -> None:
     measures_have = set(have["measure"])
     missing_m = [m for m in dict.fromkeys(per["measure"]) if m not in measures_have]
     if missing_m:
-        raise IrwError(f"factor set {name} has no factors for measure(s) {_names(missing_m)}; "
-                       f"it has: {_names(sorted(measures_have))}")
+        raise IrwError(f"factor set {name} has no factors for measure(s) {listed(missing_m)}; "
+                       f"it has: {listed(sorted(measures_have))}")
     keys = set(zip(have["measure"], have["topic"]))
     for measure, topics in per.groupby("measure", sort=False)["topic"]:
         lacking = sorted({t for t in topics if (measure, t) not in keys})
         if lacking:
-            raise IrwError(f"factor set {name} lacks topic(s) {_names(lacking)} for measure {measure}")
+            raise IrwError(f"factor set {name} lacks topic(s) {listed(lacking)} for measure {measure}")
 
 
 def standardize_frame(con, per: pd.DataFrame, factors: str | pd.DataFrame,
@@ -69,15 +69,15 @@ def standardized_scores(con, factors: str, measures=None, run_ids: list[str] | N
     labels = [str(m) for m in ms.parse_all(measures)] if measures else set_labels
     missing = [m for m in labels if m not in set_labels]
     if missing:
-        raise IrwError(f"factor set {factors} has no factors for measure(s) {_names(missing)}; "
-                       f"it has: {_names(set_labels)}")
+        raise IrwError(f"factor set {factors} has no factors for measure(s) {listed(missing)}; "
+                       f"it has: {listed(set_labels)}")
     if info["qrels"] not in catalogue.qrels_names(con):
         raise IrwError(f"factor set {factors} standardizes qrels {info['qrels']!r}, "
                        "which is not loaded in this warehouse")
     run_ids = run_ids or catalogue.loaded_runs(con, catalogue.collection_of(con, info["qrels"]))
     ensure_scores(con, info["qrels"], ms.parse_all(labels), run_ids)
     params = {"f": factors, "q": info["qrels"], "labels": labels, "runs": list(run_ids)}
-    rows = con.execute(_statement("scores"), params).df()
+    rows = con.execute(named_statement("scores"), params).df()
     order = {m: i for i, m in enumerate(labels)}
     rows = rows.sort_values(["run_id", "measure", "topic"], kind="stable",
                             key=lambda col: col.map(order) if col.name == "measure" else col)
@@ -85,7 +85,7 @@ def standardized_scores(con, factors: str, measures=None, run_ids: list[str] | N
     if not lacking.empty:
         measure = lacking["measure"].iloc[0]
         topics = sorted(lacking[lacking["measure"] == measure]["topic"].unique())
-        raise IrwError(f"factor set {factors} lacks topic(s) {_names(topics)} for measure {measure}")
+        raise IrwError(f"factor set {factors} lacks topic(s) {listed(topics)} for measure {measure}")
     rows = rows.reset_index(drop=True)
     if per_topic:
         return rows

@@ -9,9 +9,9 @@ from scipy import stats as _sps
 
 from .. import catalogue, runsets
 from ..errors import IrwError
-from .factors import _check_reference, factor_set_info
-from .forms import _form_matrices, forms_of
-from .shared import _names, _sd
+from .factors import check_reference, factor_set_info
+from .forms import form_matrices, forms_of
+from .shared import listed, sample_sd
 
 # Standard deviations at most this fraction of the scores' magnitude are zero (rounding),
 # as in irwarehouse.stats: equal values computed along different paths differ by a few ulps.
@@ -42,11 +42,11 @@ def rmse_drmse(means_c: np.ndarray, means_d: np.ndarray) -> tuple[np.ndarray, np
     """RMSE and dRMSE between system means on C and D along the last axis (systems)."""
     rmse = np.sqrt(np.mean((means_c - means_d) ** 2, axis=-1))
     with np.errstate(divide="ignore", invalid="ignore"):
-        drmse = 2.0 * rmse / (_sd(means_c, -1) + _sd(means_d, -1))
+        drmse = 2.0 * rmse / (sample_sd(means_c, -1) + sample_sd(means_d, -1))
     return rmse, drmse
 
 
-def _comparison_setup(con, qrels: str, measure, run_spec: str, raw, reference: str | None,
+def comparison_setup(con, qrels: str, measure, run_spec: str, raw, reference: str | None,
                       factors: str | None, too_few: str):
     """The runs, the forms of ``measure`` and a function qrels -> (matrices per form, topics)
     for comparing collections (standardized by ``factors`` or by the reference runs)."""
@@ -56,13 +56,13 @@ def _comparison_setup(con, qrels: str, measure, run_spec: str, raw, reference: s
     ref_spec = reference or run_spec
     ref_runs = runsets.resolve(con, ref_spec, qrels=qrels)
     if not factors:
-        _check_reference(ref_runs, ref_spec)
+        check_reference(ref_runs, ref_spec)
     else:
         factor_set_info(con, factors)
     forms = forms_of(measure, raw)
 
     def matrices(q: str):
-        return _form_matrices(con, q, forms, run_ids, ref_runs, factors, ref_spec)
+        return form_matrices(con, q, forms, run_ids, ref_runs, factors, ref_spec)
 
     return run_ids, forms, matrices
 
@@ -77,7 +77,7 @@ def check_same_runs(con, c: str, d: str, run_ids: list[str]) -> None:
     lacking = [r for r in run_ids if r not in there]
     if lacking:
         raise IrwError(f"{c} (collection {cc}) and {d} (collection {cd}) are compared on the same run "
-                       f"ids, but collection {cd} lacks {_names(lacking)}; choose the runs with --runs")
+                       f"ids, but collection {cd} lacks {listed(lacking)}; choose the runs with --runs")
 
 
 def compare_collections(con, c: str, d: str, measure, run_spec: str = "all", raw=None,
@@ -85,10 +85,10 @@ def compare_collections(con, c: str, d: str, measure, run_spec: str = "all", raw
                         alpha: float = 0.05) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Cross-collection comparison of the same runs on collections C and D, per form:
     RMSE, dRMSE and two-sample t-test false positives. Returns (summary, per_run)."""
-    _check_alpha(alpha)
+    check_alpha(alpha)
     c, _ = catalogue.qrels_info(con, c)
     d, _ = catalogue.qrels_info(con, d)
-    run_ids, forms, matrices = _comparison_setup(
+    run_ids, forms, matrices = comparison_setup(
         con, c, measure, run_spec, raw, reference, factors,
         "comparing collections needs at least two runs (dRMSE divides by the spread of the run means)")
     check_same_runs(con, c, d, run_ids)
@@ -115,6 +115,6 @@ def compare_collections(con, c: str, d: str, measure, run_spec: str = "all", raw
     return pd.DataFrame(summary), pd.DataFrame(per_run)
 
 
-def _check_alpha(alpha: float) -> None:
+def check_alpha(alpha: float) -> None:
     if not (0 < alpha < 1):
         raise IrwError(f"alpha must be between 0 and 1, not {alpha}")

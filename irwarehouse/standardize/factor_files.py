@@ -12,8 +12,8 @@ import pandas as pd
 from .. import catalogue, connection, files
 from .. import measures as ms
 from ..errors import IrwError
-from .factors import _check_new_name, _delete_set, _insert_factors, factor_set_info
-from .shared import _names, _statement
+from .factors import check_new_name, delete_set, factor_set_info, insert_factors
+from .shared import listed, named_statement
 
 EXPORT_COLUMNS = ["factors", "qrels", "measure", "topic", "mu", "sigma", "n_ref", "reference",
                   "description"]
@@ -53,7 +53,7 @@ def export_factor_set(con, name: str, path: str, fmt: str | None = None,
     with files.output_file(path, replace=replace, what="factor file",
                            protected=(warehouse,) if warehouse else ()) as tmp:
         try:
-            con.execute(_statement("export", str(tmp), fmt), {"f": name})
+            con.execute(named_statement("export", str(tmp), fmt), {"f": name})
         except duckdb.Error as exc:
             raise IrwError(f"{path}: cannot write the factor set: {str(exc).splitlines()[0]}") from None
     return con.execute("SELECT count(*) FROM std_factors WHERE factors = ?", [name]).fetchall()[0][0]
@@ -128,7 +128,7 @@ def _validate_factor_file(frame: pd.DataFrame, path: str, where) -> pd.DataFrame
     for col in ("qrels", "reference") + (("factors",) if "factors" in frame.columns else ()):
         values = (frame[col].astype(str).unique() if col == "factors" else out[col].unique())
         if len(values) > 1:
-            raise IrwError(f"{path}: the file holds several values of {col} ({_names(values)}); "
+            raise IrwError(f"{path}: the file holds several values of {col} ({listed(values)}); "
                            "a file holds one factor set; nothing imported")
     return out
 
@@ -147,12 +147,12 @@ def import_factor_set(con, path: str, name: str | None = None, qrels: str | None
     name = name or file_name
     if not name:
         raise IrwError(f"{path}: the file names no factor set: give one with --name; nothing imported")
-    _check_new_name(con, name, replace)
+    check_new_name(con, name, replace)
     file_qrels = clean["qrels"].iloc[0]
     target = qrels or file_qrels
     if target not in catalogue.qrels_names(con):
         raise IrwError(f"qrels {target!r} is not loaded in this warehouse: load it, or map the "
-                       f"factors to a loaded qrels with --qrels (loaded: {_names(catalogue.qrels_names(con))}); "
+                       f"factors to a loaded qrels with --qrels (loaded: {listed(catalogue.qrels_names(con))}); "
                        "nothing imported")
     if description is None and "description" in frame.columns:
         first = frame["description"].iloc[0]
@@ -162,9 +162,9 @@ def import_factor_set(con, path: str, name: str | None = None, qrels: str | None
     n_ref = int(clean["n_ref"].max())
     source = str(Path(path).resolve()) + (f" (qrels {file_qrels})" if file_qrels != target else "")
     with connection.transaction(con):
-        _delete_set(con, name)
-        con.execute(_statement("insert_set", False),
+        delete_set(con, name)
+        con.execute(named_statement("insert_set", False),
                     [name, target, ", ".join(labels), reference, n_ref, description, source])
-        _insert_factors(con, name, target, clean)
+        insert_factors(con, name, target, clean)
     return {"factors": name, "qrels": target, "measures": labels, "rows": len(clean),
             "topics": int(clean["topic"].nunique()), "reference": reference}

@@ -51,7 +51,7 @@ def forms_of(measure, raw=None) -> list[Form]:
     return out
 
 
-def _form_matrices(con, qrels: str, forms: list[Form], run_ids: list[str],
+def form_matrices(con, qrels: str, forms: list[Form], run_ids: list[str],
                    reference_runs: list[str] | None, factors: str | None,
                    reference_spec: str) -> tuple[dict, list[str]]:
     """Per form: the (runs x topics) matrix of the values compared (phi for standardized)."""

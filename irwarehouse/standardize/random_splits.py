@@ -10,7 +10,7 @@ import pandas as pd
 
 from .. import catalogue, stats
 from ..errors import IrwError
-from .comparison import _check_alpha, _comparison_setup, rmse_drmse, two_sample_t
+from .comparison import check_alpha, comparison_setup, rmse_drmse, two_sample_t
 from .shared import Progress
 
 def split_statistics(X: np.ndarray, idx_c: np.ndarray, idx_d: np.ndarray, alpha: float = 0.05):
@@ -54,11 +54,11 @@ def random_splits_experiment(con, qrels: str, measure, run_spec: str = "all", ra
     halves (``size`` topics each, default n // 2), ``splits`` times, and report per form the
     mean and the 95th / 99th percentiles (and the maximum) of dRMSE and of the false-positive
     rate. Deterministic given ``seed``."""
-    _check_alpha(alpha)
+    check_alpha(alpha)
     if splits < 1:
         raise IrwError("--splits must be at least 1")
     qrels, _ = catalogue.qrels_info(con, qrels)
-    run_ids, forms, matrices = _comparison_setup(con, qrels, measure, run_spec, raw, reference,
+    run_ids, forms, matrices = comparison_setup(con, qrels, measure, run_spec, raw, reference,
                                                  factors, "the experiment needs at least two runs")
     mats, topics = matrices(qrels)
     n = len(topics)

@@ -8,9 +8,9 @@ import pandas as pd
 from .. import catalogue, runsets, stats
 from .. import measures as ms
 from ..errors import IrwError
-from .factors import _check_reference
+from .factors import check_reference
 from .scores import score_matrix
-from .shared import Progress, _names, _sd, phi
+from .shared import Progress, listed, phi, sample_sd
 
 def phi_z(Y: np.ndarray, mu: np.ndarray, sigma: np.ndarray) -> np.ndarray:
     """Phi((Y - mu) / sigma) per topic (the last axis); sigma = 0 gives z = 0."""
@@ -21,7 +21,7 @@ def phi_z(Y: np.ndarray, mu: np.ndarray, sigma: np.ndarray) -> np.ndarray:
 
 def self_standardize(X: np.ndarray) -> np.ndarray:
     """Phi(z) of every run (row) of X with factors from all of X's runs."""
-    return phi_z(X, X.mean(axis=0), _sd(X, 0))
+    return phi_z(X, X.mean(axis=0), sample_sd(X, 0))
 
 
 def standardized_means(Y: np.ndarray, mu: np.ndarray, sigma: np.ndarray) -> np.ndarray:
@@ -52,19 +52,19 @@ def reference_size_experiment(con, qrels: str, measure, run_spec: str = "all",
         raise IrwError("ranking needs at least two evaluated runs")
     ref_spec = reference or run_spec
     ref_runs = runsets.resolve(con, ref_spec, qrels=qrels)
-    _check_reference(ref_runs, ref_spec)
+    check_reference(ref_runs, ref_spec)
     sizes = sorted(set(int(s) for s in sizes))
     bad = [s for s in sizes if s < 2 or s > len(ref_runs)]
     if bad:
         raise IrwError(f"sample sizes must lie between 2 and the {len(ref_runs)} reference runs; "
-                       f"not possible: {_names(bad)}")
+                       f"not possible: {listed(bad)}")
     m = ms.parse(measure) if isinstance(measure, str) else measure
     everyone = list(dict.fromkeys(run_ids + ref_runs))
     X, topics = score_matrix(con, qrels, m, everyone)
     index = {r: i for i, r in enumerate(everyone)}
     Y = X[[index[r] for r in run_ids]]
     R = X[[index[r] for r in ref_runs]]
-    full = standardized_means(Y, R.mean(axis=0), _sd(R, 0))
+    full = standardized_means(Y, R.mean(axis=0), sample_sd(R, 0))
     rows = []
     total, done = len(sizes) * samples, 0
     chunk = max(1, min(samples, (1 << 22) // max(1, Y.size)))

@@ -8,7 +8,7 @@ from .. import catalogue, significance, sql
 from .. import measures as ms
 from ..engine import evaluation
 
-def _parsed(measures) -> list[ms.Measure]:
+def parsed_measures(measures) -> list[ms.Measure]:
     """Measures given as names or as parsed objects."""
     out: list[ms.Measure] = []
     for m in measures:

@@ -13,14 +13,15 @@ from .. import sql
 Progress = Callable[[int, int], None] | None
 
 
-def _names(values, limit: int = 20) -> str:
+def listed(values, limit: int = 20) -> str:
+    """``values`` for a message: comma-separated, the first ``limit`` and how many more."""
     values = list(values)
     if len(values) > limit:
         return ", ".join(map(str, values[:limit])) + f", ... ({len(values) - limit} more)"
     return ", ".join(map(str, values)) or "none"
 
 
-def _statement(name: str, *args) -> str:
+def named_statement(name: str, *args) -> str:
     """The named statement ``name`` of sql/standardize_queries.sql."""
     return sql.statement("standardize_queries.sql", name, *args)
 
@@ -30,5 +31,6 @@ def phi(z):
     return _special.ndtr(z)
 
 
-def _sd(values: np.ndarray, axis: int) -> np.ndarray:
+def sample_sd(values: np.ndarray, axis: int) -> np.ndarray:
+    """The sample standard deviation (n - 1) along ``axis``."""
     return np.std(values, axis=axis, ddof=1)

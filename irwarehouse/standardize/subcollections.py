@@ -8,7 +8,7 @@ import re
 from .. import catalogue, connection, runsets, state, stats
 from ..engine.loading import drop_qrels
 from ..errors import IrwError
-from .shared import _names, _statement
+from .shared import listed, named_statement
 
 COLLECTION_KIND = "topics"
 
@@ -47,7 +47,7 @@ def parse_topic_spec(spec: str, available: list[str]) -> list[str]:
         elif item in have:
             out.append(item)
         else:
-            raise IrwError(f"topic {item!r} is not in the qrels; topics: {_names(available)}")
+            raise IrwError(f"topic {item!r} is not in the qrels; topics: {listed(available)}")
     out = list(dict.fromkeys(out))
     if not out:
         raise IrwError(f"the topic list {spec!r} selects no topic")
@@ -68,7 +68,7 @@ def _create_collection(con, parent: str, name: str, topics: list[str], params: d
                        description: str | None) -> None:
     catalogue.register_qrels(con, name, source=None, kind=COLLECTION_KIND, parent=parent,
                           params=json.dumps(params), description=description, own_topics=True)
-    con.execute(_statement("split_judgments"), [name, parent, topics])
+    con.execute(named_statement("split_judgments"), [name, parent, topics])
     state.record_qrels(con, name)
 
 
