@@ -21,6 +21,7 @@ from conftest import FIXTURES
 from irwarehouse import measures, schema
 from irwarehouse.engine import evaluation, loading
 from irwarehouse import standardize as st
+from irwarehouse.standardize import random_splits
 from irwarehouse.errors import IrwError
 
 ALL_RUNS = ["alpha1", "alpha2", "beta1", "beta2", "delta1", "delta2", "gamma1", "gamma2"]
@@ -422,12 +423,12 @@ def test_random_splits_experiment(fx):
     b = st.random_splits_experiment(fx, "fixture", "AP", **kw)
     pd.testing.assert_frame_equal(a, b)  # deterministic given the seed
     # independent of the chunk size
-    old = st.SPLIT_CHUNK
-    st.SPLIT_CHUNK = 7
+    old = random_splits.SPLIT_CHUNK
+    random_splits.SPLIT_CHUNK = 7
     try:
         c = st.random_splits_experiment(fx, "fixture", "AP", **kw)
     finally:
-        st.SPLIT_CHUNK = old
+        random_splits.SPLIT_CHUNK = old
     pd.testing.assert_frame_equal(a, c)
     # the summary equals the statistics recomputed split by split
     per = evaluation.evaluate(fx, "fixture", measures.parse_all(["AP"]), ALL_RUNS, store=False).df()

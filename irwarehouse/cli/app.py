@@ -285,6 +285,22 @@ def check_format(fmt: str, allowed=("table", "csv", "json")) -> None:
         raise IrwError(f"unknown format {fmt!r}; valid: {', '.join(allowed)}")
 
 
+def show(ctx: typer.Context, fmt: str, read, **emit) -> None:
+    """What a command that only reads does: check the format, call ``read`` with the warehouse
+    opened read-only and print what it returns (``emit``: output.emit's options)."""
+    check_format(fmt)
+    with open_warehouse(ctx, read_only=True) as w:
+        output.emit(read(w), fmt, **emit)
+
+
+def remove(ctx: typer.Context, what: str, drop) -> None:
+    """What a command that removes something does: call ``drop`` with the warehouse opened for
+    writing, then say ``dropped WHAT``."""
+    with open_warehouse(ctx) as w:
+        drop(w)
+    say(f"dropped {what}")
+
+
 progress_callback = output.progress_callback  # a bar on a terminal, None elsewhere
 
 

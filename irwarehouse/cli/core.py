@@ -13,7 +13,7 @@ from .. import api, output
 from ..errors import IrwError
 from .app import (ByOpt, CollectionOpt, FormatOpt, LoadCollectionOpt, RunsOpt, TopicsOpt, app,
                   check_format, collections_app, command, load_app, open_warehouse, qrels_app,
-                  runs_app, say)
+                  remove, runs_app, say, show)
 
 # ------------------------------------------------------------------------------- load
 
@@ -281,9 +281,7 @@ def measures_cmd(name: Optional[str] = typer.Argument(None, help="A measure (cat
 def runs_list(ctx: typer.Context, fmt: str = FormatOpt,
               collection: Optional[str] = typer.Option(None, "--collection", metavar="NAME", help="Only the runs of this collection (default: all).")):
     """The loaded runs with their metadata."""
-    check_format(fmt)
-    with open_warehouse(ctx, read_only=True) as w:
-        output.emit(w.runs(collection), fmt)
+    show(ctx, fmt, lambda w: w.runs(collection))
 
 
 @command(runs_app, "drop")
@@ -299,23 +297,17 @@ def runs_drop(ctx: typer.Context, spec: str = typer.Argument(
 @command(qrels_app, "list")
 def qrels_list(ctx: typer.Context, fmt: str = FormatOpt):
     """The qrels catalogue."""
-    check_format(fmt)
-    with open_warehouse(ctx, read_only=True) as w:
-        output.emit(w.qrels(), fmt)
+    show(ctx, fmt, lambda w: w.qrels())
 
 
 @command(qrels_app, "drop")
 def qrels_drop(ctx: typer.Context, name: str = typer.Argument(..., help="The qrels to remove.")):
     """Remove a qrels with its scores."""
-    with open_warehouse(ctx) as w:
-        w.drop_qrels(name)
-    say(f"dropped qrels {name}")
+    remove(ctx, f"qrels {name}", lambda w: w.drop_qrels(name))
 
 
 @command(collections_app, "list")
 def collections_list(ctx: typer.Context, fmt: str = FormatOpt):
     """The test collections with their loaded qrels, runs, topics and judgments (view
     collections)."""
-    check_format(fmt)
-    with open_warehouse(ctx, read_only=True) as w:
-        output.emit(w.collections(), fmt)
+    show(ctx, fmt, lambda w: w.collections())

@@ -7,7 +7,7 @@ from typing import List, Optional
 import typer
 
 from .. import output
-from .app import FormatOpt, app, check_format, command, open_warehouse, runs_app, say
+from .app import FormatOpt, app, command, open_warehouse, runs_app, say, show
 
 pool_app = typer.Typer(help="Pools, unique contributions and derived qrels.", no_args_is_help=True)
 app.add_typer(pool_app, name="pool")
@@ -77,9 +77,7 @@ def pool_stats(ctx: typer.Context,
     """Pool statistics: per topic, multiplicity bands (with a total), per team unique contributions,
     per run and topic the first unjudged rank and Judged@depth, per collection, or per qrels
     (with the mean first unjudged rank)."""
-    check_format(fmt)
-    with open_warehouse(ctx, read_only=True) as w:
-        output.emit(w.pool_stats(what, list(qrels) or None, runs, depth), fmt)
+    show(ctx, fmt, lambda w: w.pool_stats(what, list(qrels) or None, runs, depth))
 
 
 @command(runs_app, "deeply-judged")
@@ -87,6 +85,4 @@ def runs_deeply_judged(ctx: typer.Context, qrels: Optional[str] = QrelsOpt,
                        depth: int = typer.Option(50, "--depth", "-d", help="m: documents judged at the top of every topic."),
                        fmt: str = FormatOpt):
     """Runs with at least m documents for every topic, all of their top m judged."""
-    check_format(fmt)
-    with open_warehouse(ctx, read_only=True) as w:
-        output.emit([{"run_id": r} for r in w.deeply_judged(qrels, depth)] or output.no_rows(["run_id"]), fmt)
+    show(ctx, fmt, lambda w: [{"run_id": r} for r in w.deeply_judged(qrels, depth)] or output.no_rows(["run_id"]))

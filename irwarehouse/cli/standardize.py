@@ -12,7 +12,7 @@ import typer
 from .. import api, output
 from ..errors import IrwError
 from .app import (FormatOpt, QrelsOpt, app, check_format, collections_app, command,
-                  open_warehouse, progress_callback, say)
+                  open_warehouse, progress_callback, remove, say, show)
 
 standardize_app = typer.Typer(
     help="Score standardization: factor sets (per-topic mean and sd of reference runs), "
@@ -61,9 +61,7 @@ def factors_cmd(
 @command(standardize_app, "list")
 def list_cmd(ctx: typer.Context, fmt: str = FormatOpt):
     """The factor sets in the warehouse."""
-    check_format(fmt)
-    with open_warehouse(ctx, read_only=True) as w:
-        output.emit(w.factor_sets(), fmt)
+    show(ctx, fmt, lambda w: w.factor_sets())
 
 
 @command(standardize_app, "show")
@@ -74,9 +72,7 @@ def show_cmd(
     fmt: str = FormatOpt,
 ):
     """The factors of a set: per measure and topic, mu, sigma and n_ref."""
-    check_format(fmt)
-    with open_warehouse(ctx, read_only=True) as w:
-        output.emit(w.factors(name, measure), fmt, digits=6)
+    show(ctx, fmt, lambda w: w.factors(name, measure), digits=6)
 
 
 @command(standardize_app, "scores")
@@ -134,9 +130,7 @@ def import_cmd(
 @command(standardize_app, "drop")
 def drop_cmd(ctx: typer.Context, name: str = typer.Argument(..., help="The factor set to remove.")):
     """Remove a factor set."""
-    with open_warehouse(ctx) as w:
-        w.drop_factors(name)
-    say(f"dropped factor set {name}")
+    remove(ctx, f"factor set {name}", lambda w: w.drop_factors(name))
 
 
 @command(standardize_app, "reference-size")
@@ -196,9 +190,7 @@ def split_cmd(
 @command(splits_app, "list")
 def splits_list_cmd(ctx: typer.Context, fmt: str = FormatOpt):
     """The topic splits (qrels of kind 'topics') with their topic counts."""
-    check_format(fmt)
-    with open_warehouse(ctx, read_only=True) as w:
-        output.emit(w.splits(), fmt)
+    show(ctx, fmt, lambda w: w.splits())
 
 
 @command(splits_app, "compare", aliases=((collections_app, "compare"),))

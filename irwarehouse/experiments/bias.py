@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -129,9 +130,48 @@ def condition_stats(per: pd.DataFrame, full: pd.DataFrame, labels: list[str], ru
 
 # --------------------------------------------------------------------------- the experiment
 
-def run(ectx: ExperimentContext, qrels: str, run_ids: list[str], pool_runs: str, depth: int,
-        labels: list[str], seed: int, shallow: list[int], B: int, alpha: float,
-        parts: tuple[str, ...] = PARTS) -> str:
+@dataclass
+class _Setting:
+    """What every part of the experiment works on: the selected runs (one per team), the pool
+    teams, the full qrels's scores, and the cells of per-topic scores."""
+    ectx: ExperimentContext
+    qrels: str
+    parsed: list
+    labels: list[str]
+    pool_runs: str
+    pool_ids: list[str]
+    depth: int
+    selected: pd.DataFrame
+    teams: pd.DataFrame
+    tag: str
+    full: pd.DataFrame | None = None
+
+    @property
+    def con(self):
+        return self.ectx.con
+
+    @property
+    def sel_ids(self) -> list[str]:
+        return list(self.selected["run_id"])
+
+    @property
+    def pool_teams(self) -> set:
+        return set(self.teams["team"])
+
+    def scores(self, key: str, name: str, build, run_list: list[str]) -> pd.DataFrame:
+        """The per-topic scores of ``run_list`` on qrels ``name`` (built first by ``build``
+        when given), a resumable cell."""
+        def compute():
+            if build is not None:
+                build()
+            per = evaluation.evaluate(self.con, name, self.parsed, run_list, store=False).df()
+            return per[["run_id", "topic", "measure", "value"]].assign(qrels=name)
+        return self.ectx.cell(f"{self.tag}-scores-{key}", compute)
+
+
+def _setting(ectx: ExperimentContext, qrels: str, run_ids: list[str], pool_runs: str, depth: int,
+             labels: list[str], seed: int) -> _Setting:
+    """Select one run per team, find the pool teams, score the full qrels and describe them."""
     con = ectx.con
     parsed = measures.parse_all(labels)
     labels = [str(m) for m in parsed]
@@ -142,198 +182,241 @@ def run(ectx: ExperimentContext, qrels: str, run_ids: list[str], pool_runs: str,
             "needs at least two (one run per team)")
     sel_ids = list(selected["run_id"])
     teams = team_table(con, qrels, pool_ids, depth)
-    pool_teams = set(teams["team"])
     # Cells also depend on what the defaults resolved to (the run selection, the pools).
     tag = hashlib.sha1(json.dumps([qrels, sel_ids, pool_ids, labels]).encode()).hexdigest()[:8]
+    s = _Setting(ectx, qrels, parsed, labels, pool_runs, pool_ids, depth, selected, teams, tag)
+    s.full = s.scores(FULL, qrels, None, sel_ids)
 
-    def scores(key: str, name: str, build, run_list: list[str]) -> pd.DataFrame:
-        def compute():
-            if build is not None:
-                build()
-            per = evaluation.evaluate(con, name, parsed, run_list, store=False).df()
-            return per[["run_id", "topic", "measure", "value"]].assign(qrels=name)
-        return ectx.cell(f"{tag}-scores-{key}", compute)
-
-    full = scores(FULL, qrels, None, sel_ids)
-    full_means = means(full).set_index(["run_id", "measure"])["value"]
-
-    selected["team_in_pool"] = selected["team"].isin(pool_teams)
+    selected["team_in_pool"] = selected["team"].isin(s.pool_teams)
     selected = selected.merge(teams[["team", "unique", "unique_relevant"]], on="team", how="left")
     selected[["unique", "unique_relevant"]] = selected[["unique", "unique_relevant"]].fillna(0).astype(int)
+    s.selected = selected
     ectx.text(
         f"Qrels `{qrels}`; evaluated runs: {len(run_ids)} from {len(selected)} teams, of which one "
         f"run per team is drawn at random (seed {seed}): these {len(selected)} runs are ranked in "
-        f"every condition. Pools: the `{pool_runs}` runs ({len(pool_ids)} runs, {len(pool_teams)} "
+        f"every condition. Pools: the `{pool_runs}` runs ({len(pool_ids)} runs, {len(s.pool_teams)} "
         f"teams) at depth {depth}; D_t is a team's pool, U_t the part of it no other team "
         "contributed. Measures: " + ", ".join(f"`{m}`" for m in labels) + ".")
     ectx.table("selected_runs", selected,
                "The selected runs (one per team) with their team's unique contributions "
                "|U_t| and |U_t^rel| (summed over topics)")
-    main = None
+    return s
 
-    # ------------------------------------------------------------------ (a) leave-one-team-out
+
+def run(ectx: ExperimentContext, qrels: str, run_ids: list[str], pool_runs: str, depth: int,
+        labels: list[str], seed: int, shallow: list[int], B: int, alpha: float,
+        parts: tuple[str, ...] = PARTS) -> str:
+    s = _setting(ectx, qrels, run_ids, pool_runs, depth, labels, seed)
+    main = "selected_runs"
     if "a" in parts:
-        lo_teams = [t for t in selected["team"] if t in pool_teams]
-        lo_name = {t: f"{qrels}-bias-lo-{t}" for t in lo_teams}
-        built = []
-
-        def build_leave_out():
-            if not built:  # all missing leave-out qrels at once: U_t is computed once
-                pools.build_many(con, "leave-out", qrels, [(lo_name[t], [t]) for t in lo_teams],
-                                 runs=pool_runs, depth=depth, replace=True,
-                                 description="bias experiment: leave-one-team-out")
-                built.append(True)
-
-        rows = []
-        for rec in ectx.progress(list(selected.itertuples(index=False)), "leave-one-team-out"):
-            if rec.team in pool_teams:
-                per = scores(f"lo-{rec.team}", lo_name[rec.team], build_leave_out, [rec.run_id])
-                lo_means = means(per).set_index("measure")["value"]
-                name = lo_name[rec.team]
-            else:  # the team did not contribute to the pool: J − U_t = J
-                lo_means = full_means.xs(rec.run_id, level="run_id")
-                name = qrels
-            others = [r for r in sel_ids if r != rec.run_id]
-            for label in labels:
-                before, after = float(full_means[(rec.run_id, label)]), float(lo_means[label])
-                other = np.array([full_means[(r, label)] for r in others])
-                rank_full, rank_lo = rank_among(before, other), rank_among(after, other)
-                rows.append({"run_id": rec.run_id, "team": rec.team, "measure": label,
-                             "qrels": name, "team_in_pool": rec.team in pool_teams,
-                             "full": before, "left_out": after,
-                             "change_pct": 100.0 * (after - before) / before if before else np.nan,
-                             "rank_full": rank_full, "rank_left_out": rank_lo,
-                             "rank_change": rank_lo - rank_full})
-        leave = pd.DataFrame(rows)
-        counted = leave[leave["team_in_pool"]]
-        summary = []
-        for label in labels:
-            sub = counted[counted["measure"] == label]
-            pct = sub["change_pct"].dropna()
-            ranks = sub["rank_change"].abs()
-            summary.append({"measure": label, "runs": len(sub),
-                            "mean_change_pct": pct.mean() if len(pct) else np.nan,
-                            "mean_abs_change_pct": pct.abs().mean() if len(pct) else np.nan,
-                            "max_abs_change_pct": pct.abs().max() if len(pct) else np.nan,
-                            "mean_abs_rank_change": ranks.mean() if len(sub) else np.nan,
-                            "max_abs_rank_change": int(ranks.max()) if len(sub) else 0,
-                            "rank_changed": int((ranks > 0).sum())})
-        leave_summary = pd.DataFrame(summary)
-        dropped = sorted(set(selected["team"]) - pool_teams)
-        ectx.text(
-            "(a) Leave-one-team-out (Zobel 1998; Sakai 2009). Each selected run is evaluated with "
-            "`J − U_t` of its own team t — the team's unique contributions become unjudged — and "
-            "compared with its full-qrels score: change % = 100 (left-out − full) / full. Its rank "
-            f"is its position among the {len(selected)} selected runs (1 = best; ties share the "
-            "better rank) where the other runs keep their full-qrels scores, so the run plays a new "
-            "team joining a fully judged collection; rank change = rank left out − rank full "
-            "(positive: the run drops). The summary is over the runs whose team contributed to the "
-            "pool" + (f" (not: {', '.join(dropped)}, whose U_t is empty)" if dropped else "") + ".")
-        ectx.table("leave_out", leave, "Leave-one-team-out: score and rank change per selected run and measure")
-        ectx.table("leave_out_summary", leave_summary,
-                   "Leave-one-team-out per measure: mean signed and absolute % change, largest "
-                   "absolute % change, mean and largest |rank change|, runs whose rank changes")
-        if len(leave_summary):
-            worst = leave_summary.sort_values("mean_abs_change_pct", ascending=False)
-            ectx.text(f"Largest mean absolute change under leave-one-team-out: "
-                      f"`{worst.iloc[0]['measure']}` ({worst.iloc[0]['mean_abs_change_pct']:.2f}%); "
-                      f"smallest: `{worst.iloc[-1]['measure']}` ({worst.iloc[-1]['mean_abs_change_pct']:.2f}%).")
+        _leave_one_team_out(s)
         main = "leave_out_summary"
-        _leave_out_figure(ectx, counted, labels)
-
-    # ------------------------------------------------------------------ (b) and (c)
     conditions = []  # (key, condition, kind, teams, depth, qrels name, build or None)
     if "b" in parts:
-        eligible = list(teams.loc[teams["topics_without_relevant"] == 0, "team"])
-        excluded = list(teams.loc[teams["topics_without_relevant"] > 0, "team"])
-        take_name = {t: f"{qrels}-bias-take-{t}" for t in eligible}
-        built_take = []
-
-        def build_take():
-            if not built_take:
-                pools.build_many(con, "take", qrels, [(take_name[t], [t]) for t in eligible],
-                                 runs=pool_runs, depth=depth, replace=True,
-                                 description="bias experiment: take-one-team")
-                built_take.append(True)
-
-        for t in eligible:
-            conditions.append((f"take-{t}", f"take-one-team {t}", "take-one-team", t, depth,
-                               take_name[t], build_take))
-        three = fewest_unique(teams) if len(teams) >= 3 else []
-        if three:
-            name3 = f"{qrels}-bias-take3"
-            conditions.append(("take3", "take-three-teams", "take-three-teams", ",".join(three), depth,
-                               name3, lambda: pools.build(con, "take", qrels, name3, runs=pool_runs,
-                                                          depth=depth, teams=three, replace=True,
-                                                          description="bias experiment: take-three-teams")))
-        teams["take_one_team"] = teams["team"].isin(eligible)
-        teams["take_three_teams"] = teams["team"].isin(three)
-        ectx.text(
-            "(b) System bias (Büttcher et al. 2007; Sakai 2009). Take-one-team qrels `J ∩ D_t` keep "
-            f"only the judgments of team t's pool; {len(eligible)} of the {len(teams)} pool teams "
-            "qualify — a team whose D_t holds no relevant document for some topic of the topic set "
-            "is excluded" + (f" ({', '.join(excluded)})" if excluded else "") + ". Take-three-teams "
-            "keeps the union of the pools of the three teams with the fewest unique contributions "
-            "|U_t| (ties: fewer unique relevant, then name)"
-            + (f": {', '.join(three)}" if three else " (skipped: fewer than three pool teams)") + ".")
-        ectx.table("teams", teams, "Pool teams: |D_t|, |D_t^rel|, |U_t|, |U_t^rel| (summed over topics), "
-                   "topics where D_t^rel is empty, and the conditions the team forms")
+        conditions += _team_conditions(s)
     if "c" in parts:
-        for pd_ in shallow:
-            name = f"{qrels}-bias-pd{pd_}"
-            conditions.append((f"pd{pd_}", f"shallow pd={pd_}", "shallow", "", pd_, name,
-                               lambda pd_=pd_, name=name: pools.build(
-                                   con, "shallow", qrels, name, runs="all", depth=pd_, replace=True,
-                                   description="bias experiment: shallow pool")))
-        ectx.text(
-            "(c) Pool-depth bias (Sakai 2009). Shallow-pool qrels `J ∩ pool(all runs, pd)` for pd ∈ {"
-            + ", ".join(map(str, shallow)) + "}: only documents that some run ranks in its top pd "
-            "keep their judgments.")
-
+        conditions += _shallow_conditions(s, shallow)
     if conditions:
-        reference: dict = {}
-        summary_rows = []
-        specs = [(FULL, "full", "full", "", None, qrels, None), *conditions]
-        for key, condition, kind, team_list, d, name, build in ectx.progress(specs, "conditions"):
-            per = full if key == FULL else scores(key, name, build, sel_ids)
-
-            def compute(per=per):
-                return condition_stats(per, full, labels, sel_ids, B, seed, alpha, reference)
-
-            frame = ectx.cell(f"{tag}-stats-{key}", compute)
-            info = _qrels_counts(con, name)
-            for row in frame.to_dict(orient="records"):
-                summary_rows.append({"condition": condition, "kind": kind, "teams": team_list,
-                                     "depth": d, "qrels": name, **info, **row})
-        summary = pd.DataFrame(summary_rows)
-        summary["depth"] = summary["depth"].astype("Int64")
-        ectx.text(
-            f"For every condition and measure: Kendall's τ (τ-b) between the ranking of the "
-            f"{len(sel_ids)} selected runs by mean score under the condition and under the full "
-            f"qrels; discriminative power — the fraction of the {len(sel_ids) * (len(sel_ids) - 1) // 2} "
-            f"run pairs that the paired bootstrap test (Sakai 2006; B = {B}, seed {seed}, topics in "
-            f"sorted order) finds significant at α = {alpha}; and against the full qrels' decisions "
-            "by the same test: misses (significant with full qrels only), false alarms (significant "
-            "here only, or in both but in opposite directions), TP/FP/FN/TN. "
-            "`estimated_difference_max` is Sakai's largest estimated difference required.")
-        ectx.table("summary", summary, "Kendall's τ and bootstrap discriminative power per condition and "
-                   "measure, with misses and false alarms against the full qrels", show=60)
-        take_one = summary[summary["kind"] == "take-one-team"]
-        if len(take_one):
-            agg = (take_one.groupby("measure", sort=False)
-                   .agg(conditions=("condition", "count"), mean_tau=("kendall_tau", "mean"),
-                        min_tau=("kendall_tau", "min"), median_tau=("kendall_tau", "median"),
-                        mean_discriminative_power=("discriminative_power", "mean"),
-                        mean_misses=("misses", "mean"), mean_false_alarms=("false_alarms", "mean"))
-                   .reset_index())
-            ectx.table("take_one_summary", agg, "Take-one-team conditions per measure: τ (mean, "
-                       "smallest, median), mean discriminative power, mean misses and false alarms")
-        ectx.table("overview", overview(summary, labels),
-                   "Overview per measure: τ and discriminative power (dp) per condition; "
-                   "take-one-team as the mean over its conditions")
-        _condition_figures(ectx, summary, labels)
+        _compare_conditions(s, conditions, B, seed, alpha)
         main = "summary"
-    return main or "selected_runs"
+    return main
+
+
+# --------------------------------------------------------------------------- (a) leave-one-team-out
+
+def _leave_out_rows(s: _Setting) -> pd.DataFrame:
+    """Per selected run and measure: its score and rank with the full qrels and with ``J − U_t``
+    of its own team (the other runs keep their full-qrels scores)."""
+    con, qrels, labels, pool_teams, sel_ids = s.con, s.qrels, s.labels, s.pool_teams, s.sel_ids
+    full_means = means(s.full).set_index(["run_id", "measure"])["value"]
+    lo_teams = [t for t in s.selected["team"] if t in pool_teams]
+    lo_name = {t: f"{qrels}-bias-lo-{t}" for t in lo_teams}
+    built = []
+
+    def build_leave_out():
+        if not built:  # all missing leave-out qrels at once: U_t is computed once
+            pools.build_many(con, "leave-out", qrels, [(lo_name[t], [t]) for t in lo_teams],
+                             runs=s.pool_runs, depth=s.depth, replace=True,
+                             description="bias experiment: leave-one-team-out")
+            built.append(True)
+
+    rows = []
+    for rec in s.ectx.progress(list(s.selected.itertuples(index=False)), "leave-one-team-out"):
+        if rec.team in pool_teams:
+            per = s.scores(f"lo-{rec.team}", lo_name[rec.team], build_leave_out, [rec.run_id])
+            lo_means = means(per).set_index("measure")["value"]
+            name = lo_name[rec.team]
+        else:  # the team did not contribute to the pool: J − U_t = J
+            lo_means = full_means.xs(rec.run_id, level="run_id")
+            name = qrels
+        others = [r for r in sel_ids if r != rec.run_id]
+        for label in labels:
+            before, after = float(full_means[(rec.run_id, label)]), float(lo_means[label])
+            other = np.array([full_means[(r, label)] for r in others])
+            rank_full, rank_lo = rank_among(before, other), rank_among(after, other)
+            rows.append({"run_id": rec.run_id, "team": rec.team, "measure": label,
+                         "qrels": name, "team_in_pool": rec.team in pool_teams,
+                         "full": before, "left_out": after,
+                         "change_pct": 100.0 * (after - before) / before if before else np.nan,
+                         "rank_full": rank_full, "rank_left_out": rank_lo,
+                         "rank_change": rank_lo - rank_full})
+    return pd.DataFrame(rows)
+
+
+def _leave_out_summary(counted: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
+    """Per measure: the mean and largest score and rank changes of the runs counted."""
+    summary = []
+    for label in labels:
+        sub = counted[counted["measure"] == label]
+        pct = sub["change_pct"].dropna()
+        ranks = sub["rank_change"].abs()
+        summary.append({"measure": label, "runs": len(sub),
+                        "mean_change_pct": pct.mean() if len(pct) else np.nan,
+                        "mean_abs_change_pct": pct.abs().mean() if len(pct) else np.nan,
+                        "max_abs_change_pct": pct.abs().max() if len(pct) else np.nan,
+                        "mean_abs_rank_change": ranks.mean() if len(sub) else np.nan,
+                        "max_abs_rank_change": int(ranks.max()) if len(sub) else 0,
+                        "rank_changed": int((ranks > 0).sum())})
+    return pd.DataFrame(summary)
+
+
+def _leave_one_team_out(s: _Setting) -> None:
+    """Part (a): the score and rank changes, their summary over the pool teams' runs, a figure."""
+    ectx, labels = s.ectx, s.labels
+    leave = _leave_out_rows(s)
+    counted = leave[leave["team_in_pool"]]
+    leave_summary = _leave_out_summary(counted, labels)
+    dropped = sorted(set(s.selected["team"]) - s.pool_teams)
+    ectx.text(
+        "(a) Leave-one-team-out (Zobel 1998; Sakai 2009). Each selected run is evaluated with "
+        "`J − U_t` of its own team t — the team's unique contributions become unjudged — and "
+        "compared with its full-qrels score: change % = 100 (left-out − full) / full. Its rank "
+        f"is its position among the {len(s.selected)} selected runs (1 = best; ties share the "
+        "better rank) where the other runs keep their full-qrels scores, so the run plays a new "
+        "team joining a fully judged collection; rank change = rank left out − rank full "
+        "(positive: the run drops). The summary is over the runs whose team contributed to the "
+        "pool" + (f" (not: {', '.join(dropped)}, whose U_t is empty)" if dropped else "") + ".")
+    ectx.table("leave_out", leave, "Leave-one-team-out: score and rank change per selected run and measure")
+    ectx.table("leave_out_summary", leave_summary,
+               "Leave-one-team-out per measure: mean signed and absolute % change, largest "
+               "absolute % change, mean and largest |rank change|, runs whose rank changes")
+    if len(leave_summary):
+        worst = leave_summary.sort_values("mean_abs_change_pct", ascending=False)
+        ectx.text(f"Largest mean absolute change under leave-one-team-out: "
+                  f"`{worst.iloc[0]['measure']}` ({worst.iloc[0]['mean_abs_change_pct']:.2f}%); "
+                  f"smallest: `{worst.iloc[-1]['measure']}` ({worst.iloc[-1]['mean_abs_change_pct']:.2f}%).")
+    _leave_out_figure(ectx, counted, labels)
+
+
+# --------------------------------------------------------------------------- (b) and (c)
+
+def _team_conditions(s: _Setting) -> list[tuple]:
+    """Part (b): the take-one-team conditions of the teams whose pool has a relevant document
+    for every topic, and take-three-teams of the three with the fewest unique contributions."""
+    con, qrels, teams, depth = s.con, s.qrels, s.teams, s.depth
+    eligible = list(teams.loc[teams["topics_without_relevant"] == 0, "team"])
+    excluded = list(teams.loc[teams["topics_without_relevant"] > 0, "team"])
+    take_name = {t: f"{qrels}-bias-take-{t}" for t in eligible}
+    built_take = []
+
+    def build_take():
+        if not built_take:
+            pools.build_many(con, "take", qrels, [(take_name[t], [t]) for t in eligible],
+                             runs=s.pool_runs, depth=depth, replace=True,
+                             description="bias experiment: take-one-team")
+            built_take.append(True)
+
+    conditions = [(f"take-{t}", f"take-one-team {t}", "take-one-team", t, depth, take_name[t], build_take)
+                  for t in eligible]
+    three = fewest_unique(teams) if len(teams) >= 3 else []
+    if three:
+        name3 = f"{qrels}-bias-take3"
+        conditions.append(("take3", "take-three-teams", "take-three-teams", ",".join(three), depth,
+                           name3, lambda: pools.build(con, "take", qrels, name3, runs=s.pool_runs,
+                                                      depth=depth, teams=three, replace=True,
+                                                      description="bias experiment: take-three-teams")))
+    teams["take_one_team"] = teams["team"].isin(eligible)
+    teams["take_three_teams"] = teams["team"].isin(three)
+    s.ectx.text(
+        "(b) System bias (Büttcher et al. 2007; Sakai 2009). Take-one-team qrels `J ∩ D_t` keep "
+        f"only the judgments of team t's pool; {len(eligible)} of the {len(teams)} pool teams "
+        "qualify — a team whose D_t holds no relevant document for some topic of the topic set "
+        "is excluded" + (f" ({', '.join(excluded)})" if excluded else "") + ". Take-three-teams "
+        "keeps the union of the pools of the three teams with the fewest unique contributions "
+        "|U_t| (ties: fewer unique relevant, then name)"
+        + (f": {', '.join(three)}" if three else " (skipped: fewer than three pool teams)") + ".")
+    s.ectx.table("teams", teams, "Pool teams: |D_t|, |D_t^rel|, |U_t|, |U_t^rel| (summed over topics), "
+                 "topics where D_t^rel is empty, and the conditions the team forms")
+    return conditions
+
+
+def _shallow_conditions(s: _Setting, shallow: list[int]) -> list[tuple]:
+    """Part (c): the shallow pools of every run at each depth of ``shallow``."""
+    con, qrels = s.con, s.qrels
+    conditions = []
+    for pd_ in shallow:
+        name = f"{qrels}-bias-pd{pd_}"
+        conditions.append((f"pd{pd_}", f"shallow pd={pd_}", "shallow", "", pd_, name,
+                           lambda pd_=pd_, name=name: pools.build(
+                               con, "shallow", qrels, name, runs="all", depth=pd_, replace=True,
+                               description="bias experiment: shallow pool")))
+    s.ectx.text(
+        "(c) Pool-depth bias (Sakai 2009). Shallow-pool qrels `J ∩ pool(all runs, pd)` for pd ∈ {"
+        + ", ".join(map(str, shallow)) + "}: only documents that some run ranks in its top pd "
+        "keep their judgments.")
+    return conditions
+
+
+def _condition_rows(s: _Setting, conditions: list[tuple], B: int, seed: int, alpha: float) -> pd.DataFrame:
+    """Per condition (the full qrels first) and measure: τ and the bootstrap decisions."""
+    reference: dict = {}
+    summary_rows = []
+    specs = [(FULL, "full", "full", "", None, s.qrels, None), *conditions]
+    for key, condition, kind, team_list, d, name, build in s.ectx.progress(specs, "conditions"):
+        per = s.full if key == FULL else s.scores(key, name, build, s.sel_ids)
+
+        def compute(per=per):
+            return condition_stats(per, s.full, s.labels, s.sel_ids, B, seed, alpha, reference)
+
+        frame = s.ectx.cell(f"{s.tag}-stats-{key}", compute)
+        info = _qrels_counts(s.con, name)
+        for row in frame.to_dict(orient="records"):
+            summary_rows.append({"condition": condition, "kind": kind, "teams": team_list,
+                                 "depth": d, "qrels": name, **info, **row})
+    summary = pd.DataFrame(summary_rows)
+    summary["depth"] = summary["depth"].astype("Int64")
+    return summary
+
+
+def _compare_conditions(s: _Setting, conditions: list[tuple], B: int, seed: int, alpha: float) -> None:
+    """Parts (b) and (c): every condition against the full qrels, in tables and figures."""
+    ectx, labels, n = s.ectx, s.labels, len(s.sel_ids)
+    summary = _condition_rows(s, conditions, B, seed, alpha)
+    ectx.text(
+        f"For every condition and measure: Kendall's τ (τ-b) between the ranking of the "
+        f"{n} selected runs by mean score under the condition and under the full "
+        f"qrels; discriminative power — the fraction of the {n * (n - 1) // 2} "
+        f"run pairs that the paired bootstrap test (Sakai 2006; B = {B}, seed {seed}, topics in "
+        f"sorted order) finds significant at α = {alpha}; and against the full qrels' decisions "
+        "by the same test: misses (significant with full qrels only), false alarms (significant "
+        "here only, or in both but in opposite directions), TP/FP/FN/TN. "
+        "`estimated_difference_max` is Sakai's largest estimated difference required.")
+    ectx.table("summary", summary, "Kendall's τ and bootstrap discriminative power per condition and "
+               "measure, with misses and false alarms against the full qrels", show=60)
+    take_one = summary[summary["kind"] == "take-one-team"]
+    if len(take_one):
+        agg = (take_one.groupby("measure", sort=False)
+               .agg(conditions=("condition", "count"), mean_tau=("kendall_tau", "mean"),
+                    min_tau=("kendall_tau", "min"), median_tau=("kendall_tau", "median"),
+                    mean_discriminative_power=("discriminative_power", "mean"),
+                    mean_misses=("misses", "mean"), mean_false_alarms=("false_alarms", "mean"))
+               .reset_index())
+        ectx.table("take_one_summary", agg, "Take-one-team conditions per measure: τ (mean, "
+                   "smallest, median), mean discriminative power, mean misses and false alarms")
+    ectx.table("overview", overview(summary, labels),
+               "Overview per measure: τ and discriminative power (dp) per condition; "
+               "take-one-team as the mean over its conditions")
+    _condition_figures(ectx, summary, labels)
 
 
 def overview(summary: pd.DataFrame, labels: list[str]) -> pd.DataFrame:

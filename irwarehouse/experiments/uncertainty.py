@@ -69,6 +69,21 @@ def _plt():
     return plt
 
 
+def _line_figure(table: pd.DataFrame, by: str, x: str, y: str, xlabel: str, ylabel: str,
+                 figsize: tuple[float, float]):
+    """A line per value of ``by`` (``y`` against ``x``), labelled and in the legend; the caller
+    may add to the axes before ``fig.tight_layout()``."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=figsize)
+    for key, frame in table.groupby(by, sort=False):
+        ax.plot(frame[x], frame[y], marker="o", label=key)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    return fig, ax
+
+
 def _quantiles(values: np.ndarray) -> dict:
     q = np.quantile(values, [0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0]) if len(values) else [np.nan] * 7
     return {"n": len(values), "mean": float(np.mean(values)) if len(values) else np.nan,
@@ -145,18 +160,12 @@ def part_b(ectx: ExperimentContext, scores: pd.DataFrame, phis, labels, referenc
                          "reference": ref, "tau": _tau(means[ref], means[base])})
     table = pd.DataFrame(rows)
     ectx.table("residual_tau", table, "τ between the run orderings by RBP(φ) and by a reference measure")
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for ref, frame in table.groupby("reference", sort=False):
-        ax.plot(frame["mean_residual"], frame["tau"], marker="o", label=ref)
+    fig, ax = _line_figure(table, "reference", "mean_residual", "tau", "mean RBP residual",
+                           "Kendall's τ with the reference ordering", (7, 4.5))
     first = table.drop_duplicates("phi")
     for r in first.itertuples():
         ax.annotate(f"φ={r.phi:g}", (r.mean_residual, table.loc[table["phi"] == r.phi, "tau"].max()),
                     textcoords="offset points", xytext=(0, 6), fontsize=7, ha="center")
-    ax.set_xlabel("mean RBP residual")
-    ax.set_ylabel("Kendall's τ with the reference ordering")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
     fig.tight_layout()
     ectx.figure("residual_tau", fig, "τ of RBP(φ) with each reference measure against the mean residual")
     defined = table.dropna(subset=["tau"])
@@ -293,22 +302,38 @@ def part_c(ectx: ExperimentContext, qrels: str, scores: pd.DataFrame, fit_refs, 
 
 def part_d(ectx: ExperimentContext, qrels: str, run_ids: list[str], m: int,
            depths: list[int], alpha: float) -> None:
-    con = ectx.con
     ectx.text(f"**(d) Deeply-judged runs and reduced judgments.** The deeply-judged runs have at "
               f"least m = {m} documents for every topic of {qrels}, all of the top m judged. For "
               f"each d' in {', '.join(map(str, depths))} the reduced qrels J ∩ pool(deep runs, d') "
               f"(derived qrels `{qrels}-mu{m}-d<d'>`) is evaluated against d' = {max(depths)}.")
-    deep = [r for r in pools.deeply_judged(con, qrels, m) if r in set(run_ids)]
+    deep = [r for r in pools.deeply_judged(ectx.con, qrels, m) if r in set(run_ids)]
     if len(deep) < 2:
         ectx.text(f"Part (d) is empty: {len(deep)} run(s) of the run set are judged to depth {m} "
                   f"on every topic of {qrels} ({', '.join(deep) or 'none'}); it needs at least two "
                   "(choose a smaller m with --deep-m).")
         return
+    labels = [str(x) for x in ms.parse_all(DEEP_MEASURES + [DEEP_RESIDUAL])]
+    all_scores = _reduced_qrels(ectx, qrels, deep, m, depths)
+    ref_depth = max(depths)
+    topics = sorted(all_scores["topic"].unique())
+    mats = {(d, label): _matrix(all_scores[all_scores["depth"] == d], label, deep, topics)
+            for d in depths for label in labels}
+    _score_differences(ectx, mats, labels[:-1], depths, ref_depth)
+    if len(topics) < 2:
+        ectx.text(f"No significance tests: the topic set has {len(topics)} topic(s).")
+    else:
+        _discrimination(ectx, mats, labels[:-1], depths, ref_depth, len(deep), len(topics), alpha)
+    _residual_change(ectx, mats, labels[:-1], labels[-1], depths, ref_depth)
+
+
+def _reduced_qrels(ectx: ExperimentContext, qrels: str, deep: list[str], m: int,
+                   depths: list[int]) -> pd.DataFrame:
+    """Build and evaluate the pool of the deeply-judged runs at each depth d'; report the pools'
+    sizes and multiplicity bands; return the scores of every d' (with a column ``depth``)."""
+    con = ectx.con
     # the pool's run set, as a run spec (stored with the derived qrels)
     spec = f"deeply-judged:{m}" if set(deep) == set(pools.deeply_judged(con, qrels, m)) else ",".join(deep)
     measures = ms.parse_all(DEEP_MEASURES + [DEEP_RESIDUAL])
-    labels = [str(x) for x in measures]
-    residual = labels[-1]
     pool_rows, mult_rows, frames = [], [], []
 
     def name(d: int) -> str:
@@ -345,15 +370,14 @@ def part_d(ectx: ExperimentContext, qrels: str, run_ids: list[str], m: int,
     ectx.table("pool_sizes", sizes, "Pool of the deeply-judged runs per d' (per topic)")
     ectx.table("multiplicity", pd.concat(mult_rows, ignore_index=True),
                "Pooled documents per multiplicity band (runs with the document in their top d')")
-    all_scores = pd.concat(frames, ignore_index=True)
-    ref_depth = max(depths)
-    topics = sorted(all_scores["topic"].unique())
-    mats = {(d, label): _matrix(all_scores[all_scores["depth"] == d], label, deep, topics)
-            for d in depths for label in labels}
+    return pd.concat(frames, ignore_index=True)
 
-    # score differences against the deepest d'
+
+def _score_differences(ectx: ExperimentContext, mats: dict, labels: list[str], depths: list[int],
+                       ref_depth: int) -> None:
+    """Per system-topic score at each d' minus the score at the deepest d': a table and boxes."""
     diff_rows, box = [], {}
-    for label in labels[:-1]:
+    for label in labels:
         ref = mats[(ref_depth, label)]
         for d in depths:
             if d == ref_depth:
@@ -364,66 +388,63 @@ def part_d(ectx: ExperimentContext, qrels: str, run_ids: list[str], m: int,
             diff_rows.append({"depth": d, "measure": label, "pairs": q["n"], "mean_diff": q["mean"],
                               "mean_abs_diff": float(np.mean(np.abs(diff))),
                               **{k: q[k] for k in ("min", "p10", "p25", "median", "p75", "p90", "max")}})
-    if diff_rows:
-        ectx.table("score_differences", pd.DataFrame(diff_rows),
-                   f"Per system-topic score at d' minus the score at d' = {ref_depth}")
-        plt = _plt()
-        shallow = [d for d in depths if d != ref_depth]
-        fig, axes = plt.subplots(1, len(labels) - 1, figsize=(4.5 * (len(labels) - 1), 4), sharey=True)
-        for ax, label in zip(np.atleast_1d(axes), labels[:-1]):
-            ax.boxplot([box[(label, d)] for d in shallow], showfliers=False)
-            ax.set_xticks(range(1, len(shallow) + 1), [str(d) for d in shallow])
-            ax.axhline(0, color="grey", lw=0.8)
-            ax.set_xlabel("pool depth d'")
-            ax.set_title(label)
-            ax.grid(axis="y", alpha=0.3)
-        np.atleast_1d(axes)[0].set_ylabel(f"score(d') − score(d' = {ref_depth})")
-        fig.tight_layout()
-        ectx.figure("score_differences", fig, f"Score differences against d' = {ref_depth} per system and topic")
-    else:
+    if not diff_rows:
         ectx.text("No score differences: only one depth d' was given.")
-
-    # discrimination ratios and agreement with the deepest d'
-    if len(topics) < 2:
-        ectx.text(f"No significance tests: the topic set has {len(topics)} topic(s).")
-    else:
-        disc_rows = []
-        for label in labels[:-1]:
-            reference = significance.run_test(mats[(ref_depth, label)], "t")
-            for d in depths:
-                result = significance.run_test(mats[(d, label)], "t")
-                power = stats.discriminative_power(result, alpha)
-                agreement = stats.compare_to_reference(result, reference, alpha)
-                disc_rows.append({"depth": d, "measure": label, "runs": len(deep), "topics": len(topics),
-                                  "pairs": power["pairs"], "significant": power["significant"],
-                                  "undefined": power["undefined"],
-                                  "discrimination_ratio": power["discriminative_power"],
-                                  **{k: agreement[k] for k in ("tp", "fp", "fn", "tn")}})
-        disc = pd.DataFrame(disc_rows)
-        ectx.table("discrimination", disc,
-                   f"Discrimination ratio (paired t, α = {alpha:g}) and agreement with d' = {ref_depth}")
-        plt = _plt()
-        fig, ax = plt.subplots(figsize=(6, 4))
-        for label, frame in disc.groupby("measure", sort=False):
-            ax.plot(frame["depth"], frame["discrimination_ratio"], marker="o", label=label)
+        return
+    ectx.table("score_differences", pd.DataFrame(diff_rows),
+               f"Per system-topic score at d' minus the score at d' = {ref_depth}")
+    plt = _plt()
+    shallow = [d for d in depths if d != ref_depth]
+    fig, axes = plt.subplots(1, len(labels), figsize=(4.5 * len(labels), 4), sharey=True)
+    for ax, label in zip(np.atleast_1d(axes), labels):
+        ax.boxplot([box[(label, d)] for d in shallow], showfliers=False)
+        ax.set_xticks(range(1, len(shallow) + 1), [str(d) for d in shallow])
+        ax.axhline(0, color="grey", lw=0.8)
         ax.set_xlabel("pool depth d'")
-        ax.set_ylabel("fraction of run pairs significant")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-        fig.tight_layout()
-        ectx.figure("discrimination", fig, "Discrimination ratio of the deeply-judged runs against d'")
-        shallowest = disc[disc["depth"] == min(depths)]
-        ectx.text(f"At d' = {min(depths)}: " + "; ".join(
-            f"{r.measure} discriminates {r.discrimination_ratio:.3f} of the pairs (FP {r.fp}, FN {r.fn} "
-            f"against d' = {ref_depth})" for r in shallowest.itertuples()) + ".")
+        ax.set_title(label)
+        ax.grid(axis="y", alpha=0.3)
+    np.atleast_1d(axes)[0].set_ylabel(f"score(d') − score(d' = {ref_depth})")
+    fig.tight_layout()
+    ectx.figure("score_differences", fig, f"Score differences against d' = {ref_depth} per system and topic")
 
-    # residual against score change
+
+def _discrimination(ectx: ExperimentContext, mats: dict, labels: list[str], depths: list[int],
+                    ref_depth: int, runs: int, topics: int, alpha: float) -> None:
+    """Discrimination ratio (paired t) at each d' and agreement with the deepest d'."""
+    disc_rows = []
+    for label in labels:
+        reference = significance.run_test(mats[(ref_depth, label)], "t")
+        for d in depths:
+            result = significance.run_test(mats[(d, label)], "t")
+            power = stats.discriminative_power(result, alpha)
+            agreement = stats.compare_to_reference(result, reference, alpha)
+            disc_rows.append({"depth": d, "measure": label, "runs": runs, "topics": topics,
+                              "pairs": power["pairs"], "significant": power["significant"],
+                              "undefined": power["undefined"],
+                              "discrimination_ratio": power["discriminative_power"],
+                              **{k: agreement[k] for k in ("tp", "fp", "fn", "tn")}})
+    disc = pd.DataFrame(disc_rows)
+    ectx.table("discrimination", disc,
+               f"Discrimination ratio (paired t, α = {alpha:g}) and agreement with d' = {ref_depth}")
+    fig, _ = _line_figure(disc, "measure", "depth", "discrimination_ratio", "pool depth d'",
+                          "fraction of run pairs significant", (6, 4))
+    fig.tight_layout()
+    ectx.figure("discrimination", fig, "Discrimination ratio of the deeply-judged runs against d'")
+    shallowest = disc[disc["depth"] == min(depths)]
+    ectx.text(f"At d' = {min(depths)}: " + "; ".join(
+        f"{r.measure} discriminates {r.discrimination_ratio:.3f} of the pairs (FP {r.fp}, FN {r.fn} "
+        f"against d' = {ref_depth})" for r in shallowest.itertuples()) + ".")
+
+
+def _residual_change(ectx: ExperimentContext, mats: dict, labels: list[str], residual: str,
+                     depths: list[int], ref_depth: int) -> None:
+    """Kendall's τ between the residual at d' and the score change to the deepest d'."""
     change_rows = []
     for d in depths:
         if d == ref_depth:
             continue
         res = mats[(d, residual)].ravel()
-        for label in labels[:-1]:
+        for label in labels:
             low, high = mats[(d, label)].ravel(), mats[(ref_depth, label)].ravel()
             positive = high > 0
             change_rows.append({
