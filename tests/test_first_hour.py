@@ -1,0 +1,58 @@
+"""The everyday question straight from files: irw compare QRELS RUN_A RUN_B and irw pvalues
+QRELS RUN... give what they give on a warehouse the files were loaded into, and write
+nothing."""
+
+from __future__ import annotations
+
+import os
+
+from conftest import FIXTURES
+
+
+def _single_runs(tmp_path):
+    """alpha.txt split into one file per run."""
+    lines = (FIXTURES / "runs" / "alpha.txt").read_text().splitlines(keepends=True)
+    paths = []
+    for run in ("alpha1", "alpha2"):
+        path = tmp_path / f"{run}.txt"
+        path.write_text("".join(line for line in lines if line.split()[5] == run))
+        paths.append(path)
+    return paths
+
+
+def test_compare_from_files_equals_loaded(cli, tmp_path):
+    a, b = _single_runs(tmp_path)
+    qrels = FIXTURES / "qrels.txt"
+    args = ("-m", "AP", "-m", "P@10", "--test", "t", "--test", "wilcoxon", "--format", "csv")
+    direct = cli("compare", qrels, a, b, *args).stdout
+    assert not os.path.exists(cli.db_path)  # no warehouse written
+    cli("load", "qrels", qrels, "--name", "qrels.txt")
+    cli("load", "runs", a, b)
+    loaded = cli("compare", "alpha1", "alpha2", *args).stdout
+    assert direct == loaded
+    assert "alpha1,alpha2" in direct
+
+
+def test_pvalues_from_files_equals_loaded(cli):
+    qrels = FIXTURES / "qrels.txt"
+    runs = sorted((FIXTURES / "runs").iterdir())
+    args = ("-m", "AP", "--correction", "holm", "--format", "csv")
+    direct = cli("pvalues", qrels, *runs, *args).stdout
+    assert not os.path.exists(cli.db_path)
+    cli("load", "qrels", qrels, "--name", "qrels.txt")
+    cli("load", "runs", *runs)
+    assert direct == cli("pvalues", *args).stdout
+    assert direct.count("\n") > 10
+
+
+def test_compare_from_a_file_of_several_runs_names_them(cli):
+    result = cli("compare", FIXTURES / "qrels.txt", FIXTURES / "runs" / "alpha.txt",
+                 FIXTURES / "runs" / "beta1.txt", "-m", "AP", ok=False)
+    assert result.exit_code != 0
+    assert "alpha.txt holds 2 runs (alpha1, alpha2)" in result.output
+    assert not os.path.exists(cli.db_path)
+
+
+def test_compare_takes_two_or_three_arguments(cli):
+    result = cli("compare", "a", "-m", "AP", ok=False)
+    assert result.exit_code != 0 and "irw compare QRELS RUN_A RUN_B" in result.output
