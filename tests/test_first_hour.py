@@ -56,3 +56,14 @@ def test_compare_from_a_file_of_several_runs_names_them(cli):
 def test_compare_takes_two_or_three_arguments(cli):
     result = cli("compare", "a", "-m", "AP", ok=False)
     assert result.exit_code != 0 and "irw compare QRELS RUN_A RUN_B" in result.output
+
+
+def test_trec_eval_given_two_runs_points_to_eval_and_compare(capsys):
+    from irwarehouse.cli import trec_eval
+
+    runs = FIXTURES / "runs"
+    status = trec_eval.run([str(FIXTURES / "qrels.txt"), str(runs / "alpha.txt"), str(runs / "beta1.txt")])
+    err = capsys.readouterr().err
+    assert status == 1
+    assert "irw eval QRELS RUN..." in err and "irw compare QRELS RUN_A RUN_B" in err
+    assert err.splitlines()[0].startswith("error: expected a qrels file and a results file, got 3")
