@@ -67,3 +67,24 @@ def test_trec_eval_given_two_runs_points_to_eval_and_compare(capsys):
     assert status == 1
     assert "irw eval QRELS RUN..." in err and "irw compare QRELS RUN_A RUN_B" in err
     assert err.splitlines()[0].startswith("error: expected a qrels file and a results file, got 3")
+
+
+def test_common_measure_spellings_resolve():
+    from irwarehouse import measures
+
+    for typed, meant in (("MRR", "RR"), ("MRR@10", "RR@10"), ("mrr@10", "RR@10"), ("map", "AP"),
+                         ("ndcg@10", "nDCG@10"), ("NDCG@10", "nDCG@10"), ("recall@100", "R@100"),
+                         ("Recall@100", "R@100"), ("P_10", "P@10"), ("ndcg_cut_10", "nDCG@10"),
+                         ("precision@5", "P@5")):
+        assert str(measures.parse(typed)) == meant, typed
+
+
+def test_an_ambiguous_spelling_is_one_line_with_both_meanings():
+    import pytest
+
+    from irwarehouse import measures
+    from irwarehouse.errors import IrwError
+
+    with pytest.raises(IrwError) as bad:
+        measures.parse("hits@10")
+    assert "could mean Success@10 or NumRelRet@10" in str(bad.value) and "\n" not in str(bad.value)
