@@ -88,3 +88,14 @@ def test_an_ambiguous_spelling_is_one_line_with_both_meanings():
     with pytest.raises(IrwError) as bad:
         measures.parse("hits@10")
     assert "could mean Success@10 or NumRelRet@10" in str(bad.value) and "\n" not in str(bad.value)
+
+
+def test_qrels_help_mentions_comparing_judgment_sets(cli):
+    out = cli("qrels", "--help").stdout
+    assert "compare two judgment sets" in " ".join(out.split())
+
+
+def test_compare_help_explains_the_columns(cli):
+    out = " ".join(cli("compare", "--help").stdout.split())
+    for words in ("Cohen's d_z", "residual_a", "judged_a", "QRELS RUN_A RUN_B"):
+        assert words in out, words
