@@ -99,3 +99,33 @@ def test_compare_help_explains_the_columns(cli):
     out = " ".join(cli("compare", "--help").stdout.split())
     for words in ("Cohen's d_z", "residual_a", "judged_a", "QRELS RUN_A RUN_B"):
         assert words in out, words
+
+
+def test_sql_guide_opens_with_the_views_to_start_from_and_what_fills_them():
+    from conftest import ROOT
+
+    text = (ROOT / "docs" / "sql-and-bi.md").read_text()
+    opening = text[:text.index("**Tables**")]
+    for view in ("score_means", "scores", "run_info", "qrels_stats", "pair_tests"):
+        assert f"`{view}`" in opening, view
+    assert "`irw report`" in opening and "empty `score_means`" in opening
+
+
+def test_trec8_group_counts_quoted_in_the_guide(trec8_db):
+    """docs/commands.md quotes the groups TREC-8's runs form under the default correction
+    (Holm) and without one."""
+    import duckdb
+
+    from conftest import ROOT
+    from irwarehouse.report import build_report
+
+    text = " ".join((ROOT / "docs" / "commands.md").read_text().split())
+    con = duckdb.connect(trec8_db, read_only=True)
+    try:
+        holm = build_report(con, ["AP"], qrels="trec8")
+        none = build_report(con, ["AP"], qrels="trec8", correction="none")
+        counts = len(holm.groups("AP")), len(none.groups("AP"))
+    finally:
+        con.close()
+    assert counts == (59, 82)
+    assert "Holm's, form 59, 48 and 53 groups by AP, P@10 and nDCG@10; with `--correction none`, 82," in text
