@@ -320,6 +320,23 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
                          encoding=encoding, wait=wait, memory_limit=memory_limit)
 
     @staticmethod
+    def on_files(qrels, runs: list, then, *, order: str = "trec_eval", extra_fields: bool = False,
+                 encoding: str = "utf-8", wait: float | None = None,
+                 memory_limit: str | None = None):
+        """What ``then(warehouse, qrels_name, run_ids)`` gives on a throw-away in-memory
+        warehouse holding the qrels file ``qrels`` (as ``qrels_name``) and the run files
+        ``runs`` (``run_ids``: the run ids of each file, a list per file, in their order), read with every check of :meth:`load_collection`; nothing is written. The
+        statistics on files are so those of a warehouse (``irw compare QRELS RUN_A RUN_B``)."""
+        name = _file_qrels_name(qrels)
+
+        def then_(con, path, collection):
+            w = Warehouse.attach(con, path)
+            return then(w, name, files_in.runs_of_each(w.runs().records(), list(runs)))
+        return _files_in(qrels, list(runs), name, then_, fast=False, order=order,
+                         extra_fields=extra_fields, encoding=encoding, wait=wait,
+                         memory_limit=memory_limit)
+
+    @staticmethod
     def trec_eval(qrels, run, measures=None, *, complete: bool = False, max_docs: int | None = None,
                   rel_level: int | None = None, judged_only: bool = False,
                   num_docs: int | None = None, zscores=None,

@@ -21,7 +21,7 @@ import re
 from typing import Callable
 from dataclasses import dataclass, field
 
-from . import numbers
+from . import names, numbers
 from .errors import IrwError, shown
 from .sql import quote_literal
 from .trec_families import (TREC_AGGREGATES, TREC_FAMILIES, TREC_NICKNAMES, TREC_UNSUPPORTED,  # noqa: F401 (re-exported)
@@ -530,9 +530,12 @@ def _parse(raw: str) -> Measure:
         )
     name = _ALIAS_NAMES.get(m.group("name"), m.group("name"))
     if name not in CATALOGUE:
-        lowered = {n.lower(): n for n in CATALOGUE}
-        hint = f" (did you mean {lowered[name.lower()]}?)" if name.lower() in lowered else ""
-        raise IrwError(f"unknown measure {shown(name)} in {whole}{hint}; measures: {_valid_names()}")
+        meant = names.measure_spelling(name, CATALOGUE)
+        if len(meant) != 1:
+            k = f"@{m.group('k')}" if m.group("k") is not None else ""
+            hint = (f" (it could mean {' or '.join(n + k for n in meant)}: name one)" if meant else "")
+            raise IrwError(f"unknown measure {shown(name)} in {whole}{hint}; measures: {_valid_names()}")
+        name = meant[0]
     if m.group("prime1") and m.group("prime2"):
         raise IrwError(f"the condensed mark ' is given twice in {whole}")
     definition = CATALOGUE[name]

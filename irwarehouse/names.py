@@ -95,3 +95,25 @@ def check(problem: str | None) -> None:
     """Raise the problem found (if any) as an IrwError."""
     if problem:
         raise IrwError(problem)
+
+
+# Measure names people type that are not the catalogue's (irwarehouse.measures): MS MARCO's
+# MRR (RR, the mean is the aggregate), the long names, and the words that could mean two
+# entries (an error names both). Any spelling of a catalogue name that differs only in
+# letter case (ndcg, Recall's R aside) resolves to that name.
+MEASURE_SPELLINGS = {
+    "mrr": ("RR",),
+    "recall": ("R",),
+    "precision": ("P",),
+    "ndcg_cut": ("nDCG",),
+    "hits": ("Success", "NumRelRet"),
+}
+
+
+def measure_spelling(name: str, catalogue) -> tuple[str, ...]:
+    """The catalogue names (of ``catalogue``) the measure name ``name`` may stand for: one
+    where it is unambiguous, two or more where it could mean either, none if it means none."""
+    key = str(name).lower()
+    if key in MEASURE_SPELLINGS:
+        return MEASURE_SPELLINGS[key]
+    return tuple(n for n in catalogue if n.lower() == key)

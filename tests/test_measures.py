@@ -252,7 +252,7 @@ def test_rbp_set_by_its_residual_at_a_depth(hand):
     ("RBP(depth=10,residual=1)", "residual of 'RBP(depth=10,residual=1)' must be in (0, 1), got 1"),
     ("nRBP(depth=10,residual=0)", "must be in (0, 1), got 0"),
     ("Foo@10", "unknown measure 'Foo'"),
-    ("ap", "did you mean AP"),
+    ("hits@10", "could mean Success@10 or NumRelRet@10: name one"),
     ("nDCG(discountt=jk)", "parameters: gains"),
     ("nDCG(discount=xx)", "log2p1, jk"),
     ("RBP(p=1.5)", "must be in (0, 1), got 1.5"),

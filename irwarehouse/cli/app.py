@@ -158,7 +158,7 @@ app = _Irw(
 )
 load_app = typer.Typer(help="Load runs, qrels and run metadata.", no_args_is_help=True)
 runs_app = typer.Typer(help="Inspect the loaded runs.", no_args_is_help=True)
-qrels_app = typer.Typer(help="Inspect and manage qrels.", no_args_is_help=True)
+qrels_app = typer.Typer(help="Inspect and manage qrels, and compare two judgment sets (e.g. human and automatic): irw qrels compare A B (agreement, kappa), irw qrels rankings A B (the run orderings each gives).", no_args_is_help=True)
 collections_app = typer.Typer(help="The test collections of the warehouse.", no_args_is_help=True)
 app.add_typer(load_app, name="load")
 app.add_typer(runs_app, name="runs")

@@ -27,6 +27,26 @@ LevelOpt = typer.Option(0.95, "--level", help="Level of the interval of each dif
                         + " -- and of the exact (noncentral t) interval of Cohen's d_z.")
 
 
+def on_files(ctx, qrels: Optional[str], qrels_file: str, run_files: list, then):
+    """A command straight from files (`irw compare QRELS RUN_A RUN_B`, `irw pvalues QRELS
+    RUN...`): Warehouse.on_files, on a throw-away in-memory warehouse."""
+    if qrels is not None:
+        raise IrwError("--qrels names a qrels of the warehouse: with files, the first file is the qrels")
+    obj = ctx.find_root().obj or {}
+    return api.Warehouse.on_files(qrels_file, run_files, then, wait=obj.get("wait"),
+                                  memory_limit=obj.get("memory"))
+
+
+def one_run_each(files: list, ids: list) -> list:
+    """The run of each run file compared; a file holding several is named with its runs."""
+    for f, of_file in zip(files, ids):
+        if len(of_file) != 1:
+            raise IrwError(f"{f} holds {len(of_file)} runs ({', '.join(of_file)}): compare takes one run per "
+                           f"file; compare runs of one file with irw eval QRELS RUN... --save DB, "
+                           f"then irw --db DB compare RUN_A RUN_B")
+    return [of_file[0] for of_file in ids]
+
+
 def one_measure(name: str, what: str) -> None:
     """A bad measure, or several, is reported before the warehouse is opened."""
     if len(api.measure_labels([name])) != 1:
@@ -36,8 +56,7 @@ def one_measure(name: str, what: str) -> None:
 @command(app, "compare")
 def compare_cmd(
     ctx: typer.Context,
-    run_a: str = typer.Argument(..., help="First run (with --by system: first system)."),
-    run_b: str = typer.Argument(..., help="Second run (with --by system: second system)."),
+    names: List[str] = typer.Argument(..., metavar="[QRELS] RUN_A RUN_B", help="Two runs (with --by system: two systems) of the warehouse; or, straight from files, a qrels file and two run files (nothing is written; the warehouse is not used)."),
     measure: List[str] = MeasuresOpt,
     test: List[str] = typer.Option(["t"], "--test", help=_TESTS + " (repeatable)."),
     qrels: Optional[str] = QrelsOpt, topics: str = TopicsOpt, alpha: float = AlphaOpt,
@@ -47,12 +66,27 @@ def compare_cmd(
     level: float = LevelOpt, by: str = ByOpt,
     fmt: str = FormatOpt,
 ):
-    """Two runs (or systems) per measure: means, difference with its interval (the first test's), d_z with its interval, p-values, RBP residual and Judged@k."""
+    """Two runs (or systems) per measure: means, difference with its interval (the first test's), Cohen's d_z (effect_size) with its interval, p-values, RBP residual and Judged@k.
+    Given files (`irw compare QRELS RUN_A RUN_B -m M`), compare them without a warehouse.
+
+    Columns: mean_a, mean_b: the means over the topics; diff: mean_a - mean_b; effect_size:
+    Cohen's d_z (the mean of the per-topic differences over their standard deviation);
+    residual_a, residual_b: RBP's residual at --rbp-p (the score unjudged documents could
+    still add); judged_a, judged_b: Judged@k, the fraction of the top --judged-k documents
+    that are judged."""
     check_format(fmt)
-    with open_warehouse(ctx, read_only=True) as w:
-        result = w.compare(run_a, run_b, measure, qrels, tests=list(test), alpha=alpha, B=samples,
-                           seed=seed, topics=topics, rbp_p=rbp_p, judged_k=judged_k, level=level,
-                           by=by)
+    if len(names) not in (2, 3):
+        raise IrwError("compare takes two runs of the warehouse, or a qrels file and two run files "
+                       f"(irw compare QRELS RUN_A RUN_B); got {len(names)} arguments")
+    options = dict(tests=list(test), alpha=alpha, B=samples, seed=seed, topics=topics,
+                   rbp_p=rbp_p, judged_k=judged_k, level=level, by=by)
+    if len(names) == 3:
+        api.measure_labels(measure)  # a bad measure: before the files are read
+        result = on_files(ctx, qrels, names[0], names[1:],
+                          lambda w, q, ids: w.compare(*one_run_each(names[1:], ids), measure, q, **options))
+    else:
+        with open_warehouse(ctx, read_only=True) as w:
+            result = w.compare(names[0], names[1], measure, qrels, **options)
     output.emit(result, fmt)
 
 
@@ -87,6 +121,7 @@ def discpower_cmd(
 @command(app, "pvalues")
 def pvalues_cmd(
     ctx: typer.Context,
+    files: Optional[List[str]] = typer.Argument(None, metavar="[QRELS RUN...]", help="Straight from files: a qrels file and run files, one run each (nothing is written; the warehouse is not used)."),
     measure: str = typer.Option(..., "--measure", "-m", help="Measure."),
     qrels: Optional[str] = QrelsOpt, runs: str = RunsOpt, topics: str = TopicsOpt,
     test: str = TestOpt,
@@ -99,10 +134,19 @@ def pvalues_cmd(
     """Every run (or system) pair: mean difference with its interval, Cohen's d_z with its interval, Sakai's effect size over the residual variance, p-value (and adjusted p-value)."""
     check_format(fmt)
     one_measure(measure, "pvalues")
-    with open_warehouse(ctx, read_only=save is None) as w, progress_callback(f"{test} test") as progress:
-        result = w.pvalues(measure, qrels, runs, test=test, correction=correction, alpha=alpha,
-                           B=samples, seed=seed, topics=topics, save=save, progress=progress,
-                           level=level, by=by)
+    options = dict(test=test, correction=correction, alpha=alpha, B=samples, seed=seed,
+                   topics=topics, level=level, by=by)
+    if files:
+        if len(files) < 3:
+            raise IrwError("pvalues from files takes a qrels file and at least two run files")
+        if save or runs != "all":
+            raise IrwError("--save and --runs read or write a warehouse: with files, name the run files")
+        with progress_callback(f"{test} test") as progress:
+            result = on_files(ctx, qrels, files[0], files[1:],
+                              lambda w, q, ids: w.pvalues(measure, q, sum(ids, []), progress=progress, **options))
+    else:
+        with open_warehouse(ctx, read_only=save is None) as w, progress_callback(f"{test} test") as progress:
+            result = w.pvalues(measure, qrels, runs, save=save, progress=progress, **options)
     if save:
         say(f"saved {len(result)} pairs in pair_tests as {save!r}")
     output.emit(result, fmt)

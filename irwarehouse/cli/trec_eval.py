@@ -159,8 +159,11 @@ def parse(argv: list[str]) -> dict:
     if options["version"] or options["help"]:
         return {**options, "files": args}
     if len(args) != 2:
+        several = (f"; for several runs: irw eval QRELS RUN... -m MEASURE, and for two: irw compare "
+                   f"QRELS RUN_A RUN_B -m MEASURE (the difference, its interval and p-value)"
+                   if len(args) > 2 else "")
         raise _Usage(f"expected a qrels file and a results file, got {len(args)} file name"
-                     f"{'s' if len(args) != 1 else ''}")
+                     f"{'s' if len(args) != 1 else ''}{several}")
     options["files"] = args
     return options
 

@@ -15,12 +15,13 @@ read nothing else: unjudged documents enter them through ranks and ranking lengt
 
 from __future__ import annotations
 
+import os
 from contextlib import contextmanager
 from typing import Iterable
 
 from .. import connection, runsets, sql
 from ..catalogue import DEFAULT_COLLECTION
-from ..errors import note
+from ..errors import IrwError, note
 from ..measures import Measure
 from ..result import Result
 from . import evaluation, loading
@@ -65,3 +66,10 @@ def evaluate(con, name: str, measures: list[Measure], *, run_spec: str | None = 
     if not len(per):
         note(evaluation.no_rows_reason(con, name, run_ids, topics, rel_level), "no rows")
     return per if per_topic else per.aggregate(aggregate)
+
+
+def runs_of_each(runs: list[dict], files: list) -> list[list[str]]:
+    """The run ids of each of the run files ``files`` among the loaded runs ``runs`` (rows
+    of view run_info), in file order."""
+    return [sorted(r["run_id"] for r in runs
+                   if os.path.abspath(str(r["source"])) == os.path.abspath(str(f))) for f in files]

@@ -1,0 +1,131 @@
+"""The everyday question straight from files: irw compare QRELS RUN_A RUN_B and irw pvalues
+QRELS RUN... give what they give on a warehouse the files were loaded into, and write
+nothing."""
+
+from __future__ import annotations
+
+import os
+
+from conftest import FIXTURES
+
+
+def _single_runs(tmp_path):
+    """alpha.txt split into one file per run."""
+    lines = (FIXTURES / "runs" / "alpha.txt").read_text().splitlines(keepends=True)
+    paths = []
+    for run in ("alpha1", "alpha2"):
+        path = tmp_path / f"{run}.txt"
+        path.write_text("".join(line for line in lines if line.split()[5] == run))
+        paths.append(path)
+    return paths
+
+
+def test_compare_from_files_equals_loaded(cli, tmp_path):
+    a, b = _single_runs(tmp_path)
+    qrels = FIXTURES / "qrels.txt"
+    args = ("-m", "AP", "-m", "P@10", "--test", "t", "--test", "wilcoxon", "--format", "csv")
+    direct = cli("compare", qrels, a, b, *args).stdout
+    assert not os.path.exists(cli.db_path)  # no warehouse written
+    cli("load", "qrels", qrels, "--name", "qrels.txt")
+    cli("load", "runs", a, b)
+    loaded = cli("compare", "alpha1", "alpha2", *args).stdout
+    assert direct == loaded
+    assert "alpha1,alpha2" in direct
+
+
+def test_pvalues_from_files_equals_loaded(cli):
+    qrels = FIXTURES / "qrels.txt"
+    runs = sorted((FIXTURES / "runs").iterdir())
+    args = ("-m", "AP", "--correction", "holm", "--format", "csv")
+    direct = cli("pvalues", qrels, *runs, *args).stdout
+    assert not os.path.exists(cli.db_path)
+    cli("load", "qrels", qrels, "--name", "qrels.txt")
+    cli("load", "runs", *runs)
+    assert direct == cli("pvalues", *args).stdout
+    assert direct.count("\n") > 10
+
+
+def test_compare_from_a_file_of_several_runs_names_them(cli):
+    result = cli("compare", FIXTURES / "qrels.txt", FIXTURES / "runs" / "alpha.txt",
+                 FIXTURES / "runs" / "beta1.txt", "-m", "AP", ok=False)
+    assert result.exit_code != 0
+    assert "alpha.txt holds 2 runs (alpha1, alpha2)" in result.output
+    assert not os.path.exists(cli.db_path)
+
+
+def test_compare_takes_two_or_three_arguments(cli):
+    result = cli("compare", "a", "-m", "AP", ok=False)
+    assert result.exit_code != 0 and "irw compare QRELS RUN_A RUN_B" in result.output
+
+
+def test_trec_eval_given_two_runs_points_to_eval_and_compare(capsys):
+    from irwarehouse.cli import trec_eval
+
+    runs = FIXTURES / "runs"
+    status = trec_eval.run([str(FIXTURES / "qrels.txt"), str(runs / "alpha.txt"), str(runs / "beta1.txt")])
+    err = capsys.readouterr().err
+    assert status == 1
+    assert "irw eval QRELS RUN..." in err and "irw compare QRELS RUN_A RUN_B" in err
+    assert err.splitlines()[0].startswith("error: expected a qrels file and a results file, got 3")
+
+
+def test_common_measure_spellings_resolve():
+    from irwarehouse import measures
+
+    for typed, meant in (("MRR", "RR"), ("MRR@10", "RR@10"), ("mrr@10", "RR@10"), ("map", "AP"),
+                         ("ndcg@10", "nDCG@10"), ("NDCG@10", "nDCG@10"), ("recall@100", "R@100"),
+                         ("Recall@100", "R@100"), ("P_10", "P@10"), ("ndcg_cut_10", "nDCG@10"),
+                         ("precision@5", "P@5")):
+        assert str(measures.parse(typed)) == meant, typed
+
+
+def test_an_ambiguous_spelling_is_one_line_with_both_meanings():
+    import pytest
+
+    from irwarehouse import measures
+    from irwarehouse.errors import IrwError
+
+    with pytest.raises(IrwError) as bad:
+        measures.parse("hits@10")
+    assert "could mean Success@10 or NumRelRet@10" in str(bad.value) and "\n" not in str(bad.value)
+
+
+def test_qrels_help_mentions_comparing_judgment_sets(cli):
+    out = cli("qrels", "--help").stdout
+    assert "compare two judgment sets" in " ".join(out.split())
+
+
+def test_compare_help_explains_the_columns(cli):
+    out = " ".join(cli("compare", "--help").stdout.split())
+    for words in ("Cohen's d_z", "residual_a", "judged_a", "QRELS RUN_A RUN_B"):
+        assert words in out, words
+
+
+def test_sql_guide_opens_with_the_views_to_start_from_and_what_fills_them():
+    from conftest import ROOT
+
+    text = (ROOT / "docs" / "sql-and-bi.md").read_text()
+    opening = text[:text.index("**Tables**")]
+    for view in ("score_means", "scores", "run_info", "qrels_stats", "pair_tests"):
+        assert f"`{view}`" in opening, view
+    assert "`irw report`" in opening and "empty `score_means`" in opening
+
+
+def test_trec8_group_counts_quoted_in_the_guide(trec8_db):
+    """docs/commands.md quotes the groups TREC-8's runs form under the default correction
+    (Holm) and without one."""
+    import duckdb
+
+    from conftest import ROOT
+    from irwarehouse.report import build_report
+
+    text = " ".join((ROOT / "docs" / "commands.md").read_text().split())
+    con = duckdb.connect(trec8_db, read_only=True)
+    try:
+        holm = build_report(con, ["AP"], qrels="trec8")
+        none = build_report(con, ["AP"], qrels="trec8", correction="none")
+        counts = len(holm.groups("AP")), len(none.groups("AP"))
+    finally:
+        con.close()
+    assert counts == (59, 82)
+    assert "Holm's, form 59, 48 and 53 groups by AP, P@10 and nDCG@10; with `--correction none`, 82," in text
