@@ -134,15 +134,23 @@ def topics_needed(delta: float, variance: float, alpha: float = 0.05, beta: floa
     return _smallest_n(lambda n: t_power(n, delta, variance, alpha), 1.0 - beta, start)
 
 
-def min_detectable_difference(n: int, variance: float, alpha: float = 0.05, beta: float = 0.2) -> float:
-    """The smallest true difference a two-sided paired t-test at level ``alpha`` over ``n``
-    topics detects with power 1 - ``beta`` (a pair's differences having variance 2
-    ``variance``)."""
+def _power_wanted(n: int, variance: float, alpha: float, beta: float) -> float | None:
+    """The power a smallest detectable difference must reach (1 - ``beta``), after checking
+    the settings; None when even no difference reaches it (the power wanted is at most
+    ``alpha``, the power of the test with no difference at all)."""
     _check(alpha, beta, variance)
     if n < 2:
         raise ValueError(f"need at least two topics, got {n}")
     target = 1.0 - beta
-    if target <= alpha:  # the test's power is alpha with no difference at all
+    return None if target <= alpha else target
+
+
+def min_detectable_difference(n: int, variance: float, alpha: float = 0.05, beta: float = 0.2) -> float:
+    """The smallest true difference a two-sided paired t-test at level ``alpha`` over ``n``
+    topics detects with power 1 - ``beta`` (a pair's differences having variance 2
+    ``variance``)."""
+    target = _power_wanted(n, variance, alpha, beta)
+    if target is None:
         return 0.0
     scale = math.sqrt(2.0 * variance / n)  # delta = lam * scale
     f = lambda lam: t_power(n, lam * scale, variance, alpha)[()] - target  # noqa: E731
@@ -195,11 +203,8 @@ def anova_min_detectable_range(n: int, systems: int, variance: float, alpha: flo
                                beta: float = 0.2) -> float:
     """The smallest range between the best and worst of ``systems`` systems that a one-way
     ANOVA over ``n`` topics detects with power 1 - ``beta``."""
-    _check(alpha, beta, variance)
-    if n < 2:
-        raise ValueError(f"need at least two topics, got {n}")
-    target = 1.0 - beta
-    if target <= alpha:  # the test's power is alpha with no difference at all
+    target = _power_wanted(n, variance, alpha, beta)
+    if target is None:
         return 0.0
     f = lambda d: anova_power(n, systems, d, variance, alpha)[()] - target  # noqa: E731
     hi = math.sqrt(variance)
