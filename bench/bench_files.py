@@ -13,7 +13,12 @@ Workloads:
   6.98 M lines, sparse qrels), the same measures;
 - ``trec8``: TREC-8's qrels and its 129 gzipped run files (``--data``), seven measures (AP,
   P@10, nDCG, nDCG@10, RR, Bpref, RBP(p=0.8); the peers lack RBP and compute six);
-  trec_eval takes one plain run file per process, so it is left out here.
+  trec_eval takes one plain run file per process, so it is left out here;
+- ``trec8x30``: TREC-8's runs 30 times (3,870 plain run files, 188 M lines, each copy's run
+  ids suffixed with its number, written once into ``--work`` by DuckDB), the same seven
+  measures, irw only: how memory stays bounded by the batch, not by the runs;
+- ``msmarco3``: three copies of the ``msmarco`` run (run ids suffixed), the same measures as
+  ``msmarco``, trec_eval left out: compare its time with ``msmarco``'s (linear in the runs).
 
 ``dl`` and ``msmarco`` are written by ``bench/make_synthetic.py --shape dl|msmarco`` into
 ``--work`` (default: ``irw-bench-files`` in the temporary directory), the first time only.
@@ -153,12 +158,43 @@ def workload_files(name: str, args) -> tuple[str, list[str], list[str]]:
             raise SystemExit(f"no TREC-8 data at {data} (use --data)")
         return (str(data / "qrels.trec8.gz"), sorted(str(p) for p in (data / "runs").glob("*.gz")),
                 TREC8)
+    if name == "trec8x30":
+        return str(Path(args.data) / "qrels.trec8.gz"), copies(args, 30), TREC8
+    if name == "msmarco3":
+        qrels, runs, measures = workload_files("msmarco", args)
+        return qrels, copies(args, 3, runs[0]), measures
     out = Path(args.work) / name
     qrels, run = out / f"qrels.{name}.txt", out / f"run.{name}.txt"
     if not (qrels.exists() and run.exists()):
         subprocess.run([sys.executable, str(ROOT / "bench" / "make_synthetic.py"), "--shape", name,
                         "--out", str(out)], check=True)
     return str(qrels), [str(run)], SINGLE
+
+
+def copies(args, n: int, run: str | None = None) -> list[str]:
+    """``n`` copies of the run file ``run`` (default: TREC-8's runs), each copy's run ids
+    suffixed with ``_`` and its number, one plain file per run and copy; written the first
+    time only into ``--work``."""
+    import duckdb
+
+    out = Path(args.work) / (f"copies{n}" if run is None else f"{Path(run).stem}x{n}")
+    if not (out / "done").exists():
+        shutil.rmtree(out, ignore_errors=True)
+        out.mkdir(parents=True)
+        files = [run] if run else sorted(str(p) for p in (Path(args.data) / "runs").glob("*.gz"))
+        con = duckdb.connect()
+        con.execute("SET preserve_insertion_order = false")
+        columns = "{'t': 'VARCHAR', 'q': 'VARCHAR', 'd': 'VARCHAR', 'r': 'VARCHAR', 's': 'VARCHAR', 'id': 'VARCHAR'}"
+        con.execute(f"CREATE TABLE lines AS SELECT * FROM read_csv({files!r}, delim=' ', header=false, "
+                    f"columns={columns}, auto_detect=false, quote='', escape='')" if run else
+                    f"CREATE TABLE lines AS SELECT * FROM read_csv({files!r}, delim='\\t', header=false, "
+                    f"columns={columns}, auto_detect=false, quote='', escape='')")
+        for k in range(n):
+            con.execute(f"COPY (SELECT t, q, d, r, s, id || '_{k}', id AS part FROM lines) TO "
+                        f"'{out}/c{k}' (FORMAT csv, DELIMITER ' ', HEADER false, QUOTE '', "
+                        "PARTITION_BY (part), WRITE_PARTITION_COLUMNS false)")
+        (out / "done").write_text("")
+    return sorted(str(p) for p in out.rglob("*.csv"))
 
 
 # irw as the checkout in sys.argv[1] runs it (--before)
@@ -170,12 +206,15 @@ def commands(tool: str, workload: str, qrels: str, runs: list[str], measures: li
     """(the timed command, a function reading the means from its output), or None when the
     tool does not take the workload."""
     if tool in ("irw", "irw-before"):
-        runs_arg = [str(Path(args.data) / "runs")] if workload == "trec8" else runs
+        runs_arg = [str(Path(args.data) / "runs")] if workload == "trec8" else \
+            [str(Path(runs[0]).parents[2])] if workload == "trec8x30" else runs
         irw = [irw_executable()] if tool == "irw" else [sys.executable, "-c", BEFORE, args.before]
         cmd = irw + ["eval", qrels, *runs_arg] + [a for m in measures for a in ("-m", m)]
         return cmd, None if tool == "irw" else lambda out: None  # irw's means: irw_means
+    if workload == "trec8x30":
+        return None
     if tool == "trec_eval":
-        if workload == "trec8":
+        if workload in ("trec8", "msmarco3"):
             return None
         names = {m: TREC_EVAL_NAMES[m] for m in measures}
         cmd = [trec_eval_binary(args)] + [a for n in names.values() for a in ("-m", n)] + [qrels, *runs]
@@ -199,7 +238,8 @@ def _trec_eval_means(out: str, names: dict, runs: list[str]) -> dict:
 
 
 def irw_means(qrels: str, runs: list[str], measures: list[str], workload: str, args) -> dict:
-    runs_arg = [str(Path(args.data) / "runs")] if workload == "trec8" else runs
+    runs_arg = [str(Path(args.data) / "runs")] if workload == "trec8" else \
+        [str(Path(runs[0]).parents[2])] if workload == "trec8x30" else runs
     cmd = [irw_executable(), "eval", qrels, *runs_arg, "-f", "json"] + [a for m in measures for a in ("-m", m)]
     rows = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True, env=ENV).stdout)
     means: dict[str, dict[str, float]] = {}

@@ -317,7 +317,8 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
         fast = set(options) <= set(files_in.OPTIONS) and "deeply-judged" not in str(run_spec)
         return _files_in(qrels, runs, name, evaluate, fast=fast, meta=meta, save=save,
                          replace=replace, order=order, extra_fields=extra_fields,
-                         encoding=encoding, wait=wait, memory_limit=memory_limit)
+                         encoding=encoding, wait=wait, memory_limit=memory_limit,
+                         batched=run_spec == "all")
 
     @staticmethod
     def on_files(qrels, runs: list, then, *, order: str = "trec_eval", extra_fields: bool = False,

@@ -310,21 +310,23 @@ class Door:
 
 def _files_in(qrels, runs, name: str, then, *, fast: bool = True, meta=None, save=None,
               replace: bool = False, order: str = "trec_eval", extra_fields: bool = False,
-              encoding: str = "utf-8", wait: float | None = None, memory_limit: str | None = None):
+              encoding: str = "utf-8", wait: float | None = None, memory_limit: str | None = None,
+              batched: bool = False):
     """Files in: what ``then(con, path, collection)`` computes over the qrels file ``qrels``
     (as ``name``) and the runs ``runs`` read with every check of a load. With ``fast`` and
     neither run metadata ``meta`` nor a warehouse ``save``, without a warehouse
     (engine.files_in.staged: ``path`` is None, ``con`` holds the files as views named as a
     warehouse's tables, of which ``runs`` may hold the ranked rows of judged documents only);
     else loaded into an in-memory warehouse (or the warehouse ``save``), in the load's
-    transaction."""
+    transaction. ``batched``: without a warehouse, the runs are read when ``then`` evaluates
+    them, in batches (engine.files_in.staged)."""
     if fast and meta is None and save is None:
         with _source_files(qrels, "qrels") as qrels_paths, _source_files(runs, "runs") as run_paths:
             if len(qrels_paths) != 1:
                 raise IrwError(f"one qrels file expected, got {len(qrels_paths)}")
             with files_in.staged(qrels_paths[0], run_paths, name=name, policy=order,
                                  extra_fields=extra_fields, encoding=encoding,
-                                 memory=memory_limit) as con:
+                                 memory=memory_limit, batched=batched) as con:
                 return then(con, None, DEFAULT_COLLECTION)
     with Door(":memory:" if save is None else save, wait=wait, memory_limit=memory_limit,
                    _throwaway=save is None) as w:

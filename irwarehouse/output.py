@@ -13,6 +13,7 @@ order of the first row's keys): commands that have no frame print without import
 from __future__ import annotations
 
 import datetime
+import decimal
 import json
 import math
 import sys
@@ -215,17 +216,61 @@ def stream(batches, fmt: str, digits: int = 4) -> None:
 
 
 def _stream_json(batches, columns: list[str]) -> None:
-    """One JSON array, as :func:`to_json` writes it (``indent=1``), a record at a time."""
+    """One JSON array, as :func:`to_json` writes it (``indent=1``), a batch at a time: a
+    record's scalar values encoded one by one by the encoder json's C code uses, its lines
+    joined as ``indent=1`` lays them out (json's indented encoder, pure Python, takes about
+    25 times longer); a record holding a list or a structure, or columns with repeated
+    names, as json lays it out."""
     out = sys.stdout
     first = True
+    keys = [_json_scalar(c) + ": " for c in columns]
+    fast = bool(columns) and len(set(columns)) == len(columns)
     for batch in batches:
         parts = []
         for row in batch:
-            record = json.dumps({c: _clean(v) for c, v in zip(columns, row)}, indent=1, default=str)
-            parts.append(("[\n" if first else ",\n") + "\n".join(" " + line for line in record.split("\n")))
+            record = _json_record(keys, row) if fast else None
+            if record is None:
+                text = json.dumps({c: _clean(v) for c, v in zip(columns, row)}, indent=1, default=str)
+                record = "\n".join(" " + line for line in text.split("\n"))
+            parts.append(("[\n" if first else ",\n") + record)
             first = False
         out.write("".join(parts))
     out.write("[]\n" if first else "\n]\n")
+
+
+_json_scalar = json.JSONEncoder(default=str).encode  # a value without indentation
+
+
+def _json_float(value: float) -> str:
+    if value != value:  # NaN: null, as _clean makes it
+        return "null"
+    return _json_scalar(value)
+
+
+def _json_other(value) -> str | None:
+    """A value's JSON as json.dumps(..., indent=1, default=str) gives it inside a record;
+    None for a list or a structure (laid out over lines)."""
+    value = _clean(value)
+    if isinstance(value, (list, tuple, dict)):
+        return None
+    return _json_scalar(value)
+
+
+_JSON_VALUES = {str: json.encoder.encode_basestring_ascii, int: int.__repr__, float: _json_float,
+                bool: lambda v: "true" if v else "false", type(None): lambda v: "null",
+                decimal.Decimal: lambda v: json.encoder.encode_basestring_ascii(str(v))}
+
+
+def _json_record(keys: list[str], row) -> str | None:
+    """A record laid out as json.dumps(record, indent=1) lays it out inside the array (each
+    line indented by one more space); None when a value is a list or a structure."""
+    values = []
+    for key, value in zip(keys, row):
+        text = _JSON_VALUES.get(type(value), _json_other)(value)
+        if text is None:
+            return None
+        values.append(key + text)
+    return " {\n  " + ",\n  ".join(values) + "\n }"
 
 
 def _stream_csv(batches, columns: list[str]) -> None:

@@ -42,3 +42,10 @@ WHERE s.qrels IN (SELECT qrels FROM qrels_info)
 {% endif %}
 GROUP BY s.qrels, s.collection, s.measure ORDER BY s.qrels, s.collection, s.measure
 {%- endmacro %}
+
+{# Keep the scores of `source` in the temporary table `table` (files in, scores out in
+   batches: engine.files_in): made anew from them when `first`, else appended to. #}
+{% macro keep(table, source, first) -%}
+{% if first %}CREATE OR REPLACE TEMP TABLE {{ table }} AS SELECT * FROM {{ source }}
+{%- else %}INSERT INTO {{ table }} SELECT * FROM {{ source }}{% endif %}
+{%- endmacro %}

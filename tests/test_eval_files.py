@@ -54,6 +54,39 @@ def test_files_equal_the_warehouse_for_every_measure(fixture_warehouse, options,
     assert Warehouse.eval_files(QRELS, [RUNS], ALL, **options).rows() == loaded.rows()
 
 
+@pytest.mark.parametrize("options", [
+    {}, {"topics": "run", "max_docs": 5}, {"per_topic": False, "topics": "all", "rel_level": 2},
+], ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "defaults")
+def test_runs_in_batches_score_what_one_batch_scores(options, monkeypatch, tmp_path):
+    """Files in, scores out reads, checks and evaluates the runs in batches bounded by the
+    memory limit: with a tiny share of it every file is a batch of its own, and the scores
+    (and their order) are those of one batch; a run whose lines are in files of two batches
+    is read again with every file."""
+    from irwarehouse.engine import files_in, loading
+
+    one = Warehouse.eval_files(QRELS, [RUNS], ALL, **options).rows()
+    assert len(one) > 0
+    staged: list[list[str]] = []
+    stage = loading.collection._stage_runs
+    monkeypatch.setattr(loading.collection, "_stage_runs",
+                        lambda con, files, *a, **k: staged.append(files) or stage(con, files, *a, **k))
+    monkeypatch.setattr(files_in, "BATCH_SHARE", 1e-12)
+    assert Warehouse.eval_files(QRELS, [RUNS], ALL, **options).rows() == one
+    assert len(staged) == len(os.listdir(RUNS))  # a batch per file, none read again
+    # alpha1 and alpha2 split by topic into two files: read again, all files at once
+    lines = open(os.path.join(RUNS, "alpha.txt")).read().splitlines(keepends=True)
+    topics = sorted({line.split()[0] for line in lines})
+    runs = tmp_path / "runs"
+    shutil.copytree(RUNS, runs)
+    os.remove(runs / "alpha.txt")
+    for part in (0, 1):
+        (runs / f"alpha_{part}.txt").write_text(
+            "".join(line for line in lines if (line.split()[0] in topics[::2]) == (part == 0)))
+    staged.clear()
+    assert Warehouse.eval_files(QRELS, [str(runs)], ALL, **options).rows() == one
+    assert len(staged[-1]) == len(os.listdir(runs)) > len(staged[-2])
+
+
 def test_files_equal_the_warehouse_on_trec8(trec8, trec8_db):
     names = [m.examples[0] for m in ms.CATALOGUE.values()]  # every catalogue measure once
     files = Warehouse.eval_files(str(trec8 / "qrels.trec8.gz"), [str(trec8 / "runs")], names)

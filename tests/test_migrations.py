@@ -199,3 +199,17 @@ def test_a_database_holding_other_objects_is_not_a_warehouse(tmp_path, statement
         assert result.stderr == (f"error: {path} is a DuckDB database but not an irw warehouse "
                                  f"(it holds {held}); choose another --db\n")
     assert rows(path, "SELECT count(*) FROM duckdb_tables()") == [(0,)]
+
+
+def test_a_new_in_memory_database_is_not_searched_for_other_objects(monkeypatch, tmp_path):
+    """A new in-memory database is empty, a new warehouse: opening one (files in, scores out
+    opens one per command) does not look for other programs' objects; a file still is."""
+    from irwarehouse.connection import opening
+
+    looked = []
+    problem = opening._warehouse_problem
+    monkeypatch.setattr(opening, "_warehouse_problem", lambda con, path: looked.append(path) or problem(con, path))
+    connection.connect(":memory:").close()
+    assert looked == []
+    connection.connect(str(tmp_path / "w.duckdb")).close()
+    assert looked == [str(tmp_path / "w.duckdb")]

@@ -441,6 +441,14 @@ def test_a_warehouse_whose_runs_do_not_count_their_writes_is_upgraded(tmp_path):
 STREAM_QUERY = ("SELECT run_id, n_topics, n_docs / 7 AS ratio, NULL AS nothing, 'x' || chr(27) || 'y' AS ctl, "
                 "DATE '2024-01-02' AS day, 1.25::DECIMAL(6, 2) AS price, n_topics > 5 AS many, "
                 "[1, 2] AS list, 'nan'::DOUBLE AS nan FROM run_info ORDER BY run_id")
+# scalars of every kind, a structure on some rows, and a column name twice
+SCALARS_QUERY = ("SELECT run_id, 'é€\"\\' || chr(10) || chr(0) AS text, 'infinity'::DOUBLE AS inf, "
+                 "-0.0::DOUBLE AS zero, 0.1::FLOAT AS single, 170141183460469231731687303715884105727::HUGEINT AS big, "
+                 "TIMESTAMP '2024-01-02 03:04:05.5' AS at, TIME '01:02:03' AS time, INTERVAL 3 DAY AS span, "
+                 "'\\x00\\xff'::BLOB AS bytes, gen_random_uuid() IS NULL AS uuid_null, "
+                 "CASE WHEN n_topics > 5 THEN {'a': 1} END AS struct, -1.5e300 AS tiny, n_topics AS \"n t\" "
+                 "FROM run_info ORDER BY run_id")
+DUPLICATE_QUERY = "SELECT run_id, n_topics AS run_id, 1 AS one FROM run_info ORDER BY ALL"
 
 
 def _printed(fn) -> str:
@@ -454,7 +462,8 @@ def _printed(fn) -> str:
 
 
 @pytest.mark.parametrize("fmt", ["table", "csv", "json"])
-@pytest.mark.parametrize("query", [STREAM_QUERY, "SELECT * FROM run_info WHERE false",
+@pytest.mark.parametrize("query", [STREAM_QUERY, SCALARS_QUERY,
+                                   "SELECT * FROM run_info WHERE false",
                                    "SELECT * FROM scores ORDER BY ALL LIMIT 25"])
 def test_a_streamed_result_prints_as_the_whole_one(evaluated_fixtures, fmt, query):
     """``irw sql`` prints the rows batch by batch (output.stream over Warehouse.sql(...,
@@ -472,6 +481,30 @@ def test_a_streamed_result_prints_as_the_whole_one(evaluated_fixtures, fmt, quer
                     assert _printed(lambda: output.stream(batches, fmt)) == whole
     assert whole.count("\n") > 1 or "false" in query
     assert cli_for(str(evaluated_fixtures))("sql", query, "--format", fmt).stdout == whole
+
+
+def test_streamed_json_encodes_scalar_records_without_the_indented_encoder(evaluated_fixtures,
+                                                                          monkeypatch):
+    """Records of scalar values are laid out by output itself, their values encoded by
+    json's C encoder (json's indented encoder, pure Python, is many times slower): the same
+    text (test_a_streamed_result_prints_as_the_whole_one)."""
+    import json
+
+    from irwarehouse import Warehouse, output
+
+    indented = []
+    dumps = json.dumps
+    monkeypatch.setattr(json, "dumps", lambda *a, **k: indented.append(k) or dumps(*a, **k))
+    with Warehouse(str(evaluated_fixtures), read_only=True) as w:
+        with w.sql("SELECT * FROM scores ORDER BY ALL LIMIT 25", batches=10) as batches:
+            text = _printed(lambda: output.stream(batches, "json"))
+    assert len(json.loads(text)) == 25 and not indented
+    # a column name twice: one key, as the whole result prints it
+    monkeypatch.setattr(json, "dumps", dumps)
+    with Warehouse(str(evaluated_fixtures), read_only=True) as w:
+        whole = _printed(lambda: output.emit(w.sql(DUPLICATE_QUERY), "json"))
+        with w.sql(DUPLICATE_QUERY, batches=2) as batches:
+            assert _printed(lambda: output.stream(batches, "json")) == whole
 
 
 def test_batches_hold_the_transaction_until_read(tmp_path):

@@ -49,7 +49,8 @@ def connect(path: str | None = None, read_only: bool = False, create: bool = Tru
         con = deadline.retry(attempt, path, read_only)
     try:
         configure(con, memory)
-        check_warehouse(con, path)
+        if path != ":memory:":  # a new in-memory database is empty: a new warehouse
+            check_warehouse(con, path)
     except BaseException:
         con.close()
         raise

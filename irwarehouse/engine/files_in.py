@@ -11,11 +11,18 @@ what reads them then reads them through views that take the names of the warehou
 no catalogue tables, no fingerprints, no base relation materialized. Of the ranked lines
 only those of judged documents are kept when the runs are read in one batch (the measures
 read nothing else: unjudged documents enter them through ranks and ranking lengths).
+
+Evaluating files (``staged(..., batched=True)``, then :func:`evaluate`), the run files are
+read, checked, ranked and evaluated in batches of about BATCH_SHARE of the memory limit in
+text (loading.staged_batches), the per-topic scores of each batch kept in a temporary table
+and ordered at the end as one batch orders them: the memory needed is bounded by the batch,
+not by the number of runs, and the scores are those of one batch.
 """
 
 from __future__ import annotations
 
 import os
+import weakref
 from contextlib import contextmanager
 from typing import Iterable
 
@@ -28,27 +35,39 @@ from . import evaluation, loading
 
 # What evaluate() takes of Warehouse.eval's options.
 OPTIONS = ("per_topic", "topics", "max_docs", "rel_level", "aggregate")
+# Of the memory limit: the text of the run files read and evaluated at once.
+BATCH_SHARE = 1 / 32
+# The connections staged(batched=True) made: their runs, staged batch by batch by evaluate().
+_BATCHED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @contextmanager
 def staged(qrels_file: str, runs: Iterable[str], *, name: str, policy: str = "trec_eval",
-           extra_fields: bool = False, encoding: str = "utf-8", memory: str | None = None):
+           extra_fields: bool = False, encoding: str = "utf-8", memory: str | None = None,
+           batched: bool = False):
     """An in-memory DuckDB connection holding the qrels file ``qrels_file`` (named ``name``)
     and the runs of the files ``runs`` (of the collection DEFAULT_COLLECTION) as views named
     as the warehouse's tables (``qrels``, ``qrels_info``, ``runs``, ``run_topics``,
     ``run_loads``, ``run_info``), marked a throw-away warehouse (the engine computes the base
     relation within its query); closed, with its staging file, when the block ends.
-    ``memory``: DuckDB's memory limit (connection.memory_limit)."""
+    ``memory``: DuckDB's memory limit (connection.memory_limit). ``batched``: the files are
+    read when :func:`evaluate` evaluates them, in batches; ``con`` is for it alone."""
     con = connection.connect(":memory:", memory=memory)
     try:
         with connection.unordered(con):
-            loading.stage_files(con, qrels_file, runs, name, policy=policy,
-                                extra_fields=extra_fields, encoding=encoding)
-            sql.run_script(con, "files_in.sql", name=name, collection=DEFAULT_COLLECTION,
-                           policy=policy)
+            views = dict(name=name, collection=DEFAULT_COLLECTION, policy=policy)
+            if batched:
+                _BATCHED[con] = (loading.staged_batches(
+                    con, qrels_file, runs, name, BATCH_SHARE, policy=policy,
+                    extra_fields=extra_fields, encoding=encoding), views)
+            else:
+                loading.stage_files(con, qrels_file, runs, name, policy=policy,
+                                    extra_fields=extra_fields, encoding=encoding)
+                sql.run_script(con, "files_in.sql", **views)
             connection.mark_throwaway(con)
             yield con
     finally:
+        _BATCHED.pop(con, None)
         loading.release_staging(con)
         con.close()
 
@@ -59,10 +78,15 @@ def evaluate(con, name: str, measures: list[Measure], *, run_spec: str | None = 
     """The scores of the runs of ``run_spec`` staged in ``con`` (:func:`staged`) under the
     qrels ``name``: per topic (run_id, topic, measure, value), or the means over the topics
     with ``per_topic=False`` -- what loading the files into a warehouse and
-    ``Warehouse.eval(measures, name, run_spec, store=False, ...)`` there give."""
-    run_ids = runsets.resolve(con, run_spec, qrels=name)
-    per = evaluation.evaluate(con, name, measures, run_ids, topics=topics, max_docs=max_docs,
-                              rel_level=rel_level, store=False, collection=DEFAULT_COLLECTION)
+    ``Warehouse.eval(measures, name, run_spec, store=False, ...)`` there give. Files
+    staged in batches (``staged(batched=True)``) take ``run_spec`` "all" only."""
+    options = dict(topics=topics, max_docs=max_docs, rel_level=rel_level)
+    if con in _BATCHED:
+        per, run_ids = _evaluate_batches(con, name, measures, run_spec, **options)
+    else:
+        run_ids = runsets.resolve(con, run_spec, qrels=name)
+        per = evaluation.evaluate(con, name, measures, run_ids, store=False,
+                                  collection=DEFAULT_COLLECTION, **options)
     if not len(per):
         note(evaluation.no_rows_reason(con, name, run_ids, topics, rel_level), "no rows")
     return per if per_topic else per.aggregate(aggregate)
@@ -73,3 +97,27 @@ def runs_of_each(runs: list[dict], files: list) -> list[list[str]]:
     of view run_info), in file order."""
     return [sorted(r["run_id"] for r in runs
                    if os.path.abspath(str(r["source"])) == os.path.abspath(str(f))) for f in files]
+
+
+def _evaluate_batches(con, name: str, measures: list[Measure], run_spec, **options):
+    """The per-topic scores of every run of files staged in batches (:func:`staged`), ordered
+    as :func:`evaluation.evaluate` orders them, and the run ids."""
+    if run_spec != "all":
+        raise ValueError("files evaluated in batches take run_spec 'all'")
+    batches, views = _BATCHED.pop(con)
+    kept = "irw_files_scores"
+    run_ids: list[str] = []
+    for number, (ids, again) in enumerate(batches):
+        if number == 0:
+            sql.run_script(con, "files_in.sql", **views)
+        if again:
+            run_ids = []
+        evaluation.compute(con, name, measures, ids, collection=DEFAULT_COLLECTION, **options)
+        sql.run(con, "scores.sql", "keep", {}, kept, "irw_eval_result", again or number == 0)
+        connection.engine_of(con).drop("irw_eval_result")
+        run_ids += ids
+    if not run_ids:
+        return Result(list(evaluation.RESULT_COLUMNS), []), run_ids
+    rows = con.execute(sql.statement("scores.sql", "ordered", kept)).fetchall()
+    connection.engine_of(con).drop(kept)
+    return Result(list(evaluation.RESULT_COLUMNS), rows), run_ids

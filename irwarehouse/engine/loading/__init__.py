@@ -14,7 +14,7 @@ and the skeleton every load shares), :mod:`.runs`, :mod:`.qrels`, :mod:`.metadat
 warehouse).
 """
 
-from .collection import collection_layout, load_collection, stage_files
+from .collection import collection_layout, load_collection, stage_files, staged_batches
 from .frames import Frame
 from .metadata import META_COLUMNS, load_meta
 from .paths import expand_paths
@@ -27,4 +27,4 @@ from .staging import release_staging, stage_and_write
 __all__ = ["ENCODINGS", "open_binary", "Frame", "MAX_LINE", "META_COLUMNS", "POLICIES", "QRELS_COLUMNS", "RUN_COLUMNS",
            "collection_layout", "compression", "drop_qrels", "drop_runs", "encoding_name",
            "expand_paths", "is_comment", "load_collection", "load_meta", "load_qrels", "load_runs",
-           "release_staging", "stage_and_write", "stage_files"]
+           "release_staging", "stage_and_write", "stage_files", "staged_batches"]

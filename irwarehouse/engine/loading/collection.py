@@ -8,13 +8,13 @@ from typing import Iterable
 
 from ... import catalogue
 from ...catalogue import DEFAULT_COLLECTION
-from ...connection import without_order
+from ...connection import engine_of, without_order
 from ...errors import IrwError
 from .metadata import _load_meta
 from .paths import expand_paths
 from .qrels import _insert_qrels, _qrels_summary, _stage_qrels
-from .runs import _insert_runs, _stage_runs
-from .staging import _phase, _progress_bar, stage_and_write
+from .runs import _batches, _insert_runs, _stage_runs, _staged_run_ids, no_run_lines
+from .staging import _STAGED, _detach_staging, _phase, _progress_bar, stage_and_write
 
 
 def stage_files(con, qrels_file: str, runs: Iterable[str], name: str, policy: str = "trec_eval",
@@ -31,6 +31,52 @@ def stage_files(con, qrels_file: str, runs: Iterable[str], name: str, policy: st
         _stage_runs(con, run_files, policy, extra_fields, encoding, DEFAULT_COLLECTION, bar,
                     judged="temp.irw_staged_qrels")
         _phase(bar, "done")
+
+
+def staged_batches(con, qrels_file: str, runs: Iterable[str], name: str, share: float,
+                   policy: str = "trec_eval", extra_fields: bool = False, encoding: str = "utf-8"):
+    """Files in, scores out in batches: the qrels file staged as :func:`stage_files` stages
+    it, then the run files in consecutive batches of about ``share`` of the memory limit in
+    text, each read, checked and ranked as :func:`stage_files` ranks them, what the batch
+    before staged dropped first; so the memory the runs need is bounded by the batch. Yields
+    ``(run_ids, again)`` for each batch once it is staged: the ids of its runs, and whether
+    the batches so far are to be forgotten -- when a run's lines are in files of two
+    batches, every file is then staged at once (as :func:`stage_files` does, ranking such
+    runs over all their lines) and ``again`` is True. Files without any run line are an
+    error, as they are for :func:`stage_files`."""
+    qrels_files = expand_paths([qrels_file])
+    run_files = expand_paths(runs, runs=True, encoding=encoding)
+    _stage_qrels(con, qrels_files, name, encoding)
+    batches = _batches(con, run_files, share)
+    seen: set[str] = set()
+    with _progress_bar(run_files, "reading runs", phases=len(batches) + 1) as bar:
+        for batch in batches:
+            _drop_staged_runs(con)
+            _stage_runs(con, batch, policy, extra_fields, encoding, DEFAULT_COLLECTION, bar,
+                        judged="temp.irw_staged_qrels", lines_required=False)
+            run_ids = _staged_run_ids(con)
+            if seen & set(run_ids):  # a run in files of two batches: all files at once
+                _drop_staged_runs(con)
+                _stage_runs(con, run_files, policy, extra_fields, encoding, DEFAULT_COLLECTION,
+                            judged="temp.irw_staged_qrels")
+                yield _staged_run_ids(con), True
+                break
+            seen.update(run_ids)
+            if run_ids:
+                yield run_ids, False
+        else:
+            if not seen:
+                raise no_run_lines(run_files)
+        _phase(bar, "done")
+
+
+def _drop_staged_runs(con) -> None:
+    """Remove what staging run files left (the staged qrels stay)."""
+    _detach_staging(con)
+    engine = engine_of(con)
+    for table in _STAGED:
+        if table != "irw_staged_qrels":
+            engine.drop(table)
 
 
 def collection_layout(directory: str, qrels: str | None = None, runs: str | None = None,

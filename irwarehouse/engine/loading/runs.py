@@ -63,7 +63,7 @@ def load_runs(con, patterns: Iterable[str], policy: str = "trec_eval", replace: 
 
 
 def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding: str,
-                collection: str, bar=None, judged: str | None = None) -> int:
+                collection: str, bar=None, judged: str | None = None, lines_required: bool = True) -> int:
     """Read, check and rank run files in tables of ``con`` (irw_staging.irw_ranked, and the
     temporary irw_staged_topics, irw_staged_files, irw_staged_parts), ready for
     :func:`_insert_runs`. Returns the number of comment lines skipped. ``judged`` (files in,
@@ -79,7 +79,8 @@ def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding
     line on disk and, once written, no memory. So the memory a load needs is bounded by
     the batch, not the archive, and a batch's checking and sorting do not spill. A run
     whose lines are in files of several batches is checked for duplicates and ranked again
-    over all its lines at the end."""
+    over all its lines at the end. ``lines_required``: files without a run line are an
+    error (files in, scores out in batches checks that over all of its batches)."""
     if policy not in POLICIES:
         raise IrwError(f"unknown ranking policy {policy!r}; valid: {', '.join(POLICIES)}")
     batches = _batches(con, files)
@@ -113,8 +114,8 @@ def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding
         run_script(con, "rank_runs.sql", {"batch": number, "files": _names(batch), "start": start,
                                              "collection": collection}, policy=policy,
                    judged=judged, sums=fingerprints, by_count=by_count)
-    if sql.rows(con, "load.sql", "count", {}, "irw_staged_files")[0][0] == 0:
-        raise IrwError(f"{', '.join(_names(files))}: no run lines found")
+    if lines_required and sql.rows(con, "load.sql", "count", {}, "irw_staged_files")[0][0] == 0:
+        raise no_run_lines(files)
     across = [r[0] for r in sql.rows(con, "load.sql", "runs_across_batches")] if len(batches) > 1 else []
     if across:
         if sql.rows(con, "load.sql", "docno_twice_across", {"ids": across}):
@@ -129,11 +130,16 @@ def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding
     return comments
 
 
-def _batches(con, files: list[str]) -> list[list[str]]:
-    """``files`` in consecutive groups of about BATCH_SHARE of DuckDB's memory limit in text
-    (:func:`_text_size`); a file is never split, and all of them are one group when they
-    fit."""
-    budget = _budget(con)
+def no_run_lines(files: list[str]) -> IrwError:
+    """The error for run files that hold no run line."""
+    return IrwError(f"{', '.join(_names(files))}: no run lines found")
+
+
+def _batches(con, files: list[str], share: float | None = None) -> list[list[str]]:
+    """``files`` in consecutive groups of about ``share`` (default BATCH_SHARE) of DuckDB's
+    memory limit in text (:func:`_text_size`); a file is never split, and all of them are
+    one group when they fit."""
+    budget = memory_bytes(con) * (BATCH_SHARE if share is None else share)
     batches: list[list[str]] = [[]]
     size = 0
     for path in files:
