@@ -443,6 +443,26 @@ def test_a_signal_stops_a_long_query_at_once(fx, sig, status, write):
     assert fx("runs", "list").exit_code == 0
 
 
+@pytest.mark.parametrize("sig, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_stops_irw_trec_eval_at_once(tmp_path, monkeypatch, sig, status):
+    """``irw trec-eval`` on a large run stopped by Ctrl-C or SIGTERM while it reads or
+    evaluates: status 130 or 143 and one line, whatever reports the stopped query (not an
+    unexpected error); no temporary directory of its own left."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("".join(f"{t} 0 d{t}-{i} {i % 2}\n" for t in range(1, 51) for i in range(20)))
+    with open(run, "w") as out:
+        for t in range(1, 51):
+            out.write("".join(f"{t} Q0 d{t}-{i} {i + 1} {30000 - i} big\n" for i in range(25000)))
+    env_tmp = tmp_path / "tmp"
+    env_tmp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(env_tmp))
+    code, err, took = _signalled(IRW + ["trec-eval", "-q", str(qrels), str(run)], sig, after=1.0)
+    assert code == status, err
+    assert took < 2.5, f"ended {took:.1f} s after the signal"
+    assert err.strip().splitlines() == ["error: interrupted; nothing was changed"], err
+    assert [p.name for p in env_tmp.rglob("*") if "trec-eval" in p.name] == []
+
+
 def test_a_keyboard_interrupt_in_the_api_leaves_the_warehouse_as_it_was(fx):
     """A KeyboardInterrupt during a Warehouse call (Ctrl-C in a notebook, whose kernel sends
     SIGINT to itself) stops its query and rolls its transaction back."""
