@@ -668,6 +668,14 @@ def test_stored_control_characters_are_printed_escaped(fx):
     assert "\x1b" not in fx("sql", "SELECT 'a\x1b' AS \"x\x07\"").stdout
 
 
+def test_a_table_row_is_one_line_whatever_its_cells_hold(fx):
+    """--format table: a newline, carriage return or tab in a cell or a column name is
+    written as an escape, so each row is one line and its columns stay aligned."""
+    out = fx("sql", "SELECT 'red' || chr(10) || 'x' || chr(13) || chr(9) || 't' AS \"a\nb\", 1 AS n").stdout
+    cell = "red\\nx\\r\\tt"
+    assert out.splitlines() == ["a\\nb".ljust(len(cell)) + "  n", "-" * len(cell) + "  -", cell + "  1"]
+
+
 def test_a_closed_pipe_is_quiet(fx):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(IRW + ["--db", fx.db_path, "eval", "-m", "AP", "--per-topic", "-m", "P@10",
