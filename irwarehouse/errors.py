@@ -217,6 +217,16 @@ class Interrupts:
             raise KeyboardInterrupt
 
     @classmethod
+    def caused(cls, exc: BaseException) -> bool:
+        """Is ``exc`` an interrupt -- Ctrl-C or SIGTERM, as Python or DuckDB report it (by the
+        error's type) -- or a failure it caused before anything was committed (a query
+        stopped under a library that reports it as an error of its own)?"""
+        import duckdb
+
+        return (isinstance(exc, (KeyboardInterrupt, duckdb.InterruptException))
+                or (cls.requested and not cls.commits))
+
+    @classmethod
     def reset(cls, keep: bool) -> None:
         cls.keep, cls.commits, cls.pending, cls.requested = keep, 0, False, False
 

@@ -19,7 +19,7 @@ import math
 import sys
 from typing import TYPE_CHECKING, Union
 
-from .errors import IrwError, inline, printable
+from .errors import IrwError, inline
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -119,12 +119,13 @@ def to_csv(data: Rows, out) -> None:
 
 def _cell(value, digits: int) -> str:
     """A table cell: floats to ``digits`` decimals, control characters escaped (a run id or
-    docno holding an ESC byte must not drive the terminal)."""
+    docno holding an ESC byte must not drive the terminal), on one line (a newline, carriage
+    return or tab written as ``\\n``, ``\\r``, ``\\t``: a row is one line, its columns aligned)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     if isinstance(value, float):
         return f"{value:.{digits}f}"
-    return printable(str(value))
+    return inline(str(value))
 
 
 def to_table(data: Rows, digits: int = 4) -> str:
@@ -142,7 +143,7 @@ def to_table(data: Rows, digits: int = 4) -> str:
         return "  ".join(c.rjust(w) if num else c.ljust(w)
                          for c, w, num in zip(cells, widths, numeric)).rstrip()
 
-    columns = [printable(c) for c in columns]
+    columns = [inline(c) for c in columns]
     widths = [max(len(c), w) for c, w in zip(columns, widths)]
     out = [line(columns), "  ".join("-" * w for w in widths)]
     out.extend(line(r) for r in rows)
@@ -291,7 +292,7 @@ def _stream_table(batches, columns: list[str], digits: int) -> None:
             numeric = [bool(values) and all(_is_number(v) for v in values)
                        for values in ([row[i] for row in batch if row[i] is not None]
                                       for i in range(len(columns)))]
-            shown = [printable(c) for c in columns]
+            shown = [inline(c) for c in columns]
             widths = [max(len(c), *(len(r[i]) for r in cells)) for i, c in enumerate(shown)]
 
             def line(cells, widths=widths, numeric=numeric):

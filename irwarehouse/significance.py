@@ -20,7 +20,7 @@ import pandas as pd
 from . import catalogue, connection, sql, stats
 from . import systems as sysmod
 from .engine import evaluation
-from .errors import IrwError
+from .errors import IrwError, note
 from .measures import Measure, parse
 from .significance_tests import MIN_B, TESTS
 from .significance_tests import correction as check_correction
@@ -459,6 +459,8 @@ def compare(con, qrels: str, run_a: str, run_b: str, measures: list[Measure], te
         row.update({k: pair[k] for k in PAIR_EFFECTS})
         row["topics"] = m.X.shape[1]
         row[f"p_{tests[0]}"] = pair["p_value"]
+        if pd.isna(pair["p_value"]):
+            _note_undefined(m, run_a, run_b, tests[0])
         for test in tests[1:]:
             row[f"p_{test}"] = float(run_test(m.X, test, B, seed, alpha).p[0])
         for name, tag in ((run_a, "a"), (run_b, "b")):
@@ -467,6 +469,17 @@ def compare(con, qrels: str, run_a: str, run_b: str, measures: list[Measure], te
             row[f"judged_{tag}"] = float(np.mean([unc[(r, str(uncertainty[1]))] for r in members]))
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _note_undefined(m: Matrix, run_a: str, run_b: str, test: str) -> None:
+    """Say why a pair's test is undefined (left blank): the per-topic differences do not vary
+    (a single topic, or the same difference on every topic)."""
+    diffs = m.X[0] - m.X[1]
+    why = (f"{m.measure} on 1 topic only" if m.X.shape[1] == 1 else
+           f"{m.measure} differs by the same amount ({float(np.mean(diffs)):.4f}) on all "
+           f"{m.X.shape[1]} topics")
+    note(f"{run_a} and {run_b}: {why}, so the differences have no variance: the {test} test and "
+         "the effect size are undefined (left blank)")
 
 
 def mean_intervals(con, qrels: str, measure: Measure, run_ids: list[str], topics: str = "qrels",

@@ -290,18 +290,21 @@ def _write_read(tmp: str, judged: _Read, ranked: _Read, kept, max_docs: int | No
     of the topics ``kept(topic)``, the rankings of those and of the topics the qrels lacks
     (each docno once, the first ``max_docs``), every score as its place among ``scores``
     (the order is what trec_eval reads of a score) and the rank as the line number; a line
-    of a topic in no qrels stands in for an empty run."""
+    of a topic in no qrels stands in for a run with no line kept (an empty run, or, under
+    -c, one whose topics all come at or after the stop)."""
     q_path, r_path = os.path.join(tmp, "qrels"), os.path.join(tmp, "run")
     with open(q_path, "w", encoding="utf-8") as out:
         for topic, lines in judged.topics.items():
             if kept(topic):
                 out.writelines(f"{f[0]} 0 {f[2]} {f[3]}\n" for _, f in _first_kept(lines))
     with open(r_path, "w", encoding="utf-8") as out:
+        written = False
         for topic, lines in ranked.topics.items():
             if topic not in judged.topics or kept(topic):
                 out.writelines(f"{f[0]} Q0 {f[2]} {n} {scores[float(f[4])]} {f[5]}\n"
                                for n, f in _first_kept(_ranked(lines, max_docs)))
-        if not ranked.topics:
+                written = True
+        if not written:  # no line, or none of a topic evaluated before a stop (-c)
             stand_in = _TOPIC_NOT_IN_QRELS + max(judged.topics, default="")
             out.write(f"{stand_in} Q0 - 1 0 -\n")
     return q_path, r_path

@@ -443,6 +443,26 @@ def test_a_signal_stops_a_long_query_at_once(fx, sig, status, write):
     assert fx("runs", "list").exit_code == 0
 
 
+@pytest.mark.parametrize("sig, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_stops_irw_trec_eval_at_once(tmp_path, monkeypatch, sig, status):
+    """``irw trec-eval`` on a large run stopped by Ctrl-C or SIGTERM while it reads or
+    evaluates: status 130 or 143 and one line, whatever reports the stopped query (not an
+    unexpected error); no temporary directory of its own left."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("".join(f"{t} 0 d{t}-{i} {i % 2}\n" for t in range(1, 51) for i in range(20)))
+    with open(run, "w") as out:
+        for t in range(1, 51):
+            out.write("".join(f"{t} Q0 d{t}-{i} {i + 1} {30000 - i} big\n" for i in range(25000)))
+    env_tmp = tmp_path / "tmp"
+    env_tmp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(env_tmp))
+    code, err, took = _signalled(IRW + ["trec-eval", "-q", str(qrels), str(run)], sig, after=1.0)
+    assert code == status, err
+    assert took < 2.5, f"ended {took:.1f} s after the signal"
+    assert err.strip().splitlines() == ["error: interrupted; nothing was changed"], err
+    assert [p.name for p in env_tmp.rglob("*") if "trec-eval" in p.name] == []
+
+
 def test_a_keyboard_interrupt_in_the_api_leaves_the_warehouse_as_it_was(fx):
     """A KeyboardInterrupt during a Warehouse call (Ctrl-C in a notebook, whose kernel sends
     SIGINT to itself) stops its query and rolls its transaction back."""
@@ -646,6 +666,25 @@ def test_stored_control_characters_are_printed_escaped(fx):
     table = fx("sql", "SELECT docno FROM runs WHERE docno LIKE 'D%[31m'").stdout
     assert "\x1b" not in table and "\\x1b[31m" in table
     assert "\x1b" not in fx("sql", "SELECT 'a\x1b' AS \"x\x07\"").stdout
+
+
+def test_a_table_row_is_one_line_whatever_its_cells_hold(fx):
+    """--format table: a newline, carriage return or tab in a cell or a column name is
+    written as an escape, so each row is one line and its columns stay aligned."""
+    out = fx("sql", "SELECT 'red' || chr(10) || 'x' || chr(13) || chr(9) || 't' AS \"a\nb\", 1 AS n").stdout
+    cell = "red\\nx\\r\\tt"
+    assert out.splitlines() == ["a\\nb".ljust(len(cell)) + "  n", "-" * len(cell) + "  -", cell + "  1"]
+
+
+@pytest.mark.parametrize("test", ["t", "wilcoxon"])
+def test_compare_says_why_a_test_is_undefined(fx, test):
+    """Two runs whose per-topic differences do not vary (NumRel: the same on every topic):
+    the test's p-value and the effect size are blank, and a note says why."""
+    result = fx("compare", "alpha1", "alpha2", "-m", "NumRel", "-m", "AP", "--test", test)
+    assert result.stderr.splitlines() == [
+        "note: alpha1 and alpha2: NumRel differs by the same amount (0.0000) on all 5 topics, so the "
+        f"differences have no variance: the {test} test and the effect size are undefined (left blank)"]
+    assert fx("compare", "alpha1", "alpha2", "-m", "AP").stderr == ""
 
 
 def test_a_closed_pipe_is_quiet(fx):

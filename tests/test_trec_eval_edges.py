@@ -217,3 +217,19 @@ def test_yaap_and_ideal_dcg_on_the_suite(trec_eval_10, trec_eval_suite, capsysbi
         want = trec_eval(trec_eval_10, *args)
         assert want[0] == 0 and want[1].count(b"\n") >= 8
         assert irw(capsysbinary, *args)[:2] == want
+
+
+def test_a_stop_under_c_where_the_run_holds_only_topics_from_the_stop_on(trec_eval_10, capsysbinary,
+                                                                          tmp_path):
+    """-c, a docno judged twice in topic 2, the run ranking topic 2 only: trec_eval prints
+    topic 1 (which the run lacks) and stops with status 4; nothing of the run is kept
+    before the stop, which is still a run to evaluate topic 1 with."""
+    qrels_file, run_file = tmp_path / "qrels", tmp_path / "run"
+    qrels_file.write_bytes(b"1 0 a 1\n2 0 b 1\n2 0 b 0\n")
+    run_file.write_bytes(b"2 Q0 b 1 1 r\n")
+    args = ["-c", "-q", "-m", "map", "-m", "P.5", qrels_file, run_file]
+    want = trec_eval(trec_eval_10, *args)
+    assert want == (4, b"map                   \t1\t0.0000\nP_5                   \t1\t0.0000\n")
+    code, out, err = irw(capsysbinary, *args)
+    assert (code, out) == want
+    assert err.startswith(f"error: {qrels_file}, line 3: document b is judged twice in topic 2")

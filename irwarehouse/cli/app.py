@@ -194,11 +194,6 @@ def fail(message: str, status: int = 1) -> None:
     raise typer.Exit(status)
 
 
-def _interrupted(exc: BaseException) -> bool:
-    """Is ``exc`` Ctrl-C, as Python or DuckDB report it (by the error's type)?"""
-    return isinstance(exc, (KeyboardInterrupt, duckdb.InterruptException))
-
-
 _noted: set[str] = set()
 
 
@@ -243,7 +238,7 @@ def command(group: typer.Typer, name: str | None = None, aliases: tuple = ()):
             except Exception as exc:
                 if type(exc).__module__.split(".")[0] in ("click", "typer"):
                     raise  # exit, abort and usage errors: the command line handles them
-                if _interrupted(exc) or (Interrupts.requested and not Interrupts.commits):
+                if Interrupts.caused(exc):
                     fail("interrupted; nothing was changed", status=130)
                 if isinstance(exc, duckdb.Error):
                     fail(duckdb_problem(exc, api.memory_limit_text()))

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .. import __version__
-from ..errors import IrwError, IrwNote, duckdb_problem, one_line
+from ..errors import Interrupts, IrwError, IrwNote, duckdb_problem, one_line
 
 def _set(key, value):
     """An option's effect: ``key`` takes ``value``."""
@@ -187,6 +187,8 @@ def run(argv: list[str], *, wait: float | None = None, memory_limit: str | None 
 
     from .. import api
 
+    Interrupts.reset(keep=False)
+    options: dict = {}
     try:
         try:
             options = parse(argv)
@@ -213,31 +215,41 @@ def run(argv: list[str], *, wait: float | None = None, memory_limit: str | None 
                 results_format=options["results_format"], wait=wait, memory_limit=memory_limit)
         _print(report, options["query"], options["summary"])
         return 0
-    except IrwError as exc:
+    except Exception as exc:
+        if Interrupts.caused(exc):  # stopped by Ctrl-C or SIGTERM: the status says which
+            raise KeyboardInterrupt from None
+        return _failed(exc, options)
+
+
+def _failed(exc: Exception, options: dict) -> int:
+    """What ``irw trec-eval`` prints and returns when it fails with ``exc``: one line, never
+    a traceback (as every irw command)."""
+    from .. import api
+
+    if isinstance(exc, IrwError):
         stopped = getattr(exc, "report", None)
         if stopped is not None:  # trec_eval stopped at a topic: what it printed before
             _print(stopped, options["query"], False)
         sys.stderr.write(f"error: {one_line(str(exc))}\n")
         return getattr(exc, "status", 2)
-    except BrokenPipeError:
+    if isinstance(exc, BrokenPipeError):
         try:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
         except (OSError, ValueError):
             pass
         return 141
-    except Exception as exc:  # one line, never a traceback (as every irw command)
-        if type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb"):
-            message, status = duckdb_problem(exc, api.memory_limit_text()), 2
-        elif isinstance(exc, MemoryError):
-            message, status = f"out of memory: {exc}", 2
-        elif isinstance(exc, OSError):
-            message, status = (f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc)), 2
-        else:
-            message, status = (f"unexpected {type(exc).__name__}: {exc} (this is a bug in irwarehouse; "
-                               "please report it with the command that caused it)"), 1
-        sys.stderr.write(f"error: {one_line(message)}\n")
-        return status
+    if type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb"):
+        message, status = duckdb_problem(exc, api.memory_limit_text()), 2
+    elif isinstance(exc, MemoryError):
+        message, status = f"out of memory: {exc}", 2
+    elif isinstance(exc, OSError):
+        message, status = (f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc)), 2
+    else:
+        message, status = (f"unexpected {type(exc).__name__}: {exc} (this is a bug in irwarehouse; "
+                           "please report it with the command that caused it)"), 1
+    sys.stderr.write(f"error: {one_line(message)}\n")
+    return status
 
 
 def _print(report, query: bool, summary: bool) -> None:
