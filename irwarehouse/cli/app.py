@@ -24,10 +24,12 @@ def _plain_metavar(param) -> None:
     """Help shows what to type, not Python types: flags take no value (no ``<bool>``), an
     option's value is named after the option (``--order ORDER``), an argument by its name
     (``PATHS...``)."""
-    if param.metavar is not None:
-        return
     if param.param_type_name == "argument":
-        param.metavar = param.name.upper() + ("..." if param.nargs != 1 else "")
+        if getattr(param, "_irw_plain", False):
+            return
+        param._irw_plain = True
+        if param.metavar is None:  # an argument's own metavar (e.g. "[QRELS] RUN_A RUN_B") is kept
+            param.metavar = param.name.upper() + ("..." if param.nargs != 1 else "")
         if hasattr(param, "display_type_rich"):  # the help's type column: nothing
             param.display_type_rich = lambda ctx: None
         else:  # (typer before 0.29 asks the type for it)
@@ -36,6 +38,8 @@ def _plain_metavar(param) -> None:
             quiet = copy.copy(param.type)
             quiet.get_metavar = lambda *args, **kwargs: ""
             param.type = quiet
+    elif param.metavar is not None:
+        return
     elif getattr(param, "is_flag", False) or getattr(param, "count", False):
         param.metavar = ""
     else:
