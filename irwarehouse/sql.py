@@ -12,10 +12,12 @@ parameters, or -- where SQL needs an identifier or a literal inside a template -
 from __future__ import annotations
 
 import math
+import os
 from functools import lru_cache
 from pathlib import Path
 
 from .errors import IrwError
+from .version import __version__
 
 def sql_dir() -> Path:
     """Where the templates are: inside the installed package, or ``sql/`` of a checkout."""
@@ -101,19 +103,153 @@ def _env(dialect: str = "duckdb") -> "jinja2.Environment":
     return env
 
 
+# Rendered SQL kept between processes: a command that renders what an earlier one rendered
+# takes the text from the cache file and does not import Jinja2 at all (see kept()).
+CACHE_ENTRIES = 500  # the renderings a cache file keeps, the latest
+
+
+def cache_file() -> Path | None:
+    """The cache of rendered SQL for these templates and this irw: ``irwarehouse/sql-<the
+    fingerprint>.json`` in the user's cache directory ($XDG_CACHE_HOME, else ~/.cache); None
+    where there is no home."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    if not os.path.isabs(base):
+        return None
+    return Path(base) / "irwarehouse" / f"sql-{fingerprint()}.json"
+
+
+def _files(root: str, suffix: str, found: list[str]) -> list[str]:
+    with os.scandir(root) as entries:
+        for entry in entries:
+            if entry.is_dir():
+                if entry.name != "__pycache__":
+                    _files(entry.path, suffix, found)
+            elif entry.name.endswith(suffix):
+                found.append(entry.path)
+    return found
+
+
+_fingerprints: dict[str, str] = {}
+
+
+def fingerprint() -> str:
+    """A digest of what a rendering depends on beyond its arguments: irw's version, the
+    text of every template, and irw's Python modules (which build the templates' contexts),
+    each by its path, size and modification time, as Python checks its bytecode."""
+    import hashlib
+
+    templates = str(sql_dir())
+    if templates not in _fingerprints:
+        digest = hashlib.blake2b(f"{__version__}\n".encode(), digest_size=16)
+        for path in sorted(_files(templates, ".sql", [])):
+            with open(path, "rb") as f:
+                digest.update(os.path.relpath(path, templates).encode() + b"\0" + f.read() + b"\0")
+        package = os.path.dirname(os.path.abspath(__file__))
+        for path in sorted(_files(package, ".py", [])):
+            info = os.stat(path)
+            digest.update(f"{os.path.relpath(path, package)} {info.st_size} {info.st_mtime_ns}\n".encode())
+        _fingerprints[templates] = digest.hexdigest()
+    return _fingerprints[templates]
+
+
+class _Kept:
+    """The renderings of the cache file, read on first use; written back at exit when this
+    process added any."""
+
+    entries: dict[str, str] | None = None
+    path: Path | None = None
+    added = False
+    registered = False
+
+
+def _plain(value) -> bool:
+    if value is None or isinstance(value, (str, int, float)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain(v) for k, v in value.items())
+    return False
+
+
+def kept(key: tuple, build) -> str:
+    """The SQL text ``build()`` renders, kept under ``key`` -- everything the rendering
+    depends on besides the templates and irw's code (:func:`fingerprint`): plain values
+    (strings, numbers, None, lists, tuples and dicts of them), written as ``repr`` writes
+    them. A key holding anything else is not kept: the text is rendered every time."""
+    if not _plain(key):
+        return build()
+    if _Kept.entries is None:
+        _Kept.entries = _read_cache()
+    text = repr(key)
+    found = _Kept.entries.get(text)
+    if found is None:
+        found = _Kept.entries[text] = build()
+        _Kept.added = True
+        if not _Kept.registered:
+            import atexit
+
+            atexit.register(_write_cache)
+            _Kept.registered = True
+    return found
+
+
+def _read_cache() -> dict[str, str]:
+    import json
+
+    try:
+        _Kept.path = cache_file()
+        if _Kept.path is None:
+            return {}
+        with open(_Kept.path, encoding="utf-8") as f:
+            entries = json.load(f)
+    except (OSError, ValueError, IrwError):
+        return {}  # none yet, unreadable or damaged: rendered again, and written anew
+    if not isinstance(entries, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in entries.items()):
+        return {}
+    return entries
+
+
+def _write_cache() -> None:
+    """Write the renderings (the latest CACHE_ENTRIES) through irw's one file guard
+    (files.write_text: written beside, then renamed); a cache that cannot be written is done
+    without. Cache files of other fingerprints untouched for 30 days are removed."""
+    import json
+    import time
+
+    from . import files
+
+    path, entries = _Kept.path, _Kept.entries or {}
+    if path is None or not _Kept.added:
+        return
+    keep = dict(list(entries.items())[-CACHE_ENTRIES:])
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        files.write_text(str(path), json.dumps(keep), replace=True, what="cache of rendered SQL")
+        _Kept.added = False
+        for old in path.parent.glob("sql-*.json"):
+            if old != path and old.stat().st_mtime < time.time() - 30 * 86400:
+                old.unlink()
+    except (OSError, IrwError):
+        pass
+
+
 def module(template: str, dialect: str = "duckdb"):
     """A template as a module of macros (used for the measure files), rendered for ``dialect``."""
     return _env(dialect).get_template(template).module
 
 
 def render(template: str, dialect: str = "duckdb", **context) -> str:
-    """Render ``sql/<template>`` with ``context`` for the SQL engine ``dialect`` (DIALECTS)."""
-    return _env(dialect).get_template(template).render(**context)
+    """Render ``sql/<template>`` with ``context`` for the SQL engine ``dialect`` (DIALECTS);
+    kept between processes where the context is plain values (:func:`kept`)."""
+    return kept(("render", template, dialect, context),
+                lambda: _env(dialect).get_template(template).render(**context))
 
 
 def param(name: str, dialect: str = "duckdb") -> str:
     """The SQL text of the bound parameter ``name`` in ``dialect`` (sql/_dialect.sql)."""
-    return str(module("_dialect.sql", dialect).param(name))
+    return kept(("param", name, dialect), lambda: str(module("_dialect.sql", dialect).param(name)))
 
 
 def split_statements(sql: str) -> list[str]:
@@ -168,5 +304,7 @@ def used(params: dict, sql: str) -> dict:
 
 def statement(template: str, name: str, *args, dialect: str = "duckdb", **kwargs) -> str:
     """The SQL of the macro ``name`` of ``sql/<template>`` (a library of named statements),
-    rendered for ``dialect``."""
-    return str(getattr(module(template, dialect), name)(*args, **kwargs)).strip()
+    rendered for ``dialect``; kept between processes where the arguments are plain values
+    (:func:`kept`)."""
+    return kept(("statement", template, name, args, kwargs, dialect),
+                lambda: str(getattr(module(template, dialect), name)(*args, **kwargs)).strip())

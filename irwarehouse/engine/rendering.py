@@ -214,11 +214,17 @@ def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | N
         raise IrwError("--max-docs must be from 1 to 2147483647")
     if base_source not in BASE_SOURCES:
         raise ValueError(base_source)
-    contexts, thresholds, gainsets = _contexts(measures, dialect)
-    return sql.render("evaluate.sql", dialect, measures=contexts, thresholds=thresholds,
-                     gainsets=gainsets, topics=topics, max_docs=max_docs,
-                     topic_threshold=rel_level if rel_level is not None else 1,
-                     sources=[base_source], P=_engine_inputs(dialect), checks=[], window_guard=None)
+
+    def render() -> str:
+        contexts, thresholds, gainsets = _contexts(measures, dialect)
+        return sql.render("evaluate.sql", dialect, measures=contexts, thresholds=thresholds,
+                          gainsets=gainsets, topics=topics, max_docs=max_docs,
+                          topic_threshold=rel_level if rel_level is not None else 1,
+                          sources=[base_source], P=_engine_inputs(dialect), checks=[], window_guard=None)
+
+    # kept between processes (sql.kept) by the parsed measures: name, parameters, cut-off
+    return sql.kept(("evaluate.sql", [repr(m) for m in measures], topics, max_docs, rel_level,
+                     base_source, dialect), render)
 
 
 def _contexts(measures: list[Measure], dialect: str = "duckdb"):
