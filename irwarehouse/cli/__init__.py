@@ -48,17 +48,33 @@ def command_word(args: list[str]) -> str | None:
 
 def _load(args: list[str] | None = None):
     """The application, with the commands that ``args`` (a command line) may run registered
-    (see COMMANDS); all of them when ``args`` is None."""
+    (see COMMANDS); all of them when ``args`` is None. For a command line whose first word
+    is a command, an application of that command (or group) alone: typer builds every
+    command of the application it runs, and those the line cannot run are left out."""
     import importlib
 
-    modules = COMMANDS.get(command_word(args), MODULES) if args is not None else MODULES
+    word = command_word(args) if args is not None else None
+    modules = COMMANDS.get(word, MODULES) if args is not None else MODULES
     for name in modules:
         importlib.import_module(f"{__name__}.{name}")  # registers its commands
     from .app import app
 
     if modules == MODULES:
         globals()["app"] = app  # (importing the submodule .app bound its name to the module)
+    if word in COMMANDS:
+        return _only(app, word)
     return app
+
+
+def _only(app, word: str):
+    """A copy of the typer application ``app`` holding only the command or group named
+    ``word`` (its callback, irw's own options, as they are)."""
+    import copy
+
+    alone = copy.copy(app)
+    alone.registered_commands = [c for c in app.registered_commands if c.name == word]
+    alone.registered_groups = [g for g in app.registered_groups if g.name == word]
+    return alone
 
 
 def __getattr__(name):
