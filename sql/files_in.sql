@@ -6,9 +6,13 @@
   ranked rows of judged documents when the runs were read in one batch: engine.loading,
   rank_runs.sql) take the names and columns of the warehouse's tables (schema.sql,
   views.sql), so that the engine, the catalogue's look-ups and run specs read them as they
-  read a warehouse. Context: name, collection, policy (validated values, quoted).
+  read a warehouse. views(name, collection, policy): validated values, quoted.
 -#}
 {% import 'load.sql' as load %}
+{#- files of little text are evaluated on one thread (files_in.ONE_THREAD_TEXT) -#}
+{% macro one_thread() %}SET threads = 1{% endmacro %}
+
+{% macro views(name, collection, policy) %}
 CREATE TEMP VIEW qrels AS
 SELECT {{ name | literal }} AS qrels, topic, docno, rel FROM irw_staged_qrels;
 
@@ -30,3 +34,4 @@ CREATE TEMP VIEW run_info AS
 SELECT collection, run_id, NULL::VARCHAR AS team, NULL::VARCHAR AS system, NULL::VARCHAR AS kind, NULL::BOOLEAN AS pooled,
        source, ranking_policy, n_topics, n_docs, loaded_at
 FROM run_loads;
+{% endmacro %}

@@ -291,3 +291,28 @@ def test_a_run_from_a_stream_or_standard_input(tmp_path):
     assert bad.returncode == 1
     assert bad.stderr.decode().startswith("error: standard input, line 1: score 'x' (field 5)")
     assert os.listdir(tmp_path) == []
+
+
+def test_files_of_little_text_are_evaluated_on_one_thread(monkeypatch, tmp_path):
+    """A second thread has nothing to do on less text than a row group holds
+    (files_in.ONE_THREAD_TEXT): such files are evaluated on one, larger ones (or a
+    directory, whose size is not looked up) on DuckDB's default; the scores are the same."""
+    import gzip
+
+    from irwarehouse.engine import files_in
+
+    def threads(qrels, runs) -> int:
+        with files_in.staged(qrels, runs, name="q") as con:
+            return con.execute("SELECT current_setting('threads')").fetchone()[0]
+
+    beta = str(FIXTURES / "runs" / "beta1.txt")
+    default = threads(QRELS, [RUNS])
+    assert threads(QRELS, [beta]) == 1 and threads(QRELS, iter([beta])) == 1
+    packed = tmp_path / "beta1.txt.gz"
+    packed.write_bytes(gzip.compress(open(beta, "rb").read()))
+    assert files_in._text_size([str(packed)]) == packed.stat().st_size * files_in.COMPRESSION
+    one = Warehouse.eval_files(QRELS, [beta], ALL).rows()
+    monkeypatch.setattr(files_in, "ONE_THREAD_TEXT", 0)
+    assert threads(QRELS, [beta]) == default
+    if default > 1:
+        assert Warehouse.eval_files(QRELS, [beta], ALL).rows() == one

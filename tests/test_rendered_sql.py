@@ -63,9 +63,8 @@ def test_the_second_command_renders_nothing(tmp_path):
 
 def test_kept_text_is_the_rendering(fresh_cache):
     measures = [parse(m) for m in ("AP", "nDCG@10", "RBP(p=0.8)", "P(rel=2)@5")]
-    direct = sql._env("duckdb").get_template("files_in.sql").render(
-        name="q", collection="default", policy="trec_eval")
-    assert sql.render("files_in.sql", name="q", collection="default", policy="trec_eval") == direct
+    direct = sql._env("duckdb").get_template("stage_runs.sql").render()
+    assert sql.render("stage_runs.sql") == direct
     first = rendering.render_sql(measures, topics="all", max_docs=100)
     assert sql._Kept.added
     sql._write_cache()

@@ -156,3 +156,21 @@ main()
     result = json.loads(out.read_text())
     assert result["code"] == 0 and proc.stdout.startswith("map "), proc.stderr
     assert result["loaded"] == [] and result["commands"] == ["irwarehouse.cli.trec_eval"]
+
+
+def test_a_command_line_builds_its_command_alone():
+    """``irw WORD ...`` runs an application holding WORD's command or group alone (typer
+    builds every command of the application it runs); the whole application is untouched,
+    and a word that is no command gets it all (for its error and suggestions)."""
+    import typer.main
+
+    from irwarehouse import cli
+
+    def names(app) -> set[str]:
+        return set(typer.main.get_command(app).commands)
+
+    whole = names(cli._load())
+    assert {"eval", "measures", "qrels", "runs", "compare"} <= whole
+    assert names(cli._load(["--db", "x.duckdb", "eval", "-m", "AP"])) == {"eval"}
+    assert names(cli._load(["qrels", "list"])) == {"qrels"}
+    assert names(cli._load(["evl"])) == whole == names(cli._load())

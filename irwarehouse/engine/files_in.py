@@ -39,6 +39,25 @@ OPTIONS = ("per_topic", "topics", "max_docs", "rel_level", "aggregate")
 BATCH_SHARE = 1 / 32
 # The connections staged(batched=True) made: their runs, staged batch by batch by evaluate().
 _BATCHED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# Files of less text than this are read, checked, ranked and evaluated on one thread: DuckDB
+# divides its work by row groups of 122,880 rows (about 6 MB of run lines), so a smaller
+# input gives a second thread nothing to do but to wait for the first (one DL-sized run:
+# CPU time measured in docs/performance.md). A compressed file counts COMPRESSION times its
+# size.
+ONE_THREAD_TEXT = 6 * 2**20
+COMPRESSION = 10
+
+
+def _text_size(paths: list) -> float:
+    """The text in the files ``paths`` (an estimate for compressed ones); infinite when one
+    is not a plain file (a directory, a pattern, a data frame)."""
+    total = 0.0
+    for path in paths:
+        if not isinstance(path, (str, os.PathLike)) or not os.path.isfile(path):
+            return float("inf")
+        size = os.path.getsize(path)
+        total += size * COMPRESSION if str(path).endswith((".gz", ".bz2", ".xz", ".zst", ".zip")) else size
+    return total
 
 
 @contextmanager
@@ -52,8 +71,11 @@ def staged(qrels_file: str, runs: Iterable[str], *, name: str, policy: str = "tr
     relation within its query); closed, with its staging file, when the block ends.
     ``memory``: DuckDB's memory limit (connection.memory_limit). ``batched``: the files are
     read when :func:`evaluate` evaluates them, in batches; ``con`` is for it alone."""
+    runs = list(runs)
     con = connection.connect(":memory:", memory=memory)
     try:
+        if _text_size([qrels_file, *runs]) < ONE_THREAD_TEXT:
+            sql.run(con, "files_in.sql", "one_thread")
         with connection.unordered(con):
             views = dict(name=name, collection=DEFAULT_COLLECTION, policy=policy)
             if batched:
@@ -63,7 +85,7 @@ def staged(qrels_file: str, runs: Iterable[str], *, name: str, policy: str = "tr
             else:
                 loading.stage_files(con, qrels_file, runs, name, policy=policy,
                                     extra_fields=extra_fields, encoding=encoding)
-                sql.run_script(con, "files_in.sql", **views)
+                _views(con, views)
             connection.mark_throwaway(con)
             yield con
     finally:
@@ -92,6 +114,11 @@ def evaluate(con, name: str, measures: list[Measure], *, run_spec: str | None = 
     return per if per_topic else per.aggregate(aggregate)
 
 
+def _views(con, views: dict) -> None:
+    """The views of sql/files_in.sql, made in one round trip (they bind no parameter)."""
+    con.execute(sql.statement("files_in.sql", "views", views["name"], views["collection"], views["policy"]))
+
+
 def runs_of_each(runs: list[dict], files: list) -> list[list[str]]:
     """The run ids of each of the run files ``files`` among the loaded runs ``runs`` (rows
     of view run_info), in file order."""
@@ -109,7 +136,7 @@ def _evaluate_batches(con, name: str, measures: list[Measure], run_spec, **optio
     run_ids: list[str] = []
     for number, (ids, again) in enumerate(batches):
         if number == 0:
-            sql.run_script(con, "files_in.sql", **views)
+            _views(con, views)
         if again:
             run_ids = []
         evaluation.compute(con, name, measures, ids, collection=DEFAULT_COLLECTION, **options)
