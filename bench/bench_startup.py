@@ -5,7 +5,10 @@
 Each command is run ``--repeat`` times (after one warm-up run), the commands interleaved
 round by round so that a change of load on the machine hits them alike; the script prints
 each command's median and quartiles of wall time and its ratio to the median of
-``python -c "import duckdb"`` (the floor for any command that opens a warehouse).
+``python -c "import duckdb"`` (the floor for any command that opens a warehouse), and the
+same of CPU time (user + system: on a machine shared with other work, the wall times
+compare as the CPU times do). The commands run as installed, with their modules' bytecode
+(PYTHONDONTWRITEBYTECODE is left out of their environment).
 ``irw eval`` runs on the bundled fixtures in a warehouse loaded as in the README's quick
 start (a temporary one unless ``--db`` names one that holds them) and evaluated once
 before timing (warm). Last, the part of opening a warehouse that compares irw's views and
@@ -30,10 +33,14 @@ from common import ROOT, irw_executable, machine
 TARGET = 3.0  # each command within 3x the time of importing duckdb
 
 
-def run(cmd: list[str], env: dict) -> float:
+def run(cmd: list[str], env: dict) -> tuple[float, float]:
+    """(wall s, CPU s: user + system) of one whole process."""
     start = time.perf_counter()
-    subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    if os.waitstatus_to_exitcode(status):
+        raise SystemExit(f"{' '.join(cmd)} failed")
+    return time.perf_counter() - start, usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
@@ -45,7 +52,8 @@ def main() -> None:
     irw = irw_executable()
     tmp = tempfile.TemporaryDirectory()
     db = args.db or str(Path(tmp.name) / "fixtures.duckdb")
-    env = {**os.environ, "IRW_DB": db}
+    # as installed: with the modules' compiled bytecode (written by the warm-up run)
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "IRW_DB": db}
     if not args.db:
         fixtures = ROOT / "fixtures"
         for cmd in (["load", "qrels", str(fixtures / "qrels.txt"), "--name", "fixture"],
@@ -60,18 +68,25 @@ def main() -> None:
     }
     print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f}")
     times: dict[str, list[float]] = {name: [] for name in commands}
+    cpus: dict[str, list[float]] = {name: [] for name in commands}
     for name, cmd in commands.items():  # warm-up: file cache, the evaluation's base relation
         run(cmd, env)
     for _ in range(args.repeat):
         for name, cmd in commands.items():
-            times[name].append(run(cmd, env))
+            wall, cpu = run(cmd, env)
+            times[name].append(wall)
+            cpus[name].append(cpu)
     base = statistics.median(times['python -c "import duckdb"'])
-    print(f"{args.repeat} runs each, interleaved; wall time median [quartiles]; ratio to the first")
+    base_cpu = statistics.median(cpus['python -c "import duckdb"'])
+    print(f"{args.repeat} runs each, interleaved; wall time median [quartiles]; ratio to the first; "
+          "CPU time (user + system) median, its ratio")
     for name, values in times.items():
         q1, med, q3 = statistics.quantiles(values, n=4)
         ratio = med / base
+        cpu = statistics.median(cpus[name])
         verdict = "" if name.startswith("python") else ("  ok" if ratio <= TARGET else f"  over {TARGET:g}x")
-        print(f"{name:<28} {med * 1000:6.0f} ms [{q1 * 1000:4.0f}-{q3 * 1000:4.0f}]  {ratio:4.2f}x{verdict}")
+        print(f"{name:<28} {med * 1000:6.0f} ms [{q1 * 1000:4.0f}-{q3 * 1000:4.0f}]  {ratio:4.2f}x"
+              f"  CPU {cpu * 1000:4.0f} ms {cpu / base_cpu:4.2f}x{verdict}")
     objects_check(db, args.repeat)
     tmp.cleanup()
 
