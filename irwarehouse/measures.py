@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from . import names, numbers
 from .errors import IrwError, shown
+from .judgment_kinds import GRADED as GRADED_KIND, KINDS
 from .sql import quote_literal
 from .trec_families import (TREC_AGGREGATES, TREC_FAMILIES, TREC_NICKNAMES, TREC_UNSUPPORTED,  # noqa: F401 (re-exported)
                             TREC_VALUE_KINDS, TrecFamily, format_number, format_value)
@@ -164,7 +165,9 @@ class MeasureDef:
     constant (SP for AP; standardization compares them); ``examples``: parameter settings
     the tests evaluate it at (every engine, the measure macros, Spark); ``paper``: where it
     is defined -- a citations.Citation (authors, title, venue, year), several (a tuple), or
-    free text; ``citations`` holds them, and ``paper`` then reads as their short forms."""
+    free text; ``citations`` holds them, and ``paper`` then reads as their short forms.
+    ``reads``: the kind of judgments it reads (irwarehouse.judgment_kinds.KINDS; 'trec', the
+    graded rows of table qrels, which every qrels of a graded kind serves)."""
 
     name: str
     description: str
@@ -183,6 +186,7 @@ class MeasureDef:
     normalized_form: str = ""
     examples: tuple[str, ...] = ()
     paper: "str | Citation | tuple[Citation, ...]" = ""
+    reads: str = GRADED_KIND
     citations: tuple[Citation, ...] = field(init=False, default=(), compare=False)
 
     def __post_init__(self):
@@ -380,6 +384,7 @@ def check_catalogue(catalogue: dict | None = None, families=None) -> None:
         assert not m.cumulative_gain or m.graded, f"{where}: cumulative_gain needs graded=True"
         assert m.rel_binarizes or (m.graded and m.param("rel")), f"{where}: rel_binarizes=False needs a graded measure with rel"
         assert set(m.needs) <= set(NEEDS), f"{where}: needs {set(m.needs) - set(NEEDS)} (known: {', '.join(NEEDS)})"
+        assert any(m.reads in k.serves for k in KINDS.values()), f"{where}: no judgment kind serves {m.reads}"
         for p in m.params:
             assert p.kind in ("int", "float", "bool", "choice", "gains", "floats"), f"{where}: kind {p.kind}"
             assert p.name in ENGINE_PARAMS or p.name not in _RESERVED, f"{where}: parameter name {p.name} is reserved"
@@ -736,17 +741,18 @@ def parse_condition(text: str) -> tuple[Measure, str]:
 
 
 LISTING_COLUMNS = ("name", "description", "parameters", "trec_eval", "ir_measures", "graded",
-                   "ideal", "paper")
+                   "ideal", "paper", "judgments", "reference")
 
 
 def listing_rows() -> list[tuple]:
     """``irw measures``: each measure as it is written (``AP@k``), its description, its
     parameters with their defaults, its trec_eval and ir_measures names, graded, ideal,
-    paper."""
+    paper, the kind of judgments it reads and the reference implementation of that kind."""
     return [(m.written, m.description,
              ", ".join(f"{p.name}={format_value(p.default) if p.default is not None else '-'}"
                        for p in m.params),
-             m.trec_eval, m.ir_measures, m.graded, m.ideal, m.paper) for m in CATALOGUE.values()]
+             m.trec_eval, m.ir_measures, m.graded, m.ideal, m.paper, m.reads,
+             KINDS[m.reads].reference) for m in CATALOGUE.values()]
 
 
 def macro_arguments(measure: Measure) -> str:
@@ -771,7 +777,8 @@ def _literal(value) -> str:
 
 
 CATALOGUE_COLUMNS = ("name", "description", "parameters", "cutoff", "trec_eval", "ir_measures",
-                     "graded", "ideal", "paper", "example", "example_arguments")
+                     "graded", "ideal", "paper", "example", "example_arguments", "judgments",
+                     "reference")
 
 
 def catalogue_rows() -> list[tuple]:
@@ -782,7 +789,7 @@ def catalogue_rows() -> list[tuple]:
         example = parse(m.examples[0]) if m.examples else Measure(m.name)
         rows.append((m.name, m.description, params, m.cutoff, m.trec_eval or None,
                      m.ir_measures or None, m.graded, m.ideal, m.paper or None, str(example),
-                     macro_arguments(example)))
+                     macro_arguments(example), m.reads, KINDS[m.reads].reference))
     return rows
 
 
