@@ -123,6 +123,9 @@ class _MeasureContext:
         self.run = f"{self.id}_run"      # running(m), per row
         self.iv = f"{self.id}_iv"        # ideal_rows(m) at the row's position (or the ideal's end)
         self.ipos = f"{self.id}_ipos"    # that position: least(pos, length of the ideal ranking)
+        self.intent_counts, self.intent_ap = "ia_counts", "ia_ap"  # intents, per row
+        self.n_intents = "coalesce(n_intents, 0)"  # intents, per topic
+        self.intent_ideal = f"{self.id}_dvi"  # intent_ideal: the greedy ideal ranking
 
     def list_count(self, name: str, condition: str) -> str:
         """SQL: how many numbers of the list parameter ``name`` satisfy ``condition``, a
