@@ -202,3 +202,11 @@ def test_ir_measures_names_parse():
     assert measures.parse("alpha_nDCG@20").get("alpha") == 0.5
     with pytest.raises(IrwError, match="needs a cut-off"):
         measures.parse("ERR_IA")
+
+
+def test_spark_is_told_the_family_is_computed_by_duckdb_only():
+    from irwarehouse.engine import rendering
+
+    assert "WITH" in rendering.render_sql(measures.parse_all(["alpha_nDCG@10"]))
+    with pytest.raises(IrwError, match="alpha_nDCG@10 is computed by DuckDB only: its hook intents"):
+        rendering.render_sql(measures.parse_all(["AP", "alpha_nDCG@10"]), dialect="spark")

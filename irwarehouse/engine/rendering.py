@@ -198,6 +198,11 @@ DEFAULT_GAIN = "CASE WHEN grade >= 1 THEN grade ELSE 0 END"
 BASE_SOURCES = ("cache", "subset", "fresh", "rerank")
 
 
+# The hooks of sql/evaluate.sql only DuckDB computes, and what of DuckDB they use.
+DUCKDB_ONLY = {"intents": "DuckDB's list functions",
+               "intent_ideal": "a recursive query over DuckDB's lists"}
+
+
 def _engine_inputs(dialect: str = "duckdb") -> dict:
     """The inputs of evaluate.sql as bound parameters (the engine)."""
     return {**{name: sql.param(name, dialect)
@@ -217,6 +222,11 @@ def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | N
         raise IrwError("--max-docs must be from 1 to 2147483647")
     if base_source not in BASE_SOURCES:
         raise ValueError(base_source)
+    for measure in measures:
+        unsupported = [n for n in measure.definition.needs if n in DUCKDB_ONLY and dialect != "duckdb"]
+        if unsupported:
+            raise IrwError(f"measure {measure} is computed by DuckDB only: its hook "
+                           f"{unsupported[0]} uses {DUCKDB_ONLY[unsupported[0]]}")
     contexts, thresholds, gainsets = _contexts(measures, dialect)
     return sql.render("evaluate.sql", dialect, measures=contexts, thresholds=thresholds,
                      gainsets=gainsets, topics=topics, max_docs=max_docs,
