@@ -16,6 +16,11 @@ from .trec_families import TREC_FAMILIES, format_number
 # discount): every other parameter reaches the measure's SQL as ``m.<name>``.
 ENGINE_PARAMS = ("rel", "judged_only", "gains", "unlisted", "discount", "base")
 
+# The hooks of sql/evaluate.sql (measures.NEEDS) only DuckDB computes, and what of DuckDB
+# they use (engine.rendering refuses them on Spark).
+DUCKDB_ONLY = {"intents": "DuckDB's list functions",
+               "intent_ideal": "a recursive query over DuckDB's lists"}
+
 
 @dataclass(frozen=True)
 class Param:
@@ -130,9 +135,16 @@ class MeasureDef:
         return ", ".join(f.shown for f in TREC_FAMILIES if f.measure == self.name)
 
     @property
+    def on_spark(self) -> bool:
+        """Does Spark compute it (none of its hooks is DuckDB's only)?"""
+        return not any(n in DUCKDB_ONLY for n in self.needs)
+
+    @property
     def reference(self) -> str:
-        """The implementation its values equal: the reference of the kind it reads."""
-        return KINDS[self.reads].reference
+        """The implementation its values equal: the reference of the kind it reads -- for a
+        measure of graded judgments, trec_eval 10.0 where trec_eval has it ('' otherwise:
+        its paper defines it)."""
+        return KINDS[self.reads].reference if self.trec_eval or self.reads != GRADED_KIND else ""
 
     @property
     def written(self) -> str:

@@ -196,6 +196,15 @@ def test_a_diversity_measure_on_graded_judgments_is_refused(tmp_path):
         "not hold: load them with irw load qrels FILE --name NAME --format diversity")
 
 
+def test_irw_measures_says_the_kind_the_reference_and_duckdb_only():
+    text = Warehouse.explain_measure("NRBP")
+    assert "reads diversity judgments" in text and "not Spark" in text
+    assert "equal to TREC's ndeval (pyndeval)" in text
+    listing = Warehouse.measures().df().set_index("name")
+    assert listing.loc["alpha_nDCG@k", "judgments"] == "diversity"
+    assert listing.loc["alpha_nDCG@k", "reference"] == "TREC's ndeval (pyndeval)"
+
+
 def test_ir_measures_names_parse():
     assert str(measures.parse("NRBP")) == "NRBP_IA"
     assert str(measures.parse("MAP_IA")) == "AP_IA"

@@ -119,4 +119,7 @@ def test_measures_list_their_kind_and_reference():
         assert listing.loc["AP@k", "judgments"] == "trec"
         assert listing.loc["AP@k", "reference"] == "trec_eval 10.0"
         table = dict(w.sql("SELECT name, judgments FROM measures").rows())
+        assert listing.loc["Q@k", "reference"] in ("", None)  # no trec_eval measure: its paper defines it
     assert table == {m.name: m.reads for m in measures.CATALOGUE.values()}
+    text = Warehouse.explain_measure("AP")
+    assert "reads trec judgments" in text and "Spark)" in text

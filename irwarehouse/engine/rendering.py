@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from .. import sql
 from ..errors import IrwError
+from ..measure_def import DUCKDB_ONLY
 from ..measures import CATALOGUE, Measure, macro_arguments  # noqa: F401 (the macros' arguments)
 
 TOPIC_POLICIES = ("qrels", "run", "all")
@@ -196,11 +197,6 @@ DEFAULT_GAIN = "CASE WHEN grade >= 1 THEN grade ELSE 0 END"
 
 # Where the base rows come from (see base_rows in sql/_base.sql).
 BASE_SOURCES = ("cache", "subset", "fresh", "rerank")
-
-
-# The hooks of sql/evaluate.sql only DuckDB computes, and what of DuckDB they use.
-DUCKDB_ONLY = {"intents": "DuckDB's list functions",
-               "intent_ideal": "a recursive query over DuckDB's lists"}
 
 
 def _engine_inputs(dialect: str = "duckdb") -> dict:
