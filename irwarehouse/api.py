@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable
 
-from . import catalogue, citations, files, runsets, sql
+from . import catalogue, citations, files, judgment_kinds, runsets, sql
 from . import measures as ms
 from .connection import DEFAULT_DB, DEFAULT_WAIT, memory_limit_text
 from .door import _atomic, _files_in, _owned, check_settings
@@ -156,14 +156,22 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
 
     @_owned
     def load_qrels(self, source, name: str, *, collection: str | None = None, replace: bool = False,
-                   description: str | None = None, encoding: str = "utf-8") -> dict:
+                   description: str | None = None, encoding: str = "utf-8",
+                   format: str = "trec") -> dict:
         """Load judgments from files (paths or globs) or a DataFrame under ``name``; a summary
-        (qrels, collection, topics, judgments, relevant, comments: the comment lines skipped)."""
+        (qrels, collection, topics, judgments, relevant, comments: the comment lines skipped;
+        for a kind with a detail table also format, table and lines). ``format``: the kind
+        of judgments the files hold (irwarehouse.judgment_kinds.KINDS: trec, diversity,
+        prels, prefs, jg)."""
+        kind = judgment_kinds.kind(format)
         with self._staging(source) as stage, _source_files(source, "qrels") as paths:
+            if kind.detail and loading.frames_in(paths):
+                raise IrwError(f"a DataFrame is loaded as trec judgments (topic, docno, rel); "
+                               f"load {kind.name} judgments from files ({kind.layout})")
             target, implicit = self._target(stage, collection)
             return loading.load_qrels(stage.con, paths, name, replace=replace, description=description,
                                       final=stage.attach, encoding=encoding, collection=target,
-                                      implicit=implicit)
+                                      implicit=implicit, kind=kind)
 
     @_owned
     def load_runs(self, source, *, run_id: str | None = None, collection: str | None = None,

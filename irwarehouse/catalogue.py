@@ -22,6 +22,7 @@ from . import names as rules
 from . import sql
 from .connection import SCHEMA_VERSION, connect, engine_of, stored_meta
 from .errors import IrwError, shown
+from .judgment_kinds import GRADED, refusal, serves
 from .systems import Systems
 
 DEFAULT_COLLECTION = "default"
@@ -124,6 +125,23 @@ def qrels_info(source, qrels: str) -> tuple[str, str]:
             raise IrwError("no qrels are loaded: use `irw load qrels FILE --name NAME` first")
         raise IrwError(f"unknown qrels {shown(qrels)}; known: {_list(known)}")
     return row[0][0], row[0][1]
+
+
+def judgments_of(source, qrels: str) -> str:
+    """The judgment kind a qrels was loaded as (qrels_info.judgments; a derived qrels holds
+    the graded rows only: trec)."""
+    row = _rows(source, "SELECT judgments FROM qrels_info WHERE qrels = ?", [qrels])
+    return (row[0][0] if row else None) or GRADED
+
+
+def check_serves(source, qrels: str, measures) -> None:
+    """Refuse, in one line, a measure that reads a kind of judgments the qrels does not hold
+    (MeasureDef.reads, judgment_kinds.KINDS[...].serves)."""
+    held = judgments_of(source, qrels)
+    for measure in measures:
+        reads = measure.definition.reads
+        if not serves(held, reads):
+            raise IrwError(refusal(str(measure), reads, qrels, held))
 
 
 def collection_of(source, qrels: str, collection: str | None = None) -> str:

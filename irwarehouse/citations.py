@@ -90,8 +90,9 @@ def explain(m, format_value=str) -> str:
     dated = sorted(m.citations, key=lambda c: c.year or 0)
     lines += [f"    {c.year or '-'}  {c.full}" for c in dated] or [f"    {m.paper or '-'}"]
     lines += ["", "Definition:", f"    {m.description}."]
-    kind = "graded (gains per grade)" if m.graded else "binary (relevant: grade >= rel)"
-    lines.append(f"    {kind}" + ("; normalized by the ideal ranking" if m.ideal else "")
+    kind = ("graded (gains per grade)" if m.graded else
+            "binary (relevant: grade >= rel)" if m.param("rel") else "binary (relevant: grade >= 1)")
+    lines.append(f"    {kind}; reads {m.reads} judgments" + ("; normalized by the ideal ranking" if m.ideal else "")
                  + ("; cut-off @r is a recall level" if m.cutoff_kind == "recall" else
                     "; cut-off @k: the top k documents" if m.cutoff else "; no cut-off"))
     if m.raw_form or m.normalized_form:
@@ -104,8 +105,11 @@ def explain(m, format_value=str) -> str:
         lines.append(f"    {p.name} (default {default}{rng}): {p.help}")
     if not m.params:
         lines.append("    none")
-    lines += ["", "Reference implementation:", f"    sql/measures/{m.name}.sql (every engine, the SQL "
-              f"macro measure.{m.name}, Spark)"]
+    where = (f"every engine, the SQL macro measure.{m.name}, Spark" if m.on_spark else
+             f"DuckDB: the engine and the SQL macro measure.{m.name}; not Spark")
+    lines += ["", "Reference implementation:", f"    sql/measures/{m.name}.sql ({where})"]
+    if m.reference and not m.trec_eval:
+        lines.append(f"    equal to {m.reference}; the tests compare them per topic")
     if m.trec_eval:
         lines.append(f"    trec_eval 10.0's C code computes it as {m.trec_eval}; the tests compare them "
                      "per topic")

@@ -18,63 +18,20 @@ irwarehouse.trec_names reads trec_eval's ``-m`` arguments from the same table.
 from __future__ import annotations
 
 import re
-from typing import Callable
 from dataclasses import dataclass, field
 
 from . import names, numbers
 from .errors import IrwError, shown
+from .judgment_kinds import KINDS
+from .measure_def import ENGINE_PARAMS, MeasureDef, Param, Setting  # noqa: F401 (re-exported)
+from .measures_diversity import DIVERSITY
 from .sql import quote_literal
 from .trec_families import (TREC_AGGREGATES, TREC_FAMILIES, TREC_NICKNAMES, TREC_UNSUPPORTED,  # noqa: F401 (re-exported)
                             TREC_VALUE_KINDS, TrecFamily, format_number, format_value)
 from .citations import (BPREF, BUCKLEY, INFAP, JK, KANTOR, MOFFAT, SAKAI, SAKAI_KANDO, SALTON,
-                        TREC, TREC_EVAL_9, TREC_EVAL_10, UNCERTAINTY, VANRIJSBERGEN, WEBBER, Citation,
-                        as_citations)
+                        TREC, TREC_EVAL_9, TREC_EVAL_10, UNCERTAINTY, VANRIJSBERGEN, WEBBER, Citation)
 
 DISCOUNTS = ("log2p1", "jk")
-
-
-@dataclass(frozen=True)
-class Param:
-    name: str
-    kind: str  # int | float | bool | choice | gains | floats (a list of numbers: {0.2,0.5})
-    default: object
-    help: str
-    choices: tuple = ()
-    low: float | None = None  # the valid range of a number: [low, high], or open where
-    high: float | None = None  # low_open / high_open say so
-    low_open: bool = False
-    high_open: bool = False
-    always_shown: bool = False  # part of the canonical name even at its default
-    why: str = ""  # said when a value is out of range
-    excludes: str = ""  # the parameter this one sets instead (not both in one name)
-    requires: str = ""  # the parameter without which this one means nothing
-    sets: "Setting | None" = None  # how it sets the parameter it excludes (given: its value)
-
-    def valid_range(self) -> str:
-        if self.low is not None and self.high is not None:
-            return (f"in {'(' if self.low_open else '['}{format_number(self.low)}, "
-                    f"{format_number(self.high)}{')' if self.high_open else ']'}")
-        if self.low is not None:
-            return f"{'>' if self.low_open else '>='} {format_number(self.low)}"
-        return f"{'<' if self.high_open else '<='} {format_number(self.high)}"
-
-    def in_range(self, value: float) -> bool:
-        return ((self.low is None or value > self.low or (value == self.low and not self.low_open))
-                and (self.high is None or value < self.high
-                     or (value == self.high and not self.high_open)))
-
-
-@dataclass(frozen=True)
-class Setting:
-    """How a parameter sets the one it excludes (``Param.excludes``, ``Param.sets``) when it
-    is given: the value from the parameters ``inputs`` (the setter among them), computed in
-    Python by ``compute`` (keyword arguments named as the inputs) and in SQL by ``sql`` (an
-    expression with ``{name}`` for each input's SQL value). Measure.get and the measure
-    macros (engine.rendering) read it; neither knows any parameter by name."""
-
-    inputs: tuple[str, ...]
-    compute: Callable[..., object] = field(compare=False, repr=False)
-    sql: str
 
 
 def rbp_persistence(residual: float, depth: int) -> float:
@@ -126,9 +83,6 @@ UTILITY = (Param("a", "float", 1.0, "worth of a relevant document retrieved"),
            Param("d", "float", 0.0, "worth of a non-relevant document not retrieved (with docs)"),
            Param("docs", "int", 0, "documents in the collection (trec_eval -N); docs >= 0", low=0))
 
-# The parameters the engine itself interprets (relevance threshold, condensed list, gains,
-# discount): every other parameter reaches the measure's SQL as ``m.<name>``.
-ENGINE_PARAMS = ("rel", "judged_only", "gains", "unlisted", "discount", "base")
 
 # What a measure may declare in ``needs`` beyond its ranking: values the engine computes only
 # for the measures that ask (documented with the hooks in sql/evaluate.sql).
@@ -136,86 +90,18 @@ NEEDS = {
     "top_grade": "m.top_grade: the largest grade judged in the qrels (one value per qrels)",
     "pool_unjudged": "m.pool_unjudged: per row, the documents ranked above it that the qrels "
                      "lists with a grade below 0 (in the pool, not assessed)",
+    "intents": "m.intent_counts, m.intent_ap: per row, for each intent the document is relevant "
+               "to, the documents above relevant to it; m.n_intents: the topic's intents",
+    "intent_ideal": "intent_ideal(m) over m.intent_ideal: the greedy ideal ranking of a "
+                    "diversity topic at redundancy m.alpha (ndeval's)",
 }
 
 # Names a parameter of a measure may not take: the context ``m`` already uses them.
 _RESERVED = {"id", "label", "name", "module", "pos", "n", "k", "within", "ideal_within", "rel",
              "R", "N", "c_rel", "c_nonrel", "gain", "gkey", "cg", "gmax_g", "gain_max", "top_grade",
              "pool_unjudged", "run", "iv", "ipos", "ideal_ranking", "ideal_len", "needs",
-             "threshold", "gainset", "args", "checks", "window_guard", "many"}
-
-
-@dataclass(frozen=True)
-class MeasureDef:
-    """A measure of the catalogue: what it is and what its SQL (``sql/measures/<name>.sql``)
-    needs -- the engine reads these properties and has no branch on a measure's name.
-
-    ``params``: its parameters; each one the engine does not interpret (ENGINE_PARAMS) reaches
-    the SQL as ``m.<name>`` and the measure macro as an argument of that name. ``cutoff``:
-    it takes ``@k``; ``cutoff_kind`` 'rank' (an integer k) or 'recall' (a recall level in
-    [0, ...), IPrec@0.3); ``cutoff_required``: ``@`` must be given.
-    ``graded``: it sums gains (the ``gains`` map, or grade as gain), not binary relevance;
-    ``rel_binarizes``: for a graded measure, an explicit ``rel=t`` makes its gains binary at t
-    (Q keeps its gains and uses ``rel`` for C(i) and R instead); ``cumulative_gain``: its SQL
-    uses the running gain sums of the ranking (Q's cg); ``ideal``: it is normalized by the
-    ideal ranking; ``needs``: values of NEEDS its SQL uses. ``aliases``: other names that
-    parse to it (ir_measures'), ``ir_measures``: its name there as written in docs;
-    ``raw_form`` / ``normalized_form``: the measure that differs from it only by a per-topic
-    constant (SP for AP; standardization compares them); ``examples``: parameter settings
-    the tests evaluate it at (every engine, the measure macros, Spark); ``paper``: where it
-    is defined -- a citations.Citation (authors, title, venue, year), several (a tuple), or
-    free text; ``citations`` holds them, and ``paper`` then reads as their short forms."""
-
-    name: str
-    description: str
-    params: tuple[Param, ...]
-    cutoff: bool = True
-    cutoff_kind: str = "rank"
-    cutoff_required: bool = False
-    graded: bool = False
-    rel_binarizes: bool = True
-    cumulative_gain: bool = False
-    ideal: bool = False
-    needs: tuple[str, ...] = ()
-    aliases: tuple[str, ...] = ()
-    ir_measures: str = ""
-    raw_form: str = ""
-    normalized_form: str = ""
-    examples: tuple[str, ...] = ()
-    paper: "str | Citation | tuple[Citation, ...]" = ""
-    citations: tuple[Citation, ...] = field(init=False, default=(), compare=False)
-
-    def __post_init__(self):
-        citations, text = as_citations(self.paper)
-        object.__setattr__(self, "citations", citations)
-        object.__setattr__(self, "paper", text)
-
-    def param(self, name: str) -> Param | None:
-        return next((p for p in self.params if p.name == name), None)
-
-    @property
-    def takes_rel_level(self) -> bool:
-        """Does ``--rel-level`` (trec_eval ``-l``) set its threshold? Binary measures, and
-        graded ones whose ``rel`` is not a gain switch (Q); other graded measures keep their
-        gains, as trec_eval's ndcg does."""
-        return self.param("rel") is not None and (not self.graded or not self.rel_binarizes)
-
-    @property
-    def own_params(self) -> tuple[Param, ...]:
-        """The parameters that reach its SQL as ``m.<name>`` (not ENGINE_PARAMS)."""
-        return tuple(p for p in self.params if p.name not in ENGINE_PARAMS)
-
-    @property
-    def trec_eval(self) -> str:
-        """Its trec_eval names, from TREC_FAMILIES (e.g. 'map, map_cut_k, gm_map (gm)')."""
-        return ", ".join(f.shown for f in TREC_FAMILIES if f.measure == self.name)
-
-    @property
-    def written(self) -> str:
-        """How it is written with its cut-off: AP@k, IPrec@r, RPrec."""
-        if not self.cutoff:
-            return self.name
-        return self.name + ("@r" if self.cutoff_kind == "recall" else "@k")
+             "threshold", "gainset", "args", "checks", "window_guard", "many", "intent_counts",
+             "intent_ap", "n_intents", "intent_ideal"}
 
 
 BINARY = (REL, JUDGED)
@@ -338,7 +224,7 @@ CATALOGUE: dict[str, MeasureDef] = {
         MeasureDef("Utility", "Set utility: a rel_ret + b nonrel_ret + c rel_not_ret + d nonrel_not_ret",
                    UTILITY + (REL, JUDGED), cutoff=False, paper=TREC,
                    examples=("Utility", "Utility(a=2,b=-1,c=-0.5,d=0.01,docs=1000)")),
-    ]
+    ] + list(DIVERSITY)
 }
 
 
@@ -369,6 +255,7 @@ def check_catalogue(catalogue: dict | None = None, families=None) -> None:
     families = TREC_FAMILIES if families is None else families
     names = set(catalogue)
     aliases: set[str] = set()
+    assert len({n.lower() for n in names}) == len(names), "two measures differ only in case (SQL macros)"
     for m in catalogue.values():
         where = f"measure {m.name}"
         seen = [p.name for p in m.params]
@@ -380,6 +267,7 @@ def check_catalogue(catalogue: dict | None = None, families=None) -> None:
         assert not m.cumulative_gain or m.graded, f"{where}: cumulative_gain needs graded=True"
         assert m.rel_binarizes or (m.graded and m.param("rel")), f"{where}: rel_binarizes=False needs a graded measure with rel"
         assert set(m.needs) <= set(NEEDS), f"{where}: needs {set(m.needs) - set(NEEDS)} (known: {', '.join(NEEDS)})"
+        assert any(m.reads in k.serves for k in KINDS.values()), f"{where}: no judgment kind serves {m.reads}"
         for p in m.params:
             assert p.kind in ("int", "float", "bool", "choice", "gains", "floats"), f"{where}: kind {p.kind}"
             assert p.name in ENGINE_PARAMS or p.name not in _RESERVED, f"{where}: parameter name {p.name} is reserved"
@@ -736,17 +624,18 @@ def parse_condition(text: str) -> tuple[Measure, str]:
 
 
 LISTING_COLUMNS = ("name", "description", "parameters", "trec_eval", "ir_measures", "graded",
-                   "ideal", "paper")
+                   "ideal", "paper", "judgments", "reference")
 
 
 def listing_rows() -> list[tuple]:
     """``irw measures``: each measure as it is written (``AP@k``), its description, its
     parameters with their defaults, its trec_eval and ir_measures names, graded, ideal,
-    paper."""
+    paper, the kind of judgments it reads and the reference implementation of that kind."""
     return [(m.written, m.description,
              ", ".join(f"{p.name}={format_value(p.default) if p.default is not None else '-'}"
                        for p in m.params),
-             m.trec_eval, m.ir_measures, m.graded, m.ideal, m.paper) for m in CATALOGUE.values()]
+             m.trec_eval, m.ir_measures, m.graded, m.ideal, m.paper, m.reads, m.reference)
+            for m in CATALOGUE.values()]
 
 
 def macro_arguments(measure: Measure) -> str:
@@ -771,7 +660,8 @@ def _literal(value) -> str:
 
 
 CATALOGUE_COLUMNS = ("name", "description", "parameters", "cutoff", "trec_eval", "ir_measures",
-                     "graded", "ideal", "paper", "example", "example_arguments")
+                     "graded", "ideal", "paper", "example", "example_arguments", "judgments",
+                     "reference")
 
 
 def catalogue_rows() -> list[tuple]:
@@ -782,7 +672,7 @@ def catalogue_rows() -> list[tuple]:
         example = parse(m.examples[0]) if m.examples else Measure(m.name)
         rows.append((m.name, m.description, params, m.cutoff, m.trec_eval or None,
                      m.ir_measures or None, m.graded, m.ideal, m.paper or None, str(example),
-                     macro_arguments(example)))
+                     macro_arguments(example), m.reads, m.reference))
     return rows
 
 

@@ -374,6 +374,7 @@ def measure_listing(definitions, format_value=str) -> str:
         names += [f"ir_measures: {m.ir_measures}"] if m.ir_measures else []
         lines.append(m.written + (f"    ({'; '.join(names)})" if names else ""))
         lines.append(f"    {m.description}" + (f" [{m.paper}]" if m.paper else ""))
+        lines.append(f"    reads {m.reads} judgments" + (f"; equal to {m.reference}" if m.reference else ""))
         for p in m.params:
             default = format_value(p.default) if p.default is not None else "-"
             lines.append(f"    {p.name} = {default}: {p.help}")

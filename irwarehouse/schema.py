@@ -358,6 +358,9 @@ MIGRATIONS: tuple[Migration, ...] = (
               "variance and effect summaries to discpower_results"),
     Migration(8, "migrations/8_repro.sql",
               "add the tables repro_effects and repro_order (irw repro --save)"),
+    Migration(9, "migrations/9_judgment_kinds.sql",
+              "record each qrels's judgment kind (qrels_info.judgments) and add the tables of "
+              "the other kinds: qrels_intents, qrels_strata, qrels_prefs"),
 )
 
 

@@ -65,6 +65,18 @@ WHERE qj.qrels = {{ P.qrels }} AND qj.rel < 0 AND r.collection = {{ P.collection
   AND r.run_id IN (SELECT run_id FROM {{ sel }}) AND {{ where }}
 {%- endmacro %}
 
+{# The retrieved documents' intents (run_id, topic, rank, intent) of the runs in `sel` (of
+   collection P.collection): each intent of the topic that qrels P.qrels (of kind diversity:
+   table qrels_intents) judges the document relevant to (grade >= 1, as ndeval); ranked
+   afresh with `reranked` (see reranked_runs). #}
+{% macro intent_rows(P, sel, reranked=False, where='TRUE') -%}
+SELECT r.run_id, r.topic, r.rank, qi.intent
+FROM {{ reranked_runs('r.collection = ' ~ P.collection ~ ' AND r.run_id IN (SELECT run_id FROM ' ~ sel ~ ')') if reranked else 'runs' }} r
+JOIN qrels_intents AS qi ON qi.topic = r.topic AND qi.docno = r.docno
+WHERE qi.qrels = {{ P.qrels }} AND qi.rel >= 1 AND r.collection = {{ P.collection }}
+  AND r.run_id IN (SELECT run_id FROM {{ sel }}) AND {{ where }}
+{%- endmacro %}
+
 {# Ranking lengths per (run, topic) of the runs of collection `c`: run_topics, or counted
    from `runs` when `counted`. #}
 {% macro ranking_lengths(c, counted=False, where='TRUE') -%}

@@ -48,6 +48,22 @@
     m.top_grade      the largest grade judged in the qrels (one value per qrels)
     m.pool_unjudged  per row, the documents ranked above it that the qrels lists with a
                      grade below 0 (in the pool, not assessed); 0 for a condensed list
+    (`intents`: a qrels of kind diversity, table qrels_intents; relevant to an intent:
+    grade >= 1, as ndeval)
+    m.intent_counts  per row, a list: for each intent the document is relevant to (in the
+                     order of the intents), how many documents ranked above it are relevant
+                     to that intent (NULL: relevant to none)
+    m.intent_ap      per row, the sum over those intents of (count + 1) / the intent's
+                     relevant documents (an intent's AP is the sum of its terms / rank)
+    m.n_intents      per topic, its intents with a relevant document (ndeval's actual
+                     subtopics; the others are ignored), in value(m)
+    (`intent_ideal`, with `intents`: the ideal ranking of a diversity topic)
+    intent_ideal(m)  aggregates per topic over m.intent_ideal -- (topic, irank, gain): ndeval's
+                     greedy ideal ranking at intent-aware redundancy m.alpha, each position
+                     taking the document of largest gain sum_j (1 - alpha)^(count of intent j
+                     above), a tie to the larger docno, until no relevant document is left
+                     (or m.ideal_depth positions, if the module defines ideal_depth(m));
+                     available to value(m)
   The measure's own parameters are m.<name> (a list parameter through m.list_count(name,
   condition) and m.list_length(name)). m.by_cutoff(at_k, whole) and m.by_judged(condensed,
   full) choose between two SQL forms by the cut-off and the condensed flag (at render time,
@@ -89,6 +105,56 @@ qtop AS (
     -- m.top_grade: the largest grade judged in the qrels
     SELECT greatest(coalesce(max(grade), 0), 0) AS top_grade FROM judg
 ),
+{% endif %}
+{% if 'intents' in needed %}
+ia_n AS (
+    -- the topic's intents with a relevant document, and how many each has (ndeval's nrelSub)
+    SELECT qi.topic, qi.intent, count(*) AS nrel
+    FROM qrels_intents AS qi WHERE qi.qrels = {{ P.qrels }} AND qi.rel >= 1 GROUP BY qi.topic, qi.intent
+),
+ia_t AS (
+    -- m.n_intents
+    SELECT topic, count(*) AS n_intents FROM ia_n GROUP BY topic
+),
+{% endif %}
+{% set ideal_ia = measures | selectattr('module.intent_ideal', 'defined') | list %}
+{% if ideal_ia %}
+ia_start AS (
+    -- the ideal rankings' start: per topic its relevant documents, largest docno first, each
+    -- with the positions of its intents (1..n_intents), and no intent covered yet
+    SELECT topic, list({'d': docno, 'i': ints} ORDER BY docno DESC) AS remaining,
+           list_transform(range(max(n_intents)), lambda x: 0) AS counts
+    FROM (SELECT qi.topic, qi.docno, list(ix.j ORDER BY ix.j) AS ints, max(ix.n_intents) AS n_intents
+          FROM qrels_intents AS qi
+          JOIN (SELECT topic, intent, {{ d.cast('dense_rank() OVER (PARTITION BY topic ORDER BY intent)', 'INTEGER') }} AS j,
+                       count(*) OVER (PARTITION BY topic) AS n_intents FROM ia_n) AS ix
+            ON ix.topic = qi.topic AND ix.intent = qi.intent
+          WHERE qi.qrels = {{ P.qrels }} AND qi.rel >= 1
+          GROUP BY qi.topic, qi.docno) AS docs
+    GROUP BY topic
+),
+{% for m in ideal_ia %}
+{{ m.intent_ideal }} AS (
+    -- m.intent_ideal: the greedy ideal ranking at m.alpha, one position per step
+    WITH RECURSIVE greedy(topic, irank, remaining, counts, gain) AS (
+        SELECT topic, 0, remaining, counts, 0.0::DOUBLE FROM ia_start
+        UNION ALL
+        SELECT topic, irank + 1, list_concat(remaining[:p - 1], remaining[p + 1:]),
+               list_transform(range(1, len(counts) + 1),
+                              lambda j: counts[j] + CASE WHEN list_contains(remaining[p].i, j) THEN 1 ELSE 0 END),
+               scores[p]
+        FROM (SELECT *, list_position(scores, list_max(scores)) AS p
+              FROM (SELECT *, list_transform(remaining, lambda x: list_sum(list_transform(
+                        x.i, lambda j: pow(1 - {{ m.alpha }}, counts[j])))) AS scores
+                    FROM greedy
+                    WHERE len(remaining) > 0{% if m.module.ideal_depth is defined %} AND irank < {{ m.module.ideal_depth(m) }}{% endif %}) AS scored) AS picked
+    )
+    SELECT topic, irank, gain FROM greedy WHERE irank > 0
+),
+{{ m.id }}_dvt AS (
+    SELECT topic, {{ m.module.intent_ideal(m) }} FROM {{ m.intent_ideal }} GROUP BY topic
+),
+{% endfor %}
 {% endif %}
 tstats AS (
     SELECT topic
@@ -172,6 +238,26 @@ pu_c AS (
     WHERE src = 0
 ),
 {% endif %}
+{% if 'intents' in needed %}
+ia_l AS (
+    -- the retrieved documents' relevant intents
+{% if auto %}
+    {{ b.intent_rows(P, 'sel', False, st.guards.ranked) | indent(4) }}
+    UNION ALL
+    {{ b.intent_rows(P, 'sel', True, st.guards.rerank) | indent(4) }}
+{% else %}
+    {{ b.intent_rows(P, 'sel', 'rerank' in sources) | indent(4) }}
+{% endif %}
+),
+ia_r AS (
+    -- m.intent_counts and m.intent_ap per retrieved document relevant to an intent
+    SELECT run_id, topic, rank, list(c ORDER BY intent) AS ia_counts, sum((c + 1) / nrel) AS ia_ap
+    FROM (SELECT l.run_id, l.topic, l.rank, l.intent, n.nrel,
+                 row_number() OVER (PARTITION BY l.run_id, l.topic, l.intent ORDER BY l.rank) - 1 AS c
+          FROM ia_l AS l JOIN ia_n AS n ON n.topic = l.topic AND n.intent = l.intent) AS counted
+    GROUP BY run_id, topic, rank
+),
+{% endif %}
 brows AS (
 {% if window_guard %}
     -- a measure macro called with the default threshold and gains: the base's running sums
@@ -205,6 +291,9 @@ rows AS (
 {% if unassessed %}
          , pu_c.c_pu
 {% endif %}
+{% if 'intents' in needed %}
+         , ia_r.ia_counts, ia_r.ia_ap
+{% endif %}
 {% for m in at_ideal %}
          , {{ m.id }}_i.v AS {{ m.iv }}, {{ m.id }}_i.irank AS {{ m.ipos }}
 {% endfor %}
@@ -212,6 +301,9 @@ rows AS (
     LEFT JOIN tstats ts ON ts.topic = b.topic
 {% if unassessed %}
     LEFT JOIN pu_c ON pu_c.run_id = b.run_id AND pu_c.topic = b.topic AND pu_c.rank = b.rank
+{% endif %}
+{% if 'intents' in needed %}
+    LEFT JOIN ia_r ON ia_r.run_id = b.run_id AND ia_r.topic = b.topic AND ia_r.rank = b.rank
 {% endif %}
 {% for m in at_ideal %}
     LEFT JOIN itot_{{ m.gkey }} AS {{ m.id }}_t ON {{ m.id }}_t.topic = b.topic
@@ -242,6 +334,12 @@ agg AS (
 ),
 {% call b.topic_context(max_docs, thresholds, gainsets) %}
         LEFT JOIN agg USING (run_id, topic)
+{% if 'intents' in needed %}
+        LEFT JOIN ia_t USING (topic)
+{% endif %}
+{% for m in ideal_ia %}
+        LEFT JOIN {{ m.id }}_dvt USING (topic)
+{% endfor %}
 {%- endcall %},
 wide AS (
     SELECT run_id, topic

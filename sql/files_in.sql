@@ -19,7 +19,8 @@ SELECT {{ name | literal }} AS qrels, topic, docno, rel FROM irw_staged_qrels;
 CREATE TEMP VIEW qrels_info AS
 SELECT {{ name | literal }} AS qrels, {{ collection | literal }} AS collection, NULL::VARCHAR AS source,
        NULL::VARCHAR AS parent, 'file' AS kind, NULL::VARCHAR AS params, NULL::VARCHAR AS description,
-       {{ name | literal }} AS topic_qrels, current_timestamp::TIMESTAMP AS created_at;
+       {{ name | literal }} AS topic_qrels, current_timestamp::TIMESTAMP AS created_at,
+       'trec' AS judgments;
 
 CREATE TEMP VIEW runs AS
 {{ load.runs_rows(collection | literal) }};

@@ -23,9 +23,11 @@ CREATE OR REPLACE TEMP TABLE irw_staged (file INTEGER, nf INTEGER, topic VARCHAR
                                          run_id VARCHAR, given_rank BIGINT, score DOUBLE)
 {%- endmacro %}
 
-{% macro staged_qrels() -%}
-CREATE OR REPLACE TEMP TABLE irw_staged_qrels (file INTEGER, nf INTEGER, topic VARCHAR, docno VARCHAR,
-                                               rel INTEGER)
+{# The staged lines of a qrels file of a judgment kind (irwarehouse.judgment_kinds): its
+   kept fields (`columns`: name, field, SQL type or None for text, syntax). #}
+{% macro staged_qrels(columns) -%}
+CREATE OR REPLACE TEMP TABLE irw_staged_qrels (file INTEGER, nf INTEGER
+{%- for name, index, cast, syntax in columns %}, {{ name }} {{ cast or 'VARCHAR' }}{% endfor %})
 {%- endmacro %}
 
 {# A comment line (README, "Input files"): its first field -- after any leading whitespace --
@@ -154,11 +156,13 @@ ON CONFLICT (collection, run_id) DO
 
 {# ------------------------------------------------------------------ qrels #}
 
-{# The staged judgments checked in one query: the file of a malformed line (or NULL), the
-   file of a document judged twice for a topic (or NULL), and how many lines there are. #}
-{% macro check_qrels() -%}
-SELECT (SELECT file FROM irw_staged_qrels WHERE nf <> 4 OR rel IS NULL LIMIT 1),
-       (SELECT any_value(file) FROM irw_staged_qrels GROUP BY topic, docno HAVING count(*) > 1 LIMIT 1),
+{# The staged judgments of `kind` (a judgment_kinds.JudgmentKind) checked in one query: the
+   file of a malformed line (or NULL), the file of a judgment given twice -- the same values
+   of the kind's key (or NULL), and how many lines there are. #}
+{% macro check_qrels(kind) -%}
+SELECT (SELECT file FROM irw_staged_qrels WHERE nf <> {{ kind.fields | length }}
+{%- for name, index, cast, syntax in kind.staged if cast %} OR {{ name }} IS NULL{% endfor %} LIMIT 1),
+       (SELECT any_value(file) FROM irw_staged_qrels GROUP BY {{ kind.key | join(', ') }} HAVING count(*) > 1 LIMIT 1),
        (SELECT count(*) FROM irw_staged_qrels)
 {%- endmacro %}
 
@@ -166,19 +170,41 @@ SELECT (SELECT file FROM irw_staged_qrels WHERE nf <> 4 OR rel IS NULL LIMIT 1),
 SELECT kind, collection FROM qrels_info WHERE qrels = $name
 {%- endmacro %}
 
-{% macro qrels_summary() -%}
-SELECT count(DISTINCT topic), count(*), count(*) FILTER (WHERE rel >= 1) FROM qrels WHERE qrels = $name
+{# The judgment kind a qrels was loaded as (qrels_info.judgments). #}
+{% macro set_judgments() -%}
+UPDATE qrels_info SET judgments = $kind WHERE qrels = $name
 {%- endmacro %}
 
-{# Remove qrels $name: its judgments and catalogue entry (and scores). #}
-{% macro delete_qrels(scores) -%}
+{# A loaded qrels: its topics, graded judgments, relevant ones, and the lines its detail
+   table holds (NULL when its kind keeps none). #}
+{% macro qrels_summary(kind) -%}
+SELECT (SELECT count(DISTINCT topic) FROM {{ kind.detail or 'qrels' }} WHERE qrels = $name),
+       count(*), count(*) FILTER (WHERE rel >= 1),
+       {% if kind.detail %}(SELECT count(*) FROM {{ kind.detail }} WHERE qrels = $name){% else %}NULL{% endif %} AS lines
+FROM qrels WHERE qrels = $name
+{%- endmacro %}
+
+{# Remove qrels $name: its judgments (graded rows and the lines kept in the detail tables
+   `details`) and catalogue entry (and scores). #}
+{% macro delete_qrels(scores, details) -%}
 DELETE FROM qrels WHERE qrels = $name;
+{% for table in details %}
+DELETE FROM {{ table }} WHERE qrels = $name;
+{% endfor %}
 {% if scores %}
 DELETE FROM scores WHERE qrels = $name;
 {% endif %}
 DELETE FROM qrels_info WHERE qrels = $name;
 {%- endmacro %}
 
-{% macro insert_qrels() -%}
-INSERT INTO qrels SELECT $name, topic, docno, rel FROM irw_staged_qrels
+{# The staged lines of `kind` into the warehouse: its graded rows (the kind's aggregate over
+   the lines of a document; none when it gives none) and its lines into its detail table. #}
+{% macro insert_qrels(kind) -%}
+{% if kind.graded %}
+INSERT INTO qrels SELECT $name, topic, docno, {{ kind.graded }} FROM irw_staged_qrels GROUP BY topic, docno;
+{% endif %}
+{% if kind.detail %}
+INSERT INTO {{ kind.detail }} (qrels, {{ kind.detail_columns | join(', ') }})
+SELECT $name, {% for c in kind.detail_columns %}{{ c if c in kind.kept else 'NULL' }}{{ ', ' if not loop.last }}{% endfor %} FROM irw_staged_qrels;
+{% endif %}
 {%- endmacro %}

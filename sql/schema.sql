@@ -85,7 +85,8 @@ CREATE TABLE IF NOT EXISTS qrels_info (
     params      VARCHAR,
     description VARCHAR,
     topic_qrels VARCHAR NOT NULL,
-    created_at  TIMESTAMP NOT NULL
+    created_at  TIMESTAMP NOT NULL,
+    judgments   VARCHAR DEFAULT 'trec'  -- the judgment kind it was loaded as (--format)
 );
 
 -- Per-topic scores computed by `irw eval` (the latest evaluation of a qrels, run and measure).
@@ -127,7 +128,9 @@ CREATE OR REPLACE TABLE measures (
     ideal       BOOLEAN,
     paper       VARCHAR,
     example     VARCHAR,  -- a setting of the measure, e.g. IPrec@0.5
-    example_arguments VARCHAR  -- its measure macro's arguments after the qrels, e.g. k := 0.5
+    example_arguments VARCHAR,  -- its measure macro's arguments after the qrels, e.g. k := 0.5
+    judgments   VARCHAR,  -- the kind of judgments it reads (irw load qrels --format)
+    reference   VARCHAR   -- the reference implementation of that kind's measures
 );
 
 -- Cache: the base relation (judged retrieved documents with running sums) per loaded qrels,
@@ -310,4 +313,36 @@ CREATE TABLE IF NOT EXISTS repro_order (
     ktu        DOUBLE,
     ktu_ranks  DOUBLE,
     rbo        DOUBLE
+);
+
+-- The lines of qrels loaded in the other kinds of judgments (irwarehouse.judgment_kinds),
+-- kept as their files give them; each such qrels also has its graded rows in qrels where its
+-- kind gives some. Diversity (ndeval's topic subtopic docno rel): a judgment per intent.
+CREATE TABLE IF NOT EXISTS qrels_intents (
+    qrels  VARCHAR NOT NULL,
+    topic  VARCHAR NOT NULL,
+    intent VARCHAR NOT NULL,
+    docno  VARCHAR NOT NULL,
+    rel    INTEGER NOT NULL
+);
+
+-- Sampled judgments (sample_eval's topic 0 docno stratum rel): the stratum a document was
+-- sampled from; rel -1: in the pool, not sampled.
+CREATE TABLE IF NOT EXISTS qrels_strata (
+    qrels   VARCHAR NOT NULL,
+    topic   VARCHAR NOT NULL,
+    docno   VARCHAR NOT NULL,
+    stratum INTEGER NOT NULL,
+    rel     INTEGER NOT NULL
+);
+
+-- Preferences (trec_eval's -R prefs: topic jg jsg docno rel, rel a preference level within
+-- the judgment sub-group jsg) and judgment groups (-R qrels_jg: topic jg docno rel, jsg NULL).
+CREATE TABLE IF NOT EXISTS qrels_prefs (
+    qrels VARCHAR NOT NULL,
+    topic VARCHAR NOT NULL,
+    jg    VARCHAR NOT NULL,
+    jsg   VARCHAR,
+    docno VARCHAR NOT NULL,
+    rel   DOUBLE NOT NULL
 );

@@ -17,6 +17,10 @@ from .app import (ByOpt, CollectionOpt, FormatOpt, LoadCollectionOpt, RunsOpt, T
 
 # ------------------------------------------------------------------------------- load
 
+JUDGMENT_FORMATS = ("The kind of judgments the files hold: trec (topic iteration docno rel), "
+                    "diversity (ndeval's topic subtopic docno rel), prels (sample_eval's topic 0 "
+                    "docno stratum rel), prefs (trec_eval's -R prefs: topic jg jsg docno rel), jg "
+                    "(trec_eval's -R qrels_jg: topic jg docno rel). See docs/concepts.md.")
 EncodingOpt = typer.Option("utf-8", "--encoding", help="Text encoding of the files: utf-8 | latin-1.")
 OrderOpt = typer.Option("trec_eval", "--order", help="Ranking policy: trec_eval | given | score_then_rank | trec_eval_10.")
 
@@ -39,9 +43,10 @@ def _runs_loaded(summary: dict, order: str, collection: str | None) -> str:
 
 
 def _qrels_loaded(s: dict, collection: str | None) -> str:
+    kept = f"; {s['lines']:,} {s['format']} lines in table {s['table']}" if s.get("table") else ""
     return (f"loaded qrels {s['qrels']}" + (f" into collection {collection}" if collection else "")
             + f": {s['judgments']:,} judgments, {s['relevant']:,} relevant, {s['topics']} topics"
-            + _comments(s))
+            + kept + _comments(s))
 
 
 @command(load_app, "runs")
@@ -65,17 +70,18 @@ def load_runs(
 @command(load_app, "qrels")
 def load_qrels(
     ctx: typer.Context,
-    paths: List[str] = typer.Argument(..., help="Qrels files (topic iteration docno rel); plain text or gzip, bzip2, xz (recognised by content)."),
+    paths: List[str] = typer.Argument(..., help="Qrels files (topic iteration docno rel, or the layout of --format); plain text or gzip, bzip2, xz (recognised by content)."),
     name: str = typer.Option(..., "--name", "-n", help="Name of the qrels in the warehouse."),
     replace: bool = typer.Option(False, "--replace", help="Replace a qrels of that name (a flag: it takes no value)."),
     description: Optional[str] = typer.Option(None, "--description", help="Free text for the catalogue."),
     encoding: str = EncodingOpt,
     collection: Optional[str] = LoadCollectionOpt,
+    kind: str = typer.Option("trec", "--format", metavar="KIND", help=JUDGMENT_FORMATS),
 ):
     """Load relevance judgments under a name."""
     with open_warehouse(ctx, create=True) as w:
         summary = w.load_qrels(list(paths), name, replace=replace, description=description,
-                               encoding=encoding, collection=collection)
+                               encoding=encoding, collection=collection, format=kind)
     say(_qrels_loaded(summary, collection))
 
 

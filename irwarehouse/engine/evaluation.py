@@ -76,6 +76,7 @@ def scores_query(source, qrels: str, measures: list[Measure], run_ids: list[str]
     engines compute them from the tables."""
     engine = engine_of(source)
     name, topic_qrels = catalogue.qrels_info(engine, qrels)
+    catalogue.check_serves(engine, name, measures)
     collection = catalogue.collection_of(engine, name, collection)
     check_runs_in(engine, collection, run_ids)
     note_unshared_topics(engine, topic_qrels, collection, run_ids)

@@ -42,6 +42,8 @@ def _evaluate_many(con, qrels_list, measures, run_ids, topics, max_docs, rel_lev
                    collection) -> Result:
     info = {q: catalogue.qrels_info(con, q) for q in dict.fromkeys(qrels_list)}  # (name, topic qrels)
     names = list(dict.fromkeys(name for name, _ in info.values()))
+    for q in names:
+        catalogue.check_serves(con, q, measures)
     topic_qrels = {name: t for name, t in info.values()}
     collection_of = {q: catalogue.collection_of(con, q, collection) for q in names}
     runs_of = {q: list(run_ids[q] if isinstance(run_ids, dict) else run_ids) for q in names}

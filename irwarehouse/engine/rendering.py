@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from .. import sql
 from ..errors import IrwError
+from ..measure_def import DUCKDB_ONLY
 from ..measures import CATALOGUE, Measure, macro_arguments  # noqa: F401 (the macros' arguments)
 
 TOPIC_POLICIES = ("qrels", "run", "all")
@@ -123,6 +124,9 @@ class _MeasureContext:
         self.run = f"{self.id}_run"      # running(m), per row
         self.iv = f"{self.id}_iv"        # ideal_rows(m) at the row's position (or the ideal's end)
         self.ipos = f"{self.id}_ipos"    # that position: least(pos, length of the ideal ranking)
+        self.intent_counts, self.intent_ap = "ia_counts", "ia_ap"  # intents, per row
+        self.n_intents = "coalesce(n_intents, 0)"  # intents, per topic
+        self.intent_ideal = f"{self.id}_dvi"  # intent_ideal: the greedy ideal ranking
 
     def list_count(self, name: str, condition: str) -> str:
         """SQL: how many numbers of the list parameter ``name`` satisfy ``condition``, a
@@ -214,6 +218,11 @@ def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | N
         raise IrwError("--max-docs must be from 1 to 2147483647")
     if base_source not in BASE_SOURCES:
         raise ValueError(base_source)
+    for measure in measures:
+        unsupported = [n for n in measure.definition.needs if n in DUCKDB_ONLY and dialect != "duckdb"]
+        if unsupported:
+            raise IrwError(f"measure {measure} is computed by DuckDB only: its hook "
+                           f"{unsupported[0]} uses {DUCKDB_ONLY[unsupported[0]]}")
 
     def render() -> str:
         contexts, thresholds, gainsets = _contexts(measures, dialect)

@@ -3,6 +3,7 @@ read again in Python to name the file, the line and the problem."""
 
 from __future__ import annotations
 
+from ...judgment_kinds import GRADED, KINDS
 from .frames import Frame, _frames
 from .reading import _INTEGER, _lines, _number_problem, looks_like_qrels
 
@@ -54,16 +55,30 @@ QRELS_FIELDS = "4 fields: topic, iteration, docno, grade"
 
 # Qrels
 
-def _qrels_line_problem(fields: list[str]) -> str | None:
-    if len(fields) != 4:
-        return f"expected 4 fields (topic iteration docno rel), found {len(fields)}"
-    problem = _number_problem(fields[3], "relevance", 4, "INTEGER")
-    prefix = _INTEGER.match(fields[3])
-    if problem and prefix and not _INTEGER.fullmatch(fields[3]) and len(prefix.group()) <= 25:
-        problem += f" (trec_eval would read it as {int(prefix.group())})"
-    return problem
+def _qrels_line_problem(fields: list[str], kind=KINDS[GRADED]) -> str | None:
+    """What is wrong with a line of a qrels file of judgment kind ``kind`` (None: nothing)."""
+    if len(fields) != len(kind.fields):
+        return f"expected {len(kind.fields)} fields ({kind.layout}), found {len(fields)}"
+    for index, field in kind.numbers:
+        value = fields[index - 1]
+        problem = _number_problem(value, field.what, index, field.type)
+        prefix = _INTEGER.match(value)
+        if (problem and field.type == "INTEGER" and prefix and not _INTEGER.fullmatch(value)
+                and len(prefix.group()) <= 25):
+            problem += f" (trec_eval would read it as {int(prefix.group())})"
+        if problem:
+            return problem
+    return None
 
 
-def _locate_qrels_problem(files: list[str], encoding: str = "utf-8") -> str:
-    return _locate_problem(files, _qrels_line_problem, lambda f: (f[0], f[2]),
-                           lambda f: f"document {f[2]} is judged twice for topic {f[0]}", encoding)
+def _locate_qrels_problem(files: list[str], encoding: str = "utf-8", kind=KINDS[GRADED]) -> str:
+    at = {f.name: i for i, f in enumerate(kind.fields) if f.name}
+    key = [at[name] for name in kind.key]
+    named = [name for name in kind.key if name not in ("topic", "docno")]
+
+    def twice(f: list[str]) -> str:
+        within = "".join(f", {name} {f[at[name]]}" for name in named)
+        return f"document {f[at['docno']]} is judged twice for topic {f[at['topic']]}{within}"
+
+    return _locate_problem(files, lambda f: _qrels_line_problem(f, kind),
+                           lambda f: tuple(f[i] for i in key), twice, encoding)
