@@ -291,3 +291,16 @@ def test_a_run_from_a_stream_or_standard_input(tmp_path):
     assert bad.returncode == 1
     assert bad.stderr.decode().startswith("error: standard input, line 1: score 'x' (field 5)")
     assert os.listdir(tmp_path) == []
+
+
+def test_a_qrels_from_a_stream_is_recorded_by_its_name(tmp_path):
+    """The catalogue records a stream's name as the qrels's source, not the temporary copy
+    irw read it from."""
+    import io
+
+    with open(QRELS, "rb") as fh:
+        stream = io.BytesIO(fh.read())
+    stream.name = "judged-today"
+    with Warehouse(str(tmp_path / "w.duckdb")) as w:
+        w.load_qrels(stream, "q")
+        assert w.sql("SELECT source FROM qrels_info").rows() == [("judged-today",)]
