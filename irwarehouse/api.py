@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable
 
-from . import catalogue, citations, files, judgment_kinds, runsets, sql
+from . import catalogue, citations, files, runsets, sql
 from . import measures as ms
 from .connection import DEFAULT_DB, DEFAULT_WAIT, memory_limit_text
 from .door import _atomic, _files_in, _owned, check_settings
@@ -36,7 +36,7 @@ from .door_standardization import StandardizationDoor
 from .door_statistics import StatisticsDoor
 from .engine import base, evaluation, files_in, loading, many, pools
 from .errors import IrwError, StatusError, note
-from .inputs import _file_qrels_name, _meta_file, _parsed, _source_files, measure_labels, measure_names, parse_measures
+from .inputs import _file_qrels_name, _meta_file, _parsed, _source_files, qrels_kind, measure_labels, measure_names, parse_measures
 from . import trec_eval as te
 from .options import RankingOptions
 from .result import Result
@@ -157,14 +157,16 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
     @_owned
     def load_qrels(self, source, name: str, *, collection: str | None = None, replace: bool = False,
                    description: str | None = None, encoding: str = "utf-8",
-                   format: str = "trec") -> dict:
-        """Load judgments from files (paths or globs) or a DataFrame under ``name``; a summary
+                   format: str | None = None) -> dict:
+        """Load judgments from files (paths or globs), a DataFrame or ir_datasets (a source
+        ``irds:DATASET_ID``) under ``name``; a summary
         (qrels, collection, topics, judgments, relevant, comments: the comment lines skipped;
         for a kind with a detail table also format, table and lines). ``format``: the kind
-        of judgments the files hold (irwarehouse.judgment_kinds.KINDS: trec, diversity,
-        prels, prefs, jg)."""
-        kind = judgment_kinds.kind(format)
-        with self._staging(source) as stage, _source_files(source, "qrels") as paths:
+        of judgments the files hold (irwarehouse.judgment_kinds.KINDS: trec, the default,
+        diversity, prels, prefs, jg); an ir_datasets source is loaded as the kind of its
+        records (irwarehouse.irds.SHAPES)."""
+        kind = qrels_kind(source, format)
+        with self._staging(source) as stage, _source_files(source, "qrels", judgments=kind) as paths:
             if kind.detail and loading.frames_in(paths):
                 raise IrwError(f"a DataFrame is loaded as trec judgments (topic, docno, rel); "
                                f"load {kind.name} judgments from files ({kind.layout})")

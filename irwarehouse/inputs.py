@@ -12,7 +12,7 @@ import shutil
 from contextlib import contextmanager
 from typing import Iterable
 
-from . import catalogue, files, names
+from . import catalogue, files, irds, judgment_kinds, names
 from . import measures as ms
 from .engine import loading
 from .errors import IrwError
@@ -106,6 +106,9 @@ def _file_qrels_name(source) -> str:
     list of qrels could not address."""
     if not isinstance(source, (str, os.PathLike)):
         return "qrels"
+    if irds.is_source(source):  # irds:msmarco-passage/dev/small: msmarco-passage.dev.small
+        ident = irds.dataset_id(source).replace("/", ".")
+        return "qrels" if names.qrels_problem(ident) else ident
     stem = re.sub(r"\.(gz|bz2|xz)$", "", os.path.basename(str(source)))
     return "qrels" if names.qrels_problem(stem) else stem
 
@@ -116,13 +119,59 @@ def _stream_name(stream) -> str:
     return "standard input" if name in ("<stdin>", 0) or not isinstance(name, str) else name
 
 
+def _renamed(exc: IrwError, path: str, name: str) -> None:
+    """The same error (its status kept), naming ``name`` where it named the file ``path``."""
+    exc.args = (str(exc).replace(path, name), *exc.args[1:])
+
+
+def _irds_source(source) -> str | None:
+    """The ir_datasets source ``irds:ID`` that ``source`` is (alone, or alone in a list),
+    else None; one among other sources is an error."""
+    if irds.is_source(source):
+        return source
+    if isinstance(source, (list, tuple)) and any(irds.is_source(s) for s in source):
+        if len(source) > 1:
+            raise IrwError(f"{next(s for s in source if irds.is_source(s))}: an ir_datasets "
+                           "source is loaded on its own, not with files or other sources")
+        return source[0]
+    return None
+
+
+def qrels_kind(source, format: str | None) -> judgment_kinds.JudgmentKind:
+    """The judgment kind a qrels source is loaded as: ``format`` (default trec), or for an
+    ir_datasets source (``irds:ID``) the kind of its records, which ``format`` may only
+    repeat."""
+    source = _irds_source(source)
+    if source is None:
+        return judgment_kinds.kind(format)
+    found = irds.kind_of(source)
+    if format is not None and judgment_kinds.kind(format) is not found:
+        raise IrwError(f"{source}: its qrels are {found.name} judgments ({found.help}), "
+                       f"not {judgment_kinds.kind(format).name}: leave out --format")
+    return found
+
+
 @contextmanager
-def _source_files(source, kind: str, run_id: str | None = None):
-    """What to load: the paths given; a binary stream (``sys.stdin.buffer``, an
+def _source_files(source, kind: str, run_id: str | None = None,
+                  judgments: judgment_kinds.JudgmentKind | None = None):
+    """What to load: the paths given; an ir_datasets source ``irds:ID`` (qrels only),
+    written to a file of its kind's layout first (irwarehouse.irds; ``judgments``: the kind
+    the caller reads, trec by default), which errors then name by the source; a binary stream (``sys.stdin.buffer``, an
     ``io.BytesIO``; also in a list of paths), written to a file in a temporary directory
     first, which errors then name (standard input or the stream's name); or a DataFrame,
     loaded as data (engine.loading.Frame: its columns found by the conventions above;
     errors name 'the DataFrame', the row and the column)."""
+    if _irds_source(source) is not None:
+        source = _irds_source(source)
+        if kind != "qrels":
+            raise IrwError(f"{source}: ir_datasets gives judgments here; load {kind} from files")
+        expected = judgments or judgment_kinds.kind(None)
+        if irds.kind_of(source) is not expected:
+            raise IrwError(f"{source}: its qrels are {irds.kind_of(source).name} judgments; load them "
+                           f"into a warehouse first: irw load qrels {source} --name NAME")
+        with irds.qrels_file(source, _renamed) as path:
+            yield [loading.Named(path, source)]
+        return
     if isinstance(source, (str, os.PathLike)):
         yield [str(source)]
         return
@@ -150,13 +199,11 @@ def _source_files(source, kind: str, run_id: str | None = None):
                         raise IrwError(f"read {kind} from a binary stream (sys.stdin.buffer, "
                                        "open(path, 'rb')), not a text stream") from None
                 names[path] = _stream_name(item)
-                paths.append(path)
+                paths.append(loading.Named(path, names[path]))
             yield paths
         except IrwError as exc:
-            text = str(exc)
             for path, name in names.items():
-                text = text.replace(path, name)
-            exc.args = (text, *exc.args[1:])  # the same error (its status kept), renamed
+                _renamed(exc, path, name)
             raise
         finally:
             files.remove_temp(tmp)

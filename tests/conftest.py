@@ -158,6 +158,16 @@ def trec8_db(trec8, tmp_path_factory):
     return path
 
 
+def error_of(result) -> str:
+    """The error a failed command printed: exactly one line ``error: ...``."""
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code != 0, result.output
+    assert lines and lines[-1].startswith("error: "), result.stderr
+    assert len([line for line in lines if line.startswith("error: ")]) == 1, result.stderr
+    assert "Traceback" not in result.output
+    return lines[-1]
+
+
 def snapshot(path: str) -> dict:
     """Row count and content hash of every table of the warehouse file ``path``."""
     import duckdb

@@ -19,7 +19,7 @@ LAYERS = [
                     "irwarehouse.result", "irwarehouse.stats*", "irwarehouse.significance_tests",
                     "irwarehouse.systems", "irwarehouse.power", "irwarehouse.repro_stats",
                     "irwarehouse.sql", "irwarehouse.pages", "irwarehouse.files", "irwarehouse.names", "irwarehouse.statements",
-                    "irwarehouse.options", "irwarehouse.citations", "irwarehouse.judgment_kinds", "irwarehouse.trec_families",
+                    "irwarehouse.options", "irwarehouse.citations", "irwarehouse.judgment_kinds", "irwarehouse.irds", "irwarehouse.trec_families",
                     "irwarehouse.measure_def", "irwarehouse.measures_diversity", "irwarehouse.measures", "irwarehouse.trec_names", "irwarehouse.experiments"]),
     ("connection", ["irwarehouse.connection*", "irwarehouse.state"]),
     ("catalogue", ["irwarehouse.catalogue", "irwarehouse.runsets"]),

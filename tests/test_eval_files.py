@@ -316,3 +316,14 @@ def test_files_of_little_text_are_evaluated_on_one_thread(monkeypatch, tmp_path)
     assert threads(QRELS, [beta]) == default
     if default > 1:
         assert Warehouse.eval_files(QRELS, [beta], ALL).rows() == one
+def test_a_qrels_from_a_stream_is_recorded_by_its_name(tmp_path):
+    """The catalogue records a stream's name as the qrels's source, not the temporary copy
+    irw read it from."""
+    import io
+
+    with open(QRELS, "rb") as fh:
+        stream = io.BytesIO(fh.read())
+    stream.name = "judged-today"
+    with Warehouse(str(tmp_path / "w.duckdb")) as w:
+        w.load_qrels(stream, "q")
+        assert w.sql("SELECT source FROM qrels_info").rows() == [("judged-today",)]

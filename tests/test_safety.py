@@ -34,7 +34,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from conftest import FIXTURES, ROOT, cli_for, snapshot
+from conftest import FIXTURES, ROOT, cli_for, error_of, snapshot
 
 IRW = [sys.executable, "-c", "from irwarehouse.cli import main; main()"]
 
@@ -48,16 +48,6 @@ def fx(evaluated_fixtures, tmp_path):
     cli.path = path
     cli.tmp = tmp_path
     return cli
-
-
-def error_of(result) -> str:
-    """The error a failed command printed: exactly one line ``error: ...``."""
-    lines = result.stderr.strip().splitlines()
-    assert result.exit_code != 0, result.output
-    assert lines and lines[-1].startswith("error: "), result.stderr
-    assert len([line for line in lines if line.startswith("error: ")]) == 1, result.stderr
-    assert "Traceback" not in result.output
-    return lines[-1]
 
 
 def unchanged(cli, args, expect: str | None = None, status: int = 1) -> str:

@@ -20,7 +20,7 @@ import duckdb
 import pandas as pd
 import pytest
 
-from conftest import FIXTURES, cli_for, snapshot
+from conftest import FIXTURES, cli_for, error_of, snapshot
 
 
 @pytest.fixture()
@@ -42,15 +42,6 @@ def fx(evaluated_fixtures, tmp_path, monkeypatch):
     cli = cli_for(str(path))
     cli.path, cli.tmp, cli.other = path, tmp_path, other
     return cli
-
-
-def error_of(result) -> str:
-    lines = result.stderr.strip().splitlines()
-    assert result.exit_code != 0, result.output
-    assert lines and lines[-1].startswith("error: "), result.stderr
-    assert len([line for line in lines if line.startswith("error: ")]) == 1, result.stderr
-    assert "Traceback" not in result.output
-    return lines[-1]
 
 
 def files_of(root: Path) -> dict[str, bytes]:

@@ -76,7 +76,7 @@ def load_qrels(
     description: Optional[str] = typer.Option(None, "--description", help="Free text for the catalogue."),
     encoding: str = EncodingOpt,
     collection: Optional[str] = LoadCollectionOpt,
-    kind: str = typer.Option("trec", "--format", metavar="KIND", help=JUDGMENT_FORMATS),
+    kind: str = typer.Option(None, "--format", metavar="KIND", help=JUDGMENT_FORMATS),
 ):
     """Load relevance judgments under a name."""
     with open_warehouse(ctx, create=True) as w:

@@ -15,7 +15,7 @@ warehouse).
 """
 
 from .collection import collection_layout, load_collection, stage_files, staged_batches
-from .frames import Frame, _frames as frames_in
+from .frames import Frame, Named, _frames as frames_in
 from .metadata import META_COLUMNS, load_meta
 from .paths import expand_paths
 from .qrels import QRELS_COLUMNS, drop_qrels, load_qrels
@@ -24,7 +24,7 @@ from .reading import _open_binary as open_binary  # a file (compressed or not) a
 from .runs import POLICIES, RUN_COLUMNS, drop_runs, load_runs
 from .staging import release_staging, stage_and_write
 
-__all__ = ["ENCODINGS", "open_binary", "Frame", "frames_in", "MAX_LINE", "META_COLUMNS", "POLICIES", "QRELS_COLUMNS", "RUN_COLUMNS",
+__all__ = ["ENCODINGS", "open_binary", "Frame", "Named", "frames_in", "MAX_LINE", "META_COLUMNS", "POLICIES", "QRELS_COLUMNS", "RUN_COLUMNS",
            "collection_layout", "compression", "drop_qrels", "drop_runs", "encoding_name",
            "expand_paths", "is_comment", "load_collection", "load_meta", "load_qrels", "load_runs",
            "release_staging", "stage_and_write", "stage_files", "staged_batches"]

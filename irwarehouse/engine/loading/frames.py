@@ -157,6 +157,17 @@ def _frames(files) -> list:
     return [f for f in files if isinstance(f, Frame)]
 
 
+class Named(str):
+    """The path of a file irw wrote from what a user gave (a stream's copy, an ir_datasets
+    source written out), which the catalogue and messages name by ``shown`` instead."""
+
+    def __new__(cls, path: str, shown: str):
+        made = super().__new__(cls, path)
+        made.shown = shown
+        return made
+
+
 def _names(files) -> list[str]:
-    """The files of a load by name (a DataFrame: 'the DataFrame')."""
-    return [str(f) for f in files]
+    """The files of a load by name (a DataFrame: 'the DataFrame'; a :class:`Named` file:
+    what the user gave)."""
+    return [getattr(f, "shown", str(f)) for f in files]
