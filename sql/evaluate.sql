@@ -41,6 +41,10 @@
                  position (window functions over the ideal allowed). Each base row then has
                  it at its position as m.iv, from the ideal's last position beyond its end;
                  m.ipos says which position (least(pos, ideal length); NULL: no ideal)
+    prepare(m)   select-list items over one base row, aliased <m.id>_<x>, computed before
+                 running(m): plain expressions and window functions over the rows of one
+                 ranking (a gain of the measure's own and its running sum), available to
+                 running(m) and aggs(m) as columns
     running(m)   a window function over the rows of one ranking (PARTITION BY run_id, topic;
                  d.running_sum orders by rank), available to aggs(m) per row as m.run
     many, many_aggs(m)  how many derived qrels are evaluated in one pass (evaluate_many.sql)
@@ -222,15 +226,26 @@ rows AS (
     WHERE b.rank <= {{ max_docs | num }}
 {% endif %}
 ),
+{% set prepared = measures | selectattr('module.prepare', 'defined') | list %}
+{% if prepared %}
+prows AS (
+    -- the measures' prepare(m) items over each row
+    SELECT rows.*
+{% for m in prepared %}
+         , {{ m.module.prepare(m) | indent(9) }}
+{% endfor %}
+    FROM rows
+),
+{% endif %}
 {% set running = measures | selectattr('module.running', 'defined') | list %}
 {% if running %}
 wrows AS (
     -- the measures' running(m) windows over each ranking
-    SELECT rows.*
+    SELECT {{ 'prows' if prepared else 'rows' }}.*
 {% for m in running %}
          , {{ m.module.running(m) }} AS {{ m.run }}
 {% endfor %}
-    FROM rows
+    FROM {{ 'prows' if prepared else 'rows' }}
 ),
 {% endif %}
 agg AS (
@@ -238,7 +253,7 @@ agg AS (
 {% for m in measures %}
          , {{ m.module.aggs(m) }}
 {% endfor %}
-    FROM {{ 'wrows' if running else 'rows' }} GROUP BY run_id, topic
+    FROM {{ 'wrows' if running else ('prows' if prepared else 'rows') }} GROUP BY run_id, topic
 ),
 {% call b.topic_context(max_docs, thresholds, gainsets) %}
         LEFT JOIN agg USING (run_id, topic)
