@@ -18,7 +18,6 @@ irwarehouse.trec_names reads trec_eval's ``-m`` arguments from the same table.
 from __future__ import annotations
 
 import re
-from typing import Callable
 from dataclasses import dataclass, field
 
 from . import names, numbers
@@ -26,55 +25,13 @@ from .errors import IrwError, shown
 from .sql import quote_literal
 from .trec_families import (TREC_AGGREGATES, TREC_FAMILIES, TREC_NICKNAMES, TREC_UNSUPPORTED,  # noqa: F401 (re-exported)
                             TREC_VALUE_KINDS, TrecFamily, format_number, format_value)
+from .measure_params import Param, Setting  # noqa: F401 (re-exported)
+from .measures_cwl import CWL_ENTRIES
 from .citations import (BPREF, BUCKLEY, INFAP, JK, KANTOR, MOFFAT, SAKAI, SAKAI_KANDO, SALTON,
                         TREC, TREC_EVAL_9, TREC_EVAL_10, UNCERTAINTY, VANRIJSBERGEN, WEBBER, Citation,
                         as_citations)
 
 DISCOUNTS = ("log2p1", "jk")
-
-
-@dataclass(frozen=True)
-class Param:
-    name: str
-    kind: str  # int | float | bool | choice | gains | floats (a list of numbers: {0.2,0.5})
-    default: object
-    help: str
-    choices: tuple = ()
-    low: float | None = None  # the valid range of a number: [low, high], or open where
-    high: float | None = None  # low_open / high_open say so
-    low_open: bool = False
-    high_open: bool = False
-    always_shown: bool = False  # part of the canonical name even at its default
-    why: str = ""  # said when a value is out of range
-    excludes: str = ""  # the parameter this one sets instead (not both in one name)
-    requires: str = ""  # the parameter without which this one means nothing
-    sets: "Setting | None" = None  # how it sets the parameter it excludes (given: its value)
-
-    def valid_range(self) -> str:
-        if self.low is not None and self.high is not None:
-            return (f"in {'(' if self.low_open else '['}{format_number(self.low)}, "
-                    f"{format_number(self.high)}{')' if self.high_open else ']'}")
-        if self.low is not None:
-            return f"{'>' if self.low_open else '>='} {format_number(self.low)}"
-        return f"{'<' if self.high_open else '<='} {format_number(self.high)}"
-
-    def in_range(self, value: float) -> bool:
-        return ((self.low is None or value > self.low or (value == self.low and not self.low_open))
-                and (self.high is None or value < self.high
-                     or (value == self.high and not self.high_open)))
-
-
-@dataclass(frozen=True)
-class Setting:
-    """How a parameter sets the one it excludes (``Param.excludes``, ``Param.sets``) when it
-    is given: the value from the parameters ``inputs`` (the setter among them), computed in
-    Python by ``compute`` (keyword arguments named as the inputs) and in SQL by ``sql`` (an
-    expression with ``{name}`` for each input's SQL value). Measure.get and the measure
-    macros (engine.rendering) read it; neither knows any parameter by name."""
-
-    inputs: tuple[str, ...]
-    compute: Callable[..., object] = field(compare=False, repr=False)
-    sql: str
 
 
 def rbp_persistence(residual: float, depth: int) -> float:
@@ -218,54 +175,6 @@ class MeasureDef:
         return self.name + ("@r" if self.cutoff_kind == "recall" else "@k")
 
 
-# The C/W/L family (sql/_cwl.sql): gains in [0, 1] from the grades (ir_measures' mapping onto
-# cwl_eval's gains), scored as cwl_eval's expected rate of gain (its EU column).
-CWL_GAIN = (Param("min_rel", "int", 0, "the grade of gain 0: gain = (g - min_rel) / (max_rel - min_rel), "
-                  "g the grade clipped to [min_rel, max_rel]; min_rel >= 0", low=0),
-            Param("max_rel", "int", None, "the grade of gain 1 (default: the top grade of the qrels); "
-                  "max_rel >= 1; no gain at all if max_rel <= min_rel", low=1),
-            Param("max_depth", "int", 1000, "the ranks a user may reach, N (cwl_eval's --max_depth; "
-                  "ranks beyond the ranking gain 0); max_depth >= 1", low=1))
-CWL_T = Param("T", "float", 1.0, "the gain the user wants; T > 0", low=0.0, low_open=True)
-CWL = Citation(("Azzopardi", "Thomas", "Moffat"), "cwl_eval: an evaluation tool for information retrieval", "SIGIR", 2019)
-NERR = (Citation(("Azzopardi", "Mackenzie", "Moffat"), "ERR is not C/W/L: exploring the relationship between "
-                 "expected reciprocal rank and other metrics", "ICTIR", 2021), CWL)
-
-
-def _cwl(name, description, params=(), **extra) -> MeasureDef:
-    return MeasureDef(name, description + " (C/W/L: expected rate of gain, cwl_eval's EU)", params + CWL_GAIN,
-                      needs=("top_grade",), ir_measures=name + ("@k" if extra.get("cutoff_required") else ""),
-                      **extra)
-
-
-CWL_ENTRIES = (
-    _cwl("INST", "INST: C(i) = ((i + 2T - cg(i) - 1) / (i + 2T - cg(i)))^2, cg(i) the gain of ranks 1..i",
-         (Param("T", "float", 1.0, "the gain the user wants; T > 0.5 (below it a continuation can be 0 or "
-                "above 1)", low=0.5, low_open=True),), cutoff=False,
-         paper=(Citation(("Moffat", "Bailey", "Scholer", "Thomas"), "INST: an adaptive metric for information "
-                         "retrieval evaluation", "ADCS", 2015), CWL),
-         examples=("INST", "INST(T=3)", "INST(T=2,max_rel=1,max_depth=20)", "INST(min_rel=1,max_rel=2)")),
-    _cwl("INSQ", "INSQ: C(i) = ((i + 2T - 1) / (i + 2T))^2", (CWL_T,), cutoff=False,
-         paper=(Citation(("Moffat", "Scholer", "Thomas"), "Models and metrics: IR evaluation as a user process",
-                         "ADCS", 2012), CWL), examples=("INSQ", "INSQ(T=2.5)", "INSQ(max_depth=10)")),
-    _cwl("BPM", "Bejeweled player model (static): read until the gain reaches T or k documents", (CWL_T,),
-         cutoff_required=True, paper=(Citation(("Zhang", "Liu", "Li", "Zhang", "Xu", "Ma"), "Evaluating web "
-                                               "search with a bejeweled player model", "SIGIR", 2017), CWL),
-         examples=("BPM@10", "BPM(T=2)@20", "BPM(T=0.5,max_rel=2)@5")),
-    _cwl("NERR8", "Nearly ERR, equation 8: C(i) = 1 - g_i for i < k, then 0", cutoff_required=True,
-         aliases=("NERReq8",), paper=NERR, examples=("NERR8@10", "NERR8@1", "NERR8(max_rel=2)@20")),
-    _cwl("NERR9", "Nearly ERR, equation 9: C(i) = (i / (i + 1)) (1 - g_i) for i < k, then 0",
-         cutoff_required=True, aliases=("NERReq9",), paper=NERR, examples=("NERR9@10", "NERR9(min_rel=1)@5")),
-    _cwl("NERR10", "Nearly ERR, equation 10: C(i) = p (1 - g_i)",
-         (Param("p", "float", 0.9, "persistence phi; 0 < p < 1", low=0.0, high=1.0, low_open=True,
-                high_open=True),), cutoff=False, aliases=("NERReq10",), paper=NERR,
-         examples=("NERR10", "NERR10(p=0.5)", "NERR10(p=0.99,max_depth=50)")),
-    _cwl("NERR11", "Nearly ERR, equation 11: C(i) = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i)", (CWL_T,),
-         cutoff=False, aliases=("NERReq11",), paper=NERR, examples=("NERR11", "NERR11(T=3)")),
-    _cwl("SDCG", "Scaled DCG: DCG@k of the gains over the DCG@k of k documents of gain 1 (cwl_eval's NDCG-k)",
-         cutoff_required=True, paper=(JK, CWL), examples=("SDCG@10", "SDCG@5", "SDCG(max_rel=1)@20")),
-)
-
 BINARY = (REL, JUDGED)
 GRADED = (GAINS, UNLISTED, DISCOUNT, BASE, REL, JUDGED)
 
@@ -386,7 +295,7 @@ CATALOGUE: dict[str, MeasureDef] = {
         MeasureDef("Utility", "Set utility: a rel_ret + b nonrel_ret + c rel_not_ret + d nonrel_not_ret",
                    UTILITY + (REL, JUDGED), cutoff=False, paper=TREC,
                    examples=("Utility", "Utility(a=2,b=-1,c=-0.5,d=0.01,docs=1000)")),
-        *CWL_ENTRIES,
+        *(MeasureDef(**entry) for entry in CWL_ENTRIES),
     ]
 }
 
