@@ -93,12 +93,14 @@ NEEDS = {
     "top_grade": "m.top_grade: the largest grade judged in the qrels (one value per qrels)",
     "pool_unjudged": "m.pool_unjudged: per row, the documents ranked above it that the qrels "
                      "lists with a grade below 0 (in the pool, not assessed)",
+    "grade_above": "m.grade_above: per row of grade >= 1, the documents of the topic judged at a "
+                   "higher grade",
 }
 
 # Names a parameter of a measure may not take: the context ``m`` already uses them.
 _RESERVED = {"id", "label", "name", "module", "pos", "n", "k", "within", "ideal_within", "rel",
              "R", "N", "c_rel", "c_nonrel", "gain", "gkey", "cg", "gmax_g", "gain_max", "top_grade",
-             "pool_unjudged", "run", "iv", "ipos", "ideal_ranking", "ideal_len", "needs",
+             "pool_unjudged", "grade_above", "run", "iv", "ipos", "ideal_ranking", "ideal_len", "needs",
              "threshold", "gainset", "args", "checks", "window_guard", "many"}
 
 
@@ -295,6 +297,14 @@ CATALOGUE: dict[str, MeasureDef] = {
         MeasureDef("Utility", "Set utility: a rel_ret + b nonrel_ret + c rel_not_ret + d nonrel_not_ret",
                    UTILITY + (REL, JUDGED), cutoff=False, paper=TREC,
                    examples=("Utility", "Utility(a=2,b=-1,c=-0.5,d=0.01,docs=1000)")),
+        MeasureDef("Compat", "Compatibility: the RBO of the ranking with the ideal ranking most compatible with it "
+                   "(by grade, ties in the ranking's order), over the ideal's own RBO",
+                   (Param("p", "float", 0.95, "persistence of the rank-biased overlap; 0 < p < 1", low=0.0, high=1.0,
+                          low_open=True, high_open=True),
+                    Param("normalize", "bool", True, "divide by the ideal ranking's RBO (False: by the RBO weights' sum)")),
+                   cutoff=False, needs=("grade_above",), ir_measures="Compat(p=...)",
+                   paper=Citation(("Clarke", "Vtyurina", "Smucker"), "Assessing top-k preferences", "TOIS", 2021),
+                   examples=("Compat", "Compat(p=0.8)", "Compat(normalize=False)", "Compat(p=0.99)")),
         *(MeasureDef(**entry) for entry in CWL_ENTRIES),
     ]
 }

@@ -52,6 +52,8 @@
     m.top_grade      the largest grade judged in the qrels (one value per qrels)
     m.pool_unjudged  per row, the documents ranked above it that the qrels lists with a
                      grade below 0 (in the pool, not assessed); 0 for a condensed list
+    m.grade_above    per row of grade >= 1, the documents of the topic the qrels judges at
+                     a higher grade (where the ideal ranking's documents of its grade begin)
   The measure's own parameters are m.<name> (a list parameter through m.list_count(name,
   condition) and m.list_length(name)). m.by_cutoff(at_k, whole) and m.by_judged(condensed,
   full) choose between two SQL forms by the cut-off and the condensed flag (at render time,
@@ -92,6 +94,13 @@ judg AS (
 qtop AS (
     -- m.top_grade: the largest grade judged in the qrels
     SELECT greatest(coalesce(max(grade), 0), 0) AS top_grade FROM judg
+),
+{% endif %}
+{% if 'grade_above' in needed %}
+gabove AS (
+    -- m.grade_above: per topic and grade >= 1, the documents judged at a higher grade
+    SELECT topic, grade, sum(c) OVER (PARTITION BY topic ORDER BY grade DESC ROWS UNBOUNDED PRECEDING) - c AS c_above
+    FROM (SELECT topic, grade, count(*) AS c FROM judg WHERE grade >= 1 GROUP BY topic, grade) AS per_grade
 ),
 {% endif %}
 tstats AS (
@@ -209,6 +218,9 @@ rows AS (
 {% if unassessed %}
          , pu_c.c_pu
 {% endif %}
+{% if 'grade_above' in needed %}
+         , ga.c_above
+{% endif %}
 {% for m in at_ideal %}
          , {{ m.id }}_i.v AS {{ m.iv }}, {{ m.id }}_i.irank AS {{ m.ipos }}
 {% endfor %}
@@ -216,6 +228,9 @@ rows AS (
     LEFT JOIN tstats ts ON ts.topic = b.topic
 {% if unassessed %}
     LEFT JOIN pu_c ON pu_c.run_id = b.run_id AND pu_c.topic = b.topic AND pu_c.rank = b.rank
+{% endif %}
+{% if 'grade_above' in needed %}
+    LEFT JOIN gabove ga ON ga.topic = b.topic AND ga.grade = b.grade
 {% endif %}
 {% for m in at_ideal %}
     LEFT JOIN itot_{{ m.gkey }} AS {{ m.id }}_t ON {{ m.id }}_t.topic = b.topic
