@@ -16,19 +16,21 @@ from __future__ import annotations
 
 import math
 import random
-from pathlib import Path
 
 import pytest
 
 from irwarehouse import measures, schema, sql
 from irwarehouse.engine import evaluation, loading
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+from conftest import FIXTURES, unavailable
 
 
 def reference(con, qrels_file: str, run_id: str, names: list[str]) -> dict:
     """ir_measures' Compat per (topic, measure) for the run irw holds, in irw's order."""
-    ir_measures = pytest.importorskip("ir_measures", reason="ir_measures is not installed (pip install ir-measures)")
+    try:
+        import ir_measures
+    except ImportError:
+        unavailable("the reference package ir-measures is not installed (pip install ir-measures)")
     rows = con.execute("SELECT topic, docno, rank FROM runs WHERE run_id = ?", [run_id]).fetchall()
     run = [ir_measures.ScoredDoc(t, d, 100000.0 - rank) for t, d, rank in rows]
     qrels = list(ir_measures.read_trec_qrels(qrels_file))

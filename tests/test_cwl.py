@@ -16,12 +16,20 @@ import pytest
 from irwarehouse import measures, schema
 from irwarehouse.engine import evaluation, loading
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+from conftest import FIXTURES, unavailable
+
+
+def _require(module: str, package: str):
+    """Import a reference package, or skip saying so (fail in CI: conftest.unavailable)."""
+    try:
+        return __import__(module)
+    except ImportError:
+        unavailable(f"the reference package {package} is not installed (pip install {package})")
 
 
 def _reference(measure):
     """The cwl_eval metric object computing ``measure`` (a parsed irw measure)."""
-    pytest.importorskip("cwl", reason="cwl-eval is not installed (pip install cwl-eval)")
+    _require("cwl", "cwl-eval")
     from cwl.ruler.cwl_ruler import (BPMCWLMetric, INSQCWLMetric, INSTCWLMetric, NDCGCWLMetric,
                                      NERReq8CWLMetric, NERReq9CWLMetric, NERReq10CWLMetric,
                                      NERReq11CWLMetric)
@@ -44,7 +52,7 @@ def cwl_eval_scores(con, qrels: str, measure, run_id: str, tmp: Path) -> dict[st
     """cwl_eval's EU per topic for ``measure``: its qrels handler reads a gain file written
     from the qrels, its ranking maker the run in irw's ranking order (as cwl_eval's
     command line reads a result file: in the order of its lines), max_depth its max_n."""
-    pytest.importorskip("cwl", reason="cwl-eval is not installed (pip install cwl-eval)")
+    _require("cwl", "cwl-eval")
     from cwl.ruler.ranking import RankingMaker
     from cwl.seeker.trec_qrel_handler import TrecQrelHandler
 
@@ -145,8 +153,8 @@ def test_on_trec8(trec8_db, tmp_path):
 def test_equals_ir_measures(tmp_path):
     """ir_measures' names (INST(T=1,max_rel=1), NERR8@10, ...) give irw's measures, and its
     cwl_eval provider the same values (max_rel given: ir_measures requires it)."""
-    ir_measures = pytest.importorskip("ir_measures", reason="ir_measures is not installed")
-    pytest.importorskip("cwl", reason="cwl-eval is not installed")
+    ir_measures = _require("ir_measures", "ir-measures")
+    _require("cwl", "cwl-eval")
     con = schema.connect(":memory:")
     loading.load_qrels(con, [str(FIXTURES / "qrels.txt")], "q")
     loading.load_runs(con, [str(FIXTURES / "runs" / "alpha.txt")])
