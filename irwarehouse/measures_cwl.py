@@ -22,7 +22,8 @@ CWL_GAIN = (Param("min_rel", "int", 0, "the grade of gain 0: gain = (g - min_rel
             Param("max_depth", "int", 1000, "the ranks a user may reach, N (cwl_eval's --max_depth; "
                   "ranks beyond the ranking gain 0); max_depth >= 1", low=1))
 CWL_T = Param("T", "float", 1.0, "the gain the user wants; T > 0", low=0.0, low_open=True)
-CWL = Citation(("Azzopardi", "Thomas", "Moffat"), "cwl_eval: an evaluation tool for information retrieval", "SIGIR", 2019)
+CWL = Citation(("Azzopardi", "Thomas", "Moffat"), "cwl_eval: an evaluation tool for information retrieval",
+               "SIGIR", 2019)
 NERR = (Citation(("Azzopardi", "Mackenzie", "Moffat"), "[Expected reciprocal rank] is not C/W/L: exploring the "
                  "relationship between expected reciprocal rank and other metrics", "ICTIR", 2021), CWL)
 
@@ -49,15 +50,17 @@ CWL_ENTRIES = (
          cutoff_required=True, paper=(Citation(("Zhang", "Liu", "Li", "Zhang", "Xu", "Ma"), "Evaluating web "
                                                "search with a bejeweled player model", "SIGIR", 2017), CWL),
          examples=("BPM@10", "BPM(T=2)@20", "BPM(T=0.5,max_rel=2)@5")),
-    _cwl("NERR8", "NERR (not but nearly expected reciprocal rank), equation 8: C(i) = 1 - g_i for i < k, then 0", cutoff_required=True,
-         aliases=("NERReq8",), paper=NERR, examples=("NERR8@10", "NERR8@1", "NERR8(max_rel=2)@20")),
-    _cwl("NERR9", "NERR (not but nearly expected reciprocal rank), equation 9: C(i) = (i / (i + 1)) (1 - g_i) for i < k, then 0",
+    _cwl("NERR8", "Nearly expected reciprocal rank, equation 8: C(i) = 1 - g_i for i < k, then 0",
+         cutoff_required=True, aliases=("NERReq8",), paper=NERR, examples=("NERR8@10", "NERR8@1", "NERR8(max_rel=2)@20")),
+    _cwl("NERR9", "Nearly expected reciprocal rank, equation 9: C(i) = (i / (i + 1)) (1 - g_i) for i < k, "
+         "then 0",
          cutoff_required=True, aliases=("NERReq9",), paper=NERR, examples=("NERR9@10", "NERR9(min_rel=1)@5")),
-    _cwl("NERR10", "NERR (not but nearly expected reciprocal rank), equation 10: C(i) = p (1 - g_i)",
+    _cwl("NERR10", "Nearly expected reciprocal rank, equation 10: C(i) = p (1 - g_i)",
          (Param("p", "float", 0.9, "persistence phi; 0 < p < 1", low=0.0, high=1.0, low_open=True,
                 high_open=True),), cutoff=False, aliases=("NERReq10",), paper=NERR,
          examples=("NERR10", "NERR10(p=0.5)", "NERR10(p=0.99,max_depth=50)")),
-    _cwl("NERR11", "NERR (not but nearly expected reciprocal rank), equation 11: C(i) = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i)", (CWL_T,),
+    _cwl("NERR11", "Nearly expected reciprocal rank, equation 11: C(i) = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i)",
+         (CWL_T,),
          cutoff=False, aliases=("NERReq11",), paper=NERR, examples=("NERR11", "NERR11(T=3)")),
     _cwl("SDCG", "Scaled DCG: DCG@k of the gains over the DCG@k of k documents of gain 1 (cwl_eval's NDCG-k)",
          cutoff_required=True, paper=(JK, CWL), examples=("SDCG@10", "SDCG@5", "SDCG(max_rel=1)@20")),
