@@ -28,6 +28,7 @@ from .measures_diversity import DIVERSITY
 from .sql import quote_literal
 from .trec_families import (TREC_AGGREGATES, TREC_FAMILIES, TREC_NICKNAMES, TREC_UNSUPPORTED,  # noqa: F401 (re-exported)
                             TREC_VALUE_KINDS, TrecFamily, format_number, format_value)
+from .measures_cwl import CWL_ENTRIES
 from .citations import (BPREF, BUCKLEY, INFAP, JK, KANTOR, MOFFAT, SAKAI, SAKAI_KANDO, SALTON,
                         TREC, TREC_EVAL_9, TREC_EVAL_10, UNCERTAINTY, VANRIJSBERGEN, WEBBER, Citation)
 
@@ -94,12 +95,14 @@ NEEDS = {
                "to, the documents above relevant to it; m.n_intents: the topic's intents",
     "intent_ideal": "intent_ideal(m) over m.intent_ideal: the greedy ideal ranking of a "
                     "diversity topic at redundancy m.alpha (ndeval's)",
+    "grade_above": "m.grade_above: per row of grade >= 1, the documents of the topic judged at a "
+                   "higher grade",
 }
 
 # Names a parameter of a measure may not take: the context ``m`` already uses them.
 _RESERVED = {"id", "label", "name", "module", "pos", "n", "k", "within", "ideal_within", "rel",
              "R", "N", "c_rel", "c_nonrel", "gain", "gkey", "cg", "gmax_g", "gain_max", "top_grade",
-             "pool_unjudged", "run", "iv", "ipos", "ideal_ranking", "ideal_len", "needs",
+             "pool_unjudged", "grade_above", "run", "iv", "ipos", "ideal_ranking", "ideal_len", "needs",
              "threshold", "gainset", "args", "checks", "window_guard", "many", "intent_counts",
              "intent_ap", "n_intents", "intent_ideal"}
 
@@ -224,6 +227,15 @@ CATALOGUE: dict[str, MeasureDef] = {
         MeasureDef("Utility", "Set utility: a rel_ret + b nonrel_ret + c rel_not_ret + d nonrel_not_ret",
                    UTILITY + (REL, JUDGED), cutoff=False, paper=TREC,
                    examples=("Utility", "Utility(a=2,b=-1,c=-0.5,d=0.01,docs=1000)")),
+        MeasureDef("Compat", "Compatibility: the RBO of the ranking with the ideal ranking most compatible with it "
+                   "(by grade, ties in the ranking's order), over the ideal's own RBO",
+                   (Param("p", "float", 0.95, "persistence of the rank-biased overlap; 0 < p < 1", low=0.0, high=1.0,
+                          low_open=True, high_open=True),
+                    Param("normalize", "bool", True, "divide by the ideal ranking's RBO (False: by the RBO weights' sum)")),
+                   cutoff=False, needs=("grade_above",), ir_measures="Compat(p=...)",
+                   paper=Citation(("Clarke", "Vtyurina", "Smucker"), "Assessing top-k preferences", "TOIS", 2021),
+                   examples=("Compat", "Compat(p=0.8)", "Compat(normalize=False)", "Compat(p=0.99)")),
+        *(MeasureDef(**entry) for entry in CWL_ENTRIES),
     ] + list(DIVERSITY)
 }
 

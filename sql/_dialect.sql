@@ -123,6 +123,11 @@ FROM {{ relation }}
 {% if dialect == 'spark' %}explode({{ list }}){% else %}unnest({{ list }}::VARCHAR[]){% endif %}
 {%- endmacro %}
 
+{# The integers 1..n (n >= 1, an SQL expression) as a relation of one column, i. #}
+{% macro integers(n) -%}
+{% if dialect == 'spark' %}SELECT explode(sequence(1, {{ n }})) AS i{% else %}SELECT range + 1 AS i FROM range({{ n }}){% endif %}
+{%- endmacro %}
+
 {# A common table expression computed once however often it is referenced (Spark: the
    optimizer decides). #}
 {% macro materialized() -%}

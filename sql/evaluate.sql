@@ -41,6 +41,10 @@
                  position (window functions over the ideal allowed). Each base row then has
                  it at its position as m.iv, from the ideal's last position beyond its end;
                  m.ipos says which position (least(pos, ideal length); NULL: no ideal)
+    prepare(m)   select-list items over one base row, aliased <m.id>_<x>, computed before
+                 running(m): plain expressions and window functions over the rows of one
+                 ranking (a gain of the measure's own and its running sum), available to
+                 running(m) and aggs(m) as columns
     running(m)   a window function over the rows of one ranking (PARTITION BY run_id, topic;
                  d.running_sum orders by rank), available to aggs(m) per row as m.run
     many, many_aggs(m)  how many derived qrels are evaluated in one pass (evaluate_many.sql)
@@ -64,6 +68,8 @@
                      above), a tie to the larger docno, until no relevant document is left
                      (or m.ideal_depth positions, if the module defines ideal_depth(m));
                      available to value(m)
+    m.grade_above    per row of grade >= 1, the documents of the topic the qrels judges at
+                     a higher grade (where the ideal ranking's documents of its grade begin)
   The measure's own parameters are m.<name> (a list parameter through m.list_count(name,
   condition) and m.list_length(name)). m.by_cutoff(at_k, whole) and m.by_judged(condensed,
   full) choose between two SQL forms by the cut-off and the condensed flag (at render time,
@@ -155,6 +161,13 @@ ia_start AS (
     SELECT topic, {{ m.module.intent_ideal(m) }} FROM {{ m.intent_ideal }} GROUP BY topic
 ),
 {% endfor %}
+{% endif %}
+{% if 'grade_above' in needed %}
+gabove AS (
+    -- m.grade_above: per topic and grade >= 1, the documents judged at a higher grade
+    SELECT topic, grade, sum(c) OVER (PARTITION BY topic ORDER BY grade DESC ROWS UNBOUNDED PRECEDING) - c AS c_above
+    FROM (SELECT topic, grade, count(*) AS c FROM judg WHERE grade >= 1 GROUP BY topic, grade) AS per_grade
+),
 {% endif %}
 tstats AS (
     SELECT topic
@@ -293,6 +306,8 @@ rows AS (
 {% endif %}
 {% if 'intents' in needed %}
          , ia_r.ia_counts, ia_r.ia_ap
+{% if 'grade_above' in needed %}
+         , ga.c_above
 {% endif %}
 {% for m in at_ideal %}
          , {{ m.id }}_i.v AS {{ m.iv }}, {{ m.id }}_i.irank AS {{ m.ipos }}
@@ -304,6 +319,8 @@ rows AS (
 {% endif %}
 {% if 'intents' in needed %}
     LEFT JOIN ia_r ON ia_r.run_id = b.run_id AND ia_r.topic = b.topic AND ia_r.rank = b.rank
+{% if 'grade_above' in needed %}
+    LEFT JOIN gabove ga ON ga.topic = b.topic AND ga.grade = b.grade
 {% endif %}
 {% for m in at_ideal %}
     LEFT JOIN itot_{{ m.gkey }} AS {{ m.id }}_t ON {{ m.id }}_t.topic = b.topic
@@ -314,15 +331,26 @@ rows AS (
     WHERE b.rank <= {{ max_docs | num }}
 {% endif %}
 ),
+{% set prepared = measures | selectattr('module.prepare', 'defined') | list %}
+{% if prepared %}
+prows AS (
+    -- the measures' prepare(m) items over each row
+    SELECT rows.*
+{% for m in prepared %}
+         , {{ m.module.prepare(m) | indent(9) }}
+{% endfor %}
+    FROM rows
+),
+{% endif %}
 {% set running = measures | selectattr('module.running', 'defined') | list %}
 {% if running %}
 wrows AS (
     -- the measures' running(m) windows over each ranking
-    SELECT rows.*
+    SELECT {{ 'prows' if prepared else 'rows' }}.*
 {% for m in running %}
          , {{ m.module.running(m) }} AS {{ m.run }}
 {% endfor %}
-    FROM rows
+    FROM {{ 'prows' if prepared else 'rows' }}
 ),
 {% endif %}
 agg AS (
@@ -330,7 +358,7 @@ agg AS (
 {% for m in measures %}
          , {{ m.module.aggs(m) }}
 {% endfor %}
-    FROM {{ 'wrows' if running else 'rows' }} GROUP BY run_id, topic
+    FROM {{ 'wrows' if running else ('prows' if prepared else 'rows') }} GROUP BY run_id, topic
 ),
 {% call b.topic_context(max_docs, thresholds, gainsets) %}
         LEFT JOIN agg USING (run_id, topic)

@@ -121,6 +121,7 @@ class _MeasureContext:
         """The names of the values the hooks of sql/evaluate.sql give the measure."""
         self.needs = set(definition.needs)
         self.top_grade = "(SELECT top_grade FROM qtop)"
+        self.grade_above = "coalesce(c_above, 0)"
         self.run = f"{self.id}_run"      # running(m), per row
         self.iv = f"{self.id}_iv"        # ideal_rows(m) at the row's position (or the ideal's end)
         self.ipos = f"{self.id}_ipos"    # that position: least(pos, length of the ideal ranking)
