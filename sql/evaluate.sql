@@ -306,6 +306,7 @@ rows AS (
 {% endif %}
 {% if 'intents' in needed %}
          , ia_r.ia_counts, ia_r.ia_ap
+{% endif %}
 {% if 'grade_above' in needed %}
          , ga.c_above
 {% endif %}
@@ -319,6 +320,7 @@ rows AS (
 {% endif %}
 {% if 'intents' in needed %}
     LEFT JOIN ia_r ON ia_r.run_id = b.run_id AND ia_r.topic = b.topic AND ia_r.rank = b.rank
+{% endif %}
 {% if 'grade_above' in needed %}
     LEFT JOIN gabove ga ON ga.topic = b.topic AND ga.grade = b.grade
 {% endif %}
