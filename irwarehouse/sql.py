@@ -187,11 +187,24 @@ def kept(key: tuple, build) -> str:
         found = _Kept.entries[text] = build()
         _Kept.added = True
         if not _Kept.registered:
-            import atexit
-
-            atexit.register(_write_cache)
             _Kept.registered = True
+            _write_at_exit()
     return found
+
+
+def _write_at_exit() -> None:
+    """Write the cache when the process ends, before this process's temporary directory
+    is removed (files: the one file guard records there the name it writes to): that
+    directory is made first, so that its removal, registered first, runs last."""
+    import atexit
+
+    from . import files
+
+    try:
+        files.temp_path("sql")
+    except IrwError:
+        return  # no temporary directory: nothing written, the renderings done again next time
+    atexit.register(_write_cache)
 
 
 def _read_cache() -> dict[str, str]:

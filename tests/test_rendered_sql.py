@@ -131,3 +131,22 @@ def test_a_damaged_cache_is_rendered_again(fresh_cache):
     path.write_text(json.dumps({repr(key): "SELECT 'kept'"}))
     sql._Kept.entries = None
     assert sql.statement("load.sql", "staged_run_ids") == "SELECT 'kept'"  # read, not rendered
+
+
+def test_the_cache_written_at_exit_leaves_no_temporary_directory(tmp_path):
+    """The cache is written when the process ends, through the one file guard, which
+    records the name it writes to in the process's temporary directory: that directory is
+    removed after the cache is written, also where nothing else made one."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(XDG_CACHE_HOME=str(tmp_path / "cache"), TMPDIR=str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    script = ("from irwarehouse.engine import rendering; from irwarehouse.measures import parse; "
+              "rendering.render_sql([parse('AP'), parse('P@7')])")
+    proc = subprocess.run([sys.executable, "-c", script], env=env, cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert len(list((tmp_path / "cache" / "irwarehouse").glob("sql-*.json"))) == 1
+    root = tmp_path / "tmp" / f"irw-{os.getuid()}"
+    assert not root.exists() or list(root.iterdir()) == []
