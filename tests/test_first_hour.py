@@ -213,3 +213,60 @@ def test_trec_eval_prints_what_trec_eval_prints(capsys):
 
     assert trec_eval.run([str(FIXTURES / "qrels.txt"), str(FIXTURES / "runs" / "beta1.txt")]) == 0
     assert "--rel-level" not in capsys.readouterr().err
+
+
+# --------------------------------------------------------------- the pair table explained
+
+def test_compare_table_heads_d_z_and_explains_its_columns_below(cli, tmp_path):
+    a, b = _single_runs(tmp_path)
+    qrels = FIXTURES / "qrels.txt"
+    out = cli("compare", qrels, a, b, "-m", "AP", "--rel-level", "1", "--level", "0.9",
+              "--judged-k", "5", "--rbp-p", "0.95", "--test", "t", "--test", "wilcoxon").stdout
+    table, footer = out.split("\n\n")
+    header = table.splitlines()[0].split()
+    assert "effect_size(d_z)" in header and "effect_size" not in header
+    lines = footer.splitlines()
+    assert lines[0] == "diff: mean_a - mean_b; ci_low, ci_high: its 90% interval (the test's)"
+    assert lines[1].startswith("effect_size(d_z): Cohen's d_z, the mean per-topic difference over its "
+                               "standard deviation; effect_low, effect_high: its exact 90% interval")
+    assert "p_t, p_wilcoxon: the p-value of each test" in lines
+    assert "residual_a, residual_b: RBP's residual at p = 0.95, what unjudged documents could still add" in lines
+    assert lines[-1] == "judged_a, judged_b: Judged@5, the judged fraction of the top 5"
+
+
+def test_pvalues_table_explains_its_columns_below(cli):
+    runs = sorted((FIXTURES / "runs").iterdir())
+    out = cli("pvalues", FIXTURES / "qrels.txt", *runs, "-m", "AP", "--rel-level", "1").stdout
+    table, footer = out.split("\n\n")
+    assert "effect_size(d_z)" in table.splitlines()[0]
+    assert footer.splitlines()[2].startswith("effect_size_residual: Sakai's effect size")
+    assert footer.splitlines()[-1].startswith("statistic, p_value: the test's; p_adjusted: under --correction")
+
+
+def test_csv_and_json_keep_the_public_column_names_without_a_footer(cli, tmp_path):
+    import csv
+    import io
+    import json
+
+    a, b = _single_runs(tmp_path)
+    qrels = FIXTURES / "qrels.txt"
+    text = cli("compare", qrels, a, b, "-m", "AP", "-m", "P@10", "-f", "csv").stdout
+    rows = list(csv.reader(io.StringIO(text)))
+    assert "effect_size" in rows[0] and len(rows) == 3 and all(len(r) == len(rows[0]) for r in rows)
+    records = json.loads(cli("pvalues", qrels, a, b, "-m", "AP", "-f", "json").stdout)
+    assert "effect_size" in records[0] and "effect_size(d_z)" not in records[0]
+
+
+def test_help_names_every_column_the_footer_explains(cli, tmp_path):
+    """What a table's footer explains, --help explains too."""
+    from irwarehouse.output import PAIR_FOOTER
+
+    a, b = _single_runs(tmp_path)
+    qrels = FIXTURES / "qrels.txt"
+    for command, args in (("compare", (qrels, a, b)), ("pvalues", (qrels, a, b))):
+        columns = cli(command, *args, "-m", "AP", "-f", "csv").stdout.splitlines()[0].split(",")
+        helped = " ".join(cli(command, "--help").stdout.split())
+        explained = {c for group, _ in PAIR_FOOTER for c in group if c in columns}
+        assert explained and "Cohen's d_z" in helped
+        for column in explained:
+            assert f"{column}:" in helped or f"{column}," in helped, (command, column)

@@ -70,11 +70,12 @@ def compare_cmd(
     """Two runs (or systems) per measure: means, difference with its interval (the first test's), Cohen's d_z (effect_size) with its interval, p-values, RBP residual and Judged@k.
     Given files (`irw compare QRELS RUN_A RUN_B -m M`), compare them without a warehouse.
 
-    Columns: mean_a, mean_b: the means over the topics; diff: mean_a - mean_b; effect_size:
-    Cohen's d_z (the mean of the per-topic differences over their standard deviation);
-    residual_a, residual_b: RBP's residual at --rbp-p (the score unjudged documents could
-    still add); judged_a, judged_b: Judged@k, the fraction of the top --judged-k documents
-    that are judged."""
+    Columns (--format table explains them below the table, and heads effect_size as effect_size(d_z)):
+    mean_a, mean_b: the means over the topics; diff: mean_a - mean_b; ci_low, ci_high: its interval at --level (the first test's)
+    effect_size: Cohen's d_z, the mean per-topic difference over its standard deviation; effect_low, effect_high: its exact interval at --level
+    topics: the number of topics compared; p_t, p_wilcoxon...: the p-value of each --test
+    residual_a, residual_b: RBP's residual at --rbp-p, what unjudged documents could still add
+    judged_a, judged_b: Judged@k, the fraction of the top k (--judged-k) documents that are judged"""
     check_format(fmt)
     if len(names) not in (2, 3):
         raise IrwError("compare takes two runs of the warehouse, or a qrels file and two run files "
@@ -88,7 +89,7 @@ def compare_cmd(
     else:
         with open_warehouse(ctx, read_only=True) as w:
             result = w.compare(names[0], names[1], measure, qrels, **options)
-    output.emit(result, fmt)
+    output.emit_pairs(result, fmt, level=level, rbp_p=rbp_p, judged_k=judged_k)
 
 
 @command(app, "discpower")
@@ -132,7 +133,15 @@ def pvalues_cmd(
     level: float = LevelOpt, by: str = ByOpt, rel_level: Optional[int] = RelLevelOpt,
     fmt: str = FormatOpt,
 ):
-    """Every run (or system) pair: mean difference with its interval, Cohen's d_z with its interval, Sakai's effect size over the residual variance, p-value (and adjusted p-value)."""
+    """Every run (or system) pair: mean difference with its interval, Cohen's d_z with its interval, Sakai's effect size over the residual variance, p-value (and adjusted p-value).
+    Given files (`irw pvalues QRELS RUN... -m M`), test them without a warehouse.
+
+    Columns (--format table explains them below the table, and heads effect_size as effect_size(d_z)):
+    mean_a, mean_b: the means over the topics; diff: mean_a - mean_b; ci_low, ci_high: its interval at --level (the test's)
+    effect_size: Cohen's d_z, the mean per-topic difference over its standard deviation; effect_low, effect_high: its exact interval at --level
+    effect_size_residual: Sakai's effect size, diff over the residual standard deviation of all runs x topics
+    statistic, p_value: the test's; p_adjusted: p_value under --correction; significant: p_adjusted < --alpha
+    with --by system: runs_a, runs_b: the number of runs of each system; within_spread: |diff| is below the spread of a system's runs' means"""
     check_format(fmt)
     one_measure(measure, "pvalues", rel_level)
     options = dict(test=test, correction=correction, alpha=alpha, B=samples, seed=seed,
@@ -150,7 +159,7 @@ def pvalues_cmd(
             result = w.pvalues(measure, qrels, runs, save=save, progress=progress, **options)
     if save:
         say(f"saved {len(result)} pairs in pair_tests as {save!r}")
-    output.emit(result, fmt)
+    output.emit_pairs(result, fmt, level=level)
 
 
 MATRIX_FORMATS = ("table", "csv", "json", "markdown", "latex")
