@@ -133,7 +133,7 @@ def test_trec8_group_counts_quoted_in_the_guide(trec8_db):
 
 # --------------------------------------------------------------- --rel-level where it matters
 
-THRESHOLD_NOTE = "grade >= 1 as relevant (--rel-level 2"
+THRESHOLD_NOTE = "grade >= 1 as relevant (TREC DL passages: --rel-level 2)"
 
 
 def _notes(stderr: str) -> list[str]:
@@ -149,7 +149,7 @@ def test_graded_qrels_at_the_default_threshold_say_so_once(cli):
     result = cli("eval", qrels, runs, "-m", "AP", "-m", "P@10", "-m", "nDCG@10", "-f", "json")
     assert _notes(result.stderr) == [
         "note: qrels qrels.txt grades up to 3 and AP, P@10 count grade >= 1 as relevant "
-        "(--rel-level 2: >= 2, as for TREC DL passages; --rel-level 1: no note)"]
+        "(TREC DL passages: --rel-level 2)"]
     assert json.loads(result.stdout)
     assert _notes(cli("eval", qrels, runs, "-m", "nDCG@10").stderr) == []
     for measure in ("AP", "RR", "P@5", "R@10", "NumRel"):

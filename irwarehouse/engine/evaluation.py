@@ -82,7 +82,7 @@ def note_default_threshold(source, qrels: str, measures: list[Measure]) -> bool:
         return False
     shown = ", ".join(at_default[:3]) + (", ..." if len(at_default) > 3 else "")
     note(f"qrels {name} grades up to {top} and {shown} count{'s' if len(at_default) == 1 else ''} "
-         "grade >= 1 as relevant (--rel-level 2: >= 2, as for TREC DL passages; --rel-level 1: no note)")
+         "grade >= 1 as relevant (TREC DL passages: --rel-level 2)")
     return True
 
 
