@@ -280,9 +280,12 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
             per = evaluation.evaluate(self.con, q, parsed, run_ids[q], topics=topics, max_docs=max_docs,
                                       rel_level=rel_level, store=store, collection=collection)
             present = {q} if len(per) else set()
+        noted = False  # the default threshold on graded qrels: said once
         for q in names:  # why a qrels gave no rows, said rather than left to guess
             if q not in present:
                 note(evaluation.no_rows_reason(self.con, q, run_ids[q], topics, rel_level), "no rows")
+            elif not noted:
+                noted = evaluation.note_default_threshold(self.con, q, parsed)
         if standardize:
             from .standardize import apply_factors
 
@@ -318,7 +321,10 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
 
         def evaluate(con, path, collection):
             if path is None:  # files in, scores out without a warehouse
-                return files_in.evaluate(con, name, parsed, run_spec=run_spec, **options)
+                per = files_in.evaluate(con, name, parsed, run_spec=run_spec, **options)
+                if len(per):
+                    evaluation.note_default_threshold(con, name, parsed)
+                return per
             return Warehouse.attach(con, path).eval(parsed, name, run_spec,
                                                     store=save is not None, **options)
 

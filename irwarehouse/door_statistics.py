@@ -66,17 +66,19 @@ class StatisticsDoor(Door):
     def pvalues(self, measure, qrels: str | None = None, runs="all", *, test: str = "t",
                 correction: str = "none", alpha: float = 0.05, B: int | None = None, seed: int = 0,
                 topics: str = "qrels", save: str | None = None, progress=None, level: float = 0.95,
-                by: str = "run") -> Result:
+                by: str = "run", rel_level: int | None = None) -> Result:
         """Every run pair with its mean difference and its interval at ``level`` (the test's
         own: ``TESTS[test].interval``), Cohen's d_z with its exact interval, Sakai's effect
         size over the residual variance (``effect_size_residual``), p-value and adjusted
         p-value; ``by="system"``: every pair of systems, with their runs and whether the
-        difference is within their spread. ``save`` keeps them in pair_tests."""
+        difference is within their spread. ``save`` keeps them in pair_tests. ``rel_level``:
+        the relevance threshold of a binary measure, as :meth:`eval`'s."""
         from . import significance
 
         check_unit(by)
-        m = one_measure(measure)
+        m = _parsed([one_measure(measure)], rel_level)[0]
         q, run_ids = self._qrels_runs(qrels, runs)
+        evaluation.note_default_threshold(self.con, q, [m])
         frame = significance.pvalues(self.con, q, m, run_ids, test, correction, alpha, B, seed,
                                      topics, progress, level, by)
         if save:
@@ -90,17 +92,20 @@ class StatisticsDoor(Door):
     def compare(self, run_a: str, run_b: str, measures, qrels: str | None = None, *,
                 tests=("t",), alpha: float = 0.05, B: int | None = None, seed: int = 0,
                 topics: str = "qrels", rbp_p: float = 0.8, judged_k: int = 10,
-                level: float = 0.95, by: str = "run") -> Result:
+                level: float = 0.95, by: str = "run", rel_level: int | None = None) -> Result:
         """Two runs (``by="system"``: two systems) per measure: means, difference with its
         interval at ``level`` (that of the first test), d_z with its exact interval,
-        p-values, RBP residual and Judged@k."""
+        p-values, RBP residual and Judged@k. ``rel_level``: the relevance threshold of the
+        binary measures, as :meth:`eval`'s."""
         from . import significance
 
         check_unit(by)
+        parsed = _parsed(measures, rel_level)
         q = qrels or catalogue.default_qrels(self.con)
         if by == "run":
             runsets.resolve(self.con, _spec([run_a, run_b]), qrels=q)
-        return Result.of(significance.compare(self.con, q, run_a, run_b, _parsed(measures),
+        evaluation.note_default_threshold(self.con, q, parsed)
+        return Result.of(significance.compare(self.con, q, run_a, run_b, parsed,
                                               [tests] if isinstance(tests, str) else list(tests),
                                               alpha, B, seed, topics, rbp_p, judged_k, level, by))
 

@@ -327,6 +327,59 @@ def emit(frame: Rows, fmt: str, table: Rows | None = None, digits: int = 4) -> N
         raise IrwError(f"unknown format {fmt!r}; valid: {', '.join(FORMATS)}")
 
 
+# The pair tables of ``irw compare`` and ``irw pvalues`` for people (``--format table``):
+# effect_size headed as what it is, and a footer saying what the columns that do not explain
+# themselves hold. CSV and JSON keep the public column names, with no footer.
+PAIR_LABELS = {"effect_size": "effect_size(d_z)"}
+# (the columns a line explains, the line): a line is printed when its first column is shown;
+# {level}, {rbp_p}, {judged_k} are the command's settings.
+PAIR_FOOTER = (
+    (("diff", "ci_low", "ci_high"), "diff: mean_a - mean_b; ci_low, ci_high: its {level} interval (the test's)"),
+    (("effect_size", "effect_low", "effect_high"),
+     "effect_size(d_z): Cohen's d_z, the mean per-topic difference over its standard deviation; "
+     "effect_low, effect_high: its exact {level} interval"),
+    (("effect_size_residual",),
+     "effect_size_residual: Sakai's effect size, diff over the residual standard deviation of all "
+     "runs x topics"),
+    (("runs_a", "runs_b"), "runs_a, runs_b: the number of runs of each system"),
+    (("within_spread",), "within_spread: |diff| is below the spread of a system's runs' means"),
+    (("topics",), "topics: the number of topics compared"),
+    (("statistic", "p_value", "p_adjusted", "significant"),
+     "statistic, p_value: the test's; p_adjusted: under --correction; significant: p_adjusted < --alpha"),
+    (("p_*",), "{tests}"),
+    (("residual_a", "residual_b"),
+     "residual_a, residual_b: RBP's residual at p = {rbp_p:g}, what unjudged documents could still add"),
+    (("judged_a", "judged_b"), "judged_a, judged_b: Judged@{judged_k}, the judged fraction of the top {judged_k}"),
+)
+
+
+def pair_footer(columns, level: float = 0.95, rbp_p: float = 0.8, judged_k: int = 10) -> str:
+    """The footer of a pair table with ``columns``: a line per column group shown (PAIR_FOOTER;
+    ``p_*`` stands for compare's p-value of each test, ``p_t``, ``p_wilcoxon``...)."""
+    tests = [c for c in columns if c.startswith("p_") and c not in ("p_value", "p_adjusted")]
+    shown = set(columns) | ({"p_*"} if tests else set())
+    level_text = f"{100 * level:g}%"
+    tests_text = (f"{tests[0]}: the {tests[0][2:]} test's p-value" if len(tests) == 1 else
+                  f"{', '.join(tests)}: the p-value of each test")
+    return "\n".join(text.format(level=level_text, rbp_p=rbp_p, judged_k=judged_k, tests=tests_text)
+                     for group, text in PAIR_FOOTER if group[0] in shown)
+
+
+def emit_pairs(frame: Rows, fmt: str, level: float = 0.95, rbp_p: float = 0.8,
+               judged_k: int = 10) -> None:
+    """Print a pair table (``irw compare``, ``irw pvalues``) as ``fmt``: in ``table``, the
+    columns labelled for people (PAIR_LABELS) with a footer explaining them (:func:`pair_footer`);
+    in the other formats, as :func:`emit` prints it."""
+    frame = _plain(frame)
+    if fmt != "table" or len(frame) == 0:
+        emit(frame, fmt)
+        return
+    columns = _columns(frame)
+    records = _records(frame)
+    labelled = [{PAIR_LABELS.get(c, c): row[c] for c in columns} for row in records]
+    sys.stdout.write(to_table(labelled) + "\n\n" + pair_footer(columns, level, rbp_p, judged_k) + "\n")
+
+
 def _by_qrels(rows: list[tuple], several: bool):
     """Rows grouped by their first column (the qrels) in order of appearance, or one group."""
     if not several:

@@ -30,3 +30,8 @@ ORDER BY topic LIMIT {{ limit }}
 {% macro topics_of_qrels(P, limit) -%}
 SELECT DISTINCT topic FROM qrels WHERE qrels = {{ P.q }} ORDER BY topic LIMIT {{ limit }}
 {%- endmacro %}
+
+{# The largest grade judged in qrels P.q (NULL when it judges nothing). #}
+{% macro top_grade(P) -%}
+SELECT max(rel) FROM qrels WHERE qrels = {{ P.q }}
+{%- endmacro %}

@@ -129,3 +129,144 @@ def test_trec8_group_counts_quoted_in_the_guide(trec8_db):
         con.close()
     assert counts == (59, 82)
     assert "Holm's, form 59, 48 and 53 groups by AP, P@10 and nDCG@10; with `--correction none`, 82," in text
+
+
+# --------------------------------------------------------------- --rel-level where it matters
+
+THRESHOLD_NOTE = "grade >= 1 as relevant (TREC DL passages: --rel-level 2)"
+
+
+def _notes(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if THRESHOLD_NOTE in line]
+
+
+def test_graded_qrels_at_the_default_threshold_say_so_once(cli):
+    """The fixture qrels grade 0-3: binary measures at threshold 1 bring one note (one line,
+    on stderr: the JSON on stdout stays JSON); graded measures alone do not."""
+    import json
+
+    qrels, runs = FIXTURES / "qrels.txt", FIXTURES / "runs"
+    result = cli("eval", qrels, runs, "-m", "AP", "-m", "P@10", "-m", "nDCG@10", "-f", "json")
+    assert _notes(result.stderr) == [
+        "note: qrels qrels.txt grades up to 3 and AP, P@10 count grade >= 1 as relevant "
+        "(TREC DL passages: --rel-level 2)"]
+    assert json.loads(result.stdout)
+    assert _notes(cli("eval", qrels, runs, "-m", "nDCG@10").stderr) == []
+    for measure in ("AP", "RR", "P@5", "R@10", "NumRel"):
+        assert len(_notes(cli("eval", qrels, runs / "beta1.txt", "-m", measure).stderr)) == 1, measure
+
+
+def test_a_threshold_given_silences_the_note(cli):
+    qrels, run = FIXTURES / "qrels.txt", FIXTURES / "runs" / "beta1.txt"
+    for args in (("--rel-level", "1"), ("--rel-level", "2"), ()):
+        measure = "AP(rel=2)" if not args else "AP"
+        result = cli("eval", qrels, run, "-m", measure, *args)
+        assert _notes(result.stderr) == [], args
+
+
+def test_binary_qrels_bring_no_note(cli, tmp_path):
+    binary = tmp_path / "binary.txt"
+    binary.write_text("".join(f"{t} 0 {d} {min(int(g), 1)}\n" for t, _, d, g in
+                              (line.split() for line in (FIXTURES / "qrels.txt").read_text().splitlines())))
+    assert _notes(cli("eval", binary, FIXTURES / "runs", "-m", "AP").stderr) == []
+
+
+def test_the_note_in_a_warehouse_once_for_several_qrels(cli):
+    cli("load", "qrels", FIXTURES / "qrels.txt", "--name", "fixture")
+    cli("load", "runs", FIXTURES / "runs")
+    cli("pool", "leave-out", "--all-teams", "--depth", "10")
+    result = cli("eval", "-m", "AP", "--qrels", "fixture*")
+    assert result.stdout.count("fixture-lo-") > 1  # several qrels evaluated
+    assert len(_notes(result.stderr)) == 1 and "qrels fixture" in result.stderr
+    assert _notes(cli("eval", "-m", "AP", "--rel-level", "1").stderr) == []
+
+
+def test_compare_and_pvalues_take_rel_level_and_note_the_default(cli, tmp_path):
+    import csv
+    import io
+
+    a, b = _single_runs(tmp_path)
+    qrels = FIXTURES / "qrels.txt"
+    plain = cli("compare", qrels, a, b, "-m", "AP", "-f", "csv")
+    assert len(_notes(plain.stderr)) == 1
+    two = cli("compare", qrels, a, b, "-m", "AP", "--rel-level", "2", "-f", "csv")
+    written = cli("compare", qrels, a, b, "-m", "AP(rel=2)", "-f", "csv")
+    assert _notes(two.stderr) == [] and _notes(written.stderr) == []
+    assert two.stdout == written.stdout != plain.stdout
+    assert next(csv.DictReader(io.StringIO(two.stdout)))["measure"] == "AP(rel=2)"
+    assert _notes(cli("compare", qrels, a, b, "-m", "AP", "--rel-level", "1").stderr) == []
+    runs = sorted((FIXTURES / "runs").iterdir())
+    assert len(_notes(cli("pvalues", qrels, *runs, "-m", "AP").stderr)) == 1
+    two = cli("pvalues", qrels, *runs, "-m", "AP", "--rel-level", "2", "-f", "csv")
+    assert _notes(two.stderr) == []
+    assert two.stdout == cli("pvalues", qrels, *runs, "-m", "AP(rel=2)", "-f", "csv").stdout
+    cli("load", "qrels", qrels, "--name", "fixture")
+    cli("load", "runs", *runs)
+    assert len(_notes(cli("pvalues", "-m", "P@10").stderr)) == 1
+    assert len(_notes(cli("compare", "alpha1", "alpha2", "-m", "P@10").stderr)) == 1
+    assert _notes(cli("compare", "alpha1", "alpha2", "-m", "P@10", "--rel-level", "1").stderr) == []
+
+
+def test_trec_eval_prints_what_trec_eval_prints(capsys):
+    """irw trec-eval adds no note: its output and messages are trec_eval's."""
+    from irwarehouse.cli import trec_eval
+
+    assert trec_eval.run([str(FIXTURES / "qrels.txt"), str(FIXTURES / "runs" / "beta1.txt")]) == 0
+    assert "--rel-level" not in capsys.readouterr().err
+
+
+# --------------------------------------------------------------- the pair table explained
+
+def test_compare_table_heads_d_z_and_explains_its_columns_below(cli, tmp_path):
+    a, b = _single_runs(tmp_path)
+    qrels = FIXTURES / "qrels.txt"
+    out = cli("compare", qrels, a, b, "-m", "AP", "--rel-level", "1", "--level", "0.9",
+              "--judged-k", "5", "--rbp-p", "0.95", "--test", "t", "--test", "wilcoxon").stdout
+    table, footer = out.split("\n\n")
+    header = table.splitlines()[0].split()
+    assert "effect_size(d_z)" in header and "effect_size" not in header
+    lines = footer.splitlines()
+    assert lines[0] == "diff: mean_a - mean_b; ci_low, ci_high: its 90% interval (the test's)"
+    assert lines[1].startswith("effect_size(d_z): Cohen's d_z, the mean per-topic difference over its "
+                               "standard deviation; effect_low, effect_high: its exact 90% interval")
+    assert "p_t, p_wilcoxon: the p-value of each test" in lines
+    assert "residual_a, residual_b: RBP's residual at p = 0.95, what unjudged documents could still add" in lines
+    assert lines[-1] == "judged_a, judged_b: Judged@5, the judged fraction of the top 5"
+
+
+def test_pvalues_table_explains_its_columns_below(cli):
+    runs = sorted((FIXTURES / "runs").iterdir())
+    out = cli("pvalues", FIXTURES / "qrels.txt", *runs, "-m", "AP", "--rel-level", "1").stdout
+    table, footer = out.split("\n\n")
+    assert "effect_size(d_z)" in table.splitlines()[0]
+    assert footer.splitlines()[2].startswith("effect_size_residual: Sakai's effect size")
+    assert footer.splitlines()[-1].startswith("statistic, p_value: the test's; p_adjusted: under --correction")
+
+
+def test_csv_and_json_keep_the_public_column_names_without_a_footer(cli, tmp_path):
+    import csv
+    import io
+    import json
+
+    a, b = _single_runs(tmp_path)
+    qrels = FIXTURES / "qrels.txt"
+    text = cli("compare", qrels, a, b, "-m", "AP", "-m", "P@10", "-f", "csv").stdout
+    rows = list(csv.reader(io.StringIO(text)))
+    assert "effect_size" in rows[0] and len(rows) == 3 and all(len(r) == len(rows[0]) for r in rows)
+    records = json.loads(cli("pvalues", qrels, a, b, "-m", "AP", "-f", "json").stdout)
+    assert "effect_size" in records[0] and "effect_size(d_z)" not in records[0]
+
+
+def test_help_names_every_column_the_footer_explains(cli, tmp_path):
+    """What a table's footer explains, --help explains too."""
+    from irwarehouse.output import PAIR_FOOTER
+
+    a, b = _single_runs(tmp_path)
+    qrels = FIXTURES / "qrels.txt"
+    for command, args in (("compare", (qrels, a, b)), ("pvalues", (qrels, a, b))):
+        columns = cli(command, *args, "-m", "AP", "-f", "csv").stdout.splitlines()[0].split(",")
+        helped = " ".join(cli(command, "--help").stdout.split())
+        explained = {c for group, _ in PAIR_FOOTER for c in group if c in columns}
+        assert explained and "Cohen's d_z" in helped
+        for column in explained:
+            assert f"{column}:" in helped or f"{column}," in helped, (command, column)

@@ -670,11 +670,12 @@ def test_a_table_row_is_one_line_whatever_its_cells_hold(fx):
 def test_compare_says_why_a_test_is_undefined(fx, test):
     """Two runs whose per-topic differences do not vary (NumRel: the same on every topic):
     the test's p-value and the effect size are blank, and a note says why."""
-    result = fx("compare", "alpha1", "alpha2", "-m", "NumRel", "-m", "AP", "--test", test)
+    result = fx("compare", "alpha1", "alpha2", "-m", "NumRel", "-m", "AP", "--test", test,
+                "--rel-level", "1")  # (the threshold chosen: no note on it)
     assert result.stderr.splitlines() == [
-        "note: alpha1 and alpha2: NumRel differs by the same amount (0.0000) on all 5 topics, so the "
+        "note: alpha1 and alpha2: NumRel(rel=1) differs by the same amount (0.0000) on all 5 topics, so the "
         f"differences have no variance: the {test} test and the effect size are undefined (left blank)"]
-    assert fx("compare", "alpha1", "alpha2", "-m", "AP").stderr == ""
+    assert fx("compare", "alpha1", "alpha2", "-m", "AP", "--rel-level", "1").stderr == ""
 
 
 def test_a_closed_pipe_is_quiet(fx):

@@ -180,6 +180,11 @@ CollectionOpt = typer.Option(
     None, "--collection", metavar="NAME",
     help="Use the runs of this collection (default: the qrels's collection).")
 TopicsOpt = typer.Option("qrels", "--topics", help="Topic set: qrels (topics with a relevant document) | run (trec_eval default) | all (trec_eval -c).")
+RelLevelOpt = typer.Option(
+    None, "--rel-level", metavar="L",
+    help="Relevance threshold of the binary measures (AP, P@k, RR...): grade >= L is relevant "
+         "(trec_eval -l; default 1). On qrels graded beyond 1 (TREC DL: 0-3) a note says which "
+         "measures count grade 1; giving L, 1 included, silences it.")
 ByOpt = typer.Option("run", "--by", help="run | system: a row per system (run_meta.system; a run without one is its own), its per-topic score the mean of its runs', with their number and spread.")
 
 

@@ -11,7 +11,7 @@ import typer
 
 from .. import api, output
 from ..errors import IrwError
-from .app import (ByOpt, CollectionOpt, FormatOpt, LoadCollectionOpt, RunsOpt, TopicsOpt, app,
+from .app import (ByOpt, CollectionOpt, FormatOpt, LoadCollectionOpt, RelLevelOpt, RunsOpt, TopicsOpt, app,
                   check_format, collections_app, command, load_app, open_warehouse, qrels_app,
                   remove, runs_app, say, show)
 
@@ -134,7 +134,7 @@ def eval_cmd(
     per_topic: bool = typer.Option(False, "--per-topic", help="One row per topic (trec_eval -q)."),
     topics: str = TopicsOpt,
     max_docs: Optional[int] = typer.Option(None, "--max-docs", help="Only the top N documents of each ranking count (trec_eval -M)."),
-    rel_level: Optional[int] = typer.Option(None, "--rel-level", help="Relevance threshold for binary measures (trec_eval -l; default 1)."),
+    rel_level: Optional[int] = RelLevelOpt,
     aggregate: str = typer.Option("mean", "--aggregate", help="mean (arithmetic) | gm (geometric: exp(mean(log(x + 1e-5))) - 1e-5) | gm_trec (trec_eval's gm_map: exp(mean(log(max(x, 1e-5)))))."),
     fmt: str = typer.Option("table", "--format", "-f", help="table | csv | json | trec"),
     store: bool = typer.Option(True, "--store/--no-store", help="Keep the per-topic scores in the scores table."),

@@ -10,7 +10,7 @@ import typer
 
 from .. import api, output
 from ..errors import IrwError
-from .app import (ByOpt, FormatOpt, QrelsOpt, RunsOpt, TopicsOpt, app, check_format, command,
+from .app import (ByOpt, FormatOpt, QrelsOpt, RelLevelOpt, RunsOpt, TopicsOpt, app, check_format, command,
                   open_warehouse, progress_callback, say)
 
 _TESTS = " | ".join(api.TESTS)
@@ -47,9 +47,10 @@ def one_run_each(files: list, ids: list) -> list:
     return [of_file[0] for of_file in ids]
 
 
-def one_measure(name: str, what: str) -> None:
-    """A bad measure, or several, is reported before the warehouse is opened."""
-    if len(api.measure_labels([name])) != 1:
+def one_measure(name: str, what: str, rel_level: int | None = None) -> None:
+    """A bad measure, or several (or a bad --rel-level), is reported before the warehouse is
+    opened."""
+    if len(api.measure_labels([name], rel_level)) != 1:
         raise IrwError(f"{what} takes one measure")
 
 
@@ -63,31 +64,32 @@ def compare_cmd(
     samples: Optional[int] = BOpt, seed: int = SeedOpt,
     rbp_p: float = typer.Option(0.8, "--rbp-p", help="Persistence of the RBP residual reported beside the p-values."),
     judged_k: int = typer.Option(10, "--judged-k", help="Depth of the Judged@k reported beside the p-values."),
-    level: float = LevelOpt, by: str = ByOpt,
+    level: float = LevelOpt, by: str = ByOpt, rel_level: Optional[int] = RelLevelOpt,
     fmt: str = FormatOpt,
 ):
     """Two runs (or systems) per measure: means, difference with its interval (the first test's), Cohen's d_z (effect_size) with its interval, p-values, RBP residual and Judged@k.
     Given files (`irw compare QRELS RUN_A RUN_B -m M`), compare them without a warehouse.
 
-    Columns: mean_a, mean_b: the means over the topics; diff: mean_a - mean_b; effect_size:
-    Cohen's d_z (the mean of the per-topic differences over their standard deviation);
-    residual_a, residual_b: RBP's residual at --rbp-p (the score unjudged documents could
-    still add); judged_a, judged_b: Judged@k, the fraction of the top --judged-k documents
-    that are judged."""
+    Columns (--format table explains them below the table, and heads effect_size as effect_size(d_z)):
+    mean_a, mean_b: the means over the topics; diff: mean_a - mean_b; ci_low, ci_high: its interval at --level (the first test's)
+    effect_size: Cohen's d_z, the mean per-topic difference over its standard deviation; effect_low, effect_high: its exact interval at --level
+    topics: the number of topics compared; p_t, p_wilcoxon...: the p-value of each --test
+    residual_a, residual_b: RBP's residual at --rbp-p, what unjudged documents could still add
+    judged_a, judged_b: Judged@k, the fraction of the top k (--judged-k) documents that are judged"""
     check_format(fmt)
     if len(names) not in (2, 3):
         raise IrwError("compare takes two runs of the warehouse, or a qrels file and two run files "
                        f"(irw compare QRELS RUN_A RUN_B); got {len(names)} arguments")
     options = dict(tests=list(test), alpha=alpha, B=samples, seed=seed, topics=topics,
-                   rbp_p=rbp_p, judged_k=judged_k, level=level, by=by)
+                   rbp_p=rbp_p, judged_k=judged_k, level=level, by=by, rel_level=rel_level)
     if len(names) == 3:
-        api.measure_labels(measure)  # a bad measure: before the files are read
+        api.measure_labels(measure, rel_level)  # a bad measure or level: before the files are read
         result = on_files(ctx, qrels, names[0], names[1:],
                           lambda w, q, ids: w.compare(*one_run_each(names[1:], ids), measure, q, **options))
     else:
         with open_warehouse(ctx, read_only=True) as w:
             result = w.compare(names[0], names[1], measure, qrels, **options)
-    output.emit(result, fmt)
+    output.emit_pairs(result, fmt, level=level, rbp_p=rbp_p, judged_k=judged_k)
 
 
 @command(app, "discpower")
@@ -128,14 +130,22 @@ def pvalues_cmd(
     correction: str = CorrectionOpt, alpha: float = AlphaOpt, samples: Optional[int] = BOpt,
     seed: int = SeedOpt,
     save: Optional[str] = typer.Option(None, "--save", help="Keep the pairs in table pair_tests under this name."),
-    level: float = LevelOpt, by: str = ByOpt,
+    level: float = LevelOpt, by: str = ByOpt, rel_level: Optional[int] = RelLevelOpt,
     fmt: str = FormatOpt,
 ):
-    """Every run (or system) pair: mean difference with its interval, Cohen's d_z with its interval, Sakai's effect size over the residual variance, p-value (and adjusted p-value)."""
+    """Every run (or system) pair: mean difference with its interval, Cohen's d_z with its interval, Sakai's effect size over the residual variance, p-value (and adjusted p-value).
+    Given files (`irw pvalues QRELS RUN... -m M`), test them without a warehouse.
+
+    Columns (--format table explains them below the table, and heads effect_size as effect_size(d_z)):
+    mean_a, mean_b: the means over the topics; diff: mean_a - mean_b; ci_low, ci_high: its interval at --level (the test's)
+    effect_size: Cohen's d_z, the mean per-topic difference over its standard deviation; effect_low, effect_high: its exact interval at --level
+    effect_size_residual: Sakai's effect size, diff over the residual standard deviation of all runs x topics
+    statistic, p_value: the test's; p_adjusted: p_value under --correction; significant: p_adjusted < --alpha
+    with --by system: runs_a, runs_b: the number of runs of each system; within_spread: |diff| is below the spread of a system's runs' means"""
     check_format(fmt)
-    one_measure(measure, "pvalues")
+    one_measure(measure, "pvalues", rel_level)
     options = dict(test=test, correction=correction, alpha=alpha, B=samples, seed=seed,
-                   topics=topics, level=level, by=by)
+                   topics=topics, level=level, by=by, rel_level=rel_level)
     if files:
         if len(files) < 3:
             raise IrwError("pvalues from files takes a qrels file and at least two run files")
@@ -149,7 +159,7 @@ def pvalues_cmd(
             result = w.pvalues(measure, qrels, runs, save=save, progress=progress, **options)
     if save:
         say(f"saved {len(result)} pairs in pair_tests as {save!r}")
-    output.emit(result, fmt)
+    output.emit_pairs(result, fmt, level=level)
 
 
 MATRIX_FORMATS = ("table", "csv", "json", "markdown", "latex")

@@ -65,6 +65,27 @@ def note_unshared_topics(source, topic_qrels: str, collection: str, run_ids: lis
              f"the qrels's: {ours})")
 
 
+def note_default_threshold(source, qrels: str, measures: list[Measure]) -> bool:
+    """Say so (errors.note) when ``qrels`` is graded beyond 1 (TREC DL, MS MARCO's graded
+    sets: 0 to 3) and measures whose threshold ``--rel-level`` sets were given neither
+    ``rel=`` nor ``--rel-level``: they count grade >= 1 as relevant, where such collections
+    often mean >= 2. A threshold given, 1 included, is the user's choice: no note. Whether
+    it noted."""
+    at_default = [str(m) for m in measures if m.definition.takes_rel_level and not m.has("rel")]
+    if not at_default:
+        return False
+    engine = engine_of(source)
+    name, _ = catalogue.qrels_info(engine, qrels)
+    top = engine.rows(sql.statement("checks.sql", "top_grade", _P(engine, "q"), dialect=engine.dialect),
+                      {"q": name})[0][0]
+    if top is None or top < 2:
+        return False
+    shown = ", ".join(at_default[:3]) + (", ..." if len(at_default) > 3 else "")
+    note(f"qrels {name} grades up to {top} and {shown} count{'s' if len(at_default) == 1 else ''} "
+         "grade >= 1 as relevant (TREC DL passages: --rel-level 2)")
+    return True
+
+
 def scores_query(source, qrels: str, measures: list[Measure], run_ids: list[str],
                  topics: str = "qrels", max_docs: int | None = None, rel_level: int | None = None,
                  collection: str | None = None) -> tuple[str, dict, str, str]:
