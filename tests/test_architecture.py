@@ -20,7 +20,7 @@ LAYERS = [
                     "irwarehouse.systems", "irwarehouse.power", "irwarehouse.repro_stats",
                     "irwarehouse.sql", "irwarehouse.pages", "irwarehouse.files", "irwarehouse.names", "irwarehouse.statements",
                     "irwarehouse.options", "irwarehouse.citations", "irwarehouse.judgment_kinds", "irwarehouse.trec_families",
-                    "irwarehouse.measures", "irwarehouse.trec_names", "irwarehouse.experiments"]),
+                    "irwarehouse.measures", "irwarehouse.measure_rows", "irwarehouse.trec_names", "irwarehouse.experiments"]),
     ("connection", ["irwarehouse.connection*", "irwarehouse.state"]),
     ("catalogue", ["irwarehouse.catalogue", "irwarehouse.runsets"]),
     ("engine", ["irwarehouse.engine*"]),

@@ -18,7 +18,7 @@ import re
 
 import pytest
 
-from irwarehouse import measures, schema
+from irwarehouse import measure_rows, measures, schema
 from irwarehouse.measures import MeasureDef
 from irwarehouse.engine import evaluation, loading
 from irwarehouse.errors import IrwError
@@ -387,8 +387,8 @@ def test_citations_are_structured_and_a_measure_explains_itself():
     assert len(q.citations) == 2 and q.paper == "; ".join(c.short for c in q.citations)
     assert all(m.citations for m in measures.CATALOGUE.values())  # none left as free text
     assert MeasureDef("X", "free text", (), paper="a note", examples=("X",)).paper == "a note"
-    rows = {r[0]: r for r in measures.catalogue_rows()}
-    assert rows["ERR"][measures.CATALOGUE_COLUMNS.index("paper")] == "Chapelle, Metzler, Zhang & Grinspan, CIKM 2009"
+    rows = {r[0]: r for r in measure_rows.catalogue_rows()}
+    assert rows["ERR"][measure_rows.CATALOGUE_COLUMNS.index("paper")] == "Chapelle, Metzler, Zhang & Grinspan, CIKM 2009"
 
     text = Warehouse.explain_measure("RBP")
     for part in ("History:", "2008  Moffat, Zobel. Rank-biased precision for measurement of retrieval effectiveness. TOIS, 2008.",
