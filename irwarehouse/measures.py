@@ -28,7 +28,7 @@ from .sql import quote_literal
 from .trec_families import (TREC_AGGREGATES, TREC_FAMILIES, TREC_NICKNAMES, TREC_UNSUPPORTED,  # noqa: F401 (re-exported)
                             TREC_VALUE_KINDS, TrecFamily, format_number, format_value)
 from .citations import (BPREF, BUCKLEY, INFAP, JK, KANTOR, MOFFAT, SAKAI, SAKAI_KANDO, SALTON,
-                        TREC, TREC_EVAL_9, TREC_EVAL_10, UNCERTAINTY, VANRIJSBERGEN, WEBBER, Citation,
+                        TREC, TREC_EVAL_9, TREC_EVAL_10, UNCERTAINTY, VANRIJSBERGEN, WEBBER, XINFAP, Citation,
                         as_citations)
 
 DISCOUNTS = ("log2p1", "jk")
@@ -137,6 +137,8 @@ NEEDS = {
     "top_grade": "m.top_grade: the largest grade judged in the qrels (one value per qrels)",
     "pool_unjudged": "m.pool_unjudged: per row, the documents ranked above it that the qrels "
                      "lists with a grade below 0 (in the pool, not assessed)",
+    "strata": "sampled judgments: strata_aggs(m) over the ranked documents of the prels with their "
+              "strata's weights and the running estimate est; est_R and est_idcg per topic",
 }
 
 # Names a parameter of a measure may not take: the context ``m`` already uses them.
@@ -187,6 +189,7 @@ class MeasureDef:
     examples: tuple[str, ...] = ()
     paper: "str | Citation | tuple[Citation, ...]" = ""
     reads: str = GRADED_KIND
+    cutoff_levels: tuple[float, ...] = ()  # the only recall levels it takes (none: any)
     citations: tuple[Citation, ...] = field(init=False, default=(), compare=False)
 
     def __post_init__(self):
@@ -342,6 +345,23 @@ CATALOGUE: dict[str, MeasureDef] = {
         MeasureDef("Utility", "Set utility: a rel_ret + b nonrel_ret + c rel_not_ret + d nonrel_not_ret",
                    UTILITY + (REL, JUDGED), cutoff=False, paper=TREC,
                    examples=("Utility", "Utility(a=2,b=-1,c=-0.5,d=0.01,docs=1000)")),
+        MeasureDef("xinfAP", "Extended inferred AP from stratified sampled judgments (sample_eval's infAP)", (),
+                   cutoff=False, needs=("strata",), reads="prels", paper=XINFAP, examples=("xinfAP",)),
+        MeasureDef("infNDCG", "Inferred nDCG from stratified sampled judgments, ideal DCG estimated (sample_eval)",
+                   (), cutoff=False, needs=("strata",), reads="prels", paper=XINFAP, examples=("infNDCG",)),
+        MeasureDef("iP", "Inferred precision at k: estimated relevant retrieved in the top k, divided by k "
+                   "(sample_eval's iP10, iP50, iP1000)", (), cutoff_required=True, needs=("strata",),
+                   reads="prels", paper=XINFAP, examples=("iP@10", "iP@1000")),
+        MeasureDef("iNumRelRet", "Estimated relevant retrieved within k and 1,000 (sample_eval's inum_rel_ret)", (),
+                   needs=("strata",), aliases=("inum_rel_ret",), reads="prels", paper=XINFAP,
+                   examples=("iNumRelRet", "iNumRelRet@50")),
+        MeasureDef("iNumRel", "Estimated number of relevant documents, R (sample_eval's inum_rel)", (),
+                   cutoff=False, needs=("strata",), aliases=("inum_rel",), reads="prels", paper=XINFAP,
+                   examples=("iNumRel",)),
+        MeasureDef("iIPrec", "Inferred interpolated precision at recall level r = 0, 0.1, ..., 1 (sample_eval's "
+                   "iprec@rec)", (), cutoff_kind="recall", cutoff_required=True, needs=("strata",),
+                   aliases=("iprec",), reads="prels", paper=XINFAP, examples=("iIPrec@0.0", "iIPrec@0.5"),
+                   cutoff_levels=tuple(i / 10 for i in range(11))),
     ]
 }
 
@@ -592,6 +612,9 @@ def _cutoff(definition: MeasureDef, text: str | None, whole: str):
         level = _decimal(text)
         if level is None or level < 0:
             raise IrwError(f"cut-off @{shown(text, 20)[1:-1]} in {whole} must be a recall level >= 0, e.g. 0.3")
+        if definition.cutoff_levels and float(level) not in definition.cutoff_levels:
+            raise IrwError(f"cut-off @{shown(text, 20)[1:-1]} in {whole} must be one of "
+                           + ", ".join(map(repr, definition.cutoff_levels)))
         return float(level)
     cutoff = _integer(text)
     if cutoff is None or not 1 <= cutoff <= MAX_INT:
