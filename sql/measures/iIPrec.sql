@@ -24,28 +24,32 @@ sm AS (
     FROM st
 ),
 l11 AS (
-    -- r: the estimated R; ef: the final estimate; top: the best precision; p: the rank the
-    -- walk has reached (a level taken at rank p, the next one is taken above it)
+    -- r the estimated R, ef the final estimate, top the best precision, p the rank the
+    -- walk has reached: a level taken at rank p, the next one is taken above it
     SELECT s.run_id, s.topic, coalesce(max(t.est_R), 0) AS r, max_by(s.e, s.a) AS ef,
-           greatest(max({{ d.div('s.e', 's.a') }}), 0) AS top, max(s.b) + 1 AS p, false AS done
+           greatest(max({{ d.div('s.e', 's.a') }}), 0) AS top, max(s.b) + 1 AS p, 0 AS done
     FROM st AS s LEFT JOIN sp_topics AS t ON t.topic = s.topic
     GROUP BY s.run_id, s.topic
 ),
 {% for j in range(10, -1, -1) %}
 {% set level = '(' ~ ((j / 10) | num) ~ ' * l.r)' %}
+{% set fires = 's.a <= q.p - 1 AND s.e < ' ~ ((j / 10) | num) ~ ' * q.r' %}
 l{{ j }} AS (
+    -- level {{ j }}: the stretch nearest below rank p whose estimate falls short of it, fa to
+    -- flater, from the level before, read once
     SELECT l.run_id, l.topic, l.r, l.ef, l.top{% for i in range(10, j, -1) %}, l.v{{ i }}{% endfor %},
            CASE WHEN {{ level }} > l.ef THEN 0
-                WHEN l.done OR f.a IS NULL THEN l.top
-                ELSE greatest({{ d.div('f.e', 'least(f.b, l.p - 1)') }}, f.later) END AS v{{ j }},
-           CASE WHEN {{ level }} > l.ef OR l.done OR f.a IS NULL THEN l.p ELSE least(f.b, l.p - 1) END AS p,
-           CASE WHEN {{ level }} > l.ef THEN l.done ELSE l.done OR f.a IS NULL END AS done
-    FROM l{{ j + 1 }} AS l
-    LEFT JOIN (SELECT s.run_id, s.topic, max(s.a) AS a, max_by(s.b, s.a) AS b, max_by(s.e, s.a) AS e,
-                      max_by(s.later, s.a) AS later
-               FROM sm AS s JOIN l{{ j + 1 }} AS q ON q.run_id = s.run_id AND q.topic = s.topic
-               WHERE s.a <= q.p - 1 AND s.e < {{ (j / 10) | num }} * q.r
-               GROUP BY s.run_id, s.topic) AS f ON f.run_id = l.run_id AND f.topic = l.topic
+                WHEN l.done = 1 OR l.fa IS NULL THEN l.top
+                ELSE greatest({{ d.div('l.fe', 'least(l.fb, l.p - 1)') }}, l.flater) END AS v{{ j }},
+           CASE WHEN {{ level }} > l.ef OR l.done = 1 OR l.fa IS NULL THEN l.p ELSE least(l.fb, l.p - 1) END AS p,
+           CASE WHEN {{ level }} > l.ef OR l.fa IS NOT NULL THEN l.done ELSE 1 END AS done
+    FROM (SELECT q.run_id, q.topic, max(q.r) AS r, max(q.ef) AS ef, max(q.top) AS top,
+                 {% for i in range(10, j, -1) %}max(q.v{{ i }}) AS v{{ i }}, {% endfor %}max(q.p) AS p, max(q.done) AS done,
+                 max(s.a) FILTER (WHERE {{ fires }}) AS fa, max_by(s.b, s.a) FILTER (WHERE {{ fires }}) AS fb,
+                 max_by(s.e, s.a) FILTER (WHERE {{ fires }}) AS fe,
+                 max_by(s.later, s.a) FILTER (WHERE {{ fires }}) AS flater
+          FROM l{{ j + 1 }} AS q JOIN sm AS s ON s.run_id = q.run_id AND s.topic = q.topic
+          GROUP BY q.run_id, q.topic) AS l
 ){{ ',' if not loop.last }}
 {% endfor %}
 SELECT run_id, topic,
