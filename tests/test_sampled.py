@@ -16,7 +16,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from conftest import FIXTURES, cli_for, snapshot
+from conftest import FIXTURES, cli_for, snapshot, unavailable
 from irwarehouse import Warehouse, measures
 from irwarehouse.errors import IrwError
 
@@ -258,6 +258,33 @@ def test_the_macros_run_on_a_plain_duckdb_client(tmp_path):
     finally:
         con.close()
     assert rows == [("runA", "401", 0.571), ("runA", "402", 0.7143)]
+
+
+def test_spark_equals_duckdb(tmp_path):
+    """The same templates on Spark, over the warehouse as `irw export` writes it (the prels'
+    table qrels_strata included)."""
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        unavailable("pyspark is not installed")
+    from irwarehouse import spark as irs
+
+    if not irs.java_available():
+        unavailable("Java is not installed (Spark needs Java 17 or later)")
+    db, out = str(tmp_path / "w.duckdb"), str(tmp_path / "export")
+    invoke = cli_for(db)
+    invoke("load", "qrels", SAMPLED / "prels.txt", "--name", "s", "--format", "prels")
+    invoke("load", "runs", *RUNS)
+    invoke("export", out)
+    names = ["xinfAP", "infNDCG", "iP@10", "iNumRelRet", "iNumRel", "iIPrec@0.0", "iIPrec@0.7"]
+    with Warehouse(db, read_only=True) as w:
+        want = {(r, t, m): v for r, t, m, v in w.eval(names, "s", topics="run", store=False).rows()}
+    session = irs.session("local[2]", {"spark.sql.shuffle.partitions": "4", "spark.ui.enabled": "false"})
+    wh = irs.SparkWarehouse(session, out)
+    got = wh.evaluate("s", measures.parse_all(names), wh.run_ids(), topics="run").toPandas()
+    got = {(r, t, m): v for r, t, m, v in zip(got.run_id, got.topic, got.measure, got.value)}
+    assert got.keys() == want.keys() and len(want) == 8 * len(names)
+    assert all(abs(got[key] - want[key]) <= 1e-9 for key in want), [(k, got[k], want[k]) for k in want]
 
 
 def test_sampled_measures_need_prels_and_say_so_in_one_line(tmp_path):
