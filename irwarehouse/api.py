@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable
 
-from . import catalogue, citations, files, runsets, sql
+from . import catalogue, citations, files, measure_rows, runsets, sql
 from . import measures as ms
 from .connection import DEFAULT_DB, DEFAULT_WAIT, memory_limit_text
 from .door import _atomic, _files_in, _owned, check_settings
@@ -144,7 +144,7 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
     def measures() -> Result:
         """The measure catalogue (no warehouse needed): each measure as written (``AP@k``),
         its description, parameters with defaults, trec_eval name, graded, ideal, paper."""
-        return Result(list(ms.LISTING_COLUMNS), ms.listing_rows())
+        return Result(list(measure_rows.LISTING_COLUMNS), measure_rows.listing_rows())
 
     @staticmethod
     def explain_measure(name: str) -> str:

@@ -78,6 +78,8 @@ UNCERTAINTY = Citation(("Moffat", "Scholer", "Yang"), "Estimating measurement un
                        "information retrieval effectiveness metrics", "JDIQ", 2018)
 INFAP = Citation(("Yilmaz", "Aslam"), "Estimating average precision with incomplete and "
                  "imperfect judgments", "CIKM", 2006)
+XINFAP = Citation(("Yilmaz", "Kanoulas", "Aslam"), "A simple and efficient sampling method for "
+                  "estimating AP and NDCG", "SIGIR", 2008)
 TREC_EVAL_10 = Citation((), "trec_eval 10.0", "NIST", note="unj")
 TREC_EVAL_9 = Citation((), "trec_eval 9.0", "NIST", 2008, "experimental")
 

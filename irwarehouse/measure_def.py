@@ -107,6 +107,7 @@ class MeasureDef:
     examples: tuple[str, ...] = ()
     paper: "str | Citation | tuple[Citation, ...]" = ""
     reads: str = GRADED_KIND
+    cutoff_levels: tuple[float, ...] = ()  # the only recall levels it takes (none: any)
     citations: tuple[Citation, ...] = field(init=False, default=(), compare=False)
 
     def __post_init__(self):

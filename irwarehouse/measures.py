@@ -30,7 +30,7 @@ from .trec_families import (TREC_AGGREGATES, TREC_FAMILIES, TREC_NICKNAMES, TREC
                             TREC_VALUE_KINDS, TrecFamily, format_number, format_value)
 from .measures_cwl import CWL_ENTRIES
 from .citations import (BPREF, BUCKLEY, INFAP, JK, KANTOR, MOFFAT, SAKAI, SAKAI_KANDO, SALTON,
-                        TREC, TREC_EVAL_9, TREC_EVAL_10, UNCERTAINTY, VANRIJSBERGEN, WEBBER, Citation)
+                        TREC, TREC_EVAL_9, TREC_EVAL_10, UNCERTAINTY, VANRIJSBERGEN, WEBBER, XINFAP, Citation)
 
 DISCOUNTS = ("log2p1", "jk")
 
@@ -97,6 +97,8 @@ NEEDS = {
                     "diversity topic at redundancy m.alpha (ndeval's)",
     "grade_above": "m.grade_above: per row of grade >= 1, the documents of the topic judged at a "
                    "higher grade",
+    "strata": "sampled judgments: strata_aggs(m) over the ranked documents of the prels with their "
+              "strata's weights and the running estimate est; est_R and est_idcg per topic",
 }
 
 # Names a parameter of a measure may not take: the context ``m`` already uses them.
@@ -236,6 +238,23 @@ CATALOGUE: dict[str, MeasureDef] = {
                    paper=Citation(("Clarke", "Vtyurina", "Smucker"), "Assessing top-k preferences", "TOIS", 2021),
                    examples=("Compat", "Compat(p=0.8)", "Compat(normalize=False)", "Compat(p=0.99)")),
         *(MeasureDef(**entry) for entry in CWL_ENTRIES),
+        MeasureDef("xinfAP", "Extended inferred AP from stratified sampled judgments (sample_eval's infAP)", (),
+                   cutoff=False, needs=("strata",), reads="prels", paper=XINFAP, examples=("xinfAP",)),
+        MeasureDef("infNDCG", "Inferred nDCG from stratified sampled judgments, ideal DCG estimated (sample_eval)",
+                   (), cutoff=False, needs=("strata",), reads="prels", paper=XINFAP, examples=("infNDCG",)),
+        MeasureDef("iP", "Inferred precision at k: estimated relevant retrieved in the top k, divided by k "
+                   "(sample_eval's iP10, iP50, iP1000)", (), cutoff_required=True, needs=("strata",),
+                   reads="prels", paper=XINFAP, examples=("iP@10", "iP@1000")),
+        MeasureDef("iNumRelRet", "Estimated relevant retrieved within k and 1,000 (sample_eval's inum_rel_ret)", (),
+                   needs=("strata",), aliases=("inum_rel_ret",), reads="prels", paper=XINFAP,
+                   examples=("iNumRelRet", "iNumRelRet@50")),
+        MeasureDef("iNumRel", "Estimated number of relevant documents, R (sample_eval's inum_rel)", (),
+                   cutoff=False, needs=("strata",), aliases=("inum_rel",), reads="prels", paper=XINFAP,
+                   examples=("iNumRel",)),
+        MeasureDef("iIPrec", "Inferred interpolated precision at recall level r = 0, 0.1, ..., 1 (sample_eval's "
+                   "iprec@rec)", (), cutoff_kind="recall", cutoff_required=True, needs=("strata",),
+                   aliases=("iprec",), reads="prels", paper=XINFAP, examples=("iIPrec@0.0", "iIPrec@0.5"),
+                   cutoff_levels=tuple(i / 10 for i in range(11))),
     ] + list(DIVERSITY)
 }
 
@@ -487,6 +506,9 @@ def _cutoff(definition: MeasureDef, text: str | None, whole: str):
         level = _decimal(text)
         if level is None or level < 0:
             raise IrwError(f"cut-off @{shown(text, 20)[1:-1]} in {whole} must be a recall level >= 0, e.g. 0.3")
+        if definition.cutoff_levels and float(level) not in definition.cutoff_levels:
+            raise IrwError(f"cut-off @{shown(text, 20)[1:-1]} in {whole} must be one of "
+                           + ", ".join(map(repr, definition.cutoff_levels)))
         return float(level)
     cutoff = _integer(text)
     if cutoff is None or not 1 <= cutoff <= MAX_INT:
@@ -635,21 +657,6 @@ def parse_condition(text: str) -> tuple[Measure, str]:
                    "AP@100:trec8-d10 (a measure at a qrels)")
 
 
-LISTING_COLUMNS = ("name", "description", "parameters", "trec_eval", "ir_measures", "graded",
-                   "ideal", "paper", "judgments", "reference")
-
-
-def listing_rows() -> list[tuple]:
-    """``irw measures``: each measure as it is written (``AP@k``), its description, its
-    parameters with their defaults, its trec_eval and ir_measures names, graded, ideal,
-    paper, the kind of judgments it reads and the reference implementation of that kind."""
-    return [(m.written, m.description,
-             ", ".join(f"{p.name}={format_value(p.default) if p.default is not None else '-'}"
-                       for p in m.params),
-             m.trec_eval, m.ir_measures, m.graded, m.ideal, m.paper, m.reads, m.reference)
-            for m in CATALOGUE.values()]
-
-
 def macro_arguments(measure: Measure) -> str:
     """The arguments after the qrels with which the measure macro ``measure.<name>`` computes
     ``measure``: its cut-off as ``k`` and each parameter given by its name, e.g.
@@ -669,23 +676,6 @@ def _literal(value) -> str:
     if isinstance(value, tuple):
         return "[" + ", ".join(f"{float(v)!r}" for v in value) + "]"
     return repr(value)
-
-
-CATALOGUE_COLUMNS = ("name", "description", "parameters", "cutoff", "trec_eval", "ir_measures",
-                     "graded", "ideal", "paper", "example", "example_arguments", "judgments",
-                     "reference")
-
-
-def catalogue_rows() -> list[tuple]:
-    """The rows of the table ``measures`` (CATALOGUE_COLUMNS), one per catalogue entry."""
-    rows = []
-    for m in CATALOGUE.values():
-        params = "; ".join(f"{p.name}={format_value(p.default) if p.default is not None else '-'}: {p.help}" for p in m.params)
-        example = parse(m.examples[0]) if m.examples else Measure(m.name)
-        rows.append((m.name, m.description, params, m.cutoff, m.trec_eval or None,
-                     m.ir_measures or None, m.graded, m.ideal, m.paper or None, str(example),
-                     macro_arguments(example), m.reads, m.reference))
-    return rows
 
 
 check_catalogue()

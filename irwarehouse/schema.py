@@ -28,7 +28,7 @@ from .engine.base import invalidate_bases, update_bases
 from .engine.evaluation import refresh_scores
 from .engine.rendering import macro_definitions
 from .errors import IrwError
-from .measures import CATALOGUE_COLUMNS, catalogue_rows
+from .measure_rows import CATALOGUE_COLUMNS, catalogue_rows
 
 # Templates run (in order) whenever a warehouse is opened for writing: tables, then views.
 SCHEMA_TEMPLATES = ["schema.sql", "views.sql", "state.sql", "pools.sql", "standardize_schema.sql"]

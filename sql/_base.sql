@@ -77,6 +77,17 @@ WHERE qi.qrels = {{ P.qrels }} AND qi.rel >= 1 AND r.collection = {{ P.collectio
   AND r.run_id IN (SELECT run_id FROM {{ sel }}) AND {{ where }}
 {%- endmacro %}
 
+{# The retrieved documents (run_id, topic, rank, stratum, grade) of the runs in `sel` (of
+   collection P.collection) that the sampled judgments of qrels P.qrels (table qrels_strata)
+   list, sampled or not, at ranks <= `depth`; ranked afresh with `reranked`. #}
+{% macro sampled_rows(P, sel, depth, reranked=False, where='TRUE') -%}
+SELECT r.run_id, r.topic, r.rank, qs.stratum, qs.rel AS grade
+FROM {{ reranked_runs('r.collection = ' ~ P.collection ~ ' AND r.run_id IN (SELECT run_id FROM ' ~ sel ~ ')') if reranked else 'runs' }} r
+JOIN qrels_strata AS qs ON qs.topic = r.topic AND qs.docno = r.docno
+WHERE qs.qrels = {{ P.qrels }} AND r.collection = {{ P.collection }} AND r.rank <= {{ depth }}
+  AND r.run_id IN (SELECT run_id FROM {{ sel }}) AND {{ where }}
+{%- endmacro %}
+
 {# Ranking lengths per (run, topic) of the runs of collection `c`: run_topics, or counted
    from `runs` when `counted`. #}
 {% macro ranking_lengths(c, counted=False, where='TRUE') -%}

@@ -28,7 +28,8 @@
                  condition on the warehouse's state (_state.sql) so that one is used
 
   Each sql/measures/<Name>.sql defines macros over one row of the base:
-    aggs(m)      aggregate expressions per (run, topic), aliased <m.id>_<x>
+    aggs(m)      aggregate expressions per (run, topic), aliased <m.id>_<x> (none: a measure
+                 computed from its hooks alone)
     value(m)     the per-topic score from those aggregates and the per-topic context:
                  n (ranking length), n_judged, R/N columns of the thresholds, gmax_g,
                  total_<key> (ideal total gain), len_<key> (m.ideal_len: the length of the
@@ -70,6 +71,30 @@
                      available to value(m)
     m.grade_above    per row of grade >= 1, the documents of the topic the qrels judges at
                      a higher grade (where the ideal ranking's documents of its grade begin)
+    strata           sampled judgments (a prels qrels, table qrels_strata; sample_eval's
+                     estimators, Yilmaz, Kanoulas & Aslam SIGIR 2008). The measure's
+                     strata_aggs(m) aggregates per (run, topic) over `sp_rows`: the documents
+                     of a ranking the prels list (sampled or not) at ranks <= sample_depth
+                     (sample_eval's 1,000, or max_docs if smaller), each with
+                       rank, grade (-1: pooled, not sampled), stratum;
+                       s_weight   the inverse of its stratum's inclusion probability: the
+                                  stratum's size over its sampled documents (NULL: none sampled);
+                       s_ret_weight  the same over the stratum's documents in this ranking
+                                  (within sample_depth): retrieved over retrieved and sampled;
+                       est, est_above  the estimated relevant retrieved at and above the row,
+                                  and above it: the sum over strata of
+                                  docs (relevant + 1e-5) / (sampled + 3e-5), counts of the
+                                  stratum's documents in the ranking so far;
+                       n_ranked   the ranking's length within sample_depth;
+                     its strata_query(m), a query over sp_rows and sp_topics giving
+                     (run_id, topic, <m.id>_sq), one value per ranking with rows in sp_rows;
+                     and value(m) has those values, and per topic est_R (the estimated number of relevant
+                     documents: the sum over sampled strata of relevant x size / sampled) and
+                     est_idcg (the DCG, gain = grade, of the estimated ideal ranking: each
+                     grade's estimated count rounded half up, grades in descending order
+                     of their text, within sample_depth -- sample_eval adds one more
+                     position for each grade that starts beyond it); NULL where the topic has
+                     no sampled judgments.
   The measure's own parameters are m.<name> (a list parameter through m.list_count(name,
   condition) and m.list_length(name)). m.by_cutoff(at_k, whole) and m.by_judged(condensed,
   full) choose between two SQL forms by the cut-off and the condensed flag (at render time,
@@ -271,6 +296,92 @@ ia_r AS (
     GROUP BY run_id, topic, rank
 ),
 {% endif %}
+{% set sampled = 'strata' in needed %}
+{% if sampled %}
+{% set sample_depth = [max_docs or 1000, 1000] | min %}
+{% set e1, e3 = 0.00001 | num, 0.00003 | num %}
+sp_strata AS (
+    -- per topic and stratum: its documents, those sampled, those sampled and relevant
+    SELECT topic, stratum, count(*) AS n_all, sum(CASE WHEN rel >= 0 THEN 1 ELSE 0 END) AS n_sampled,
+           sum(CASE WHEN rel > 0 THEN 1 ELSE 0 END) AS n_rel
+    FROM qrels_strata WHERE qrels = {{ P.qrels }} GROUP BY topic, stratum
+),
+sp_grades AS (
+    -- the estimated documents of each grade >= 1, rounded half up, placed in the ideal
+    -- ranking after the grades above it (by their text, descending)
+    SELECT topic, grade, cnt,
+           coalesce(sum(cnt) OVER (PARTITION BY topic ORDER BY {{ d.cast('grade', 'VARCHAR') }} DESC
+                                   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS start
+    FROM (SELECT g.topic, g.grade, floor(sum({{ d.div('g.cnt * c.n_all', 'c.n_sampled') }}) + {{ 0.5 | num }}) AS cnt
+          FROM (SELECT topic, stratum, rel AS grade, count(*) AS cnt FROM qrels_strata
+                WHERE qrels = {{ P.qrels }} AND rel > 0 GROUP BY topic, stratum, rel) AS g
+          JOIN sp_strata AS c ON c.topic = g.topic AND c.stratum = g.stratum
+          GROUP BY g.topic, g.grade) AS counted
+),
+sp_positions AS (
+    SELECT a.x + 10 * b.x + 100 * c.x + 1 AS r
+    FROM (VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)) AS a(x)
+    CROSS JOIN (VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)) AS b(x)
+    CROSS JOIN (VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)) AS c(x)
+),
+sp_topics AS (
+    SELECT s.topic, s.est_R, coalesce(i.est_idcg, 0) AS est_idcg
+    FROM (SELECT topic, sum(CASE WHEN n_sampled > 0 THEN {{ d.div('n_rel * n_all', 'n_sampled') }} ELSE 0 END) AS est_R
+          FROM sp_strata GROUP BY topic) AS s
+    LEFT JOIN (SELECT topic, {{ d.fsum() }}(v) AS est_idcg
+               FROM (SELECT g.topic, {{ d.div('g.grade', '(ln(x.r + 1) / ln(2))') }} AS v
+                     FROM sp_grades AS g JOIN sp_positions AS x
+                       ON x.r > g.start AND x.r <= least(g.start + g.cnt, {{ sample_depth | num }})
+                     UNION ALL
+                     SELECT topic, {{ d.div('grade', '(ln(start + 2) / ln(2))') }} AS v
+                     FROM sp_grades WHERE start >= {{ sample_depth | num }} AND cnt >= 1) AS terms
+               GROUP BY topic) AS i ON i.topic = s.topic
+),
+sp_ranked AS (
+{% if auto %}
+    {{ b.sampled_rows(P, 'sel', sample_depth | num, False, st.guards.ranked) | indent(4) }}
+    UNION ALL
+    {{ b.sampled_rows(P, 'sel', sample_depth | num, True, st.guards.rerank) | indent(4) }}
+{% else %}
+    {{ b.sampled_rows(P, 'sel', sample_depth | num, 'rerank' in sources) | indent(4) }}
+{% endif %}
+),
+sp_counted AS (
+    -- per row, its stratum's documents, sampled and relevant at and above it in the ranking,
+    -- and in the whole ranking
+    SELECT x.*, {{ d.div('c.n_all', 'nullif(c.n_sampled, 0)') }} AS s_weight,
+           {{ d.div('count(*) OVER (PARTITION BY run_id, x.topic, x.stratum)',
+                    'nullif(sum(CASE WHEN grade >= 0 THEN 1 ELSE 0 END) OVER (PARTITION BY run_id, x.topic, x.stratum), 0)') }} AS s_ret_weight,
+           {{ d.running_count('TRUE', 'rank', 'run_id, x.topic, x.stratum') }} AS k_docs,
+           {{ d.running_count('grade >= 0', 'rank', 'run_id, x.topic, x.stratum') }} AS k_sampled,
+           {{ d.running_count('grade > 0', 'rank', 'run_id, x.topic, x.stratum') }} AS k_rel
+    FROM sp_ranked AS x JOIN sp_strata AS c ON c.topic = x.topic AND c.stratum = x.stratum
+),
+sp_rows AS (
+    -- est: the running sum of each row's change of its stratum's term
+    SELECT z.run_id, z.topic, rank, stratum, grade, s_weight, s_ret_weight, est, est - step AS est_above,
+           least(rt.n_docs, {{ sample_depth | num }}) AS n_ranked
+    FROM (SELECT y.*, {{ d.running_fsum('step') }} AS est
+          FROM (SELECT sp_counted.*,
+                       {{ d.div('k_docs * (k_rel + ' ~ e1 ~ ')', 'k_sampled + ' ~ e3) }}
+                       - {{ d.div('(k_docs - 1) * (k_rel - (CASE WHEN grade > 0 THEN 1 ELSE 0 END) + ' ~ e1 ~ ')',
+                                  'k_sampled - (CASE WHEN grade >= 0 THEN 1 ELSE 0 END) + ' ~ e3) }} AS step
+                FROM sp_counted) AS y) AS z
+    JOIN rt ON rt.run_id = z.run_id AND rt.topic = z.topic
+),
+{% for m in measures if m.module.strata_query is defined %}
+{{ m.id }}_sq AS (
+    {{ m.module.strata_query(m) | indent(4) }}
+),
+{% endfor %}
+sp_agg AS (
+    SELECT run_id, topic
+{% for m in measures if m.module.strata_aggs is defined %}
+         , {{ m.module.strata_aggs(m) }}
+{% endfor %}
+    FROM sp_rows GROUP BY run_id, topic
+),
+{% endif %}
 brows AS (
 {% if window_guard %}
     -- a measure macro called with the default threshold and gains: the base's running sums
@@ -357,7 +468,7 @@ wrows AS (
 {% endif %}
 agg AS (
     SELECT run_id, topic, count(*) AS n_judged
-{% for m in measures %}
+{% for m in measures if m.module.aggs is defined %}
          , {{ m.module.aggs(m) }}
 {% endfor %}
     FROM {{ 'wrows' if running else ('prows' if prepared else 'rows') }} GROUP BY run_id, topic
@@ -370,6 +481,13 @@ agg AS (
 {% for m in ideal_ia %}
         LEFT JOIN {{ m.id }}_dvt USING (topic)
 {% endfor %}
+{% if sampled %}
+        LEFT JOIN sp_agg USING (run_id, topic)
+        LEFT JOIN sp_topics USING (topic)
+{% for m in measures if m.module.strata_query is defined %}
+        LEFT JOIN {{ m.id }}_sq USING (run_id, topic)
+{% endfor %}
+{% endif %}
 {%- endcall %},
 wide AS (
     SELECT run_id, topic

@@ -20,7 +20,7 @@ LAYERS = [
                     "irwarehouse.systems", "irwarehouse.power", "irwarehouse.repro_stats",
                     "irwarehouse.sql", "irwarehouse.pages", "irwarehouse.files", "irwarehouse.names", "irwarehouse.statements",
                     "irwarehouse.options", "irwarehouse.citations", "irwarehouse.judgment_kinds", "irwarehouse.irds", "irwarehouse.trec_families",
-                    "irwarehouse.measure_def", "irwarehouse.measures_diversity", "irwarehouse.measures_cwl", "irwarehouse.measures", "irwarehouse.trec_names", "irwarehouse.experiments"]),
+                    "irwarehouse.measure_def", "irwarehouse.measures_diversity", "irwarehouse.measures_cwl", "irwarehouse.measures", "irwarehouse.measure_rows", "irwarehouse.trec_names", "irwarehouse.experiments"]),
     ("connection", ["irwarehouse.connection*", "irwarehouse.state"]),
     ("catalogue", ["irwarehouse.catalogue", "irwarehouse.runsets"]),
     ("engine", ["irwarehouse.engine*"]),

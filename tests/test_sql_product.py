@@ -17,7 +17,7 @@ import duckdb
 import pandas as pd
 import pytest
 
-from irwarehouse import catalogue, measures, schema
+from irwarehouse import catalogue, judgment_kinds, measures, schema
 from irwarehouse.engine import evaluation, loading, pools, rendering
 from irwarehouse.engine.base import ensure_bases
 from irwarehouse.errors import IrwError
