@@ -25,8 +25,8 @@ from . import names, numbers
 from .errors import IrwError, shown
 from .judgment_kinds import GRADED as GRADED_KIND, KINDS
 from .sql import quote_literal
-from .trec_families import (TREC_AGGREGATES, TREC_FAMILIES, TREC_NICKNAMES, TREC_UNSUPPORTED,  # noqa: F401 (re-exported)
-                            TREC_VALUE_KINDS, TrecFamily, format_number, format_value)
+from .trec_families import (PREFS_MEASURES, TREC_AGGREGATES, TREC_FAMILIES, TREC_NICKNAMES,  # noqa: F401
+                            TREC_UNSUPPORTED, TREC_VALUE_KINDS, TrecFamily, format_number, format_value)
 from .citations import (BPREF, BUCKLEY, INFAP, JK, KANTOR, MOFFAT, SAKAI, SAKAI_KANDO, SALTON,
                         TREC, TREC_EVAL_9, TREC_EVAL_10, UNCERTAINTY, VANRIJSBERGEN, WEBBER, Citation,
                         as_citations)
@@ -342,6 +342,8 @@ CATALOGUE: dict[str, MeasureDef] = {
         MeasureDef("Utility", "Set utility: a rel_ret + b nonrel_ret + c rel_not_ret + d nonrel_not_ret",
                    UTILITY + (REL, JUDGED), cutoff=False, paper=TREC,
                    examples=("Utility", "Utility(a=2,b=-1,c=-0.5,d=0.01,docs=1000)")),
+        *(MeasureDef(name, text, (), cutoff=False, reads="prefs", paper=TREC_EVAL_10, examples=(name,))
+          for name, text in PREFS_MEASURES),  # trec_eval's preference measures (sql/evaluate_prefs.sql)
     ]
 }
 

@@ -21,6 +21,9 @@ from ..errors import IrwError
 from ..measures import CATALOGUE, Measure, macro_arguments  # noqa: F401 (the macros' arguments)
 
 TOPIC_POLICIES = ("qrels", "run", "all")
+# The engine of the measures that read another kind of judgments than the graded rows of table
+# qrels (MeasureDef.reads): a template of its own, whose named hooks it documents.
+KIND_ENGINES = {"prefs": "evaluate_prefs.sql"}
 
 
 def _key(value: int) -> str:
@@ -215,6 +218,13 @@ def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | N
     if base_source not in BASE_SOURCES:
         raise ValueError(base_source)
     contexts, thresholds, gainsets = _contexts(measures, dialect)
+    kinds = sorted({m.definition.reads for m in measures})
+    if len(kinds) > 1 and set(kinds) & set(KIND_ENGINES):
+        raise IrwError(f"measures reading {' and '.join(kinds)} judgments are evaluated apart: "
+                       "one qrels serves one of them")
+    if kinds and kinds[0] in KIND_ENGINES:
+        return sql.render(KIND_ENGINES[kinds[0]], dialect, measures=contexts, topics=topics,
+                          max_docs=max_docs, P=_engine_inputs(dialect))
     return sql.render("evaluate.sql", dialect, measures=contexts, thresholds=thresholds,
                      gainsets=gainsets, topics=topics, max_docs=max_docs,
                      topic_threshold=rel_level if rel_level is not None else 1,
@@ -415,6 +425,8 @@ def macro_definitions() -> list[dict]:
     rendered over the macro's parameters)."""
     out = []
     for definition in CATALOGUE.values():
+        if definition.reads in KIND_ENGINES:  # no measure macro (yet) for these kinds
+            continue
         m = _MacroContext(definition)
         body = sql.render("evaluate.sql", measures=[m], thresholds=[m.threshold],
                          gainsets=[m.gainset] if m.gainset else [], topics="qrels",
