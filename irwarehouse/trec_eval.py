@@ -28,19 +28,22 @@ import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from . import files
+from . import catalogue, files
 from . import measures as ms
 from . import sql
 from .engine import evaluation, loading
 from .errors import IrwError, StatusError, note
+from .judgment_kinds import KINDS
 from .trec_names import TrecEvalMeasure, trec_eval_measures, trec_eval_order
 
 TREC_EVAL_VERSION = "10.0-rc3"  # the trec_eval whose output irw trec-eval reproduces
 MIN_GEO_MEAN = 1e-5  # trec_eval's floor under a value before its logarithm (gm_map)
 MISSING_ZSCORE = -1000000.0  # -Z: no mean and deviation for a measure and topic
 DEFAULT_MEASURES = ("official",)
-REL_INFO_FORMATS = ("qrels",)  # -R: what irw reads; trec_eval's others are refused
-REFUSED_REL_INFO_FORMATS = ("prefs", "qrels_prefs", "qrels_jg")
+# -R: what irw reads, as the judgment kind (judgment_kinds.KINDS) its file is loaded as:
+# qrels_prefs reads a qrels file as preferences, its second field the judgment group.
+REL_INFO_FORMATS = {"qrels": "trec", "prefs": "prefs", "qrels_prefs": "jg"}
+REFUSED_REL_INFO_FORMATS = ("qrels_jg",)
 RESULTS_FORMATS = ("trec_results",)  # -T
 # trec_eval compares and prints the bytes of ids: its files are read as Latin-1, which maps
 # each byte to the code point of its value (so the order of code points is the order of
@@ -122,15 +125,23 @@ def engine_measures(measures: list[TrecEvalMeasure], judged_only: bool, rel_leve
     return out
 
 
+def judgment_kind(rel_info_format: str):
+    """The judgment kind ``-R``'s file is loaded as: None for qrels (read without a
+    warehouse, as files in, scores out reads them), else its entry of judgment_kinds.KINDS."""
+    name = REL_INFO_FORMATS[rel_info_format]
+    return None if KINDS[name].graded else KINDS[name]
+
+
 def check_formats(rel_info_format: str, results_format: str) -> None:
-    """``-R`` and ``-T``: irw reads qrels and TREC results only."""
+    """``-R`` and ``-T``: irw reads qrels, preference files (prefs, qrels_prefs) and TREC
+    results."""
     if rel_info_format in REFUSED_REL_INFO_FORMATS:
-        raise StatusError(f"-R {rel_info_format}: irw trec-eval reads relevance judgments in the "
-                          "qrels format only (-R qrels); use trec_eval itself for preference and "
-                          "judgment-group files", INPUT)
+        raise StatusError(f"-R {rel_info_format}: irw trec-eval reads relevance judgments as "
+                          f"{', '.join(REL_INFO_FORMATS)}; use trec_eval itself for judgment-group "
+                          "files", INPUT)
     if rel_info_format not in REL_INFO_FORMATS:
         raise StatusError(f"illegal rel_info format {rel_info_format!r} (-R); irw trec-eval reads "
-                          "qrels", INPUT)
+                          f"{', '.join(REL_INFO_FORMATS)}", INPUT)
     if results_format not in RESULTS_FORMATS:
         raise StatusError(f"illegal results format {results_format!r} (-T); irw trec-eval reads "
                           "trec_results", INPUT)
@@ -428,14 +439,15 @@ def compute(con, qrels: str, collection: str, measures: list[TrecEvalMeasure], *
                           "trec_eval would evaluate as one; evaluate them with irw eval QRELS RUN "
                           "(a line per run), or give each its own file", INPUT)
     params["run"] = run_id = run_ids[0]
-    rows = sql.rows(con, "trec_eval.sql", "topics", params)
+    held = KINDS[catalogue.judgments_of(con, qrels)]  # without graded rows: its detail table
+    rows = sql.rows(con, "trec_eval.sql", "topics", params, "qrels" if held.graded else held.detail)
     lacking = sorted(t for t, in_run in rows if not in_run)
     topics = sorted(t for t, in_run in rows if in_run or complete)
     if not topics:
         raise StatusError("no topic has both results and relevance judgments: the run shares "
                           "no topic with the qrels", NO_TOPICS)
     missing = lacking if complete else []
-    if missing:
+    if missing and held.graded:  # (without graded rows, the engine ranks them empty: 'all')
         sql.run(con, "trec_eval.sql", "stand_in", {**params, "topics": missing})
     if lacking and not complete:
         shown = ", ".join(lacking[:10]) + (f", ... ({len(lacking) - 10} more)" if len(lacking) > 10 else "")
@@ -446,7 +458,8 @@ def compute(con, qrels: str, collection: str, measures: list[TrecEvalMeasure], *
     values: dict[tuple[str, str], float] = {}
     if chosen:
         parsed = list(dict.fromkeys(chosen.values()))
-        result = evaluation.evaluate(con, qrels, parsed, [run_id], topics="run",
+        result = evaluation.evaluate(con, qrels, parsed, [run_id],
+                                     topics="run" if held.graded or not missing else "all",
                                      max_docs=max_docs, rel_level=rel_level, store=False,
                                      collection=collection)
         by_measure = {(topic, measure): value for _, topic, measure, value in result.rows()}
