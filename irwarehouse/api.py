@@ -367,6 +367,7 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
         te.check_formats(rel_info_format, results_format)
         kind = te.judgment_kind(rel_info_format)
         measures = te.plan(measures)
+        te.check_grouping(rel_info_format, measures)
         for option, value in (("-M", max_docs), ("-l", rel_level)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < (1 if option == "-M" else 0)):
                 raise StatusError(f"{option} takes an integer >= {1 if option == '-M' else 0}, got {value!r}", te.USAGE)
@@ -384,6 +385,8 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
             try:
                 if kind is not None:  # read by the loader of its kind alone
                     values = evaluate(paths[0], paths[1])
+                elif rel_info_format == te.GROUPED_FORMAT:  # each judgment group a qrels
+                    values = te.by_judgment_group(paths[0], lambda group: evaluate(group, paths[1]))
                 else:
                     values = te.evaluated(paths[0], paths[1], measures, evaluate, complete=complete,
                                           max_docs=max_docs, plain=plain)

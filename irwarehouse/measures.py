@@ -25,8 +25,9 @@ from . import names, numbers
 from .errors import IrwError, shown
 from .judgment_kinds import GRADED as GRADED_KIND, KINDS
 from .sql import quote_literal
-from .trec_families import (PREFS_MEASURES, TREC_AGGREGATES, TREC_FAMILIES, TREC_NICKNAMES,  # noqa: F401
-                            TREC_UNSUPPORTED, TREC_VALUE_KINDS, TrecFamily, format_number, format_value)
+from .trec_families import (BY_JUDGMENT_GROUP, PREFS_MEASURES, TREC_AGGREGATES, TREC_FAMILIES,  # noqa: F401
+                            TREC_NICKNAMES, TREC_UNSUPPORTED, TREC_VALUE_KINDS, TrecFamily, format_number,
+                            format_value)
 from .citations import (BPREF, BUCKLEY, INFAP, JK, KANTOR, MOFFAT, SAKAI, SAKAI_KANDO, SALTON,
                         TREC, TREC_EVAL_9, TREC_EVAL_10, UNCERTAINTY, VANRIJSBERGEN, WEBBER, Citation,
                         as_citations)
@@ -352,10 +353,11 @@ def _aliases() -> list[tuple[str, str, tuple, str]]:
     """The trec_eval names ``irw eval -m`` accepts, from TREC_FAMILIES: (pattern, measure,
     fixed parameters, what the captured group sets: '' none, '@' the cut-off, or a
     parameter). A family of one measure value per name (map, rbp, P_k, iprec_at_recall_r,
-    Rprec_mult_r); not the geometric-mean families (gm_map is AP aggregated otherwise)."""
+    Rprec_mult_r); not the geometric-mean families (gm_map is AP aggregated otherwise) nor
+    those averaged over judgment groups (map_avgjg)."""
     out = []
     for f in TREC_FAMILIES:
-        if not f.measure or f.aggregate == "gm":
+        if not f.measure or f.aggregate == "gm" or f.name in BY_JUDGMENT_GROUP:
             continue
         name = re.escape(f.name)
         if f.takes == "cutoffs":

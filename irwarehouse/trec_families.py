@@ -135,6 +135,11 @@ TREC_FAMILIES: tuple[TrecFamily, ...] = (
     TrecFamily("num_nonrel_judged_ret", "NumNonRelJudgedRet", aggregate="sum", value_kind="long"),
     *(TrecFamily(name, name, **({"aggregate": "sum", "value_kind": "long"} if name.startswith("prefs_num")
                                 else {})) for name, _ in PREFS_MEASURES),
+    # -R qrels_jg: computed on each judgment group's judgments, averaged over the groups
+    TrecFamily("map_avgjg", "AP"),
+    TrecFamily("P_avgjg", "P", takes="cutoffs", defaults=_CUTS),
+    TrecFamily("Rprec_mult_avgjg", "RPrec", takes="levels", level_param="mult",
+               defaults=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
     TrecFamily("yaap", "YAAP"),
     TrecFamily("rbp", "RBP", fixed=(("p", 0.9),), takes="pairs", value_params=("p",)),
     TrecFamily("rbp_resid", "RBPres", fixed=(("p", 0.9), ("zero_if_judged", True)), takes="pairs",
@@ -156,11 +161,11 @@ TREC_NICKNAMES: dict[str, tuple[str, ...]] = {
 }
 TREC_NICKNAMES["all_prefs"] = ("runid", "num_q", *(name for name, _ in PREFS_MEASURES))
 TREC_NICKNAMES["prefs"] = ("runid", "num_q", *(name for name, _ in PREFS_MEASURES[:6]))
-# trec_eval measures and nicknames of judgment-group files, which irw does not read
-# (trec_eval -R qrels_jg).
-_FILES = "needs judgment-group files (trec_eval -R qrels_jg), which irw trec-eval does not read"
-TREC_UNSUPPORTED: dict[str, str] = {
-    **{name: _FILES for name in ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "qrels_jg")},
-}
+# The families of judgment-group files (trec_eval -R qrels_jg): their catalogue measure is
+# computed on the judgments of each judgment group of a topic, and averaged over the groups.
+BY_JUDGMENT_GROUP = ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
+TREC_NICKNAMES["qrels_jg"] = ("runid", "num_q", *BY_JUDGMENT_GROUP)
+# trec_eval measures irw does not compute, and why.
+TREC_UNSUPPORTED: dict[str, str] = {}
 TREC_AGGREGATES = ("mean", "sum", "gm", "count", "none")
 TREC_VALUE_KINDS = ("float", "long", "string")

@@ -1,5 +1,5 @@
-"""trec_eval 10.0's preference measures: ``irw trec-eval -R prefs | qrels_prefs`` byte for byte,
-and ``irw eval`` on a qrels loaded as prefs.
+"""trec_eval 10.0's preference and judgment-group measures: ``irw trec-eval -R prefs |
+qrels_prefs | qrels_jg`` byte for byte, and ``irw eval`` on a qrels loaded as prefs.
 
 - trec_eval 10.0's own test folder (in its source, built by the ``trec_eval_10`` fixture):
   its preference cases against their expected outputs, byte for byte;
@@ -8,6 +8,7 @@ and ``irw eval`` on a qrels loaded as prefs.
   than the relevant ones, documents judged but not retrieved, ties in the runs' scores --
   against the binary under the usual flags (-q, -c, -M);
 - a qrels file read as preferences (-R qrels_prefs), its second field the judgment group;
+- judgment-group files (-R qrels_jg): map, P and Rprec_mult of each group, averaged;
 - the measures in a warehouse (``irw eval``), equal to what trec_eval prints per topic.
 """
 
@@ -32,6 +33,9 @@ SUITE = {
                                                "prefs.results.test"]),
     "qrels_prefs": ("out.test.qrels_prefs", ["-m", "all_prefs", "-q", "-R", "qrels_prefs", "qrels.test",
                                              "results.test"]),
+    "qrels_jg": ("out.test.qrels_jg", ["-m", "qrels_jg", "-q", "-R", "qrels_jg", "qrels.123", "results.test"]),
+    "qrels_jg with comments": ("out.test.qrels_jg", ["-m", "qrels_jg", "-q", "-R", "qrels_jg",
+                                                     "qrels.comments.123", "results.test"]),
 }
 
 
@@ -145,12 +149,43 @@ def test_a_bad_preference_line_is_one_line(capsysbinary, tmp_path):
                            "number: write a decimal number, optionally with an exponent (12.5, -3, 1.2e-05)")
 
 
-def test_qrels_jg_is_refused_in_one_line(capsysbinary, tmp_path):
+@pytest.mark.parametrize("flags", [["-q", "-m", "qrels_jg"], ["-q", "-c", "-M", "5", "-m", "qrels_jg"],
+                                   ["-q", "-l", "2", "-m", "map_avgjg", "-m", "P_avgjg.3,7"],
+                                   ["-q", "-m", "Rprec_mult_avgjg.0.5,1.5", "-m", "num_q"]])
+def test_judgment_groups_averaged_against_trec_eval_10(trec_eval_10, capsysbinary, tmp_path, flags):
+    """-R qrels_jg: map, P and Rprec_mult of each judgment group, averaged over the groups
+    judging a topic (one, two or three of them), with ties and unjudged documents."""
+    rng = random.Random(len(flags))
+    lines, run = [], []
+    for t in range(1, 7):
+        docs = [f"d{t}x{i}" for i in range(15)]
+        for g in ("g1", "g2", "g3")[:rng.randint(1, 3)]:
+            lines += [f"{t} {g} {d} {rng.choice([0, 0, 1, 2])}" for d in rng.sample(docs, 9)]
+        run += [f"{t} Q0 {d} {r} {rng.choice([3, 2, 1])} x" for r, d in enumerate(rng.sample(docs, 11), 1)]
+    qrels, results = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("\n".join(lines) + "\n")
+    results.write_text("\n".join(run) + "\n")
+    args = [*flags, "-R", "qrels_jg", qrels, results]
+    code, out, err = irw(capsysbinary, *args)
+    want = trec_eval(trec_eval_10, *args)
+    assert code == want[0] == 0, err
+    assert out == want[1]
+
+
+def test_judgment_group_measures_read_judgment_group_files(capsysbinary, tmp_path):
     qrels, run = tmp_path / "q", tmp_path / "r"
     qrels.write_text("1 u1 d1 1\n")
     run.write_text("1 Q0 d1 1 2.0 r\n")
+    code, out, err = irw(capsysbinary, "-R", "qrels_jg", "-m", "map", qrels, run)
+    assert (code, out) == (4, b"")
+    assert err.strip() == ("error: trec_eval measure map cannot be computed from -R qrels_jg "
+                           "judgments: -R qrels_jg serves map_avgjg, P_avgjg and Rprec_mult_avgjg")
+    code, out, err = irw(capsysbinary, "-m", "map_avgjg", qrels, run)
+    assert (code, out) == (4, b"") and "it reads -R qrels_jg files" in err
+    qrels.write_text("1 u1 d1 1\n1 u1 d2\n")
     code, out, err = irw(capsysbinary, "-R", "qrels_jg", "-m", "qrels_jg", qrels, run)
-    assert code != 0 and out == b"" and len(err.strip().splitlines()) == 1
+    assert (code, out) == (2, b"")
+    assert err.strip() == f"error: {qrels}, line 2: expected 4 fields (topic jg docno rel), rel an integer"
 
 
 # ------------------------------------------------------------------------ irw eval

@@ -72,7 +72,7 @@ OPTIONS = (
            _store("max_docs", lambda k, v: _integer("-M", v, 1)),
            "only the first num documents of each ranking count"),
     Option("R", "Rel_info_format", "format", _store("rel_info_format"),
-           "the relevance judgments' format: qrels (default), prefs or qrels_prefs"),
+           "the relevance judgments' format: qrels (default), prefs, qrels_prefs, qrels_jg"),
     Option("T", "Results_format", "trec_results", _store("results_format"),
            "the format of the results (the only one irw reads)"),
     # -o: trec_eval's old output format, which it no longer has: ignored as it ignores it
