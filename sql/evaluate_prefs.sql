@@ -4,7 +4,9 @@
   computes them (its form_prefs_counts.c): every requested measure for every selected run
   and topic, in one query over the table qrels_prefs and the rankings.
 
-  P: the inputs (bound parameters): P.qrels, P.collection, P.runs (a list of run ids).
+  P: the inputs (bound parameters for the engine; a measure macro's parameters, as in
+  sql/evaluate.sql): P.qrels, P.collection, P.runs (a list of run ids; with P.all_runs, NULL
+  selects every run of the collection).
   Context (irwarehouse/engine/rendering.py, validated values only): measures (id, label,
   module), topics (the topic-set policy: 'run' the topics a run answers that have
   preferences; 'qrels' and 'all' every topic with preferences, a topic a run lacks ranked
@@ -39,7 +41,12 @@
 {% import '_dialect.sql' as d %}
 WITH RECURSIVE
 sel AS (
+{% if P.all_runs %}
+    SELECT DISTINCT run_id FROM runs
+    WHERE collection = {{ P.collection }} AND ({{ P.runs }} IS NULL OR {{ d.list_contains(P.runs, 'run_id') }})
+{% else %}
     SELECT DISTINCT {{ d.unnest_list(P.runs) }} AS run_id
+{% endif %}
 ),
 pj AS (
     -- the preference lines of the qrels; a jg line is the one sub-group of its group

@@ -213,3 +213,28 @@ def test_eval_on_a_warehouse_qrels_of_kind_prefs(trec_eval_10, tmp_path):
         assert got == want
         with pytest.raises(Exception, match="measure AP reads trec judgments"):
             w.eval(["AP"], "p", store=False)
+
+
+def test_the_measure_macros_from_a_plain_duckdb_client(tmp_path):
+    """measure.prefs_* (the schema's table macros, rendered from the same templates) give
+    what irw eval gives, read by a DuckDB client that knows nothing of irw."""
+    import duckdb
+
+    text, run_text = generate(9)
+    prefs, run = tmp_path / "prefs", tmp_path / "run"
+    prefs.write_text(text)
+    run.write_text(run_text)
+    path = str(tmp_path / "w.duckdb")
+    with Warehouse(path) as w:
+        w.load_qrels(str(prefs), "p", format="prefs")
+        w.load_runs([str(run)])
+        engine = {(r, t, m): v for r, t, m, v in w.eval(PREFS, "p", store=False).rows()}
+    con = duckdb.connect(path, read_only=True)
+    try:
+        macros = {(r, t, name): v for name in PREFS
+                  for _, r, t, v in con.execute(f"SELECT * FROM measure.{name}('p')").fetchall()}
+        assert macros == engine and len(engine) > 50
+        only = con.execute("SELECT DISTINCT run_id FROM measure.prefs_pair('p', runs := ['sys'])").fetchall()
+        assert only == [("sys",)]
+    finally:
+        con.close()

@@ -425,13 +425,15 @@ def macro_definitions() -> list[dict]:
     rendered over the macro's parameters)."""
     out = []
     for definition in CATALOGUE.values():
-        if definition.reads in KIND_ENGINES:  # no measure macro (yet) for these kinds
-            continue
         m = _MacroContext(definition)
-        body = sql.render("evaluate.sql", measures=[m], thresholds=[m.threshold],
-                         gainsets=[m.gainset] if m.gainset else [], topics="qrels",
-                         max_docs=None, topic_threshold=1, sources=list(BASE_SOURCES),
-                         P=_macro_inputs(), checks=m.checks, window_guard=m.window_guard)
+        if definition.reads in KIND_ENGINES:  # the engine of its kind of judgments
+            body = sql.render(KIND_ENGINES[definition.reads], measures=[m], topics="qrels",
+                              max_docs=None, P=_macro_inputs())
+        else:
+            body = sql.render("evaluate.sql", measures=[m], thresholds=[m.threshold],
+                              gainsets=[m.gainset] if m.gainset else [], topics="qrels",
+                              max_docs=None, topic_threshold=1, sources=list(BASE_SOURCES),
+                              P=_macro_inputs(), checks=m.checks, window_guard=m.window_guard)
         out.append({"name": definition.name, "args": m.args,
                     "body": f"SELECT {_macro_inputs()['collection']} AS collection, run_id, topic, value "
                             f"FROM ({body.rstrip()}) AS measured"})
