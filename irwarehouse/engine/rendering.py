@@ -223,6 +223,9 @@ def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | N
         raise IrwError(f"measures reading {' and '.join(kinds)} judgments are evaluated apart: "
                        "one qrels serves one of them")
     if kinds and kinds[0] in KIND_ENGINES:
+        if dialect != "duckdb":
+            raise IrwError(f"measures reading {kinds[0]} judgments are computed by DuckDB only "
+                           f"(irw eval), not in {dialect}")
         return sql.render(KIND_ENGINES[kinds[0]], dialect, measures=contexts, topics=topics,
                           max_docs=max_docs, P=_engine_inputs(dialect))
     return sql.render("evaluate.sql", dialect, measures=contexts, thresholds=thresholds,
