@@ -373,7 +373,9 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
         evaluated and a note names the others (trec_eval 10.0 stops there). Errors are
         :class:`irwarehouse.errors.StatusError` where trec_eval has a status of its own."""
         te.check_formats(rel_info_format, results_format)
+        kind = te.judgment_kind(rel_info_format)
         measures = te.plan(measures)
+        te.check_grouping(rel_info_format, measures)
         for option, value in (("-M", max_docs), ("-l", rel_level)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < (1 if option == "-M" else 0)):
                 raise StatusError(f"{option} takes an integer >= {1 if option == '-M' else 0}, got {value!r}", te.USAGE)
@@ -386,10 +388,16 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
                     qrels_path, [run_path], name, lambda con, path, collection: te.compute(
                         con, name, collection, measures, complete=complete, max_docs=max_docs,
                         rel_level=rel_level, judged_only=judged_only, num_docs=num_docs),
-                    order="trec_eval_10", extra_fields=True, wait=wait, memory_limit=memory_limit)
+                    order="trec_eval_10", extra_fields=True, wait=wait, memory_limit=memory_limit,
+                    kind=kind)
             try:
-                values = te.evaluated(paths[0], paths[1], measures, evaluate, complete=complete,
-                                      max_docs=max_docs, plain=plain)
+                if kind is not None:  # read by the loader of its kind alone
+                    values = evaluate(paths[0], paths[1])
+                elif rel_info_format == te.GROUPED_FORMAT:  # each judgment group a qrels
+                    values = te.by_judgment_group(paths[0], lambda group: evaluate(group, paths[1]))
+                else:
+                    values = te.evaluated(paths[0], paths[1], measures, evaluate, complete=complete,
+                                          max_docs=max_docs, plain=plain)
             except StatusError as exc:  # trec_eval stopped: the topics' lines before the stop
                 if getattr(exc, "values", None) is not None:
                     exc.report = te.report(exc.values, measures, zscores=z, encoding=encoding)

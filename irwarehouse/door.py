@@ -311,7 +311,7 @@ class Door:
 def _files_in(qrels, runs, name: str, then, *, fast: bool = True, meta=None, save=None,
               replace: bool = False, order: str = "trec_eval", extra_fields: bool = False,
               encoding: str = "utf-8", wait: float | None = None, memory_limit: str | None = None,
-              batched: bool = False):
+              batched: bool = False, kind=None):
     """Files in: what ``then(con, path, collection)`` computes over the qrels file ``qrels``
     (as ``name``) and the runs ``runs`` read with every check of a load. With ``fast`` and
     neither run metadata ``meta`` nor a warehouse ``save``, without a warehouse
@@ -319,8 +319,9 @@ def _files_in(qrels, runs, name: str, then, *, fast: bool = True, meta=None, sav
     warehouse's tables, of which ``runs`` may hold the ranked rows of judged documents only);
     else loaded into an in-memory warehouse (or the warehouse ``save``), in the load's
     transaction. ``batched``: without a warehouse, the runs are read when ``then`` evaluates
-    them, in batches (engine.files_in.staged)."""
-    if fast and meta is None and save is None:
+    them, in batches (engine.files_in.staged). ``kind``: the qrels file's judgment kind
+    (judgment_kinds.KINDS; default trec), another than trec loaded into a warehouse."""
+    if fast and meta is None and save is None and kind is None:
         with _source_files(qrels, "qrels") as qrels_paths, _source_files(runs, "runs") as run_paths:
             if len(qrels_paths) != 1:
                 raise IrwError(f"one qrels file expected, got {len(qrels_paths)}")
@@ -339,5 +340,5 @@ def _files_in(qrels, runs, name: str, then, *, fast: bool = True, meta=None, sav
                 stage.con, target, qrels_paths[0], run_paths, meta=meta_path, qrels_name=name,
                 policy=order, replace=replace, extra_fields=extra_fields, final=stage.attach,
                 encoding=encoding, implicit=implicit,
-                then=lambda con: then(con, w.path, target))
+                then=lambda con: then(con, w.path, target), **({"kind": kind} if kind else {}))
         return loaded["then"]

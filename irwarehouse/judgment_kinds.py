@@ -113,7 +113,7 @@ KINDS: dict[str, JudgmentKind] = {k.name: k for k in (
     JudgmentKind(
         "jg", "graded judgments of several judgment groups (users), trec_eval's -R qrels_jg file",
         (_TOPIC, Field("jg"), _DOCNO, _GRADE), "qrels_prefs", ("topic", "jg", "jsg", "docno", "rel"),
-        ("topic", "jg", "docno"), "", ("jg",), "trec_eval 10.0 (-R qrels_jg)",
+        ("topic", "jg", "docno"), "", ("jg", "prefs"), "trec_eval 10.0 (-R qrels_jg)",
         "no graded rows: trec_eval evaluates each judgment group on its own and averages them"),
 )}
 

@@ -26,8 +26,9 @@ from .judgment_kinds import KINDS
 from .measure_def import ENGINE_PARAMS, MeasureDef, Param, Setting  # noqa: F401 (re-exported)
 from .measures_diversity import DIVERSITY
 from .sql import quote_literal
-from .trec_families import (TREC_AGGREGATES, TREC_FAMILIES, TREC_NICKNAMES, TREC_UNSUPPORTED,  # noqa: F401 (re-exported)
-                            TREC_VALUE_KINDS, TrecFamily, format_number, format_value)
+from .trec_families import (BY_JUDGMENT_GROUP, PREFS_MEASURES, TREC_AGGREGATES, TREC_FAMILIES,  # noqa: F401
+                            TREC_NICKNAMES, TREC_UNSUPPORTED, TREC_VALUE_KINDS, TrecFamily, format_number,
+                            format_value)
 from .measures_cwl import CWL_ENTRIES
 from .citations import (BPREF, BUCKLEY, INFAP, JK, KANTOR, MOFFAT, SAKAI, SAKAI_KANDO, SALTON,
                         TREC, TREC_EVAL_9, TREC_EVAL_10, UNCERTAINTY, VANRIJSBERGEN, WEBBER, XINFAP, Citation)
@@ -255,6 +256,8 @@ CATALOGUE: dict[str, MeasureDef] = {
                    "iprec@rec)", (), cutoff_kind="recall", cutoff_required=True, needs=("strata",),
                    aliases=("iprec",), reads="prels", paper=XINFAP, examples=("iIPrec@0.0", "iIPrec@0.5"),
                    cutoff_levels=tuple(i / 10 for i in range(11))),
+        *(MeasureDef(name, text, (), cutoff=False, reads="prefs", paper=TREC_EVAL_10, examples=(name,))
+          for name, text in PREFS_MEASURES),  # trec_eval's preference measures (sql/evaluate_prefs.sql)
     ] + list(DIVERSITY)
 }
 
@@ -263,10 +266,11 @@ def _aliases() -> list[tuple[str, str, tuple, str]]:
     """The trec_eval names ``irw eval -m`` accepts, from TREC_FAMILIES: (pattern, measure,
     fixed parameters, what the captured group sets: '' none, '@' the cut-off, or a
     parameter). A family of one measure value per name (map, rbp, P_k, iprec_at_recall_r,
-    Rprec_mult_r); not the geometric-mean families (gm_map is AP aggregated otherwise)."""
+    Rprec_mult_r); not the geometric-mean families (gm_map is AP aggregated otherwise) nor
+    those averaged over judgment groups (map_avgjg)."""
     out = []
     for f in TREC_FAMILIES:
-        if not f.measure or f.aggregate == "gm":
+        if not f.measure or f.aggregate == "gm" or f.name in BY_JUDGMENT_GROUP:
             continue
         name = re.escape(f.name)
         if f.takes == "cutoffs":

@@ -28,19 +28,25 @@ import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from . import files
+from . import catalogue, files
 from . import measures as ms
 from . import sql
 from .engine import evaluation, loading
 from .errors import IrwError, StatusError, note
+from .judgment_kinds import KINDS
+from .trec_families import BY_JUDGMENT_GROUP
 from .trec_names import TrecEvalMeasure, trec_eval_measures, trec_eval_order
 
 TREC_EVAL_VERSION = "10.0-rc3"  # the trec_eval whose output irw trec-eval reproduces
 MIN_GEO_MEAN = 1e-5  # trec_eval's floor under a value before its logarithm (gm_map)
 MISSING_ZSCORE = -1000000.0  # -Z: no mean and deviation for a measure and topic
 DEFAULT_MEASURES = ("official",)
-REL_INFO_FORMATS = ("qrels",)  # -R: what irw reads; trec_eval's others are refused
-REFUSED_REL_INFO_FORMATS = ("prefs", "qrels_prefs", "qrels_jg")
+# -R: what irw reads, as the judgment kind (judgment_kinds.KINDS) its file is loaded as:
+# qrels_prefs reads a qrels file as preferences, its second field the judgment group.
+# qrels_jg: its judgment groups are evaluated each as a qrels (by_judgment_group).
+REL_INFO_FORMATS = {"qrels": "trec", "prefs": "prefs", "qrels_prefs": "jg", "qrels_jg": "trec"}
+GROUPED_FORMAT = "qrels_jg"
+REFUSED_REL_INFO_FORMATS: tuple[str, ...] = ()
 RESULTS_FORMATS = ("trec_results",)  # -T
 # trec_eval compares and prints the bytes of ids: its files are read as Latin-1, which maps
 # each byte to the code point of its value (so the order of code points is the order of
@@ -122,15 +128,86 @@ def engine_measures(measures: list[TrecEvalMeasure], judged_only: bool, rel_leve
     return out
 
 
+def judgment_kind(rel_info_format: str):
+    """The judgment kind ``-R``'s file is loaded as: None for qrels (read without a
+    warehouse, as files in, scores out reads them), else its entry of judgment_kinds.KINDS."""
+    name = REL_INFO_FORMATS[rel_info_format]
+    return None if KINDS[name].graded else KINDS[name]
+
+
+def check_grouping(rel_info_format: str, measures: list[TrecEvalMeasure]) -> None:
+    """The families averaged over judgment groups (map_avgjg, ...) read -R qrels_jg files,
+    and such a file serves them only (and runid, num_q), as in trec_eval."""
+    grouped = rel_info_format == GROUPED_FORMAT
+    for m in measures:
+        if m.measure is not None and (m.family in BY_JUDGMENT_GROUP) != grouped:
+            raise StatusError(f"trec_eval measure {m.family} cannot be computed from -R "
+                              f"{rel_info_format} judgments: "
+                              + ("-R qrels_jg serves map_avgjg, P_avgjg and Rprec_mult_avgjg"
+                                 if grouped else "it reads -R qrels_jg files"), MEASURE_FAILED)
+
+
+def by_judgment_group(path: str, evaluate) -> "_Values":
+    """-R qrels_jg: the values of the file ``path`` (lines ``topic jg docno rel``) as trec_eval
+    computes them: ``evaluate(qrels)`` on the judgments of each judgment group (a qrels file
+    of its own), and each topic's value the sum over the groups judging it, divided by their
+    number when there are several (in the groups' order, as trec_eval adds them)."""
+    groups: dict[str, list[str]] = {}
+    with loading.open_binary(path) as fh:
+        text = fh.read().decode("utf-8")
+    for number, line in enumerate(text.split("\n"), 1):
+        fields = _FIELDS.split(line.strip(" \t\r\v\f"))
+        if fields == [""] or fields[0].startswith("#"):
+            continue
+        if len(fields) != 4 or not re.fullmatch(r"[+-]?\d+", fields[3]):
+            raise StatusError(f"{path}, line {number}: expected 4 fields (topic jg docno rel), "
+                              "rel an integer", INPUT)
+        groups.setdefault(fields[1], []).append(f"{fields[0]} 0 {fields[2]} {fields[3]}\n")
+    tmp = files.temp_dir("trec-eval")
+    parts: list[_Values] = []
+    try:
+        for number, jg in enumerate(sorted(groups)):
+            group_path = os.path.join(tmp, f"jg{number}")
+            with open(group_path, "w", encoding="utf-8") as out:
+                out.writelines(groups[jg])
+            try:
+                parts.append(evaluate(group_path))
+            except StatusError as exc:
+                if exc.status != NO_TOPICS:  # a group judging no topic of the run adds nothing
+                    raise
+    finally:
+        files.remove_temp(tmp)
+    if not parts:
+        raise StatusError("no topic has both results and relevance judgments: the run shares "
+                          "no topic with the qrels", NO_TOPICS)
+    return _averaged(parts)
+
+
+def _averaged(parts: list["_Values"]) -> "_Values":
+    """The values of several judgment groups' evaluations, averaged per topic."""
+    topics = sorted({t for p in parts for t in p.topics})
+    lacking = sorted({t for p in parts for t in p.lacking} - set(topics))
+    sums: dict[tuple[str, str], float] = {}
+    counts: dict[tuple[str, str], int] = {}
+    for p in parts:
+        for key, value in p.values.items():
+            sums[key] = sums.get(key, 0.0) + value
+            counts[key] = counts.get(key, 0) + 1
+    values = {key: total / counts[key] if counts[key] > 1 else total for key, total in sums.items()}
+    return _Values(parts[0].run_id, topics, lacking, set().union(*(p.missing for p in parts)),
+                   values, {}, None)
+
+
 def check_formats(rel_info_format: str, results_format: str) -> None:
-    """``-R`` and ``-T``: irw reads qrels and TREC results only."""
+    """``-R`` and ``-T``: irw reads qrels, preference files (prefs, qrels_prefs) and TREC
+    results."""
     if rel_info_format in REFUSED_REL_INFO_FORMATS:
-        raise StatusError(f"-R {rel_info_format}: irw trec-eval reads relevance judgments in the "
-                          "qrels format only (-R qrels); use trec_eval itself for preference and "
-                          "judgment-group files", INPUT)
+        raise StatusError(f"-R {rel_info_format}: irw trec-eval reads relevance judgments as "
+                          f"{', '.join(REL_INFO_FORMATS)}; use trec_eval itself for judgment-group "
+                          "files", INPUT)
     if rel_info_format not in REL_INFO_FORMATS:
         raise StatusError(f"illegal rel_info format {rel_info_format!r} (-R); irw trec-eval reads "
-                          "qrels", INPUT)
+                          f"{', '.join(REL_INFO_FORMATS)}", INPUT)
     if results_format not in RESULTS_FORMATS:
         raise StatusError(f"illegal results format {results_format!r} (-T); irw trec-eval reads "
                           "trec_results", INPUT)
@@ -428,14 +505,15 @@ def compute(con, qrels: str, collection: str, measures: list[TrecEvalMeasure], *
                           "trec_eval would evaluate as one; evaluate them with irw eval QRELS RUN "
                           "(a line per run), or give each its own file", INPUT)
     params["run"] = run_id = run_ids[0]
-    rows = sql.rows(con, "trec_eval.sql", "topics", params)
+    held = KINDS[catalogue.judgments_of(con, qrels)]  # without graded rows: its detail table
+    rows = sql.rows(con, "trec_eval.sql", "topics", params, "qrels" if held.graded else held.detail)
     lacking = sorted(t for t, in_run in rows if not in_run)
     topics = sorted(t for t, in_run in rows if in_run or complete)
     if not topics:
         raise StatusError("no topic has both results and relevance judgments: the run shares "
                           "no topic with the qrels", NO_TOPICS)
     missing = lacking if complete else []
-    if missing:
+    if missing and held.graded:  # (without graded rows, the engine ranks them empty: 'all')
         sql.run(con, "trec_eval.sql", "stand_in", {**params, "topics": missing})
     if lacking and not complete:
         shown = ", ".join(lacking[:10]) + (f", ... ({len(lacking) - 10} more)" if len(lacking) > 10 else "")
@@ -446,7 +524,8 @@ def compute(con, qrels: str, collection: str, measures: list[TrecEvalMeasure], *
     values: dict[tuple[str, str], float] = {}
     if chosen:
         parsed = list(dict.fromkeys(chosen.values()))
-        result = evaluation.evaluate(con, qrels, parsed, [run_id], topics="run",
+        result = evaluation.evaluate(con, qrels, parsed, [run_id],
+                                     topics="run" if held.graded or not missing else "all",
                                      max_docs=max_docs, rel_level=rel_level, store=False,
                                      collection=collection)
         by_measure = {(topic, measure): value for _, topic, measure, value in result.rows()}

@@ -67,6 +67,28 @@ class TrecFamily:
 
 
 _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+
+# trec_eval 10.0's preference measures (-R prefs, -R qrels_prefs), each a catalogue measure of
+# the same name reading preference judgments (sql/evaluate_prefs.sql), in its print order.
+# "fulfilled": a preferred document a ranked above b, or retrieved when b is not.
+PREFS_MEASURES: tuple[tuple[str, str], ...] = (
+    ("prefs_num_prefs_poss", "Preferences of the topic's judgment groups, retrieved or not"),
+    ("prefs_num_prefs_ful", "Preferences fulfilled (a retrieved above b, or a retrieved and b not)"),
+    ("prefs_num_prefs_ful_ret", "Preferences fulfilled with both documents retrieved"),
+    ("prefs_simp", "Preferences fulfilled over preferences possible (neither retrieved: not fulfilled)"),
+    ("prefs_pair", "Over the document pairs a group orders: the share of groups preferring the "
+                   "higher ranked one (0 if neither is retrieved), averaged"),
+    ("prefs_avgjg", "Preferences fulfilled over possible per judgment group, averaged over the groups"),
+    ("prefs_avgjg_Rnonrel", "prefs_avgjg with each group's non-relevant documents (level 0) "
+                            "counted as its relevant ones, R"),
+    ("prefs_simp_ret", "prefs_simp of the preferences with both documents retrieved"),
+    ("prefs_pair_ret", "prefs_pair of the pairs with both documents retrieved"),
+    ("prefs_avgjg_ret", "prefs_avgjg of the preferences with both documents retrieved"),
+    ("prefs_avgjg_Rnonrel_ret", "prefs_avgjg_Rnonrel of the retrieved documents"),
+    ("prefs_simp_imp", "prefs_simp of the preferences with a document retrieved"),
+    ("prefs_pair_imp", "prefs_pair of the pairs with a document retrieved"),
+    ("prefs_avgjg_imp", "prefs_avgjg of the preferences with a document retrieved"),
+)
 _TENTHS = tuple(i / 10 for i in range(11))
 
 # trec_eval 10.0's measures in the order it prints them (its measure table), less those of
@@ -111,6 +133,13 @@ TREC_FAMILIES: tuple[TrecFamily, ...] = (
     TrecFamily("set_map", "SetAP"),
     TrecFamily("set_F", "SetF", takes="values", defaults=(1.0,), value_params=("beta",)),
     TrecFamily("num_nonrel_judged_ret", "NumNonRelJudgedRet", aggregate="sum", value_kind="long"),
+    *(TrecFamily(name, name, **({"aggregate": "sum", "value_kind": "long"} if name.startswith("prefs_num")
+                                else {})) for name, _ in PREFS_MEASURES),
+    # -R qrels_jg: computed on each judgment group's judgments, averaged over the groups
+    TrecFamily("map_avgjg", "AP"),
+    TrecFamily("P_avgjg", "P", takes="cutoffs", defaults=_CUTS),
+    TrecFamily("Rprec_mult_avgjg", "RPrec", takes="levels", level_param="mult",
+               defaults=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
     TrecFamily("yaap", "YAAP"),
     TrecFamily("rbp", "RBP", fixed=(("p", 0.9),), takes="pairs", value_params=("p",)),
     TrecFamily("rbp_resid", "RBPres", fixed=(("p", 0.9), ("zero_if_judged", True)), takes="pairs",
@@ -130,17 +159,13 @@ TREC_NICKNAMES: dict[str, tuple[str, ...]] = {
                  "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G",
                  "set_P", "set_recall", "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret"),
 }
-# trec_eval measures and nicknames of preference and judgment-group files, which irw does not
-# read (trec_eval -R prefs, -R qrels_jg).
-_FILES = ("needs preference or judgment-group files (trec_eval -R prefs, -R qrels_jg), which "
-          "irw does not read")
-TREC_UNSUPPORTED: dict[str, str] = {
-    **{name: _FILES for name in (
-        "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
-        "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
-        "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp",
-        "prefs_avgjg_imp", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "all_prefs", "prefs",
-        "qrels_jg")},
-}
+TREC_NICKNAMES["all_prefs"] = ("runid", "num_q", *(name for name, _ in PREFS_MEASURES))
+TREC_NICKNAMES["prefs"] = ("runid", "num_q", *(name for name, _ in PREFS_MEASURES[:6]))
+# The families of judgment-group files (trec_eval -R qrels_jg): their catalogue measure is
+# computed on the judgments of each judgment group of a topic, and averaged over the groups.
+BY_JUDGMENT_GROUP = ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
+TREC_NICKNAMES["qrels_jg"] = ("runid", "num_q", *BY_JUDGMENT_GROUP)
+# trec_eval measures irw does not compute, and why.
+TREC_UNSUPPORTED: dict[str, str] = {}
 TREC_AGGREGATES = ("mean", "sum", "gm", "count", "none")
 TREC_VALUE_KINDS = ("float", "long", "string")

@@ -9,10 +9,11 @@ SELECT run_id FROM run_loads WHERE collection = $collection ORDER BY run_id
 {%- endmacro %}
 
 {# Every topic of the qrels (judged or not: trec_eval reads every line) and whether the run
-   has it. #}
-{% macro topics() -%}
+   has it; `table`: where its lines are (qrels, or the detail table of a kind without graded
+   rows: judgment_kinds.KINDS). #}
+{% macro topics(table='qrels') -%}
 SELECT q.topic, r.topic IS NOT NULL AS in_run
-FROM (SELECT DISTINCT topic FROM qrels WHERE qrels = $qrels) AS q
+FROM (SELECT DISTINCT topic FROM {{ table }} WHERE qrels = $qrels) AS q
 LEFT JOIN (SELECT topic FROM run_topics WHERE collection = $collection AND run_id = $run) AS r
        ON r.topic = q.topic
 ORDER BY q.topic

@@ -91,8 +91,6 @@ def test_a_family_takes_the_first_parameters_given():
     ("ndcg.1=-2", "must be >= 0"),
     ("rbp.1=2", "reads only p"),
     ("rbp.p=1.5", "p must be in (0, 1)"),
-    ("prefs_simp", "preference or judgment-group files"),
-    ("qrels_jg", "preference or judgment-group files"),
     ("ideal_dcg.1", "malformed pair parameters"),
 ])
 def test_what_irw_refuses(spec, fragment):

@@ -71,8 +71,8 @@ OPTIONS = (
     Option("M", "Max_retrieved_per_topic", "num",
            _store("max_docs", lambda k, v: _integer("-M", v, 1)),
            "only the first num documents of each ranking count"),
-    Option("R", "Rel_info_format", "qrels", _store("rel_info_format"),
-           "the format of the relevance judgments (the only one irw reads)"),
+    Option("R", "Rel_info_format", "format", _store("rel_info_format"),
+           "the relevance judgments' format: qrels (default), prefs, qrels_prefs, qrels_jg"),
     Option("T", "Results_format", "trec_results", _store("results_format"),
            "the format of the results (the only one irw reads)"),
     # -o: trec_eval's old output format, which it no longer has: ignored as it ignores it
@@ -107,7 +107,7 @@ def _options_help() -> str:
 
 USAGE = """\
 Usage: irw trec-eval [-h] [-v] [-q] [-n] [-c] [-J] [-m measure[.params]]... [-l num] [-M num]
-       [-N num] [-Z zscores_file] [-R qrels] [-T trec_results] qrels_file results_file
+       [-N num] [-Z zscores_file] [-R format] [-T trec_results] qrels_file results_file
 """
 
 HELP = USAGE + """

@@ -12,6 +12,7 @@ from __future__ import annotations
 from .. import catalogue, sql
 from ..connection import Engine, engine_of, transaction, without_order
 from ..errors import IrwError, note, printable
+from ..judgment_kinds import KINDS
 from ..measures import Measure, parse
 from ..result import Result
 from . import base, rendering
@@ -100,7 +101,8 @@ def scores_query(source, qrels: str, measures: list[Measure], run_ids: list[str]
     catalogue.check_serves(engine, name, measures)
     collection = catalogue.collection_of(engine, name, collection)
     check_runs_in(engine, collection, run_ids)
-    note_unshared_topics(engine, topic_qrels, collection, run_ids)
+    if KINDS[catalogue.judgments_of(engine, name)].graded:  # the topics of its graded rows
+        note_unshared_topics(engine, topic_qrels, collection, run_ids)
     source_kind, extra = (base.base_source(engine.con, name, collection) if engine.caches_base
                           else ("fresh", {}))
     query = rendering.render_sql(measures, topics=topics, max_docs=max_docs, rel_level=rel_level,

@@ -22,6 +22,9 @@ from ..measure_def import DUCKDB_ONLY
 from ..measures import CATALOGUE, Measure, macro_arguments  # noqa: F401 (the macros' arguments)
 
 TOPIC_POLICIES = ("qrels", "run", "all")
+# The engine of the measures that read another kind of judgments than the graded rows of table
+# qrels (MeasureDef.reads): a template of its own, whose named hooks it documents.
+KIND_ENGINES = {"prefs": "evaluate_prefs.sql"}
 
 
 def _key(value: int) -> str:
@@ -224,6 +227,17 @@ def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | N
         if unsupported:
             raise IrwError(f"measure {measure} is computed by DuckDB only: its hook "
                            f"{unsupported[0]} uses {DUCKDB_ONLY[unsupported[0]]}")
+    kinds = sorted({m.definition.reads for m in measures})
+    if len(kinds) > 1 and set(kinds) & set(KIND_ENGINES):
+        raise IrwError(f"measures reading {' and '.join(kinds)} judgments are evaluated apart: "
+                       "one qrels serves one of them")
+    if kinds and kinds[0] in KIND_ENGINES:
+        if dialect != "duckdb":
+            raise IrwError(f"measures reading {kinds[0]} judgments are computed by DuckDB only "
+                           f"(irw eval), not in {dialect}")
+        contexts = _contexts(measures, dialect)[0]
+        return sql.render(KIND_ENGINES[kinds[0]], dialect, measures=contexts, topics=topics,
+                          max_docs=max_docs, P=_engine_inputs(dialect))
 
     def render() -> str:
         contexts, thresholds, gainsets = _contexts(measures, dialect)
@@ -432,10 +446,14 @@ def macro_definitions() -> list[dict]:
     out = []
     for definition in CATALOGUE.values():
         m = _MacroContext(definition)
-        body = sql.render("evaluate.sql", measures=[m], thresholds=[m.threshold],
-                         gainsets=[m.gainset] if m.gainset else [], topics="qrels",
-                         max_docs=None, topic_threshold=1, sources=list(BASE_SOURCES),
-                         P=_macro_inputs(), checks=m.checks, window_guard=m.window_guard)
+        if definition.reads in KIND_ENGINES:  # the engine of its kind of judgments
+            body = sql.render(KIND_ENGINES[definition.reads], measures=[m], topics="qrels",
+                              max_docs=None, P=_macro_inputs())
+        else:
+            body = sql.render("evaluate.sql", measures=[m], thresholds=[m.threshold],
+                              gainsets=[m.gainset] if m.gainset else [], topics="qrels",
+                              max_docs=None, topic_threshold=1, sources=list(BASE_SOURCES),
+                              P=_macro_inputs(), checks=m.checks, window_guard=m.window_guard)
         out.append({"name": definition.name, "args": m.args,
                     "body": f"SELECT {_macro_inputs()['collection']} AS collection, run_id, topic, value "
                             f"FROM ({body.rstrip()}) AS measured"})

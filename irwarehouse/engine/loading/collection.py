@@ -10,6 +10,7 @@ from ... import catalogue
 from ...catalogue import DEFAULT_COLLECTION
 from ...connection import engine_of, without_order
 from ...errors import IrwError
+from ...judgment_kinds import GRADED, KINDS, JudgmentKind
 from .metadata import _load_meta
 from .paths import expand_paths
 from .qrels import _insert_qrels, _qrels_summary, _stage_qrels
@@ -114,10 +115,12 @@ def collection_layout(directory: str, qrels: str | None = None, runs: str | None
 def load_collection(con, name: str, qrels_file: str, runs: Iterable[str], meta: str | None = None,
                     qrels_name: str | None = None, policy: str = "trec_eval", replace: bool = False,
                     extra_fields: bool = False, final=None, encoding: str = "utf-8",
-                    description: str | None = None, implicit: bool = False, then=None) -> dict:
+                    description: str | None = None, implicit: bool = False, then=None,
+                    kind: JudgmentKind = KINDS[GRADED]) -> dict:
     """Load a test collection -- its qrels, runs and run metadata -- as collection ``name``, in
     one final transaction (all or nothing). The qrels is named ``qrels_name`` (default:
-    ``name``). ``con``, ``final`` and ``implicit`` as for :func:`load_runs`. ``then(con)``:
+    ``name``), its file of judgment kind ``kind``. ``con``, ``final`` and ``implicit`` as for
+    :func:`load_runs`. ``then(con)``:
     work done in the same transaction once they are in (its result: the summary's ``then``),
     which a failure of it undoes with the load."""
     catalogue.check_collection_name(name)
@@ -126,11 +129,11 @@ def load_collection(con, name: str, qrels_file: str, runs: Iterable[str], meta: 
     run_files = expand_paths(runs, runs=True, encoding=encoding)
 
     def stage(bar) -> tuple[int, int]:
-        qrels_comments = _stage_qrels(con, qrels_files, qrels_name, encoding)
+        qrels_comments = _stage_qrels(con, qrels_files, qrels_name, encoding, kind)
         return qrels_comments, _stage_runs(con, run_files, policy, extra_fields, encoding, name, bar)
 
     def write(staged: tuple[int, int]) -> dict:
-        _insert_qrels(con, qrels_files, qrels_name, replace, description, name)
+        _insert_qrels(con, qrels_files, qrels_name, replace, description, name, kind)
         summary = _insert_runs(con, run_files, policy, replace, name)
         summary["comments"] = staged[1]
         summary["meta"] = _load_meta(con, meta, name) if meta else 0
@@ -140,7 +143,7 @@ def load_collection(con, name: str, qrels_file: str, runs: Iterable[str], meta: 
         return summary
 
     def after(summary: dict) -> dict:
-        summary["qrels"] = {**_qrels_summary(con, qrels_name, name), **summary["qrels"]}
+        summary["qrels"] = {**_qrels_summary(con, qrels_name, name, kind), **summary["qrels"]}
         return summary
 
     return stage_and_write(con, stage, write, final=final, implicit=implicit, collection=name,

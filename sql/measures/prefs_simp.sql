@@ -1,0 +1,8 @@
+{# prefs_simp: preferences fulfilled over preferences possible, over all groups; neither retrieved counts as not fulfilled (trec_eval 10.0) #}
+{% import '_dialect.sql' as d %}
+{% macro jg_aggs(m) -%}
+sum(ful_ret + ful_imp) AS {{ m.id }}_f, sum(poss_ret + poss_imp + notoccur) AS {{ m.id }}_p
+{%- endmacro %}
+{% macro value(m) -%}
+CASE WHEN {{ m.id }}_p > 0 THEN {{ d.div(m.id ~ '_f', m.id ~ '_p') }} END
+{%- endmacro %}
