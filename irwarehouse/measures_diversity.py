@@ -39,7 +39,7 @@ DIVERSITY: tuple[MeasureDef, ...] = (
                "1/log2(i+1)) over that of ndeval's greedy ideal ranking", (ALPHA,),
                cutoff_required=True, needs=_IDEAL, ir_measures="alpha_nDCG@k", paper=CLARKE_2008,
                reads=KIND, examples=("alpha_nDCG@20", "alpha_nDCG@5", "alpha_nDCG(alpha=0.8)@10")),
-    MeasureDef("ERR_IA", "ERR-IA: sum over ranks i <= k of the intent-aware gain / i, over that of "
+    MeasureDef("ERR_IA", "Intent-aware expected reciprocal rank: sum over ranks i <= k of the intent-aware gain / i, over that of "
                "a ranking covering every intent at every rank (ndeval's collection-independent "
                "normalization; k = 1: the gain)", (ALPHA,), cutoff_required=True, needs=_INTENTS,
                ir_measures="ERR_IA@k", paper=CHAPELLE_2009, reads=KIND,

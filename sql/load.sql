@@ -198,9 +198,12 @@ DELETE FROM qrels_info WHERE qrels = $name;
 {%- endmacro %}
 
 {# The staged lines of `kind` into the warehouse: its graded rows (the kind's aggregate over
-   the lines of a document; none when it gives none) and its lines into its detail table. #}
+   the lines of a document; a kind of one line per document, its rel, in the file's order;
+   none when it gives none) and its lines into its detail table. #}
 {% macro insert_qrels(kind) -%}
-{% if kind.graded %}
+{% if kind.graded and kind.key | list == ['topic', 'docno'] %}
+INSERT INTO qrels SELECT $name, topic, docno, rel FROM irw_staged_qrels;
+{% elif kind.graded %}
 INSERT INTO qrels SELECT $name, topic, docno, {{ kind.graded }} FROM irw_staged_qrels GROUP BY topic, docno;
 {% endif %}
 {% if kind.detail %}

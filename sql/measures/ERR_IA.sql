@@ -1,4 +1,4 @@
-{# ERR-IA@k (Chapelle et al. 2009) as ndeval computes it, with its collection-independent
+{# ERR_IA@k, intent-aware expected reciprocal rank (Chapelle et al. 2009), as ndeval computes it, with its collection-independent
    normalization: the sum over ranks i <= k of the intent-aware gain / i, divided by the same
    sum of an ideal ranking covering every intent at every rank (n_intents (1 - alpha)^(i-1) / i);
    at k = 1 the gain itself. #}
