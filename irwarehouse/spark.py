@@ -35,6 +35,7 @@ from . import catalogue, measures, runsets, sql
 from .connection import Engine, transaction
 from .engine import evaluation, pools
 from .errors import IrwError
+from .judgment_kinds import GRADED
 from .options import RankingOptions
 from .result import Result
 
@@ -285,11 +286,12 @@ class SparkWarehouse:
         topic_qrels, collection = self.engine.one(
             "SELECT topic_qrels, collection FROM qrels_info WHERE qrels = ?", [parent])
         now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
-        info = [(d.name, collection, None, parent, kind, json.dumps(d.params), d.description, topic_qrels, now)
-                for d in planned]
+        # a derived qrels holds graded judgments whatever its parent's kind (docs/concepts.md)
+        info = [(d.name, collection, None, parent, kind, json.dumps(d.params), d.description, topic_qrels, now,
+                 GRADED) for d in planned]
         listing = self.spark.createDataFrame(
             info, "qrels STRING, collection STRING, source STRING, parent STRING, kind STRING, params STRING, "
-                  "description STRING, topic_qrels STRING, created_at TIMESTAMP_NTZ")
+                  "description STRING, topic_qrels STRING, created_at TIMESTAMP_NTZ, judgments STRING")
         return reduce(lambda a, b: a.unionAll(b), frames), listing
 
     def pool(self, kind: str, name: str | list[str] | None = None, qrels: str | None = None,
