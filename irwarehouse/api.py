@@ -270,16 +270,16 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
             per = evaluation.evaluate(self.con, q, parsed, run_ids[q], topics=topics, max_docs=max_docs,
                                       rel_level=rel_level, store=store, collection=collection)
             present = {q} if len(per) else set()
-        noted = False  # the default threshold on graded qrels: said once
         for q in names:  # why a qrels gave no rows, said rather than left to guess
             if q not in present:
                 note(evaluation.no_rows_reason(self.con, q, run_ids[q], topics, rel_level), "no rows")
-            elif not noted:
-                noted = evaluation.note_default_threshold(self.con, q, parsed)
         if standardize:
             from .standardize import apply_factors
 
             per = Result.of(apply_factors(self.con, per.df(), standardize))
+        # the default threshold on graded qrels: said once, and only when the scores are given
+        next((q for q in names if q in present
+              and evaluation.note_default_threshold(self.con, q, parsed)), None)
         if by == "system":
             groups = {q: catalogue.systems_of(self.con, run_ids[q],
                                               catalogue.collection_of(self.con, q, collection))
