@@ -277,9 +277,9 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
             from .standardize import apply_factors
 
             per = Result.of(apply_factors(self.con, per.df(), standardize))
-        # the default threshold on graded qrels: said once, and only when the scores are given
-        next((q for q in names if q in present
-              and evaluation.note_default_threshold(self.con, q, parsed)), None)
+        for q in names:  # the default threshold on graded qrels: said once, when scores are given
+            if q in present and evaluation.note_default_threshold(self.con, q, parsed):
+                break
         if by == "system":
             groups = {q: catalogue.systems_of(self.con, run_ids[q],
                                               catalogue.collection_of(self.con, q, collection))
