@@ -280,16 +280,16 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
             per = evaluation.evaluate(self.con, q, parsed, run_ids[q], topics=topics, max_docs=max_docs,
                                       rel_level=rel_level, store=store, collection=collection)
             present = {q} if len(per) else set()
-        noted = False  # the default threshold on graded qrels: said once
         for q in names:  # why a qrels gave no rows, said rather than left to guess
             if q not in present:
                 note(evaluation.no_rows_reason(self.con, q, run_ids[q], topics, rel_level), "no rows")
-            elif not noted:
-                noted = evaluation.note_default_threshold(self.con, q, parsed)
         if standardize:
             from .standardize import apply_factors
 
             per = Result.of(apply_factors(self.con, per.df(), standardize))
+        for q in names:  # the default threshold on graded qrels: said once, when scores are given
+            if q in present and evaluation.note_default_threshold(self.con, q, parsed):
+                break
         if by == "system":
             groups = {q: catalogue.systems_of(self.con, run_ids[q],
                                               catalogue.collection_of(self.con, q, collection))
