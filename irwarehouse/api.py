@@ -275,7 +275,7 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
                                      collection=collection)
             present = set(per.column("qrels"))
         else:
-            q = qrels or catalogue.default_qrels(self.con)
+            q = qrels or catalogue.default_qrels(self.con, {m.definition.reads for m in parsed})
             names, run_ids = [q], {q: runsets.resolve(self.con, _spec(runs), qrels=q, collection=collection)}
             per = evaluation.evaluate(self.con, q, parsed, run_ids[q], topics=topics, max_docs=max_docs,
                                       rel_level=rel_level, store=store, collection=collection)

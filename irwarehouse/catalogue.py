@@ -158,12 +158,20 @@ def collection_of(source, qrels: str, collection: str | None = None) -> str:
     return collection
 
 
-def default_qrels(source) -> str:
-    """The qrels to use when none is named: the only one loaded from a file."""
-    names = [r[0] for r in _rows(
-        source, "SELECT qrels FROM qrels_info WHERE parent IS NULL ORDER BY created_at")]
-    if not names:
+def default_qrels(source, reads: Iterable[str] = (GRADED,)) -> str:
+    """The qrels to use when none is named: the only one loaded from a file that serves
+    measures reading every kind in ``reads`` (default: graded judgments, which pools,
+    statistics and most measures read) -- a preference file loaded beside graded qrels does
+    not make ``irw eval -m AP`` ask which."""
+    rows = _rows(source, "SELECT qrels, judgments FROM qrels_info WHERE parent IS NULL ORDER BY created_at")
+    if not rows:
         raise IrwError("no qrels are loaded: use `irw load qrels FILE --name NAME` first")
+    reads = sorted(set(reads))
+    names = [name for name, held in rows if all(serves(held, r) for r in reads)]
+    if not names:
+        raise IrwError(f"no qrels loaded holds {' and '.join(reads)} judgments (loaded: "
+                       f"{', '.join(f'{n} ({h or GRADED})' for n, h in rows)}): load them with "
+                       "irw load qrels FILE --name NAME --format KIND, or choose one with --qrels")
     if len(names) > 1:
         raise IrwError(f"several qrels are loaded ({', '.join(names)}): choose one with --qrels")
     return names[0]

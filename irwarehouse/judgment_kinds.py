@@ -78,6 +78,15 @@ class JudgmentKind:
         """The numeric fields with their field numbers (from 1)."""
         return [(i, f) for i, f in enumerate(self.fields, 1) if f.type]
 
+    @property
+    def sql_context(self) -> dict:
+        """What the loading templates (sql/load.sql) read of the kind, as plain values, so
+        that their renderings are kept between commands (irwarehouse.sql.kept)."""
+        return {"name": self.name, "fields": [f.name for f in self.fields], "staged": self.staged,
+                "key": list(self.key), "detail": self.detail,
+                "detail_columns": list(self.detail_columns), "kept": list(self.kept),
+                "graded": self.graded}
+
     def load_hint(self) -> str:
         return f"irw load qrels FILE --name NAME --format {self.name} ({self.layout})"
 

@@ -27,23 +27,28 @@
 {% set hi = 'coalesce(' ~ m.max_rel ~ ', ' ~ m.top_grade ~ ')' %}
 (CASE WHEN {{ hi }} > {{ m.min_rel }} THEN {{ d.div('least(greatest(grade, ' ~ m.min_rel ~ '), ' ~ hi ~ ') - ' ~ m.min_rel, hi ~ ' - ' ~ m.min_rel) }} ELSE 0.0 END)
 {%- endmacro %}
+{#- ln(1 - g), 0 where g >= 1: the guard is inside ln's argument, since an engine may compute
+    ln over rows a CASE or a FILTER leaves out (DuckDB 1.4 does, and ln(0) is an error there). -#}
+{% macro ln_kept(g) -%}
+ln(CASE WHEN {{ g }} < 1 THEN 1 - {{ g }} ELSE 1.0 END)
+{%- endmacro %}
 {% macro prepare(m, items) -%}
 {% set g = gain(m) %}
 {% set out = [] %}
 {% if 'g' in items %}{% set _ = out.append(g ~ ' AS ' ~ m.id ~ '_g') %}{% endif %}
 {% if 'cg' in items %}{% set _ = out.append(d.running_sum(g) ~ ' AS ' ~ m.id ~ '_cg') %}{% endif %}
 {% if 'stop' in items %}{% set _ = out.append(d.running_count(g ~ ' >= 1') ~ ' AS ' ~ m.id ~ '_stop') %}{% endif %}
-{% if 'lq' in items %}{% set _ = out.append(d.running_fsum('CASE WHEN ' ~ g ~ ' < 1 THEN ln(1 - ' ~ g ~ ') ELSE 0.0 END') ~ ' AS ' ~ m.id ~ '_lq') %}{% endif %}
+{% if 'lq' in items %}{% set _ = out.append(d.running_fsum(ln_kept(g)) ~ ' AS ' ~ m.id ~ '_lq') %}{% endif %}
 {{ out | join(',\n') }}
 {%- endmacro %}
 {% macro kept(m) -%}
 (CASE WHEN {{ m.id }}_stop - (CASE WHEN {{ m.id }}_g >= 1 THEN 1 ELSE 0 END) > 0 THEN 0.0
-      ELSE exp({{ m.id }}_lq - (CASE WHEN {{ m.id }}_g < 1 THEN ln(1 - {{ m.id }}_g) ELSE 0.0 END)) END)
+      ELSE exp({{ m.id }}_lq - {{ ln_kept(m.id ~ '_g') }}) END)
 {%- endmacro %}
 {#- The product prod_{j} (1 - g_j) over the rows where `within` holds (an aggregate). -#}
 {% macro kept_all(m, within) -%}
 (CASE WHEN count(*) FILTER (WHERE {{ m.id }}_g >= 1 AND {{ within }}) > 0 THEN 0.0
-      ELSE exp(coalesce({{ d.fsum() }}(ln(1 - {{ m.id }}_g)) FILTER (WHERE {{ m.id }}_g > 0 AND {{ m.id }}_g < 1 AND {{ within }}), 0.0)) END)
+      ELSE exp(coalesce({{ d.fsum() }}({{ ln_kept(m.id ~ '_g') }}) FILTER (WHERE {{ m.id }}_g > 0 AND {{ m.id }}_g < 1 AND {{ within }}), 0.0)) END)
 {%- endmacro %}
 {% macro trigamma(x) -%}
 {% set z = d.div('1', '(' ~ x ~ ') + 10') %}

@@ -2,7 +2,10 @@
     its measure files share. A document relevant to intents j gains sum_j (1 - alpha)^c_j,
     c_j the documents ranked above it relevant to j (m.intent_counts: the `intents` hook of
     sql/evaluate.sql); the discount of rank i is log 2 / log(i + 1); n_intents counts a
-    topic's intents with a relevant document (ndeval ignores the others). -#}
+    topic's intents with a relevant document (ndeval ignores the others). DuckDB only (its
+    list functions and a recursive query over lists): Spark refuses these measures
+    (MeasureDef.on_spark), and tests/test_dialect.py checks only the portable templates. -#}
+{% import '_dialect.sql' as d %}
 
 {% macro gain(m) -%}
 coalesce(list_sum(list_transform({{ m.intent_counts }}, lambda c: pow(1 - {{ m.alpha }}, c))), 0)
@@ -30,4 +33,59 @@ CASE WHEN {{ m.n_intents }} = 0 THEN 0
 {# The run's sum over the ideal ranking's (0 when the run's is 0, as ndeval). #}
 {% macro by_ideal(total, ideal) -%}
 CASE WHEN coalesce({{ total }}, 0) = 0 THEN 0 ELSE {{ total }} / {{ ideal }} END
+{%- endmacro %}
+
+{#- The CTE ia_r (followed by a comma): m.intent_counts and m.intent_ap per retrieved document
+    relevant to an intent, from ia_l (its relevant intents) and ia_n (sql/evaluate.sql). -#}
+{% macro intent_counts() -%}
+ia_r AS (
+    -- m.intent_counts and m.intent_ap per retrieved document relevant to an intent
+    SELECT run_id, topic, rank, list(c ORDER BY intent) AS ia_counts, sum((c + 1) / nrel) AS ia_ap
+    FROM (SELECT l.run_id, l.topic, l.rank, l.intent, n.nrel,
+                 row_number() OVER (PARTITION BY l.run_id, l.topic, l.intent ORDER BY l.rank) - 1 AS c
+          FROM ia_l AS l JOIN ia_n AS n ON n.topic = l.topic AND n.intent = l.intent) AS counted
+    GROUP BY run_id, topic, rank
+),
+{%- endmacro %}
+
+{#- The CTEs (each followed by a comma) of the greedy ideal rankings of `ideal_ia` (the
+    measures with the hook intent_ideal; sql/evaluate.sql): per topic, one relevant document
+    at a time, the one of largest intent-aware gain (ties: largest docno). -#}
+{% macro ideal_rankings(ideal_ia, P) -%}
+ia_start AS (
+    -- the ideal rankings' start: per topic its relevant documents, largest docno first, each
+    -- with the positions of its intents (1..n_intents), and no intent covered yet
+    SELECT topic, list({'d': docno, 'i': ints} ORDER BY docno DESC) AS remaining,
+           list_transform(range(max(n_intents)), lambda x: 0) AS counts
+    FROM (SELECT qi.topic, qi.docno, list(ix.j ORDER BY ix.j) AS ints, max(ix.n_intents) AS n_intents
+          FROM qrels_intents AS qi
+          JOIN (SELECT topic, intent, {{ d.cast('dense_rank() OVER (PARTITION BY topic ORDER BY intent)', 'INTEGER') }} AS j,
+                       count(*) OVER (PARTITION BY topic) AS n_intents FROM ia_n) AS ix
+            ON ix.topic = qi.topic AND ix.intent = qi.intent
+          WHERE qi.qrels = {{ P.qrels }} AND qi.rel >= 1
+          GROUP BY qi.topic, qi.docno) AS docs
+    GROUP BY topic
+),
+{% for m in ideal_ia %}
+{{ m.intent_ideal }} AS (
+    -- m.intent_ideal: the greedy ideal ranking at m.alpha, one position per step
+    WITH RECURSIVE greedy(topic, irank, remaining, counts, gain) AS (
+        SELECT topic, 0, remaining, counts, 0.0::DOUBLE FROM ia_start
+        UNION ALL
+        SELECT topic, irank + 1, list_concat(remaining[:p - 1], remaining[p + 1:]),
+               list_transform(range(1, len(counts) + 1),
+                              lambda j: counts[j] + CASE WHEN list_contains(remaining[p].i, j) THEN 1 ELSE 0 END),
+               scores[p]
+        FROM (SELECT *, list_position(scores, list_max(scores)) AS p
+              FROM (SELECT *, list_transform(remaining, lambda x: list_sum(list_transform(
+                        x.i, lambda j: pow(1 - {{ m.alpha }}, counts[j])))) AS scores
+                    FROM greedy
+                    WHERE len(remaining) > 0{% if m.module.ideal_depth is defined %} AND irank < {{ m.module.ideal_depth(m) }}{% endif %}) AS scored) AS picked
+    )
+    SELECT topic, irank, gain FROM greedy WHERE irank > 0
+),
+{{ m.id }}_dvt AS (
+    SELECT topic, {{ m.module.intent_ideal(m) }} FROM {{ m.intent_ideal }} GROUP BY topic
+),
+{% endfor %}
 {%- endmacro %}

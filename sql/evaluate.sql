@@ -103,6 +103,7 @@
 {% import '_dialect.sql' as d %}
 {% import '_base.sql' as b %}
 {% import '_state.sql' as st %}
+{% import '_diversity.sql' as dv %}
 {% set mods = {} %}
 {% for m in measures %}{% set _ = mods.update({m.id: m.module}) %}{% endfor %}
 WITH
@@ -150,42 +151,7 @@ ia_t AS (
 {% endif %}
 {% set ideal_ia = measures | selectattr('module.intent_ideal', 'defined') | list %}
 {% if ideal_ia %}
-ia_start AS (
-    -- the ideal rankings' start: per topic its relevant documents, largest docno first, each
-    -- with the positions of its intents (1..n_intents), and no intent covered yet
-    SELECT topic, list({'d': docno, 'i': ints} ORDER BY docno DESC) AS remaining,
-           list_transform(range(max(n_intents)), lambda x: 0) AS counts
-    FROM (SELECT qi.topic, qi.docno, list(ix.j ORDER BY ix.j) AS ints, max(ix.n_intents) AS n_intents
-          FROM qrels_intents AS qi
-          JOIN (SELECT topic, intent, {{ d.cast('dense_rank() OVER (PARTITION BY topic ORDER BY intent)', 'INTEGER') }} AS j,
-                       count(*) OVER (PARTITION BY topic) AS n_intents FROM ia_n) AS ix
-            ON ix.topic = qi.topic AND ix.intent = qi.intent
-          WHERE qi.qrels = {{ P.qrels }} AND qi.rel >= 1
-          GROUP BY qi.topic, qi.docno) AS docs
-    GROUP BY topic
-),
-{% for m in ideal_ia %}
-{{ m.intent_ideal }} AS (
-    -- m.intent_ideal: the greedy ideal ranking at m.alpha, one position per step
-    WITH RECURSIVE greedy(topic, irank, remaining, counts, gain) AS (
-        SELECT topic, 0, remaining, counts, 0.0::DOUBLE FROM ia_start
-        UNION ALL
-        SELECT topic, irank + 1, list_concat(remaining[:p - 1], remaining[p + 1:]),
-               list_transform(range(1, len(counts) + 1),
-                              lambda j: counts[j] + CASE WHEN list_contains(remaining[p].i, j) THEN 1 ELSE 0 END),
-               scores[p]
-        FROM (SELECT *, list_position(scores, list_max(scores)) AS p
-              FROM (SELECT *, list_transform(remaining, lambda x: list_sum(list_transform(
-                        x.i, lambda j: pow(1 - {{ m.alpha }}, counts[j])))) AS scores
-                    FROM greedy
-                    WHERE len(remaining) > 0{% if m.module.ideal_depth is defined %} AND irank < {{ m.module.ideal_depth(m) }}{% endif %}) AS scored) AS picked
-    )
-    SELECT topic, irank, gain FROM greedy WHERE irank > 0
-),
-{{ m.id }}_dvt AS (
-    SELECT topic, {{ m.module.intent_ideal(m) }} FROM {{ m.intent_ideal }} GROUP BY topic
-),
-{% endfor %}
+{{ dv.ideal_rankings(ideal_ia, P) }}
 {% endif %}
 {% if 'grade_above' in needed %}
 gabove AS (
@@ -287,14 +253,7 @@ ia_l AS (
     {{ b.intent_rows(P, 'sel', 'rerank' in sources) | indent(4) }}
 {% endif %}
 ),
-ia_r AS (
-    -- m.intent_counts and m.intent_ap per retrieved document relevant to an intent
-    SELECT run_id, topic, rank, list(c ORDER BY intent) AS ia_counts, sum((c + 1) / nrel) AS ia_ap
-    FROM (SELECT l.run_id, l.topic, l.rank, l.intent, n.nrel,
-                 row_number() OVER (PARTITION BY l.run_id, l.topic, l.intent ORDER BY l.rank) - 1 AS c
-          FROM ia_l AS l JOIN ia_n AS n ON n.topic = l.topic AND n.intent = l.intent) AS counted
-    GROUP BY run_id, topic, rank
-),
+{{ dv.intent_counts() }}
 {% endif %}
 {% set sampled = 'strata' in needed %}
 {% if sampled %}

@@ -185,7 +185,9 @@ def snapshot(path: str) -> dict:
 
 def build_sql_warehouse(invoke) -> None:
     """Fill a warehouse with something in every public table and view: the fixtures loaded,
-    scores for two qrels, a derived qrels, a factor set and saved test results."""
+    scores for two qrels, a derived qrels, a factor set and saved test results; the fixture
+    qrels also read as one judgment group (``--format jg``, last: commands that take the only
+    qrels come before), which the preference measures read (qrels_prefs)."""
     invoke("load", "qrels", FIXTURES / "qrels.txt", "--name", "fixture")
     invoke("load", "runs", FIXTURES / "runs", "--meta", FIXTURES / "runs.tsv")
     invoke("eval", "-m", "AP", "-m", "P@10", "-m", "nDCG(discount=jk)@10", "-m", "RBP(p=0.8)",
@@ -196,6 +198,7 @@ def build_sql_warehouse(invoke) -> None:
     invoke("discpower", "-m", "AP", "--test", "t", "--save", "fixture-t")
     invoke("pvalues", "-m", "AP", "--save", "fixture-ap")
     invoke("correlate", "--matrix", "-m", "AP", "-m", "P@10", "--save", "fixture-matrix")
+    invoke("load", "qrels", FIXTURES / "qrels.txt", "--name", "fixture-jg", "--format", "jg")
 
 
 @pytest.fixture(scope="session")

@@ -41,7 +41,10 @@ MACRO_CALLS = {
     "std_z": "SELECT std_z(0.7, 0.5, 0.2), std_z(0.7, 0.5, 0)",
     "collection_of": f"SELECT collection_of('{QRELS}')",
 }
-MACRO_SCHEMA_CALLS = {"measure": "SELECT * FROM measure.{name}('" + QRELS + "'{arguments})"}
+MACRO_SCHEMA_CALLS = {"measure": "SELECT * FROM measure.{name}('{qrels}'{arguments})"}
+# The qrels a measure macro is called with, by the kind of judgments it reads (the column
+# judgments of the table measures); the fixture qrels for the others.
+KIND_QRELS = {"prefs": QRELS + "-jg"}
 
 
 def _ident(name: str) -> str:
@@ -70,13 +73,15 @@ def queries(con) -> tuple[dict[str, str], list[str]]:
         "AND database_name = current_database() AND function_type IN ('macro', 'table_macro') "
         "AND NOT starts_with(function_name, 'irw_') ORDER BY ALL").fetchall()
     examples = dict(con.execute("SELECT name, example_arguments FROM measures").fetchall())
+    kinds = dict(con.execute("SELECT name, judgments FROM measures").fetchall())
     for schema, macro in macros:
         if schema == "main" and macro in MACRO_CALLS:
             call = MACRO_CALLS[macro]
         elif schema in MACRO_SCHEMA_CALLS:
             arguments = examples.get(macro) if schema == "measure" else None
-            call = MACRO_SCHEMA_CALLS[schema].format(name=_ident(macro),
-                                                     arguments=f", {arguments}" if arguments else "")
+            call = MACRO_SCHEMA_CALLS[schema].format(
+                name=_ident(macro), qrels=KIND_QRELS.get(kinds.get(macro), QRELS),
+                arguments=f", {arguments}" if arguments else "")
         else:
             uncovered.append(f"{schema}.{macro}")
             continue

@@ -17,11 +17,19 @@ from irwarehouse import sql as irw_sql
 from irwarehouse.engine import pools, rendering
 from test_sql_product import CASES
 
-# The templates both engines run: the measure engine and its base relation, the measures,
+# The templates both engines run: the measure engine and its base relation, the measures
+# Spark computes (MeasureDef.on_spark; the others, and sql/_diversity.sql, are DuckDB's only),
 # the ranking policies, pools and derived qrels, and the public views.
 PORTABLE = ["evaluate.sql", "_base.sql", "_ranking.sql", "base_relation.sql", "pools.sql",
             "derived_qrels.sql", "views.sql", "qrels_compare.sql",
-            *[f"measures/{n}.sql" for n in measures.CATALOGUE]]
+            *[f"measures/{n}.sql" for n, m in measures.CATALOGUE.items() if m.on_spark]]
+
+
+def test_the_measures_spark_refuses_are_few():
+    """Only the diversity family is DuckDB's alone: a new measure that is not portable is a
+    choice to make here, not an accident."""
+    refused = {m.reads for m in measures.CATALOGUE.values() if not m.on_spark}
+    assert refused == {"diversity"}
 
 # DuckDB-only constructs (pattern, what it is).
 DUCKDB_ONLY = [

@@ -107,6 +107,30 @@ def test_a_measure_of_a_kind_the_qrels_does_not_hold_is_refused_in_one_line(tmp_
                         "--format diversity or --format prels")
 
 
+def test_the_default_qrels_is_the_only_one_serving_the_measures(tmp_path):
+    """Graded qrels and a judgment-group file of the same collection: a graded measure takes
+    the graded qrels and a preference measure the other, unasked; a measure no loaded qrels
+    serves names what is loaded."""
+    with Warehouse(":memory:") as w:
+        w.load_qrels(str(FIXTURES / "qrels.txt"), "graded")
+        w.load_runs(str(FIXTURES / "runs"))
+        with pytest.raises(IrwError, match=r"^no qrels loaded holds prefs judgments \(loaded: "
+                                           r"graded \(trec\)\)"):
+            w.eval(["prefs_simp"], store=False)
+        w.load_qrels(str(FIXTURES / "qrels.txt"), "groups", format="jg")
+        def same(measure, qrels):
+            unasked = w.eval([measure], store=False, rel_level=1).df()
+            assert len(unasked) and unasked.equals(w.eval([measure], qrels=qrels, store=False,
+                                                          rel_level=1).df())
+
+        same("AP", "graded")
+        same("prefs_simp", "groups")
+        w.load_qrels(str(FIXTURES / "auto-qrels.txt"), "auto")
+        with pytest.raises(IrwError, match=r"several qrels are loaded \(graded, auto\)"):
+            w.eval(["AP"], store=False)
+        same("prefs_simp", "groups")
+
+
 def test_a_dataframe_of_another_kind_is_refused():
     pd = pytest.importorskip("pandas")
     with Warehouse(":memory:") as w, pytest.raises(IrwError, match="load diversity judgments from files"):

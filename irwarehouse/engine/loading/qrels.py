@@ -40,7 +40,7 @@ def load_qrels(con, patterns: Iterable[str], name: str, replace: bool = False,
 def _qrels_summary(con, name: str, collection: str, kind: JudgmentKind = KINDS[GRADED]) -> dict:
     """What a load wrote: topics, graded judgments, relevant ones, and for a kind that keeps
     its lines in a detail table, the format, the table and its lines."""
-    stats = sql.rows(con, "load.sql", "qrels_summary", {"name": name}, kind)[0]
+    stats = sql.rows(con, "load.sql", "qrels_summary", {"name": name}, kind.sql_context)[0]
     detail = {"format": kind.name, "table": kind.detail, "lines": stats[3]} if kind.detail else {}
     return {"qrels": name, "collection": collection, "topics": stats[0], "judgments": stats[1],
             "relevant": stats[2], **detail}
@@ -55,7 +55,7 @@ def _stage_qrels(con, files: list[str], name: str, encoding: str,
     names.check(names.qrels_problem(name))
     sql.run(con, "load.sql", "staged_qrels", {}, kind.staged)
     comments = _stage(con, "irw_staged_qrels", files, len(kind.fields), kind.staged, None, encoding)
-    bad, twice, lines = sql.rows(con, "load.sql", "check_qrels", {}, kind)[0]
+    bad, twice, lines = sql.rows(con, "load.sql", "check_qrels", {}, kind.sql_context)[0]
     if bad is not None or twice is not None:
         raise IrwError(_locate_qrels_problem(files, encoding_name(encoding), kind)
                        or f"{_names(files)[bad if bad is not None else twice]}: malformed qrels")
@@ -77,7 +77,7 @@ def _insert_qrels(con, files: list[str], name: str, replace: bool, description: 
         catalogue.check_no_dependents(con, name)
         sql.run(con, "load.sql", "delete_qrels", {"name": name}, False, list(DETAIL_TABLES))
         invalidate_bases(con, name)
-    sql.run(con, "load.sql", "insert_qrels", {"name": name}, kind)
+    sql.run(con, "load.sql", "insert_qrels", {"name": name}, kind.sql_context)
     catalogue.register_qrels(con, name, source=" ".join(_names(files)), kind="file", description=description,
                    collection=collection)
     sql.run(con, "load.sql", "set_judgments", {"name": name, "kind": kind.name})
