@@ -358,6 +358,11 @@ MIGRATIONS: tuple[Migration, ...] = (
               "variance and effect summaries to discpower_results"),
     Migration(8, "migrations/8_repro.sql",
               "add the tables repro_effects and repro_order (irw repro --save)"),
+    Migration(10, "migrations/10_ranking_orders.sql",
+              "name the order of the runs loaded under trec_eval before it meant trec_eval "
+              "10.0's order trec_eval_9 (their ranks and scores kept), add the column "
+              "ranking_policy to evaluations, and the tie policy (ties) to scores and "
+              "evaluations"),
 )
 
 

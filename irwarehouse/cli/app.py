@@ -180,6 +180,10 @@ CollectionOpt = typer.Option(
     None, "--collection", metavar="NAME",
     help="Use the runs of this collection (default: the qrels's collection).")
 TopicsOpt = typer.Option("qrels", "--topics", help="Topic set: qrels (topics with a relevant document) | run (trec_eval default) | all (trec_eval -c).")
+TiesOpt = typer.Option(
+    "trec_eval", "--ties", metavar="POLICY",
+    help="Tie policy: how the documents a ranking's order does not tell apart (equal scores) are "
+         "ranked: " + "; ".join(f"{p.name}: {p.means}" for p in api.TIE_POLICIES.values()) + ".")
 ByOpt = typer.Option("run", "--by", help="run | system: a row per system (run_meta.system; a run without one is its own), its per-topic score the mean of its runs', with their number and spread.")
 
 

@@ -11,14 +11,14 @@ import typer
 
 from .. import api, output
 from ..errors import IrwError
-from .app import (ByOpt, CollectionOpt, FormatOpt, LoadCollectionOpt, RunsOpt, TopicsOpt, app,
+from .app import (ByOpt, CollectionOpt, FormatOpt, LoadCollectionOpt, RunsOpt, TiesOpt, TopicsOpt, app,
                   check_format, collections_app, command, load_app, open_warehouse, qrels_app,
                   remove, runs_app, say, show)
 
 # ------------------------------------------------------------------------------- load
 
 EncodingOpt = typer.Option("utf-8", "--encoding", help="Text encoding of the files: utf-8 | latin-1.")
-OrderOpt = typer.Option("trec_eval", "--order", help="Ranking policy: trec_eval | given | score_then_rank | trec_eval_10.")
+OrderOpt = typer.Option("trec_eval", "--order", help="Ranking policy: trec_eval (trec_eval 10.0's order; also trec_eval_10) | trec_eval_9 (scores as 32-bit floats: trec_eval 9, the 1999 official results, pytrec_eval) | given | score_then_rank.")
 
 
 def _comments(summary: dict) -> str:
@@ -33,7 +33,7 @@ def _runs_loaded(summary: dict, order: str, collection: str | None) -> str:
             + (f" into collection {collection}" if collection else "")
             + f" ({summary['lines']:,} lines from "
             f"{summary['files']} file{'s' if summary['files'] != 1 else ''}{_comments(summary)}, "
-            f"order {order})"
+            f"order {summary.get('order', order)})"
             + (f", replacing {len(summary['replaced'])}" if summary["replaced"] else "")
             + (f"; metadata for {summary['meta']} runs" if summary.get("meta") else ""))
 
@@ -141,6 +141,7 @@ def eval_cmd(
     ignore_extra_fields: bool = typer.Option(False, "--ignore-extra-fields", help="With files: accept text after the 6th field of run lines."),
     encoding: Optional[str] = typer.Option(None, "--encoding", help="With files: their text encoding, utf-8 (default) | latin-1."),
     by: str = ByOpt,
+    ties: str = TiesOpt,
 ):
     """Evaluate runs: per-topic scores are computed in SQL and kept in the `scores` table.
     Given files (`irw eval QRELS RUN...`), evaluate them without a warehouse."""
@@ -152,7 +153,7 @@ def eval_cmd(
         raise IrwError("--format trec shows one qrels; name one with --qrels")
     if by != "run" and fmt == "trec":
         raise IrwError("--format trec shows runs, as trec_eval does: leave out --by, or choose another --format")
-    evaluate = dict(per_topic=True, topics=topics, max_docs=max_docs, rel_level=rel_level)
+    evaluate = dict(per_topic=True, topics=topics, max_docs=max_docs, rel_level=rel_level, ties=ties)
     if by != "run":
         evaluate.update(by=by, per_topic=per_topic, aggregate=aggregate)
     if files:

@@ -55,6 +55,7 @@ def staged(qrels_file: str, runs: Iterable[str], *, name: str, policy: str = "tr
     con = connection.connect(":memory:", memory=memory)
     try:
         with connection.unordered(con):
+            policy = loading.ranking_policy(policy)
             views = dict(name=name, collection=DEFAULT_COLLECTION, policy=policy)
             if batched:
                 _BATCHED[con] = (loading.staged_batches(

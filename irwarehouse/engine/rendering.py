@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from .. import sql
 from ..errors import IrwError
 from ..measures import CATALOGUE, Measure, macro_arguments  # noqa: F401 (the macros' arguments)
+from ..options import TiePolicy
 
 TOPIC_POLICIES = ("qrels", "run", "all")
 
@@ -204,10 +205,13 @@ def _engine_inputs(dialect: str = "duckdb") -> dict:
 
 def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | None = None,
                rel_level: int | None = None, base_source: str = "cache",
-               dialect: str = "duckdb") -> str:
+               dialect: str = "duckdb", ties: TiePolicy | None = None) -> str:
     """The SQL that computes ``measures`` (bind qrels, topic_qrels, collection, runs, and
     base_qrels when ``base_source`` is 'subset') in the SQL engine ``dialect`` (sql.DIALECTS;
-    other engines than DuckDB compute the base 'fresh' from their tables)."""
+    other engines than DuckDB compute the base 'fresh' from their tables). ``ties``: a tie
+    policy that ranks ties otherwise than the stored ranking computes the base from the runs
+    with each tie so ranked (source 'ties'; ranked afresh first where ``base_source`` is
+    'rerank')."""
     if topics not in TOPIC_POLICIES:
         raise IrwError(f"unknown topic policy {topics!r}; valid: {', '.join(TOPIC_POLICIES)}")
     if max_docs is not None and not 1 <= max_docs <= 2**31 - 1:
@@ -215,10 +219,15 @@ def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | N
     if base_source not in BASE_SOURCES:
         raise ValueError(base_source)
     contexts, thresholds, gainsets = _contexts(measures, dialect)
+    tied = None
+    if ties is not None and ties.reranks:
+        tied = {"within": list(ties.within), "rerank": base_source == "rerank"}
+        base_source = "ties"
     return sql.render("evaluate.sql", dialect, measures=contexts, thresholds=thresholds,
                      gainsets=gainsets, topics=topics, max_docs=max_docs,
                      topic_threshold=rel_level if rel_level is not None else 1,
-                     sources=[base_source], P=_engine_inputs(dialect), checks=[], window_guard=None)
+                     sources=[base_source], P=_engine_inputs(dialect), checks=[], window_guard=None,
+                     ties=tied)
 
 
 def _contexts(measures: list[Measure], dialect: str = "duckdb"):
@@ -419,7 +428,7 @@ def macro_definitions() -> list[dict]:
         body = sql.render("evaluate.sql", measures=[m], thresholds=[m.threshold],
                          gainsets=[m.gainset] if m.gainset else [], topics="qrels",
                          max_docs=None, topic_threshold=1, sources=list(BASE_SOURCES),
-                         P=_macro_inputs(), checks=m.checks, window_guard=m.window_guard)
+                         P=_macro_inputs(), checks=m.checks, window_guard=m.window_guard, ties=None)
         out.append({"name": definition.name, "args": m.args,
                     "body": f"SELECT {_macro_inputs()['collection']} AS collection, run_id, topic, value "
                             f"FROM ({body.rstrip()}) AS measured"})

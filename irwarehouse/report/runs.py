@@ -47,6 +47,7 @@ class Report:
     power: pd.DataFrame | None = None  # irw power's row per measure at the report's alpha
     highlight: list[str] = field(default_factory=list)  # the runs the page marks, in leaderboard order
     correction_chosen: bool = False  # the correction is the default for this many runs, not asked for
+    ranking: str = "trec_eval"  # the ranking orders of the runs (run_loads.ranking_policy)
     _groups: dict = field(default_factory=dict, repr=False, compare=False)
 
     # ---------------------------------------------------------------------- the data
@@ -153,7 +154,7 @@ class Report:
         unit = self.unit
         systems = (" (a system's score on a topic: the mean of its runs')" if unit == "system" else "")
         text = (f"Mean {measures} of {len(self.run_ids)} {unit}s{systems} over {self._topics_text()} "
-                f"(qrels {self.qrels}, topic set {self.topic_set}). A superscript lists, by "
+                f"(qrels {self.qrels}, topic set {self.topic_set}, ranking {self.ranking}). A superscript lists, by "
                 f"{mark}, the {unit}s a {unit} is significantly better than: {test} on the "
                 f"{self.n_pairs:,} {unit} pairs of each measure, {correction}, {alpha}. Best mean per "
                 f"measure in bold.")
@@ -281,7 +282,7 @@ class Report:
         test, _ = self._method()
         correction = correction_text(self.correction, self.correction_chosen, len(self.run_ids), self.unit)
         meta = [f"qrels {self.qrels}", f"{len(self.run_ids)} {self.unit}s",
-                f"{self._topics_text()} (topic set {self.topic_set})",
+                f"{self._topics_text()} (topic set {self.topic_set})", f"ranking {self.ranking}",
                 f"measures {', '.join(self.measures)}", f"{test}, {correction}, α = {self.alpha:g}"]
         if self.highlight:
             meta.append(f"highlighted: {', '.join(self.highlight)}")
@@ -354,7 +355,8 @@ def build_report(con, measures, qrels: str | None = None, runs="all", topics: st
                   leaderboard=leaderboard, pairs=pd.concat(pairs, ignore_index=True),
                   correlations=correlations, coverage=coverage, coverage_measures=cov_labels,
                   unit=by, power=power, highlight=[r for r in ordered if r in highlight],
-                  correction_chosen=chosen)
+                  correction_chosen=chosen,
+                  ranking=evaluation.ranking_orders(con, catalogue.collection_of(con, qrels), run_ids))
 
 
 def _highlighted(highlight, rows: list[str], unit: str) -> list[str]:
