@@ -481,7 +481,8 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
                format: str = "html", out=None, replace: bool = False, against: str | None = None,
                by: str | None = None, top_k: int = 10, permutations: int = 10000,
                bias_correction: str = "holm", rel_level: int = 1, intervals: bool = False,
-               effects: bool = False, highlight=None, progress=None) -> "Report | JudgesReport":
+               effects: bool = False, highlight=None, progress=None,
+               ties: str | None = None) -> "Report | JudgesReport":
         """The report of ``irw report`` (irwarehouse.report.Report): its frames
         (``leaderboard``, ``pairs`` -- with each difference's interval and effect sizes at
         ``level`` --, ``correlations``, ``coverage``, ``power``) and ``to_html()``,
@@ -490,7 +491,8 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
         paper table (latex, markdown) shows each mean's interval with ``intervals`` and each
         run's d_z against the measure's best with ``effects``. ``by="system"``: a report on
         the runs' systems (``by`` default ``run``). Without ``correction``, Holm's with more
-        than 10 runs, none below; ``highlight``: run ids the page marks.
+        than 10 runs, none below; ``highlight``: run ids the page marks; ``ties``: the tie
+        policy of every score (default trec_eval), which the page and the caption name.
 
         With ``against`` (a second judgment set B, ``qrels`` the reference A), the page
         judging it (irwarehouse.report.JudgesReport, html only): agreement as assessors
@@ -517,6 +519,8 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
                                "markdown); the page shows both")
         else:
             by = by or "team"
+            if tie_policy(ties).reranks:
+                raise IrwError("--ties applies to the runs' report; the page of --against ranks ties as stored")
         protected = (self.path,)
         if out is not None:  # refused before the work, not after it
             files.check_target(str(out), replace=replace, what=f"{format} report", protected=protected)
@@ -532,7 +536,7 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
                                        runs=_spec(runs) or "all", topics=topics, test=test,
                                        correction=correction, alpha=alpha, B=B, seed=seed, level=level,
                                        judged_k=judged_k, rbp_p=rbp_p, progress=progress, by=by,
-                                       highlight=highlight)
+                                       highlight=highlight, ties=ties)
         if out is not None:
             text = rep.render(format) if against is not None else rep.render(format, intervals, effects)
             files.write_text(str(out), text, replace=replace, what=f"{format} report",

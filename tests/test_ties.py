@@ -176,3 +176,20 @@ def test_uwmt8a0_bounds(trec8_db):
     for key, value in per["trec_eval"].items():
         assert per["optimistic"][key] + 1e-12 >= value >= per["pessimistic"][key] - 1e-12, key
     assert any(per["optimistic"][k] > per["pessimistic"][k] for k in per["trec_eval"])
+
+
+def test_statistics_and_the_report_take_ties():
+    """ci, pvalues and the report evaluate under the tie policy asked for, and say which."""
+    qrels, runs = _heavy_ties(3, runs=3)
+    with Warehouse(":memory:") as w:
+        w.load_qrels(qrels, "q")
+        w.load_runs(runs)
+        for ties in ("optimistic", "pessimistic"):
+            means = {r["run_id"]: r["value"] for r in w.eval(["AP"], "q", per_topic=False, ties=ties).records()}
+            ci = {r["run_id"]: r["mean"] for r in w.ci("AP", "q", ties=ties).records()}
+            assert ci == pytest.approx(means, abs=1e-12)
+            pairs = {(r["run_a"], r["run_b"]): r["diff"] for r in w.pvalues("AP", "q", ties=ties).records()}
+            assert pairs[("run0", "run1")] == pytest.approx(means["run0"] - means["run1"], abs=1e-12)
+            caption = w.report(["AP"], "q", format="markdown", ties=ties).caption()
+            assert f"(qrels q, topic set qrels, ranking trec_eval, ties {ties})" in caption
+        assert w.ci("AP", "q", ties="optimistic").records() != w.ci("AP", "q", ties="pessimistic").records()

@@ -10,7 +10,7 @@ import typer
 
 from .. import api, output
 from ..errors import IrwError
-from .app import (ByOpt, FormatOpt, QrelsOpt, RunsOpt, TopicsOpt, app, check_format, command,
+from .app import (ByOpt, FormatOpt, QrelsOpt, RunsOpt, TiesOpt, TopicsOpt, app, check_format, command,
                   open_warehouse, progress_callback, say)
 
 _TESTS = " | ".join(api.TESTS)
@@ -101,7 +101,7 @@ def discpower_cmd(
     reference_qrels: Optional[str] = typer.Option(None, "--reference-qrels", help="Reference condition: the same test under another qrels."),
     reference_measure: Optional[str] = typer.Option(None, "--reference-measure", help="Reference condition: another measure."),
     save: Optional[str] = typer.Option(None, "--save", help="Keep the rows in table discpower_results, and every pair behind them (with intervals and effect sizes at --level) in pair_tests, under this name."),
-    level: float = LevelOpt, by: str = ByOpt,
+    level: float = LevelOpt, by: str = ByOpt, ties: str = TiesOpt,
     fmt: str = FormatOpt,
 ):
     """Discriminative power: the fraction of run (or system) pairs a test separates, per measure."""
@@ -111,7 +111,7 @@ def discpower_cmd(
         result = w.discpower(measure, qrels, runs, test=test, correction=correction, alpha=alpha,
                              B=samples, seed=seed, topics=topics, reference_qrels=reference_qrels,
                              reference_measure=reference_measure, save=save, progress=progress,
-                             level=level, by=by)
+                             level=level, by=by, ties=ties)
     if save:
         say(f"saved {len(result)} rows in discpower_results and {len(result.info['pairs'])} "
             f"pairs in pair_tests as {save!r}")
@@ -128,14 +128,14 @@ def pvalues_cmd(
     correction: str = CorrectionOpt, alpha: float = AlphaOpt, samples: Optional[int] = BOpt,
     seed: int = SeedOpt,
     save: Optional[str] = typer.Option(None, "--save", help="Keep the pairs in table pair_tests under this name."),
-    level: float = LevelOpt, by: str = ByOpt,
+    level: float = LevelOpt, by: str = ByOpt, ties: str = TiesOpt,
     fmt: str = FormatOpt,
 ):
     """Every run (or system) pair: mean difference with its interval, Cohen's d_z with its interval, Sakai's effect size over the residual variance, p-value (and adjusted p-value)."""
     check_format(fmt)
     one_measure(measure, "pvalues")
     options = dict(test=test, correction=correction, alpha=alpha, B=samples, seed=seed,
-                   topics=topics, level=level, by=by)
+                   topics=topics, level=level, by=by, ties=ties)
     if files:
         if len(files) < 3:
             raise IrwError("pvalues from files takes a qrels file and at least two run files")
@@ -216,14 +216,14 @@ def ci_cmd(
     measure: str = typer.Option(..., "--measure", "-m", help="Measure."),
     qrels: Optional[str] = QrelsOpt, runs: str = RunsOpt, topics: str = TopicsOpt,
     level: float = typer.Option(0.95, "--level", help="Confidence level."),
-    by: str = ByOpt,
+    by: str = ByOpt, ties: str = TiesOpt,
     fmt: str = FormatOpt,
 ):
     """Each run's (or system's) mean with its t-distribution confidence interval."""
     check_format(fmt)
     one_measure(measure, "ci")
     with open_warehouse(ctx, read_only=True) as w:
-        result = w.ci(measure, qrels, runs, topics=topics, level=level, by=by)
+        result = w.ci(measure, qrels, runs, topics=topics, level=level, by=by, ties=ties)
     output.emit(result, fmt)
 
 
