@@ -211,6 +211,18 @@ class StatisticsDoor(Door):
         note(message)
 
     @_atomic
+    def ties(self, measures, qrels: str | None = None, runs="all", *, topics: str = "qrels") -> Result:
+        """How much each run's scores depend on its ties (``irw ties``; irwarehouse.ties): its
+        tie groups, the documents in them and the topics with one; per measure its mean under
+        the stored ranking and under the tie policies optimistic and pessimistic, their
+        difference (``spread``), its place on the leaderboard and the best and worst places
+        any tie-breaking gives it."""
+        from . import ties
+
+        q, run_ids = self._qrels_runs(qrels, runs)
+        return Result.of(ties.tie_table(self.con, q, _parsed(measures), run_ids, topics))
+
+    @_atomic
     def ci(self, measure, qrels: str | None = None, runs="all", *, topics: str = "qrels",
            level: float = 0.95, by: str = "run", ties: str | None = None) -> Result:
         """Each run's mean with its t-distribution confidence interval; ``by="system"``: each

@@ -193,3 +193,28 @@ def test_statistics_and_the_report_take_ties():
             caption = w.report(["AP"], "q", format="markdown", ties=ties).caption()
             assert f"(qrels q, topic set qrels, ranking trec_eval, ties {ties})" in caption
         assert w.ci("AP", "q", ties="optimistic").records() != w.ci("AP", "q", ties="pessimistic").records()
+
+
+def test_irw_ties_on_a_hand_checked_example(tmp_path):
+    """Qrels: a and c relevant, b not, d unjudged. Run X ranks a (2.0) above a tie of b and
+    c (1.0): stored c, b (docno descending), P@2 = 1, the bounds 1 and 1/2. Run Y ties all
+    three: stored c, b, a, P@2 = 1/2, bounds 1 and 1/2. Run Z has no tie: d, a, c, P@2 = 1/2.
+    Places as stored: X 1, Y and Z 2 (1 + the runs above); best places: no run's pessimistic
+    P@2 is above another's optimistic one, so all 1; worst: X 2 (Y's optimistic 1 is above
+    X's 1/2), Y 2 (X's), Z 3 (X's and Y's)."""
+    from conftest import cli_for
+
+    qrels, run = tmp_path / "qrels", tmp_path / "runs"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n1 0 c 1\n")
+    run.write_text("1 Q0 a 1 2.0 X\n1 Q0 b 2 1.0 X\n1 Q0 c 3 1.0 X\n"
+                   "1 Q0 a 1 1.0 Y\n1 Q0 b 2 1.0 Y\n1 Q0 c 3 1.0 Y\n"
+                   "1 Q0 d 1 1.0 Z\n1 Q0 a 2 0.5 Z\n1 Q0 c 3 0.4 Z\n")
+    w = cli_for(str(tmp_path / "w.duckdb"))
+    w("load", "qrels", qrels, "--name", "q")
+    w("load", "runs", run)
+    out = w("ties", "-m", "P@2", "--format", "csv").stdout.splitlines()
+    assert out == ["run_id,tie_groups,tied_docs,topics_with_ties,measure,trec_eval,optimistic,pessimistic,"
+                   "spread,place,best_place,worst_place",
+                   "X,1,2,1,P@2,1.0,1.0,0.5,0.5,1,1,2",
+                   "Y,1,3,1,P@2,0.5,1.0,0.5,0.5,2,1,2",
+                   "Z,0,0,0,P@2,0.5,0.5,0.5,0.0,2,1,3"]

@@ -210,6 +210,24 @@ def correlate_cmd(
     output.emit(result, fmt)
 
 
+@command(app, "ties")
+def ties_cmd(
+    ctx: typer.Context,
+    measure: List[str] = MeasuresOpt,
+    qrels: Optional[str] = QrelsOpt, runs: str = RunsOpt, topics: str = TopicsOpt,
+    fmt: str = FormatOpt,
+):
+    """How much each run's scores depend on its ties (documents of equal score): its tie
+    groups, tied documents and topics with ties; per measure its mean as stored (trec_eval),
+    the bounds over every tie-breaking (optimistic, pessimistic) and their spread, its place
+    and the best and worst places any tie-breaking gives it."""
+    check_format(fmt)
+    api.measure_labels(measure)  # a bad measure is reported before the warehouse is opened
+    with open_warehouse(ctx, read_only=True) as w:
+        result = w.ties(measure, qrels, runs, topics=topics)
+    output.emit(result, fmt)
+
+
 @command(app, "ci")
 def ci_cmd(
     ctx: typer.Context,
