@@ -110,6 +110,9 @@ def test_an_old_warehouse_migrates_and_keeps_its_results(old, tmp_path):
     # now, their ranks and scores kept; the evaluations log names the order of its scores
     assert rows(old, "SELECT DISTINCT ranking_policy FROM run_loads") == [("trec_eval_9",)]
     assert rows(old, "SELECT DISTINCT ranking_policy FROM evaluations") == [("trec_eval_9",)]
+    # the stored scores were computed on the stored ranking: tie policy trec_eval
+    assert rows(old, "SELECT DISTINCT ties FROM scores") == [("trec_eval",)]
+    assert rows(old, "SELECT DISTINCT ties FROM evaluations") == [("trec_eval",)]
     # the tables are those of a warehouse created now, column for column
     fresh = str(tmp_path / "fresh.duckdb")
     cli_for(fresh)("load", "qrels", ROOT / "fixtures" / "qrels.txt", "--name", "fixture")
