@@ -282,12 +282,17 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
             from .standardize import apply_factors
 
             per = Result.of(apply_factors(self.con, per.df(), standardize))
+        orders = {}
+        for q in names:
+            orders.update(evaluation.run_orders(self.con, catalogue.collection_of(self.con, q, collection),
+                                                run_ids[q]))
+        how = {"ranking_policy": orders, "ties": ties.name}
         if by == "system":
             groups = {q: catalogue.systems_of(self.con, run_ids[q],
                                               catalogue.collection_of(self.con, q, collection))
                       for q in names}
-            return system_scores(per, groups, per_topic, aggregate)
-        return per if per_topic else per.aggregate(aggregate)
+            return Result.of(system_scores(per, groups, per_topic, aggregate), info=how)
+        return Result.of(per if per_topic else per.aggregate(aggregate), info=how)
 
     @staticmethod
     def eval_files(qrels, runs, measures, *, name: str | None = None, meta=None, save=None,
@@ -314,8 +319,11 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
         name = name or _file_qrels_name(qrels)
 
         def evaluate(con, path, collection):
-            if path is None:  # files in, scores out without a warehouse
-                return files_in.evaluate(con, name, parsed, run_spec=run_spec, **options)
+            if path is None:  # files in, scores out without a warehouse, ranked under `order`
+                per = files_in.evaluate(con, name, parsed, run_spec=run_spec, **options)
+                ranked = loading.ranking_policy(order)
+                return Result.of(per, info={"ranking_policy": {r: ranked for r in set(per.column("run_id"))},
+                                            "ties": ties.name})
             return Warehouse.attach(con, path).eval(parsed, name, run_spec,
                                                     store=save is not None, ties=ties.name, **options)
 

@@ -19,13 +19,13 @@ INSERT INTO evaluations (evaluated_at, qrels, collection, measure, n_runs, topic
 VALUES (current_timestamp, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 {%- endmacro %}
 
-{# The ranking orders (run_loads.ranking_policy) of the runs $runs of collection $collection,
-   one row each, in order. #}
+{# The ranking orders (run_loads.ranking_policy) of the runs $runs of collection $collection:
+   (run_id, ranking_policy), in order. #}
 {% macro orders() -%}
 {% import '_dialect.sql' as d %}
-SELECT DISTINCT ranking_policy FROM run_loads
+SELECT run_id, ranking_policy FROM run_loads
 WHERE collection = {{ d.param('collection') }} AND {{ d.list_contains(d.param('runs'), 'run_id') }}
-ORDER BY ranking_policy
+ORDER BY run_id
 {%- endmacro %}
 
 {# The scores of `table` in their order. #}

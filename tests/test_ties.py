@@ -218,3 +218,23 @@ def test_irw_ties_on_a_hand_checked_example(tmp_path):
                    "X,1,2,1,P@2,1.0,1.0,0.5,0.5,1,1,2",
                    "Y,1,3,1,P@2,0.5,1.0,0.5,0.5,2,1,2",
                    "Z,0,0,0,P@2,0.5,0.5,0.5,0.0,2,1,3"]
+
+
+def test_eval_json_names_the_order_and_the_tie_policy(tmp_path):
+    from conftest import FIXTURES, cli_for
+
+    import json
+
+    w = cli_for(str(tmp_path / "w.duckdb"))
+    w("load", "qrels", FIXTURES / "qrels.txt", "--name", "q")
+    w("load", "runs", FIXTURES / "runs" / "alpha.txt")
+    w("load", "runs", FIXTURES / "runs" / "beta1.txt", "--order", "trec_eval_9")
+    means = json.loads(w("eval", "-m", "AP", "--ties", "optimistic", "--format", "json").stdout)
+    assert {(r["run_id"], r["ranking_policy"], r["ties"]) for r in means} == {
+        ("alpha1", "trec_eval", "optimistic"), ("alpha2", "trec_eval", "optimistic"),
+        ("beta1", "trec_eval_9", "optimistic")}
+    per = json.loads(w("eval", "-m", "AP", "--per-topic", "--format", "json").stdout)
+    assert {(r["ranking_policy"], r["ties"]) for r in per if r["run_id"] == "beta1"} == {("trec_eval_9", "trec_eval")}
+    files = json.loads(w("eval", FIXTURES / "qrels.txt", FIXTURES / "runs" / "beta1.txt", "-m", "AP",
+                         "--order", "trec_eval_10", "--format", "json").stdout)
+    assert [(r["ranking_policy"], r["ties"]) for r in files] == [("trec_eval", "trec_eval")]

@@ -180,10 +180,13 @@ def eval_cmd(
     if fmt == "trec":
         sys.stdout.write(output.trec_lines(per.rows(), means.rows(), labels, per_topic))
         return
+    # JSON records say which ranking order and tie policy produced each run's scores
+    shown = means if not per_topic else per
+    records = output.with_ranking(shown.records(), per.info) if fmt == "json" else shown.records()
     if not per_topic:
-        output.emit(means.records(), fmt, table=output.wide_means(means.rows(), labels, several))
+        output.emit(records, fmt, table=output.wide_means(means.rows(), labels, several))
     else:
-        output.emit(per.records(), fmt, table=output.wide_scores(per.rows(), labels, several))
+        output.emit(records, fmt, table=output.wide_scores(per.rows(), labels, several))
 
 
 def run_sources(paths: list[str]) -> list:

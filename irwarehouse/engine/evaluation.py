@@ -142,12 +142,18 @@ def store_scores(con, name, collection, measures, run_ids, topics, max_docs, rel
                                        rel_level, ties))
 
 
-def ranking_orders(source, collection: str, run_ids: list[str]) -> str:
-    """The ranking orders (run_loads.ranking_policy) of the runs ``run_ids`` of ``collection``,
-    comma-separated: the order that produced their scores (SPEC section 1)."""
+def run_orders(source, collection: str, run_ids: list[str]) -> dict[str, str]:
+    """The ranking order (run_loads.ranking_policy) of each of the runs ``run_ids`` of
+    ``collection``: the order that produced their scores (SPEC section 1)."""
     engine = engine_of(source)
     query = sql.statement("scores.sql", "orders", dialect=engine.dialect)
-    return ", ".join(r[0] for r in engine.rows(query, {"collection": collection, "runs": list(run_ids)}))
+    return dict(engine.rows(query, {"collection": collection, "runs": list(run_ids)}))
+
+
+def ranking_orders(source, collection: str, run_ids: list[str]) -> str:
+    """The ranking orders of the runs ``run_ids`` of ``collection`` (:func:`run_orders`),
+    comma-separated."""
+    return ", ".join(sorted(set(run_orders(source, collection, run_ids).values())))
 
 
 def evaluation_log(source, qrels: str, collection: str, measures, run_ids: list[str], topics: str,
