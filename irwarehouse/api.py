@@ -38,7 +38,7 @@ from .engine import base, evaluation, files_in, loading, many, pools
 from .errors import IrwError, StatusError, note
 from .inputs import _file_qrels_name, _meta_file, _parsed, _source_files, qrels_kind, measure_labels, measure_names, parse_measures
 from . import trec_eval as te
-from .options import RankingOptions
+from .options import TIE_POLICIES, RankingOptions, tie_policy
 from .result import Result
 from .trec_eval import TREC_EVAL_VERSION
 from .significance_tests import CORRECTIONS, TESTS
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from .report import JudgesReport, Report
     from .trec_eval import TrecEvalReport
 
-__all__ = ["Warehouse", "RankingOptions", "DEFAULT_DB", "DEFAULT_WAIT", "TESTS", "CORRECTIONS", "TREC_EVAL_VERSION", "check_settings",
+__all__ = ["Warehouse", "RankingOptions", "TIE_POLICIES", "DEFAULT_DB", "DEFAULT_WAIT", "TESTS", "CORRECTIONS", "TREC_EVAL_VERSION", "check_settings",
            "measure_names", "measure_labels", "parse_measures", "measure_catalogue", "format_value", "memory_limit_text"]
 
 
@@ -251,7 +251,7 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
     def eval(self, measures, qrels=None, runs="all", *, collection: str | None = None,
              per_topic: bool = True, topics: str = "qrels", max_docs: int | None = None,
              rel_level: int | None = None, aggregate: str = "mean", store: bool = True,
-             standardize: str | None = None, by: str = "run") -> Result:
+             standardize: str | None = None, by: str = "run", ties: str | None = None) -> Result:
         """Evaluate: per topic (run_id, topic, measure, value), or with ``per_topic=False`` the
         means over the topics (run_id, measure, value, n_topics; ``aggregate``: mean, gm or
         gm_trec). The per-topic scores are kept in the table ``scores`` unless
@@ -262,10 +262,15 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
         raw). ``by="system"``: rows of systems instead of runs (``system`` first), each
         system's per-topic score the mean of its runs' (the runs' scores are what is
         stored); the means then also give each system's number of runs and the sd, min and
-        max of its runs' means (``runs``, ``run_sd``, ``run_min``, ``run_max``)."""
+        max of its runs' means (``runs``, ``run_sd``, ``run_min``, ``run_max``). ``ties``: the
+        tie policy (irwarehouse.options.TIE_POLICIES; default trec_eval, the stored ranking);
+        the stored scores record it."""
         check_unit(by)
         parsed = _parsed(measures, rel_level)
+        ties = tie_policy(ties)
         store = store and not self.read_only
+        if catalogue.several(qrels) and ties.reranks:
+            raise IrwError(f"ties {ties.name} are ranked for one qrels at a time: name one qrels")
         if catalogue.several(qrels):
             names = catalogue.expand_qrels(self.con, qrels)
             run_ids = {q: runsets.resolve(self.con, _spec(runs), qrels=q, collection=collection)
@@ -278,7 +283,7 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
             q = qrels or catalogue.default_qrels(self.con, {m.definition.reads for m in parsed})
             names, run_ids = [q], {q: runsets.resolve(self.con, _spec(runs), qrels=q, collection=collection)}
             per = evaluation.evaluate(self.con, q, parsed, run_ids[q], topics=topics, max_docs=max_docs,
-                                      rel_level=rel_level, store=store, collection=collection)
+                                      rel_level=rel_level, store=store, collection=collection, ties=ties)
             present = {q} if len(per) else set()
         for q in names:  # why a qrels gave no rows, said rather than left to guess
             if q not in present:
@@ -290,12 +295,17 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
         for q in names:  # the default threshold on graded qrels: said once, when scores are given
             if q in present and evaluation.note_default_threshold(self.con, q, parsed):
                 break
+        orders = {}
+        for q in names:
+            orders.update(evaluation.run_orders(self.con, catalogue.collection_of(self.con, q, collection),
+                                                run_ids[q]))
+        how = {"ranking_policy": orders, "ties": ties.name}
         if by == "system":
             groups = {q: catalogue.systems_of(self.con, run_ids[q],
                                               catalogue.collection_of(self.con, q, collection))
                       for q in names}
-            return system_scores(per, groups, per_topic, aggregate)
-        return per if per_topic else per.aggregate(aggregate)
+            return Result.of(system_scores(per, groups, per_topic, aggregate), info=how)
+        return Result.of(per if per_topic else per.aggregate(aggregate), info=how)
 
     @staticmethod
     def eval_files(qrels, runs, measures, *, name: str | None = None, meta=None, save=None,
@@ -313,24 +323,29 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
         scores are then kept: the load and the evaluation are one transaction (``replace``:
         replacing a qrels and runs of those names there). ``name``: the qrels's name
         (default: the file's name without a compression suffix). ``wait``,
-        ``memory_limit``: as for :class:`Warehouse`."""
+        ``memory_limit``: as for :class:`Warehouse`. A tie policy that ranks ties otherwise
+        (``ties``) reads every ranked line, in an in-memory warehouse."""
         parsed = _parsed(measures, options.get("rel_level"))  # a bad measure: before any reading
+        ties = tie_policy(options.pop("ties", None))
         if replace and save is None:
             raise IrwError("--replace replaces what --save DB holds: name the warehouse with --save")
         name = name or _file_qrels_name(qrels)
 
         def evaluate(con, path, collection):
-            if path is None:  # files in, scores out without a warehouse
+            if path is None:  # files in, scores out without a warehouse, ranked under `order`
                 per = files_in.evaluate(con, name, parsed, run_spec=run_spec, **options)
                 if len(per):
                     evaluation.note_default_threshold(con, name, parsed)
-                return per
+                ranked = loading.ranking_policy(order)
+                return Result.of(per, info={"ranking_policy": {r: ranked for r in set(per.column("run_id"))},
+                                            "ties": ties.name})
             return Warehouse.attach(con, path).eval(parsed, name, run_spec,
-                                                    store=save is not None, **options)
+                                                    store=save is not None, ties=ties.name, **options)
 
         # run metadata, a warehouse to keep the scores in, options of eval's alone and the
         # deeply-judged run specs (which read every ranked line) load a warehouse
-        fast = set(options) <= set(files_in.OPTIONS) and "deeply-judged" not in str(run_spec)
+        fast = (set(options) <= set(files_in.OPTIONS) and "deeply-judged" not in str(run_spec)
+                and not ties.reranks)
         return _files_in(qrels, runs, name, evaluate, fast=fast, meta=meta, save=save,
                          replace=replace, order=order, extra_fields=extra_fields,
                          encoding=encoding, wait=wait, memory_limit=memory_limit,
@@ -366,7 +381,7 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
         nicknames ``official`` (the default), ``all_trec``, ``set``), ``complete`` is ``-c``,
         ``max_docs`` ``-M``, ``rel_level`` ``-l``, ``judged_only`` ``-J``, ``num_docs``
         ``-N``, ``zscores`` ``-Z``'s file. The files are read with every check of :meth:`load_collection` (fields after
-        the run id ignored, ranked as trec_eval 10.0 ranks: order ``trec_eval_10``) into an
+        the run id ignored, ranked as trec_eval 10.0 ranks: order ``trec_eval``) into an
         in-memory database, as :meth:`eval_files` reads them without a warehouse, and evaluated
         by the engine; nothing is written. Where the run
         lacks a topic of the qrels and ``complete`` is not set, the topics both have are
@@ -388,7 +403,7 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
                     qrels_path, [run_path], name, lambda con, path, collection: te.compute(
                         con, name, collection, measures, complete=complete, max_docs=max_docs,
                         rel_level=rel_level, judged_only=judged_only, num_docs=num_docs),
-                    order="trec_eval_10", extra_fields=True, wait=wait, memory_limit=memory_limit,
+                    order="trec_eval", extra_fields=True, wait=wait, memory_limit=memory_limit,
                     kind=kind)
             try:
                 if kind is not None:  # read by the loader of its kind alone
@@ -497,7 +512,8 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
                format: str = "html", out=None, replace: bool = False, against: str | None = None,
                by: str | None = None, top_k: int = 10, permutations: int = 10000,
                bias_correction: str = "holm", rel_level: int = 1, intervals: bool = False,
-               effects: bool = False, highlight=None, progress=None) -> "Report | JudgesReport":
+               effects: bool = False, highlight=None, progress=None,
+               ties: str | None = None) -> "Report | JudgesReport":
         """The report of ``irw report`` (irwarehouse.report.Report): its frames
         (``leaderboard``, ``pairs`` -- with each difference's interval and effect sizes at
         ``level`` --, ``correlations``, ``coverage``, ``power``) and ``to_html()``,
@@ -506,7 +522,8 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
         paper table (latex, markdown) shows each mean's interval with ``intervals`` and each
         run's d_z against the measure's best with ``effects``. ``by="system"``: a report on
         the runs' systems (``by`` default ``run``). Without ``correction``, Holm's with more
-        than 10 runs, none below; ``highlight``: run ids the page marks.
+        than 10 runs, none below; ``highlight``: run ids the page marks; ``ties``: the tie
+        policy of every score (default trec_eval), which the page and the caption name.
 
         With ``against`` (a second judgment set B, ``qrels`` the reference A), the page
         judging it (irwarehouse.report.JudgesReport, html only): agreement as assessors
@@ -533,6 +550,8 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
                                "markdown); the page shows both")
         else:
             by = by or "team"
+            if tie_policy(ties).reranks:
+                raise IrwError("--ties applies to the runs' report; the page of --against ranks ties as stored")
         protected = (self.path,)
         if out is not None:  # refused before the work, not after it
             files.check_target(str(out), replace=replace, what=f"{format} report", protected=protected)
@@ -548,7 +567,7 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
                                        runs=_spec(runs) or "all", topics=topics, test=test,
                                        correction=correction, alpha=alpha, B=B, seed=seed, level=level,
                                        judged_k=judged_k, rbp_p=rbp_p, progress=progress, by=by,
-                                       highlight=highlight)
+                                       highlight=highlight, ties=ties)
         if out is not None:
             text = rep.render(format) if against is not None else rep.render(format, intervals, effects)
             files.write_text(str(out), text, replace=replace, what=f"{format} report",

@@ -11,10 +11,17 @@ from .door import Door, _atomic
 from .engine import evaluation
 from .errors import IrwError, note
 from .inputs import _conditions, _parsed, measure_names, one_measure
+from .options import tie_policy
 from .result import Result
 from .systems import check_unit
 
 _spec = runsets.spec_of
+
+
+def _ties_param(ties) -> dict:
+    """The tie policy among a saved result's parameters, where it is not the default."""
+    policy = tie_policy(ties)
+    return {"ties": policy.name} if policy.reranks else {}
 
 
 class StatisticsDoor(Door):
@@ -29,13 +36,13 @@ class StatisticsDoor(Door):
                   correction: str = "none", alpha: float = 0.05, B: int | None = None, seed: int = 0,
                   topics: str = "qrels", reference_qrels: str | None = None,
                   reference_measure=None, save: str | None = None, progress=None,
-                  by: str = "run", level: float = 0.95) -> Result:
+                  by: str = "run", level: float = 0.95, ties: str | None = None) -> Result:
         """Discriminative power per measure (and agreement with a reference condition), with
         the matrix's residual variance V_E, the smallest significant difference and the
         median |d_z|; ``by="system"`` over systems. ``save`` keeps the rows in
         discpower_results and every pair behind them in pair_tests, both under that name,
         with the interval of each difference and its effect sizes at ``level``
-        (``.info['pairs']``: that table)."""
+        (``.info['pairs']``: that table). ``ties``: the tie policy (default trec_eval)."""
         from . import significance
 
         check_unit(by)
@@ -46,12 +53,12 @@ class StatisticsDoor(Door):
             raise IrwError("this warehouse is open read-only: open it for writing to --save")
         out = significance.discpower(self.con, q, parsed, run_ids, test, correction, alpha, B, seed,
                                      topics, reference_qrels, ref, progress, by=by,
-                                     pairs=bool(save), level=level)
+                                     pairs=bool(save), level=level, ties=ties)
         if not save:
             return Result.of(out)
         frame, pairs = out
         params = {"runs": runs if isinstance(runs, str) else list(runs), "topics": topics,
-                  "seed": seed, "by": by, "level": level}
+                  "seed": seed, "by": by, "level": level, **_ties_param(ties)}
         self._save(significance, "discpower_results", save, frame, params)
         self._save(significance, "pair_tests", save, pairs,
                    {**params, "correction": correction, "alpha": alpha, "B": B})
@@ -66,13 +73,15 @@ class StatisticsDoor(Door):
     def pvalues(self, measure, qrels: str | None = None, runs="all", *, test: str = "t",
                 correction: str = "none", alpha: float = 0.05, B: int | None = None, seed: int = 0,
                 topics: str = "qrels", save: str | None = None, progress=None, level: float = 0.95,
-                by: str = "run", rel_level: int | None = None) -> Result:
+                by: str = "run", rel_level: int | None = None,
+                ties: str | None = None) -> Result:
         """Every run pair with its mean difference and its interval at ``level`` (the test's
         own: ``TESTS[test].interval``), Cohen's d_z with its exact interval, Sakai's effect
         size over the residual variance (``effect_size_residual``), p-value and adjusted
         p-value; ``by="system"``: every pair of systems, with their runs and whether the
         difference is within their spread. ``save`` keeps them in pair_tests. ``rel_level``:
-        the relevance threshold of a binary measure, as :meth:`eval`'s."""
+        the relevance threshold of a binary measure, as :meth:`eval`'s. ``ties``: the tie
+        policy (default trec_eval)."""
         from . import significance
 
         check_unit(by)
@@ -80,12 +89,12 @@ class StatisticsDoor(Door):
         q, run_ids = self._qrels_runs(qrels, runs)
         evaluation.note_default_threshold(self.con, q, [m])
         frame = significance.pvalues(self.con, q, m, run_ids, test, correction, alpha, B, seed,
-                                     topics, progress, level, by)
+                                     topics, progress, level, by, ties)
         if save:
             self._save(significance, "pair_tests", save, frame,
                        {"runs": runs if isinstance(runs, str) else list(runs), "topics": topics,
                         "correction": correction, "alpha": alpha, "B": B, "seed": seed,
-                        "by": by, "level": level})
+                        "by": by, "level": level, **_ties_param(ties)})
         return Result.of(frame)
 
     @_atomic
@@ -208,16 +217,28 @@ class StatisticsDoor(Door):
         note(message)
 
     @_atomic
+    def ties(self, measures, qrels: str | None = None, runs="all", *, topics: str = "qrels") -> Result:
+        """How much each run's scores depend on its ties (``irw ties``; irwarehouse.ties): its
+        tie groups, the documents in them and the topics with one; per measure its mean under
+        the stored ranking and under the tie policies optimistic and pessimistic, their
+        difference (``spread``), its place on the leaderboard and the best and worst places
+        any tie-breaking gives it."""
+        from . import ties
+
+        q, run_ids = self._qrels_runs(qrels, runs)
+        return Result.of(ties.tie_table(self.con, q, _parsed(measures), run_ids, topics))
+
+    @_atomic
     def ci(self, measure, qrels: str | None = None, runs="all", *, topics: str = "qrels",
-           level: float = 0.95, by: str = "run") -> Result:
+           level: float = 0.95, by: str = "run", ties: str | None = None) -> Result:
         """Each run's mean with its t-distribution confidence interval; ``by="system"``: each
-        system's, with its number of runs and their spread."""
+        system's, with its number of runs and their spread. ``ties``: the tie policy."""
         from . import significance
 
         check_unit(by)
         q, run_ids = self._qrels_runs(qrels, runs)
         return Result.of(significance.mean_intervals(self.con, q, one_measure(measure), run_ids, topics,
-                                                     level, by))
+                                                     level, by, ties))
 
     @_atomic
     def summary(self, measures, qrels: str | None = None, runs="all", *, topics: str = "qrels",

@@ -5,12 +5,20 @@ receives it whole.
 :class:`RankingOptions` are those of ``irw qrels rankings`` (Warehouse.compare_rankings,
 SparkWarehouse.compare_rankings, irwarehouse.judges), checked by
 ``irwarehouse.judges.check_options``.
+
+:data:`TIE_POLICIES` are the tie policies (SPEC section 2, "Ties"): how the documents of a
+ranking that its order does not tell apart (equal scores) are ranked when a run is
+evaluated -- ``--ties`` of ``irw eval``, the statistics and the report, ``ties=`` of the
+Python API and Spark. Each is data the engine's SQL reads (sql/_ranking.sql, tie_ranked),
+never a branch over its name.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+
+from .errors import IrwError
 
 
 @dataclass(frozen=True)
@@ -44,3 +52,42 @@ class RankingOptions:
         if unknown:
             raise TypeError(f"unknown option(s) of the rankings: {', '.join(unknown)}")
         return dataclasses.replace(base, **{k: v for k, v in given.items() if v is not None or k == "B"})
+
+
+@dataclass(frozen=True)
+class TiePolicy:
+    """A tie policy: its ``name``, what it ``means``, and ``within``, the sort keys that order
+    each tie ((column, direction) pairs over a ranked row's ``given_rank`` and ``gain``, its
+    grade under the qrels evaluated, 0 unless judged relevant), the stored rank last; None:
+    the ties stay in the run's order, as stored."""
+
+    name: str
+    means: str
+    within: tuple[tuple[str, str], ...] | None = None
+
+    @property
+    def reranks(self) -> bool:
+        """Whether it ranks ties otherwise than the stored ranking does."""
+        return self.within is not None
+
+
+TIE_POLICIES: dict[str, TiePolicy] = {p.name: p for p in (
+    TiePolicy("trec_eval", "each tie in the run's order, as stored (trec_eval's: docno descending)"),
+    TiePolicy("run", "each tie in the file's order: its rank field ascending", (("given_rank", "ASC"),)),
+    TiePolicy("optimistic", "each tie by gain descending, judged non-relevant and unjudged documents "
+                            "last: the best score any tie-breaking gives", (("gain", "DESC"),)),
+    TiePolicy("pessimistic", "each tie by gain ascending, judged non-relevant and unjudged documents "
+                             "first: the worst score any tie-breaking gives", (("gain", "ASC"),)),
+)}
+DEFAULT_TIES = "trec_eval"
+
+
+def tie_policy(name: "str | TiePolicy | None") -> TiePolicy:
+    """The tie policy ``name`` names (None: the default, trec_eval); an unknown name is a
+    one-line error listing the valid ones."""
+    if isinstance(name, TiePolicy):
+        return name
+    policy = TIE_POLICIES.get(DEFAULT_TIES if name is None else name)
+    if policy is None:
+        raise IrwError(f"unknown tie policy {name!r}; valid: {', '.join(TIE_POLICIES)}")
+    return policy

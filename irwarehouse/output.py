@@ -305,6 +305,17 @@ def _stream_table(batches, columns: list[str], digits: int) -> None:
         out.write("(no rows)\n")
 
 
+def with_ranking(records: list[dict], info: dict) -> list[dict]:
+    """Scores' records (with a ``run_id``) each with the ranking order of its run and the tie
+    policy that produced it (``info``: ``ranking_policy``, a dict run -> order, and
+    ``ties``, as irwarehouse.api.Warehouse.eval gives them); others as they are."""
+    if "ties" not in info:
+        return records
+    orders = info.get("ranking_policy", {})
+    return [{**r, "ranking_policy": orders.get(r["run_id"]), "ties": info["ties"]} if "run_id" in r else r
+            for r in records]
+
+
 def emit(frame: Rows, fmt: str, table: Rows | None = None, digits: int = 4) -> None:
     """Print ``frame`` (flat records: a Result, a DataFrame or a list of dicts) as ``fmt``;
     ``table`` is an optional wider view for people (``table``, ``markdown``, ``latex``)."""

@@ -361,6 +361,11 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(9, "migrations/9_judgment_kinds.sql",
               "record each qrels's judgment kind (qrels_info.judgments) and add the tables of "
               "the other kinds: qrels_intents, qrels_strata, qrels_prefs"),
+    Migration(10, "migrations/10_ranking_orders.sql",
+              "name the order of the runs loaded under trec_eval before it meant trec_eval "
+              "10.0's order trec_eval_9 (their ranks and scores kept), add the column "
+              "ranking_policy to evaluations, and the tie policy (ties) to scores and "
+              "evaluations"),
 )
 
 

@@ -84,18 +84,21 @@ def matrix(per: pd.DataFrame, label: str, run_ids: list[str],
 
 
 def score_matrices(con, qrels: str, measures: list[Measure], run_ids: list[str],
-                   topics: str = "qrels", store: bool = True, by: str = "run") -> dict[str, Matrix]:
-    """Evaluate ``measures`` in one pass (kept in ``scores`` if ``store``) and return, per
-    measure, the run x topic matrix over the topics every run has a score for; with
-    ``by="system"``, the matrix of the runs' systems (:meth:`Matrix.by_system`)."""
+                   topics: str = "qrels", store: bool = True, by: str = "run",
+                   ties: str | None = None) -> dict[str, Matrix]:
+    """Evaluate ``measures`` in one pass (kept in ``scores`` if ``store``), each tie ranked by
+    the tie policy ``ties`` (default trec_eval), and return, per measure, the run x topic
+    matrix over the topics every run has a score for; with ``by="system"``, the matrix of the
+    runs' systems (:meth:`Matrix.by_system`)."""
     sysmod.check_unit(by)
     if by == "system":
         systems = systems_of(con, qrels, run_ids)
-        runs = score_matrices(con, qrels, measures, run_ids, topics, store)
+        runs = score_matrices(con, qrels, measures, run_ids, topics, store, ties=ties)
         return {label: m.by_system(systems) for label, m in runs.items()}
     if len(run_ids) < 2:
         raise IrwError(f"need at least two runs, got {len(run_ids)}")
-    per = evaluation.evaluate(con, qrels, list(measures), run_ids, topics=topics, store=store).df()
+    per = evaluation.evaluate(con, qrels, list(measures), run_ids, topics=topics, store=store,
+                              ties=ties).df()
     check_evaluated(con, per, qrels, run_ids, topics)
     return matrices(per, qrels, measures, run_ids)
 
@@ -125,9 +128,9 @@ def matrices(per: pd.DataFrame, qrels: str, measures: list[Measure], run_ids: li
 
 
 def score_matrix(con, qrels: str, measure: Measure, run_ids: list[str], topics: str = "qrels",
-                 store: bool = True, by: str = "run") -> Matrix:
+                 store: bool = True, by: str = "run", ties: str | None = None) -> Matrix:
     """The run (or system) x topic matrix of one measure (see :func:`score_matrices`)."""
-    return score_matrices(con, qrels, [measure], run_ids, topics, store, by)[str(measure)]
+    return score_matrices(con, qrels, [measure], run_ids, topics, store, by, ties)[str(measure)]
 
 
 def systems_of(con, qrels: str, run_ids: list[str]) -> sysmod.Systems:
@@ -202,17 +205,18 @@ def discpower(con, qrels: str, measures: list[Measure], run_ids: list[str], test
               correction: str = "none", alpha: float = 0.05, B: int | None = None, seed: int = 0,
               topics: str = "qrels", reference_qrels: str | None = None,
               reference_measure: Measure | None = None, progress=None, by: str = "run",
-              pairs: bool = False, level: float = 0.95) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
+              pairs: bool = False, level: float = 0.95,
+              ties: str | None = None) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
     """One row per measure: discriminative power, the residual variance V_E of the matrix,
     the smallest significant difference and the median |d_z|, and agreement with a
     reference condition. With ``pairs``, also the table of every pair behind each row, as
     :func:`pair_frame` gives it (intervals at ``level``): (rows, pairs)."""
     B = check_test(test, alpha, B)
-    mats = score_matrices(con, qrels, measures, run_ids, topics, by=by)
+    mats = score_matrices(con, qrels, measures, run_ids, topics, by=by, ties=ties)
     refs = {}
     if reference_qrels or reference_measure:
         wanted = [reference_measure] if reference_measure else measures
-        refs = score_matrices(con, reference_qrels or qrels, wanted, run_ids, topics, by=by)
+        refs = score_matrices(con, reference_qrels or qrels, wanted, run_ids, topics, by=by, ties=ties)
     out = discpower_rows(qrels, mats, refs, measures, test, correction, alpha, B, seed,
                          reference_measure, progress, pair_level=level if pairs else None)
     if pairs:
@@ -273,10 +277,11 @@ def discpower_rows(qrels: str, mats: dict[str, Matrix], refs: dict[str, Matrix],
 
 def pvalues(con, qrels: str, measure: Measure, run_ids: list[str], test: str = "t",
             correction: str = "none", alpha: float = 0.05, B: int | None = None, seed: int = 0,
-            topics: str = "qrels", progress=None, level: float = 0.95, by: str = "run") -> pd.DataFrame:
+            topics: str = "qrels", progress=None, level: float = 0.95, by: str = "run",
+            ties: str | None = None) -> pd.DataFrame:
     """Every run (or system) pair with its p-value (and adjusted p-value), the interval of
     its difference and its effect sizes (:func:`pair_frame`)."""
-    return pair_frame(score_matrix(con, qrels, measure, run_ids, topics, by=by), test, correction,
+    return pair_frame(score_matrix(con, qrels, measure, run_ids, topics, by=by, ties=ties), test, correction,
                       alpha, B, seed, progress, level)
 
 
@@ -483,9 +488,9 @@ def _note_undefined(m: Matrix, run_a: str, run_b: str, test: str) -> None:
 
 
 def mean_intervals(con, qrels: str, measure: Measure, run_ids: list[str], topics: str = "qrels",
-                   level: float = 0.95, by: str = "run") -> pd.DataFrame:
+                   level: float = 0.95, by: str = "run", ties: str | None = None) -> pd.DataFrame:
     """Each run's (or system's) mean with its t-distribution confidence interval."""
-    return interval_frame(score_matrix(con, qrels, measure, run_ids, topics, by=by), level)
+    return interval_frame(score_matrix(con, qrels, measure, run_ids, topics, by=by, ties=ties), level)
 
 
 def interval_frame(m: Matrix, level: float = 0.95) -> pd.DataFrame:

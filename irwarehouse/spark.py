@@ -36,7 +36,7 @@ from .connection import Engine, transaction
 from .engine import evaluation, pools
 from .errors import IrwError
 from .judgment_kinds import GRADED
-from .options import RankingOptions
+from .options import RankingOptions, tie_policy
 from .result import Result
 
 DIALECT = "spark"
@@ -46,6 +46,8 @@ TABLES = ("runs", "run_topics", "run_loads", "run_meta", "qrels", "qrels_info", 
 SCHEMA_TEMPLATES = ("views.sql", "pools.sql")
 # What `irw spark` writes and `irw load results` reads: tables of the warehouse's layout.
 RESULT_TABLES = ("qrels_info", "qrels", "evaluations", "scores")
+# Columns of those tables that results written by an earlier irw lack (read as NULL).
+LATER_COLUMNS = {"evaluations": ("ranking_policy", "ties"), "scores": ("ties",)}
 INSTALL = "pip install 'irwarehouse[spark]' (pyspark 4, which needs Java 17 or later)"
 
 
@@ -200,42 +202,47 @@ class SparkWarehouse:
     # ------------------------------------------------------------------ evaluation
 
     def evaluate(self, qrels: str, measures_, run_ids: list[str], topics: str = "qrels",
-                 max_docs: int | None = None, rel_level: int | None = None):
-        """Per-topic scores (qrels, collection, run_id, topic, measure, value) of the measures
-        (names or parsed) for the runs ``run_ids`` of the qrels's collection: a DataFrame,
-        computed in one pass as ``irw eval`` does."""
+                 max_docs: int | None = None, rel_level: int | None = None, ties: str | None = None):
+        """Per-topic scores (qrels, collection, run_id, topic, measure, value, ties) of the
+        measures (names or parsed) for the runs ``run_ids`` of the qrels's collection, each tie
+        ranked by the tie policy ``ties`` (default trec_eval): a DataFrame, computed in one pass
+        as ``irw eval`` does."""
         if not run_ids:
             raise IrwError("no run is selected")
+        policy = tie_policy(ties)
         query, params, _, _ = evaluation.scores_query(self.engine, qrels, _measures(measures_, rel_level),
-                                                      run_ids, topics, max_docs, rel_level)
-        P = {name: sql.param(name, DIALECT) for name in ("qrels", "collection")}
-        return self.engine.relation(sql.statement("results.sql", "keyed", query, P, dialect=DIALECT), params)
+                                                      run_ids, topics, max_docs, rel_level, ties=policy)
+        P = {name: sql.param(name, DIALECT) for name in ("qrels", "collection", "ties")}
+        return self.engine.relation(sql.statement("results.sql", "keyed", query, P, dialect=DIALECT),
+                                    {**params, "ties": policy.name})
 
     def evaluations(self, qrels: str, measures_, run_ids: list[str], topics: str = "qrels",
-                    max_docs: int | None = None, rel_level: int | None = None):
+                    max_docs: int | None = None, rel_level: int | None = None, ties: str | None = None):
         """The rows of the warehouse's ``evaluations`` log for an evaluation (so that the stored
         scores are recomputed with the same settings when runs or qrels change)."""
         now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
         collection = catalogue.collection_of(self.engine, qrels)
         rows = [(now, *row) for row in evaluation.evaluation_log(
-            qrels, collection, _measures(measures_, rel_level), len(run_ids), topics, max_docs, rel_level)]
+            self.engine, qrels, collection, _measures(measures_, rel_level), list(run_ids), topics,
+            max_docs, rel_level, tie_policy(ties).name)]
         return self.spark.createDataFrame(
             rows, "evaluated_at TIMESTAMP_NTZ, qrels STRING, collection STRING, measure STRING, "
-                  "n_runs INT, topics STRING, max_docs INT, rel_level INT")
+                  "n_runs INT, topics STRING, max_docs INT, rel_level INT, ranking_policy STRING, "
+                  "ties STRING")
 
     def eval(self, measures_, qrels: str | None = None, runs="all", *, out: str,
              topics: str = "qrels", max_docs: int | None = None, rel_level: int | None = None,
-             replace: bool = False) -> dict:
+             replace: bool = False, ties: str | None = None) -> dict:
         """``irw spark eval``: per-topic scores written to OUT/scores.parquet with
         OUT/evaluations.parquet (``irw load results OUT`` stores them); a summary (qrels,
-        measures, runs, scores, path)."""
+        measures, runs, scores, path). ``ties``: the tie policy (default trec_eval)."""
         wanted = _measures(measures_, rel_level)
 
         def run():
             name = qrels or self.default_qrels()
             run_ids = self.run_ids(runs, name)
-            scores = self.evaluate(name, wanted, run_ids, topics, max_docs, rel_level)
-            log = self.evaluations(name, wanted, run_ids, topics, max_docs, rel_level)
+            scores = self.evaluate(name, wanted, run_ids, topics, max_docs, rel_level, ties)
+            log = self.evaluations(name, wanted, run_ids, topics, max_docs, rel_level, ties)
             paths = write_results({"scores": scores, "evaluations": log}, out, replace)
             n = self.spark.read.parquet(paths["scores"]).count()
             return {"qrels": name, "measures": [str(m) for m in wanted], "runs": len(run_ids),
@@ -391,12 +398,14 @@ def _read(con, file: str | None, table: str) -> str:
     """A relation over a result file with the warehouse table's columns, in its order."""
     columns = [r[0] for r in con.execute(sql.statement("results.sql", "columns"), [table]).fetchall()]
     quoted = None if file is None else sql.quote_literal(file)
+    selected = [sql.quote_ident(c) for c in columns]
     if file is not None:
         have = {r[0] for r in con.execute(sql.statement("results.sql", "describe", quoted)).fetchall()}
-        missing = [c for c in columns if c not in have]
+        missing = [c for c in columns if c not in have and c not in LATER_COLUMNS.get(table, ())]
         if missing:
             raise IrwError(f"{file}: not a {table} table: no column(s) {', '.join(missing)}")
-    return sql.statement("results.sql", "read", quoted, ", ".join(map(sql.quote_ident, columns)), table)
+        selected = [q if c in have else f"NULL AS {q}" for c, q in zip(columns, selected)]
+    return sql.statement("results.sql", "read", quoted, ", ".join(selected), table)
 
 
 def load_results(con, directory: str, replace: bool = False) -> dict:

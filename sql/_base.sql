@@ -54,12 +54,21 @@ WHERE r.collection = collection_of({{ q }})
        WHERE {{ where }}) AS rp)
 {%- endmacro %}
 
+{# The runs in `sel` (of collection P.collection) with each tie ranked by the tie policy
+   `ties` (its sort keys `within`, and `rerank`: the runs are ranked afresh first, see
+   reranked_runs): _ranking.sql's tie_ranked under qrels P.qrels. #}
+{% macro tied_runs(P, sel, ties) -%}
+{% set chosen = 'r.collection = ' ~ P.collection ~ ' AND r.run_id IN (SELECT run_id FROM ' ~ sel ~ ')' %}
+{{ rk.tie_ranked(reranked_runs(chosen) if ties.rerank else 'runs', ties.within, P.qrels, chosen) }}
+{%- endmacro %}
+
 {# The retrieved documents (run_id, topic, rank) of the runs in `sel` (of collection
    P.collection) that qrels P.qrels lists with a grade below 0 (in the pool, not assessed);
-   ranked afresh with `reranked` (see reranked_runs). #}
-{% macro unassessed_rows(P, sel, reranked=False, where='TRUE') -%}
+   ranked afresh with `reranked` (see reranked_runs), or each tie ranked by the tie policy
+   `ties` (tied_runs). #}
+{% macro unassessed_rows(P, sel, reranked=False, where='TRUE', ties=None) -%}
 SELECT r.run_id, r.topic, r.rank
-FROM {{ reranked_runs('r.collection = ' ~ P.collection ~ ' AND r.run_id IN (SELECT run_id FROM ' ~ sel ~ ')') if reranked else 'runs' }} r
+FROM {{ tied_runs(P, sel, ties) if ties else reranked_runs('r.collection = ' ~ P.collection ~ ' AND r.run_id IN (SELECT run_id FROM ' ~ sel ~ ')') if reranked else 'runs' }} r
 JOIN qrels AS qj ON qj.topic = r.topic AND qj.docno = r.docno
 WHERE qj.qrels = {{ P.qrels }} AND qj.rel < 0 AND r.collection = {{ P.collection }}
   AND r.run_id IN (SELECT run_id FROM {{ sel }}) AND {{ where }}
@@ -109,10 +118,11 @@ SELECT rl.run_id, rl.topic, rl.n_docs FROM run_topics AS rl WHERE rl.collection 
             (by judgment id), running sums recomputed
     fresh   computed from `runs` (the base is not materialized, or not current)
     rerank  computed from `runs` ranked afresh (`runs` was changed outside irw)
+    ties    computed from `runs` with each tie ranked by the tie policy `ties` (tied_runs)
   `where` (a dict source -> SQL condition) guards each branch; with several sources their
   union is taken, and the guards must make exactly one of them non-empty.
 #}
-{% macro base_rows(sources, P, sel, where={}) -%}
+{% macro base_rows(sources, P, sel, where={}, ties=None) -%}
 {% for source in sources %}
 {% set guard = where.get(source, 'TRUE') %}
 {% if source == 'cache' %}
@@ -133,6 +143,9 @@ FROM ({{ running_sums(judged_rows(P.qrels, P.collection, where='r.run_id IN (SEL
 {% elif source == 'rerank' %}
 SELECT run_id, topic, rank, crank, grade, c_rel, cg
 FROM ({{ running_sums(judged_rows(P.qrels, P.collection, ranked=reranked_runs('r.collection = ' ~ P.collection ~ ' AND r.run_id IN (SELECT run_id FROM ' ~ sel ~ ') AND ' ~ guard))) }}) AS reranked
+{% elif source == 'ties' %}
+SELECT run_id, topic, rank, crank, grade, c_rel, cg
+FROM ({{ running_sums(judged_rows(P.qrels, P.collection, ranked=tied_runs(P, sel, ties), where=guard)) }}) AS tied
 {% endif %}
 {% if not loop.last %}
 UNION ALL

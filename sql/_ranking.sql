@@ -2,18 +2,20 @@
     them, and the engine re-ranks runs with them when `runs` was changed outside irw.
 
   order_by(policy, column): the ORDER BY list that ranks the documents of one (run, topic).
-    policy: a policy name (trec_eval | trec_eval_10 | given | score_then_rank) known when
+    policy: a policy name (trec_eval | trec_eval_9 | given | score_then_rank) known when
     rendering, or None: then `column` is an SQL expression naming each row's policy, and the list orders
     every run under its own policy (a run's rows all carry the same policy).
-  trec_eval 9 (and pytrec_eval) keeps scores as 32-bit floats, so scores that differ only
-  beyond float precision tie there (and are then ordered by docno); the trec_eval policy
-  compares them the same way. trec_eval 10.0 keeps them as doubles: policy trec_eval_10.
+  trec_eval (the default) is trec_eval 10.0's order: scores compared as doubles, at full
+  precision. trec_eval_9 is the order of trec_eval 9 and earlier (the 1999 official TREC-8
+  results) and of pytrec_eval: scores kept as 32-bit floats, so scores that differ only
+  beyond float precision tie there (and are then ordered by docno). The name trec_eval_10 is
+  taken as trec_eval (irwarehouse.engine.loading.runs.ORDER_ALIASES) and never stored.
 -#}
 {% import '_dialect.sql' as d %}
 {# Each policy as its sort keys: (column, type it is compared as or none, direction). #}
 {% set POLICY_KEYS = {
-    'trec_eval': [('score', 'REAL', 'DESC'), ('docno', none, 'DESC')],
-    'trec_eval_10': [('score', none, 'DESC'), ('docno', none, 'DESC')],
+    'trec_eval': [('score', none, 'DESC'), ('docno', none, 'DESC')],
+    'trec_eval_9': [('score', 'REAL', 'DESC'), ('docno', none, 'DESC')],
     'given': [('given_rank', none, 'ASC'), ('score', none, 'DESC'), ('docno', none, 'DESC')],
     'score_then_rank': [('score', none, 'DESC'), ('given_rank', none, 'ASC'), ('docno', none, 'ASC')]} %}
 
@@ -27,7 +29,7 @@
 {% for key in POLICY_KEYS[policy] %}{{ _key(key) }} {{ key[2] }}{{ ", " if not loop.last }}{% endfor %}
 {%- else %}
 CASE WHEN {{ column }} = 'given' THEN given_rank END ASC,
-CASE WHEN {{ column }} = 'trec_eval' THEN {{ d.cast(d.cast('score', 'REAL'), 'DOUBLE') }} ELSE score END DESC,
+CASE WHEN {{ column }} = 'trec_eval_9' THEN {{ d.cast(d.cast('score', 'REAL'), 'DOUBLE') }} ELSE score END DESC,
 CASE WHEN {{ column }} = 'score_then_rank' THEN given_rank END ASC,
 CASE WHEN {{ column }} = 'score_then_rank' THEN docno END ASC,
 CASE WHEN {{ column }} <> 'score_then_rank' THEN docno END DESC
@@ -61,4 +63,44 @@ SELECT j.run_id, j.topic, j.docno, {{ d.cast('1 + count(*) FILTER (WHERE ' ~ abo
 FROM (SELECT * FROM {{ rows }} WHERE {{ where }} AND (topic, docno) IN (SELECT topic, docno FROM {{ judged }})) AS j
 JOIN (SELECT * FROM {{ rows }} WHERE {{ where }}) AS o ON o.run_id = j.run_id AND o.topic = j.topic
 GROUP BY j.run_id, j.topic, j.docno, j.score, j.given_rank
+{%- endmacro %}
+
+{# ---------------------------------------------------------------- tie policies
+   A tie is the documents of one ranking that its order does not tell apart by score: equal
+   scores (as 32-bit floats under trec_eval_9), equal given ranks under `given`. They hold
+   consecutive ranks a..b, which the ranking's order fills by docno (or given rank); a tie
+   policy (irwarehouse.options.TIE_POLICIES) fills them otherwise, at evaluation time, by
+   its sort keys `within` ((column, direction) pairs over the rows' columns given_rank,
+   gain: the document's gain under the qrels being evaluated, 0 unless judged relevant),
+   the stored rank last. #}
+
+{# The value that ties the rows (named `r`) of a ranking under its order (`policy`: an SQL
+   expression naming the run's order). #}
+{% macro tie_value(policy, r) -%}
+CASE WHEN {{ policy }} = 'trec_eval_9' THEN {{ d.cast(d.cast(r ~ '.score', 'REAL'), 'DOUBLE') }}
+     WHEN {{ policy }} = 'given' THEN {{ d.cast(r ~ '.given_rank', 'DOUBLE') }} ELSE {{ r }}.score END
+{%- endmacro %}
+
+{# The rows (collection, run_id, topic, docno, score, given_rank, rank) of the rankings
+   `rows` (a relation like runs) where `where` holds (on its rows `r`), each tie's ranks
+   a..b given to its documents in the order of `within` under qrels `q` (an SQL
+   expression). #}
+{% macro tie_ranked(rows, within, q, where='TRUE') -%}
+(SELECT t.collection, t.run_id, t.topic, t.docno, t.score, t.given_rank,
+        {{ d.cast('min(t.rank) OVER (PARTITION BY t.collection, t.run_id, t.topic, t.tie) - 1
+          + row_number() OVER (PARTITION BY t.collection, t.run_id, t.topic, t.tie
+                               ORDER BY ' ~ within_keys(within, 't.') ~ 't.rank)', 'INTEGER') }} AS rank
+ FROM (SELECT r.collection, r.run_id, r.topic, r.docno, r.score, r.given_rank, r.rank,
+              {{ tie_value("coalesce(l.ranking_policy, 'trec_eval')", 'r') | indent(14) }} AS tie,
+              coalesce(g.gain, 0) AS gain
+       FROM {{ rows }} AS r
+       LEFT JOIN run_loads AS l ON l.collection = r.collection AND l.run_id = r.run_id
+       LEFT JOIN (SELECT qg.topic, qg.docno, CASE WHEN qg.rel >= 1 THEN qg.rel ELSE 0 END AS gain
+                  FROM qrels AS qg WHERE qg.qrels = {{ q }} AND qg.rel >= 0) AS g
+         ON g.topic = r.topic AND g.docno = r.docno
+       WHERE {{ where }}) AS t)
+{%- endmacro %}
+
+{% macro within_keys(within, t) -%}
+{% for column, direction in within %}{{ t }}{{ column }} {{ direction }}, {% endfor %}
 {%- endmacro %}

@@ -24,8 +24,10 @@
                  under which the running sums of the thresholds and gains marked `window` are
                  computed, rather than taken from the base (threshold 1, default gains)
     sources      where the base rows come from (see base_rows in _base.sql): one of cache,
-                 subset, fresh, rerank; or all four in a measure macro, each guarded by a
-                 condition on the warehouse's state (_state.sql) so that one is used
+                 subset, fresh, rerank, ties; or the first four in a measure macro, each guarded
+                 by a condition on the warehouse's state (_state.sql) so that one is used
+    ties         with source ties: the tie policy's sort keys `within` and whether the runs
+                 are ranked afresh first (`rerank`); else None (each tie in the stored order)
 
   Each sql/measures/<Name>.sql defines macros over one row of the base:
     aggs(m)      aggregate expressions per (run, topic), aliased <m.id>_<x> (none: a measure
@@ -217,7 +219,7 @@ topicset AS (
 {% endif %}
 ),
 brel AS (
-    {{ b.base_rows(sources, P, 'sel', st.guards if auto else {}) | indent(4) }}
+    {{ b.base_rows(sources, P, 'sel', st.guards if auto else {}, ties) | indent(4) }}
 ),
 {% set unassessed = 'pool_unjudged' in needed %}
 {% if unassessed %}
@@ -228,7 +230,7 @@ pu AS (
     UNION ALL
     {{ b.unassessed_rows(P, 'sel', True, st.guards.rerank) | indent(4) }}
 {% else %}
-    {{ b.unassessed_rows(P, 'sel', 'rerank' in sources) | indent(4) }}
+    {{ b.unassessed_rows(P, 'sel', 'rerank' in sources, ties=ties) | indent(4) }}
 {% endif %}
 ),
 pu_c AS (

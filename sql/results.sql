@@ -4,7 +4,8 @@
 
 {# Per-topic scores in the warehouse's layout: `query` is an engine's scores query. #}
 {% macro keyed(query, P) -%}
-SELECT {{ P.qrels }} AS qrels, {{ P.collection }} AS collection, run_id, topic, measure, value
+SELECT {{ P.qrels }} AS qrels, {{ P.collection }} AS collection, run_id, topic, measure, value,
+       {{ P.ties }} AS ties
 FROM ({{ query }}) AS measured
 {%- endmacro %}
 
@@ -92,12 +93,15 @@ SELECT DISTINCT qrels, measure FROM {{ scores }} ORDER BY 1, 2
 {% macro store(scores, evaluations) -%}
 CREATE OR REPLACE TEMP TABLE irw_loaded_scores AS SELECT * FROM {{ scores }};
 DELETE FROM scores WHERE EXISTS (
-    SELECT 1 FROM (SELECT DISTINCT qrels, collection, run_id, measure FROM irw_loaded_scores) n
+    SELECT 1 FROM (SELECT DISTINCT qrels, collection, run_id, measure, coalesce(ties, 'trec_eval') AS ties
+                   FROM irw_loaded_scores) n
     WHERE n.qrels = scores.qrels AND n.collection = scores.collection AND n.run_id = scores.run_id
-      AND n.measure = scores.measure);
-INSERT INTO scores SELECT qrels, collection, run_id, topic, measure, value FROM irw_loaded_scores;
-INSERT INTO evaluations (evaluated_at, qrels, collection, measure, n_runs, topics, max_docs, rel_level)
-SELECT evaluated_at, qrels, collection, measure, n_runs, topics, max_docs, rel_level FROM {{ evaluations }};
+      AND n.measure = scores.measure AND n.ties = scores.ties);
+INSERT INTO scores SELECT qrels, collection, run_id, topic, measure, value, coalesce(ties, 'trec_eval')
+FROM irw_loaded_scores;
+INSERT INTO evaluations (evaluated_at, qrels, collection, measure, n_runs, topics, max_docs, rel_level, ranking_policy, ties)
+SELECT evaluated_at, qrels, collection, measure, n_runs, topics, max_docs, rel_level, ranking_policy,
+       coalesce(ties, 'trec_eval') FROM {{ evaluations }};
 {%- endmacro %}
 
 {% macro stored() -%}

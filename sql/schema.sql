@@ -89,20 +89,23 @@ CREATE TABLE IF NOT EXISTS qrels_info (
     judgments   VARCHAR DEFAULT 'trec'  -- the judgment kind it was loaded as (--format)
 );
 
--- Per-topic scores computed by `irw eval` (the latest evaluation of a qrels, run and measure).
--- collection is the run's (usually the qrels's own).
+-- Per-topic scores computed by `irw eval` (the latest evaluation of a qrels, run, measure
+-- and tie policy). collection is the run's (usually the qrels's own); ties the tie policy
+-- (irwarehouse.options.TIE_POLICIES) that ranked the run's ties.
 CREATE TABLE IF NOT EXISTS scores (
     qrels   VARCHAR NOT NULL,
     collection VARCHAR NOT NULL,
     run_id  VARCHAR NOT NULL,
     topic   VARCHAR NOT NULL,
     measure VARCHAR NOT NULL,
-    value   DOUBLE
+    value   DOUBLE,
+    ties    VARCHAR DEFAULT 'trec_eval'
 );
 
 -- What each `irw eval` computed, and how.
 -- (collection: the runs'; rel_level: the relevance threshold of the topic set, eval
--- --rel-level, NULL meaning 1)
+-- --rel-level, NULL meaning 1; ranking_policy: the ranking orders of the runs scored,
+-- run_loads.ranking_policy, comma-separated when they differ; ties: the tie policy)
 CREATE TABLE IF NOT EXISTS evaluations (
     evaluated_at TIMESTAMP NOT NULL,
     qrels        VARCHAR NOT NULL,
@@ -111,7 +114,9 @@ CREATE TABLE IF NOT EXISTS evaluations (
     n_runs       INTEGER NOT NULL,
     topics       VARCHAR NOT NULL,
     max_docs     INTEGER,
-    rel_level    INTEGER
+    rel_level    INTEGER,
+    ranking_policy VARCHAR,
+    ties         VARCHAR DEFAULT 'trec_eval'
 );
 
 -- The measure catalogue (written anew from the package whenever the schema is set up):

@@ -1,22 +1,31 @@
 {#- The stored scores (table scores) and the log of evaluations (table evaluations): the
     statements that keep them. Bound: $qrels, $collection, $runs (run ids), $labels (the
-    measures' canonical names). -#}
+    measures' canonical names), $ties (the tie policy of the scores). -#}
 
 {# Forget the stored scores an evaluation is about to replace. #}
 {% macro delete() -%}
 DELETE FROM scores WHERE qrels = $qrels AND collection = $collection
-  AND list_contains($runs, run_id) AND list_contains($labels, measure)
+  AND list_contains($runs, run_id) AND list_contains($labels, measure) AND ties = $ties
 {%- endmacro %}
 
 {# Store the scores (run_id, topic, measure, value) of the relation `table` where `where`. #}
 {% macro insert(table, where='TRUE') -%}
-INSERT INTO scores SELECT $qrels, $collection, run_id, topic, measure, value FROM {{ table }} WHERE {{ where }}
+INSERT INTO scores SELECT $qrels, $collection, run_id, topic, measure, value, $ties FROM {{ table }} WHERE {{ where }}
 {%- endmacro %}
 
 {# Log an evaluation: one row per measure (bound by position). #}
 {% macro log() -%}
-INSERT INTO evaluations (evaluated_at, qrels, collection, measure, n_runs, topics, max_docs, rel_level)
-VALUES (current_timestamp, ?, ?, ?, ?, ?, ?, ?)
+INSERT INTO evaluations (evaluated_at, qrels, collection, measure, n_runs, topics, max_docs, rel_level, ranking_policy, ties)
+VALUES (current_timestamp, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+{%- endmacro %}
+
+{# The ranking orders (run_loads.ranking_policy) of the runs $runs of collection $collection:
+   (run_id, ranking_policy), in order. #}
+{% macro orders() -%}
+{% import '_dialect.sql' as d %}
+SELECT run_id, ranking_policy FROM run_loads
+WHERE collection = {{ d.param('collection') }} AND {{ d.list_contains(d.param('runs'), 'run_id') }}
+ORDER BY run_id
 {%- endmacro %}
 
 {# The scores of `table` in their order. #}
@@ -25,22 +34,23 @@ SELECT * FROM {{ table }} ORDER BY run_id, topic, measure
 {%- endmacro %}
 
 {# The stored evaluations to recompute after runs or judgments changed: per qrels,
-   collection and measure, the runs scored and the settings of the latest evaluation.
+   collection, measure and tie policy, the runs scored and the settings of the latest
+   evaluation.
    `by_qrels` restricts them to qrels $q, `by_runs` to the runs $ids of collection $c. #}
 {% macro stale(by_qrels, by_runs) -%}
 SELECT s.qrels, s.collection, s.measure, list(DISTINCT s.run_id ORDER BY s.run_id) AS runs,
-       any_value(e.topics), any_value(e.max_docs), any_value(e.rel_level)
+       any_value(e.topics), any_value(e.max_docs), any_value(e.rel_level), s.ties
 FROM scores s
 LEFT JOIN (SELECT * FROM evaluations
-           QUALIFY row_number() OVER (PARTITION BY qrels, collection, measure
+           QUALIFY row_number() OVER (PARTITION BY qrels, collection, measure, ties
                                       ORDER BY evaluated_at DESC) = 1) e
-  ON e.qrels = s.qrels AND e.collection = s.collection AND e.measure = s.measure
+  ON e.qrels = s.qrels AND e.collection = s.collection AND e.measure = s.measure AND e.ties = s.ties
 WHERE s.qrels IN (SELECT qrels FROM qrels_info)
 {% if by_qrels %}  AND s.qrels = $q
 {% endif %}
 {% if by_runs %}  AND s.collection = $c AND list_contains($ids, s.run_id)
 {% endif %}
-GROUP BY s.qrels, s.collection, s.measure ORDER BY s.qrels, s.collection, s.measure
+GROUP BY s.qrels, s.collection, s.measure, s.ties ORDER BY s.qrels, s.collection, s.measure, s.ties
 {%- endmacro %}
 
 {# Keep the scores of `source` in the temporary table `table` (files in, scores out in

@@ -18,7 +18,7 @@ have AS (
            count(*) AS n_all,
            count(*) FILTER (WHERE s.topic IN (SELECT topic FROM want)) AS n_in
     FROM scores s
-    WHERE s.qrels = $qrels AND s.collection = $collection
+    WHERE s.qrels = $qrels AND s.collection = $collection AND s.ties = 'trec_eval'
       AND s.run_id IN (SELECT run_id FROM pairs)
       AND s.measure IN (SELECT measure FROM pairs)
     GROUP BY s.run_id, s.measure

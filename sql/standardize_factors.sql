@@ -13,7 +13,7 @@ SELECT s.measure, s.topic,
        stddev_samp(s.value ORDER BY s.value) AS sigma,
        count(*)::INTEGER AS n_ref
 FROM scores s
-WHERE s.qrels = $qrels AND s.collection = collection_of($qrels)
+WHERE s.qrels = $qrels AND s.collection = collection_of($qrels) AND s.ties = 'trec_eval'
   AND s.measure IN (SELECT unnest($measures::VARCHAR[]))
   AND s.run_id IN (SELECT unnest($runs::VARCHAR[]))
   AND s.topic IN (SELECT topic FROM topic_sets WHERE qrels = $qrels)

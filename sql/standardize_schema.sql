@@ -99,8 +99,8 @@ CREATE TABLE IF NOT EXISTS std_reference_runs (
 {{ d.scalar_function('std_z', ['x', 'mu', 'sigma']) }}
     CASE WHEN sigma = 0 THEN 0.0::DOUBLE ELSE (x - mu) / sigma END;
 
--- Standardized per-topic scores: every stored score (table scores) of a qrels and measure
--- that a factor set covers, with its factors, z and phi = Phi(z). A topic the set has no
+-- Standardized per-topic scores: every stored score (table scores, tie policy trec_eval) of
+-- a qrels and measure that a factor set covers, with its factors, z and phi = Phi(z). A topic the set has no
 -- factors for keeps its row with mu, sigma, z and phi NULL. in_reference: was the run one of
 -- the set's reference runs (NULL for an imported set, whose reference runs are not known).
 CREATE OR REPLACE VIEW std_scores AS
@@ -120,6 +120,7 @@ FROM (
     LEFT JOIN (SELECT DISTINCT factors FROM std_reference_runs) k ON k.factors = c.factors
     LEFT JOIN std_reference_runs r
       ON r.factors = c.factors AND r.run_id = s.run_id AND s.collection = qi.collection
+    WHERE s.ties = 'trec_eval'
 ) AS standardized;
 
 -- Per run: the means over topics of phi, z and the raw value (over the topics that have

@@ -49,10 +49,10 @@ SELECT i.qrels, t.topic
 FROM qrels_info i JOIN topics t ON t.qrels = i.topic_qrels
 WHERE t.relevant >= 1;
 
--- Mean of the stored per-topic scores.
+-- Mean of the stored per-topic scores (per tie policy: ties).
 {{ d.create_view('score_means') }}
-SELECT qrels, collection, run_id, measure, avg(value) AS mean, {{ d.cast('count(*)', 'INTEGER') }} AS n_topics
-FROM scores GROUP BY qrels, collection, run_id, measure;
+SELECT qrels, collection, run_id, measure, avg(value) AS mean, {{ d.cast('count(*)', 'INTEGER') }} AS n_topics, ties
+FROM scores GROUP BY qrels, collection, run_id, measure, ties;
 
 -- ranking(q): every retrieved document of every run of q's collection with its grade under
 -- qrels q (grade NULL when the document is not judged in q).

@@ -168,6 +168,22 @@ def error_of(result) -> str:
     return lines[-1]
 
 
+@pytest.fixture(scope="session")
+def trec8_db_9(trec8_db, tmp_path_factory):
+    """The TREC-8 warehouse with every run ranked under trec_eval_9 (scores compared as 32-bit
+    floats, as trec_eval 9 and pytrec_eval compare them): a copy of trec8_db whose runs'
+    policy is set with SQL, which irw ranks again under it."""
+    import shutil
+
+    from irwarehouse import Warehouse
+
+    path = str(tmp_path_factory.mktemp("trec8_9") / "trec8.duckdb")
+    shutil.copyfile(trec8_db, path)
+    with Warehouse(path) as w:
+        w.sql("UPDATE run_loads SET ranking_policy = 'trec_eval_9'", write=True)
+    return path
+
+
 def snapshot(path: str) -> dict:
     """Row count and content hash of every table of the warehouse file ``path``."""
     import duckdb

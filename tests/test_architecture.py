@@ -25,7 +25,7 @@ LAYERS = [
     ("catalogue", ["irwarehouse.catalogue", "irwarehouse.runsets"]),
     ("engine", ["irwarehouse.engine*"]),
     ("schema", ["irwarehouse.schema"]),
-    ("analyses", ["irwarehouse.significance", "irwarehouse.repro", "irwarehouse.judges", "irwarehouse.summary", "irwarehouse.standardize*",
+    ("analyses", ["irwarehouse.significance", "irwarehouse.repro", "irwarehouse.judges", "irwarehouse.summary", "irwarehouse.ties", "irwarehouse.standardize*",
                   "irwarehouse.report*", "irwarehouse.export", "irwarehouse.experiments.*", "irwarehouse.spark",
                   "irwarehouse.trec_eval"]),
     ("facade", ["irwarehouse.api", "irwarehouse.door", "irwarehouse.inputs",

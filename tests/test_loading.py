@@ -54,19 +54,28 @@ def test_ranking_policies(con, tmp_path):
     assert con.execute("SELECT ranking_policy FROM run_info").fetchone()[0] == "score_then_rank"
 
 
-def test_trec_eval_policy_compares_scores_as_32_bit_floats(con, tmp_path):
-    # equal as 32-bit floats (as trec_eval stores them), different as doubles
+def test_trec_eval_9_compares_scores_as_32_bit_floats_and_trec_eval_as_doubles(con, tmp_path):
+    # equal as 32-bit floats (as trec_eval 9 stores them), different as doubles
     text = "1 Q0 a 1 100001.3320310 r\n1 Q0 b 2 100001.3309590 r\n"
-    loading.load_runs(con, [write(tmp_path / "r", text)])
+    loading.load_runs(con, [write(tmp_path / "r", text)], policy="trec_eval_9")
     assert ranks(con) == ["b", "a"]
     loading.load_runs(con, [write(tmp_path / "r", text)], policy="score_then_rank", replace=True)
     assert ranks(con) == ["a", "b"]
-    # trec_eval 10.0 compares them as doubles
-    loading.load_runs(con, [write(tmp_path / "r", text)], policy="trec_eval_10", replace=True)
+    # the default, trec_eval 10.0's order, compares them as doubles; trec_eval_10 names it
+    loading.load_runs(con, [write(tmp_path / "r", text)], replace=True)
     assert ranks(con) == ["a", "b"]
+    assert con.execute("SELECT ranking_policy FROM run_info").fetchone()[0] == "trec_eval"
     tied = "1 Q0 a 1 0.5 r\n1 Q0 c 2 0.5 r\n1 Q0 b 3 0.5 r\n1 Q0 z 4 0.25 r\n"
     loading.load_runs(con, [write(tmp_path / "r", tied)], policy="trec_eval_10", replace=True)
     assert ranks(con) == ["c", "b", "a", "z"]  # ties: docno descending
+    assert con.execute("SELECT ranking_policy FROM run_info").fetchone()[0] == "trec_eval"
+
+
+def test_an_unknown_ranking_policy_is_one_line_naming_the_valid_ones(con, tmp_path):
+    with pytest.raises(IrwError) as info:
+        loading.load_runs(con, [write(tmp_path / "r", "1 Q0 a 1 0.5 r\n")], policy="trec_eval_11")
+    assert str(info.value) == ("unknown ranking policy 'trec_eval_11'; valid: trec_eval, trec_eval_9, "
+                               "given, score_then_rank, trec_eval_10 (= trec_eval)")
 
 
 @pytest.mark.parametrize("policy", loading.POLICIES)

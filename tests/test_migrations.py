@@ -106,6 +106,13 @@ def test_an_old_warehouse_migrates_and_keeps_its_results(old, tmp_path):
     assert rows(old, "SELECT count(*) FROM pair_tests WHERE name = 'fixture-ap' AND ci_low IS NULL "
                      "AND effect_size IS NULL AND system_a IS NULL") == [(28,)]
     assert rows(old, "SELECT count(*) FROM run_meta WHERE system IS NULL") == [(8,)]
+    # runs ranked under the old trec_eval order (scores as 32-bit floats) name it trec_eval_9
+    # now, their ranks and scores kept; the evaluations log names the order of its scores
+    assert rows(old, "SELECT DISTINCT ranking_policy FROM run_loads") == [("trec_eval_9",)]
+    assert rows(old, "SELECT DISTINCT ranking_policy FROM evaluations") == [("trec_eval_9",)]
+    # the stored scores were computed on the stored ranking: tie policy trec_eval
+    assert rows(old, "SELECT DISTINCT ties FROM scores") == [("trec_eval",)]
+    assert rows(old, "SELECT DISTINCT ties FROM evaluations") == [("trec_eval",)]
     # the tables are those of a warehouse created now, column for column
     fresh = str(tmp_path / "fresh.duckdb")
     cli_for(fresh)("load", "qrels", ROOT / "fixtures" / "qrels.txt", "--name", "fixture")

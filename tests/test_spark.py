@@ -111,7 +111,9 @@ def test_every_measure_on_the_fixtures(fixture_wh, sql_warehouse, qrels):
     assert_equal_scores(got, _duck(sql_warehouse, qrels, ALL_CASES), qrels)
 
 
-@pytest.mark.parametrize("options", [{"topics": "run"}, {"topics": "all", "max_docs": 5, "rel_level": 2}])
+@pytest.mark.parametrize("options", [{"topics": "run"}, {"topics": "all", "max_docs": 5, "rel_level": 2},
+                                     {"ties": "optimistic"}, {"ties": "pessimistic", "max_docs": 5},
+                                     {"ties": "run"}])
 def test_topic_policies_and_options(fixture_wh, sql_warehouse, options):
     names = ["AP", "P@10", "nDCG(discount=jk)@10", "RBPres(p=0.8)", "Bpref", "RPrec", "NumRet"]
     wh = fixture_wh

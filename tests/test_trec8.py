@@ -1,7 +1,8 @@
 """The full TREC-8 ad hoc runset: loading facts, and agreement with trec_eval's C code.
 
-pytrec_eval (trec_eval's C implementation) is the oracle: for all 129 runs x 50 topics the
-warehouse's per-topic values must agree within 1e-6.
+pytrec_eval (trec_eval 9's C implementation) is the oracle: for all 129 runs x 50 topics the
+warehouse's per-topic values under its order, trec_eval_9, must agree within 1e-6. The
+default order, trec_eval 10.0's, gives every face the same numbers.
 """
 
 from __future__ import annotations
@@ -50,11 +51,13 @@ def _read_trec8(trec8):
     return qrels, runs
 
 
-def test_agrees_with_trec_eval_on_all_runs(trec8, trec8_db):
+def test_agrees_with_trec_eval_9_on_all_runs(trec8, trec8_db_9):
+    """pytrec_eval keeps scores as 32-bit floats, as trec_eval 9 did: the order trec_eval_9."""
     pytrec_eval = pytest.importorskip("pytrec_eval", reason="the oracle pytrec-eval-terrier is a test dependency")
     qrels, runs = _read_trec8(trec8)
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(ORACLE))
-    con = schema.connect(trec8_db)
+    con = schema.connect(trec8_db_9)
+    assert con.execute("SELECT DISTINCT ranking_policy FROM run_loads").fetchall() == [("trec_eval_9",)]
     parsed = measures.parse_all(list(ORACLE.values()))
     label = {te: str(m) for te, m in zip(ORACLE, parsed)}
     per = evaluation.evaluate(con, "trec8", parsed, sorted(runs), topics="run", store=False).df()
@@ -140,3 +143,34 @@ def test_loaded_in_batches_through_a_staging_file_alike(trec8, trec8_db, tmp_pat
             assert con.execute(f"SELECT count(*) FROM (SELECT * FROM {a}.{table} EXCEPT ALL "
                                f"SELECT * FROM {b}.{table})").fetchone()[0] == 0, (table, a)
     con.close()
+
+
+def test_one_order_everywhere(trec8, trec8_db, trec8_db_9, tmp_path):
+    """uwmt8a0's scores tie as 32-bit floats where they differ as doubles: every face
+    gives trec_eval 10.0's numbers by default (P@10 0.4040, nDCG@10 0.4379), the order
+    trec_eval_9 those of trec_eval 9 and pytrec_eval (0.4080, 0.4415), and the evaluations
+    log names the order that produced them."""
+    from irwarehouse import Warehouse
+
+    files = {}
+    for name, source in (("qrels", trec8 / "qrels.trec8.gz"), ("run", trec8 / "runs" / "input.uwmt8a0.gz")):
+        files[name] = tmp_path / name
+        files[name].write_bytes(gzip.decompress(source.read_bytes()))
+    report = Warehouse.trec_eval(files["qrels"], files["run"], ["P.10", "ndcg_cut.10"])
+    printed = {label: f"{value:6.4f}" for label, _, _, value in report.summary_lines}
+    assert (printed["P_10"], printed["ndcg_cut_10"]) == ("0.4040", "0.4379")
+
+    def means(result):
+        return {r["measure"]: round(r["value"], 4) for r in result.records()}
+    wanted = ["P@10", "nDCG@10"]
+    assert means(Warehouse.eval_files(files["qrels"], [files["run"]], wanted, per_topic=False)) \
+        == {"P@10": 0.4040, "nDCG@10": 0.4379}
+    assert means(Warehouse.eval_files(files["qrels"], [files["run"]], wanted, per_topic=False,
+                                      order="trec_eval_9")) == {"P@10": 0.4080, "nDCG@10": 0.4415}
+    with Warehouse(trec8_db) as w:
+        assert means(w.eval(wanted, runs="uwmt8a0", per_topic=False, store=False)) \
+            == {"P@10": 0.4040, "nDCG@10": 0.4379}
+    with Warehouse(trec8_db_9) as w:
+        assert means(w.eval(wanted, runs="uwmt8a0", per_topic=False)) == {"P@10": 0.4080, "nDCG@10": 0.4415}
+        logged = w.sql("SELECT DISTINCT ranking_policy FROM evaluations").rows()
+    assert logged == [("trec_eval_9",)]

@@ -248,8 +248,8 @@ def test_held_out_against_trec_eval_10(trec_eval_10, capsysbinary, tmp_path, see
 
 def test_a_trec8_run_ranked_as_trec_eval_10_ranks_it(trec8, trec_eval_10, capsysbinary, tmp_path):
     """TREC-8's uwmt8a0 holds 1,685 pairs of scores that tie as 32-bit floats (trec_eval 9's
-    scores, irw's default order) and not as doubles (trec_eval 10.0's): every line of -q -m
-    all_trec as trec_eval 10.0 prints it."""
+    scores, irw's order trec_eval_9) and not as doubles (trec_eval 10.0's, irw's default
+    order trec_eval): every line of -q -m all_trec as trec_eval 10.0 prints it."""
     import gzip
     import shutil
 

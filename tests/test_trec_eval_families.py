@@ -71,19 +71,16 @@ def with_level(measure, rel_level, judged_only=False):
 
 
 def compare(printed: dict, scores: dict, measures, run_id: str, rel_level=None,
-            skip: set = frozenset(), judged_only: bool = False) -> tuple[int, list[str]]:
+            judged_only: bool = False) -> tuple[int, list[str]]:
     """(values compared, differences) of trec_eval's output ``printed`` against irw's
-    ``scores`` {(run, topic, measure label): value} of one run; not the topics of ``skip``
-    (nor then the `all` line)."""
+    ``scores`` {(run, topic, measure label): value} of one run."""
     checked, wrong = 0, []
     topics = sorted({t for (_, t) in printed if t != "all"})
     for tm in measures:
         label = str(with_level(tm.measure, rel_level, judged_only))
         ours = [scores[(run_id, t, label)] for t in topics]
-        pairs = [(t, v) for t, v in zip(topics, ours) if t not in skip] if tm.per_query else []
-        if skip:
-            pass
-        elif tm.aggregate == "sum":
+        pairs = list(zip(topics, ours)) if tm.per_query else []
+        if tm.aggregate == "sum":
             pairs.append(("all", math.fsum(ours)))
         elif tm.aggregate == "gm":
             pairs.append(("all", result.summarize(ours, "gm_trec")[0]))
@@ -121,23 +118,13 @@ def trec8_files(trec8, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def ranked_otherwise(trec8_db) -> dict[str, set]:
-    """run -> the topics whose ranking under irw's trec_eval policy differs from trec_eval
-    10.0's: that policy compares scores as 32-bit floats, as trec_eval 9 and pytrec_eval do,
-    where 10.0 compares them as doubles (some TREC-8 runs have scores that differ only
-    beyond float precision)."""
-    import duckdb
-
-    con = duckdb.connect(trec8_db, read_only=True)
-    rows = con.execute("""SELECT DISTINCT run_id, topic FROM (
-        SELECT run_id, topic, rank,
-               row_number() OVER (PARTITION BY run_id, topic ORDER BY score DESC, docno DESC) AS by_double
-        FROM runs) AS r WHERE rank <> by_double""").fetchall()
+def trec8_db_order(trec8_db) -> str:
+    """The order of the TREC-8 warehouse's runs: trec_eval 10.0's, the default, for all."""
+    con = schema.connect(trec8_db, read_only=True)
+    orders = con.execute("SELECT DISTINCT ranking_policy FROM run_loads").fetchall()
     con.close()
-    out: dict[str, set] = {}
-    for run_id, topic in rows:
-        out.setdefault(run_id, set()).add(topic)
-    return out
+    assert orders == [("trec_eval",)]
+    return orders[0][0]
 
 
 # Families compared in a trec_eval run of their own: asking trec_eval 10.0 for more measures
@@ -145,7 +132,7 @@ def ranked_otherwise(trec8_db) -> dict[str, set]:
 ALONE = ("ideal_dcg", "yaap")
 
 
-def test_ideal_dcg_and_yaap_on_trec8_runs(trec_eval_10, trec8_files, trec8_db, ranked_otherwise):
+def test_ideal_dcg_and_yaap_on_trec8_runs(trec_eval_10, trec8_files, trec8_db, trec8_db_order):
     """ideal_dcg and yaap, trec_eval measures in no nickname, on a dozen TREC-8 runs."""
     qrels, runs = trec8_files
     chosen = sorted(runs)[::11]
@@ -156,17 +143,16 @@ def test_ideal_dcg_and_yaap_on_trec8_runs(trec_eval_10, trec8_files, trec8_db, r
     checked, wrong = 0, []
     for run_id in chosen:
         output = run_trec_eval(trec_eval_10, qrels, runs[run_id], list(ALONE))
-        c, w = compare(trec_lines(output), scores, measures, run_id,
-                       skip=ranked_otherwise.get(run_id, set()))
+        c, w = compare(trec_lines(output), scores, measures, run_id)
         checked, wrong = checked + c, wrong + w
     assert checked > 1000
     assert not wrong, f"{len(wrong)} of {checked} differ:\n" + "\n".join(wrong[:40])
 
 
-def test_every_all_trec_family_on_all_trec8_runs(trec_eval_10, trec8_files, trec8_db, ranked_otherwise):
+def test_every_all_trec_family_on_all_trec8_runs(trec_eval_10, trec8_files, trec8_db, trec8_db_order):
     """All 129 TREC-8 runs x 50 topics, every all_trec family (and dcg) at its defaults
-    (less the rankings trec_eval 10.0 orders otherwise: ranked_otherwise); ideal_dcg and yaap
-    on their own (ALONE)."""
+    (every ranking: the warehouse's default order is trec_eval 10.0's); ideal_dcg and yaap on
+    their own (ALONE)."""
     qrels, runs = trec8_files
     specs = ["all_trec", "dcg"]
     measures = wanted(specs)
@@ -182,15 +168,13 @@ def test_every_all_trec_family_on_all_trec8_runs(trec_eval_10, trec8_files, trec
     con.close()
     checked, wrong = 0, []
     for run_id, output in outputs.items():
-        c, w = compare(trec_lines(output), scores, measures, run_id,
-                       skip=ranked_otherwise.get(run_id, set()))
+        c, w = compare(trec_lines(output), scores, measures, run_id)
         checked, wrong = checked + c, wrong + w
     assert not wrong, f"{len(wrong)} of {checked} differ:\n" + "\n".join(wrong[:40])
     assert checked > 129 * 50 * 80
-    assert sum(map(len, ranked_otherwise.values())) < 0.03 * 129 * 50
 
 
-def test_parameters_of_every_family_on_trec8(trec_eval_10, trec8_files, trec8_db, ranked_otherwise):
+def test_parameters_of_every_family_on_trec8(trec_eval_10, trec8_files, trec8_db, trec8_db_order):
     """The families that take parameters, at other settings, on every tenth TREC-8 run."""
     qrels, runs = trec8_files
     sample = sorted(runs)[::10]
@@ -201,7 +185,7 @@ def test_parameters_of_every_family_on_trec8(trec_eval_10, trec8_files, trec8_db
     checked, wrong = 0, []
     for run_id in sample:
         c, w = compare(trec_lines(run_trec_eval(trec_eval_10, qrels, runs[run_id], VARIANTS)),
-                       scores, measures, run_id, skip=ranked_otherwise.get(run_id, set()))
+                       scores, measures, run_id)
         checked, wrong = checked + c, wrong + w
     assert not wrong, f"{len(wrong)} of {checked} differ:\n" + "\n".join(wrong[:40])
     assert checked > len(sample) * 50 * 25

@@ -185,6 +185,11 @@ RelLevelOpt = typer.Option(
     help="Relevance threshold of the binary measures (AP, P@k, RR...): grade >= L is relevant "
          "(trec_eval -l; default 1). On qrels graded beyond 1 (TREC DL: 0-3) a note says which "
          "measures count grade 1; giving L, 1 included, silences it.")
+
+TiesOpt = typer.Option(
+    "trec_eval", "--ties", metavar="POLICY",
+    help="Tie policy: how the documents a ranking's order does not tell apart (equal scores) are "
+         "ranked: " + "; ".join(f"{p.name}: {p.means}" for p in api.TIE_POLICIES.values()) + ".")
 ByOpt = typer.Option("run", "--by", help="run | system: a row per system (run_meta.system; a run without one is its own), its per-topic score the mean of its runs', with their number and spread.")
 
 

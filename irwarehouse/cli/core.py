@@ -11,7 +11,7 @@ import typer
 
 from .. import api, output
 from ..errors import IrwError
-from .app import (ByOpt, CollectionOpt, FormatOpt, LoadCollectionOpt, RelLevelOpt, RunsOpt, TopicsOpt, app,
+from .app import (ByOpt, CollectionOpt, FormatOpt, LoadCollectionOpt, RelLevelOpt, RunsOpt, TiesOpt, TopicsOpt, app,
                   check_format, collections_app, command, load_app, open_warehouse, qrels_app,
                   remove, runs_app, say, show)
 
@@ -22,7 +22,7 @@ JUDGMENT_FORMATS = ("The kind of judgments the files hold: trec (topic iteration
                     "docno stratum rel), prefs (trec_eval's -R prefs: topic jg jsg docno rel), jg "
                     "(trec_eval's -R qrels_jg: topic jg docno rel). See docs/concepts.md.")
 EncodingOpt = typer.Option("utf-8", "--encoding", help="Text encoding of the files: utf-8 | latin-1.")
-OrderOpt = typer.Option("trec_eval", "--order", help="Ranking policy: trec_eval | given | score_then_rank | trec_eval_10.")
+OrderOpt = typer.Option("trec_eval", "--order", help="Ranking policy: trec_eval (trec_eval 10.0's order; also trec_eval_10) | trec_eval_9 (scores as 32-bit floats: trec_eval 9, the 1999 official results, pytrec_eval) | given | score_then_rank.")
 
 
 def _comments(summary: dict) -> str:
@@ -37,7 +37,7 @@ def _runs_loaded(summary: dict, order: str, collection: str | None) -> str:
             + (f" into collection {collection}" if collection else "")
             + f" ({summary['lines']:,} lines from "
             f"{summary['files']} file{'s' if summary['files'] != 1 else ''}{_comments(summary)}, "
-            f"order {order})"
+            f"order {summary.get('order', order)})"
             + (f", replacing {len(summary['replaced'])}" if summary["replaced"] else "")
             + (f"; metadata for {summary['meta']} runs" if summary.get("meta") else ""))
 
@@ -147,6 +147,7 @@ def eval_cmd(
     ignore_extra_fields: bool = typer.Option(False, "--ignore-extra-fields", help="With files: accept text after the 6th field of run lines."),
     encoding: Optional[str] = typer.Option(None, "--encoding", help="With files: their text encoding, utf-8 (default) | latin-1."),
     by: str = ByOpt,
+    ties: str = TiesOpt,
 ):
     """Evaluate runs: per-topic scores are computed in SQL and kept in the `scores` table.
     Given files (`irw eval QRELS RUN...`), evaluate them without a warehouse."""
@@ -158,7 +159,7 @@ def eval_cmd(
         raise IrwError("--format trec shows one qrels; name one with --qrels")
     if by != "run" and fmt == "trec":
         raise IrwError("--format trec shows runs, as trec_eval does: leave out --by, or choose another --format")
-    evaluate = dict(per_topic=True, topics=topics, max_docs=max_docs, rel_level=rel_level)
+    evaluate = dict(per_topic=True, topics=topics, max_docs=max_docs, rel_level=rel_level, ties=ties)
     if by != "run":
         evaluate.update(by=by, per_topic=per_topic, aggregate=aggregate)
     if files:
@@ -185,10 +186,13 @@ def eval_cmd(
     if fmt == "trec":
         sys.stdout.write(output.trec_lines(per.rows(), means.rows(), labels, per_topic))
         return
+    # JSON records say which ranking order and tie policy produced each run's scores
+    shown = means if not per_topic else per
+    records = output.with_ranking(shown.records(), per.info) if fmt == "json" else shown.records()
     if not per_topic:
-        output.emit(means.records(), fmt, table=output.wide_means(means.rows(), labels, several))
+        output.emit(records, fmt, table=output.wide_means(means.rows(), labels, several))
     else:
-        output.emit(per.records(), fmt, table=output.wide_scores(per.rows(), labels, several))
+        output.emit(records, fmt, table=output.wide_scores(per.rows(), labels, several))
 
 
 def run_sources(paths: list[str]) -> list:

@@ -9,7 +9,7 @@ import typer
 
 from .. import api
 from ..errors import IrwError
-from .app import (QrelsOpt, RunsOpt, TopicsOpt, app, check_format, command, open_warehouse,
+from .app import (QrelsOpt, RunsOpt, TiesOpt, TopicsOpt, app, check_format, command, open_warehouse,
                   progress_callback, say)
 from .stats import AlphaOpt, BOpt, SeedOpt, TestOpt
 
@@ -39,6 +39,7 @@ def report_cmd(
     intervals: bool = typer.Option(False, "--intervals", help="The paper table (latex, markdown): each mean with its confidence interval at --level."),
     highlight: List[str] = typer.Option([], "--highlight", metavar="RUN", help="Mark these runs in the page's tables and figures (repeatable or comma-separated run ids; systems with --by system)."),
     effects: bool = typer.Option(False, "--effect-sizes", help="The paper table (latex, markdown): beside each measure, each run's Cohen's d_z against the measure's best run, with its exact interval."),
+    ties: str = TiesOpt,
 ):
     """A report on the runs: leaderboard with confidence intervals, significance matrix,
     per-topic distributions, correlation of the measures, judgment coverage; or, with
@@ -54,7 +55,8 @@ def report_cmd(
                        alpha=alpha, B=samples, seed=seed, level=level, judged_k=judged_k, rbp_p=rbp_p,
                        format=fmt, out=out, replace=replace, against=against, by=by, top_k=top_k,
                        permutations=permutations, bias_correction=bias_correction, rel_level=rel_level,
-                       intervals=intervals, effects=effects, highlight=highlight, progress=progress)
+                       intervals=intervals, effects=effects, highlight=highlight, progress=progress,
+                       ties=ties)
     if out is None:
         sys.stdout.write(rep.render(fmt, intervals=intervals, effects=effects))
         return

@@ -10,7 +10,7 @@ import typer
 
 from .. import api, output, spark
 from ..errors import IrwError
-from .app import FormatOpt, IrwGroup, TopicsOpt, app, check_format, command, load_app, open_warehouse, say
+from .app import FormatOpt, IrwGroup, TiesOpt, TopicsOpt, app, check_format, command, load_app, open_warehouse, say
 
 spark_app = typer.Typer(
     help="Evaluate and pool on Apache Spark, over the Parquet files `irw export` writes "
@@ -55,13 +55,14 @@ def spark_eval(
     max_docs: Optional[int] = typer.Option(None, "--max-docs", "-M", help="Only the top N documents of each ranking (trec_eval -M)."),
     rel_level: Optional[int] = typer.Option(None, "--rel-level", "-l", help="Relevance threshold of the topic set (trec_eval -l)."),
     master: Optional[str] = MasterOpt, conf: List[str] = ConfOpt, replace: bool = ReplaceOpt,
+    ties: str = TiesOpt,
 ):
     """Per-topic scores of the measures on Spark, as `irw eval` computes them, written to
     OUT/scores.parquet with OUT/evaluations.parquet."""
     parsed = api.parse_measures(measure, rel_level)  # once, before Spark starts
     with _open(data, master, conf) as wh:
         s = wh.eval(parsed, qrels, runs, out=out, topics=topics, max_docs=max_docs,
-                    rel_level=rel_level, replace=replace)
+                    rel_level=rel_level, replace=replace, ties=ties)
     n = len(s["measures"])
     say(f"wrote {s['scores']:,} scores ({n} measure{'s' if n != 1 else ''}, {s['runs']} runs, "
         f"qrels {s['qrels']}) to {s['path']}; store them in the warehouse with: irw load results {out}")

@@ -10,7 +10,7 @@ import typer
 
 from .. import api, output
 from ..errors import IrwError
-from .app import (ByOpt, FormatOpt, QrelsOpt, RelLevelOpt, RunsOpt, TopicsOpt, app, check_format, command,
+from .app import (ByOpt, FormatOpt, QrelsOpt, RelLevelOpt, RunsOpt, TiesOpt, TopicsOpt, app, check_format, command,
                   open_warehouse, progress_callback, say)
 
 _TESTS = " | ".join(api.TESTS)
@@ -103,7 +103,7 @@ def discpower_cmd(
     reference_qrels: Optional[str] = typer.Option(None, "--reference-qrels", help="Reference condition: the same test under another qrels."),
     reference_measure: Optional[str] = typer.Option(None, "--reference-measure", help="Reference condition: another measure."),
     save: Optional[str] = typer.Option(None, "--save", help="Keep the rows in table discpower_results, and every pair behind them (with intervals and effect sizes at --level) in pair_tests, under this name."),
-    level: float = LevelOpt, by: str = ByOpt,
+    level: float = LevelOpt, by: str = ByOpt, ties: str = TiesOpt,
     fmt: str = FormatOpt,
 ):
     """Discriminative power: the fraction of run (or system) pairs a test separates, per measure."""
@@ -113,7 +113,7 @@ def discpower_cmd(
         result = w.discpower(measure, qrels, runs, test=test, correction=correction, alpha=alpha,
                              B=samples, seed=seed, topics=topics, reference_qrels=reference_qrels,
                              reference_measure=reference_measure, save=save, progress=progress,
-                             level=level, by=by)
+                             level=level, by=by, ties=ties)
     if save:
         say(f"saved {len(result)} rows in discpower_results and {len(result.info['pairs'])} "
             f"pairs in pair_tests as {save!r}")
@@ -131,6 +131,7 @@ def pvalues_cmd(
     seed: int = SeedOpt,
     save: Optional[str] = typer.Option(None, "--save", help="Keep the pairs in table pair_tests under this name."),
     level: float = LevelOpt, by: str = ByOpt, rel_level: Optional[int] = RelLevelOpt,
+    ties: str = TiesOpt,
     fmt: str = FormatOpt,
 ):
     """Every run (or system) pair: mean difference with its interval, Cohen's d_z with its interval, Sakai's effect size over the residual variance, p-value (and adjusted p-value).
@@ -145,7 +146,7 @@ def pvalues_cmd(
     check_format(fmt)
     one_measure(measure, "pvalues", rel_level)
     options = dict(test=test, correction=correction, alpha=alpha, B=samples, seed=seed,
-                   topics=topics, level=level, by=by, rel_level=rel_level)
+                   topics=topics, level=level, by=by, rel_level=rel_level, ties=ties)
     if files:
         if len(files) < 3:
             raise IrwError("pvalues from files takes a qrels file and at least two run files")
@@ -220,20 +221,38 @@ def correlate_cmd(
     output.emit(result, fmt)
 
 
+@command(app, "ties")
+def ties_cmd(
+    ctx: typer.Context,
+    measure: List[str] = MeasuresOpt,
+    qrels: Optional[str] = QrelsOpt, runs: str = RunsOpt, topics: str = TopicsOpt,
+    fmt: str = FormatOpt,
+):
+    """How much each run's scores depend on its ties (documents of equal score): its tie
+    groups, tied documents and topics with ties; per measure its mean as stored (trec_eval),
+    the bounds over every tie-breaking (optimistic, pessimistic) and their spread, its place
+    and the best and worst places any tie-breaking gives it."""
+    check_format(fmt)
+    api.measure_labels(measure)  # a bad measure is reported before the warehouse is opened
+    with open_warehouse(ctx, read_only=True) as w:
+        result = w.ties(measure, qrels, runs, topics=topics)
+    output.emit(result, fmt)
+
+
 @command(app, "ci")
 def ci_cmd(
     ctx: typer.Context,
     measure: str = typer.Option(..., "--measure", "-m", help="Measure."),
     qrels: Optional[str] = QrelsOpt, runs: str = RunsOpt, topics: str = TopicsOpt,
     level: float = typer.Option(0.95, "--level", help="Confidence level."),
-    by: str = ByOpt,
+    by: str = ByOpt, ties: str = TiesOpt,
     fmt: str = FormatOpt,
 ):
     """Each run's (or system's) mean with its t-distribution confidence interval."""
     check_format(fmt)
     one_measure(measure, "ci")
     with open_warehouse(ctx, read_only=True) as w:
-        result = w.ci(measure, qrels, runs, topics=topics, level=level, by=by)
+        result = w.ci(measure, qrels, runs, topics=topics, level=level, by=by, ties=ties)
     output.emit(result, fmt)
 
 

@@ -14,6 +14,7 @@ from ..connection import Engine, engine_of, transaction, without_order
 from ..errors import IrwError, note, printable
 from ..judgment_kinds import KINDS
 from ..measures import Measure, parse
+from ..options import DEFAULT_TIES, tie_policy
 from ..result import Result
 from . import base, rendering
 
@@ -89,14 +90,17 @@ def note_default_threshold(source, qrels: str, measures: list[Measure]) -> bool:
 
 def scores_query(source, qrels: str, measures: list[Measure], run_ids: list[str],
                  topics: str = "qrels", max_docs: int | None = None, rel_level: int | None = None,
-                 collection: str | None = None) -> tuple[str, dict, str, str]:
+                 collection: str | None = None, ties=None) -> tuple[str, dict, str, str]:
     """The query computing the per-topic scores (run_id, topic, measure, value) of
     ``measures`` for the runs ``run_ids`` of ``collection`` (default: the qrels's) under
-    ``qrels``, for the engine of ``source``: (query, its parameters, qrels name, collection).
+    ``qrels``, each tie ranked by the tie policy ``ties`` (a name or
+    irwarehouse.options.TiePolicy; default trec_eval: the stored ranking), for the engine of
+    ``source``: (query, its parameters, qrels name, collection).
     Checks the runs and notes those that share no topic with the qrels. A DuckDB engine
     takes the base rows from the materialized base where it is current (engine.base); other
     engines compute them from the tables."""
     engine = engine_of(source)
+    ties = tie_policy(ties)
     name, topic_qrels = catalogue.qrels_info(engine, qrels)
     catalogue.check_serves(engine, name, measures)
     collection = catalogue.collection_of(engine, name, collection)
@@ -106,7 +110,7 @@ def scores_query(source, qrels: str, measures: list[Measure], run_ids: list[str]
     source_kind, extra = (base.base_source(engine.con, name, collection) if engine.caches_base
                           else ("fresh", {}))
     query = rendering.render_sql(measures, topics=topics, max_docs=max_docs, rel_level=rel_level,
-                                 base_source=source_kind, dialect=engine.dialect)
+                                 base_source=source_kind, dialect=engine.dialect, ties=ties)
     params = {"qrels": name, "topic_qrels": topic_qrels, "collection": collection,
               "runs": list(run_ids), **extra}
     return query, params, name, collection
@@ -115,52 +119,75 @@ def scores_query(source, qrels: str, measures: list[Measure], run_ids: list[str]
 @without_order
 def evaluate(con, qrels: str, measures: list[Measure], run_ids: list[str], topics: str = "qrels",
              max_docs: int | None = None, rel_level: int | None = None,
-             store: bool = True, collection: str | None = None) -> Result:
+             store: bool = True, collection: str | None = None, ties=None) -> Result:
     """Per-topic scores (run_id, topic, measure, value, ordered so) of the runs ``run_ids`` of
-    ``collection`` (default: the qrels's collection) in DuckDB; stored in ``scores`` if
+    ``collection`` (default: the qrels's collection) in DuckDB, each tie ranked by the tie
+    policy ``ties`` (default trec_eval); stored in ``scores`` (with their tie policy) if
     ``store`` and the connection may write."""
-    name, collection = compute(con, qrels, measures, run_ids, topics, max_docs, rel_level, collection)
+    ties = tie_policy(ties)
+    name, collection = compute(con, qrels, measures, run_ids, topics, max_docs, rel_level, collection,
+                               ties)
     store = store and not base.con_is_read_only(con)
     try:
         if store:
             store_scores(con, name, collection, measures, run_ids, topics, max_docs, rel_level,
-                         "irw_eval_result")
+                         "irw_eval_result", ties=ties.name)
         return Result(list(RESULT_COLUMNS),
                       con.execute(sql.statement("scores.sql", "ordered", "irw_eval_result")).fetchall())
     finally:
         engine_of(con).drop("irw_eval_result")
 
 
-def compute(con, qrels, measures, run_ids, topics, max_docs, rel_level, collection) -> tuple[str, str]:
+def compute(con, qrels, measures, run_ids, topics, max_docs, rel_level, collection,
+            ties=None) -> tuple[str, str]:
     """The scores of one qrels into the temporary table irw_eval_result; (qrels, collection)."""
     engine = engine_of(con)
     query, params, name, collection = scores_query(engine, qrels, measures, run_ids, topics,
-                                                   max_docs, rel_level, collection)
+                                                   max_docs, rel_level, collection, ties)
     engine.keep("irw_eval_result", f"SELECT * FROM ({query})", params)
     return name, collection
 
 
 def store_scores(con, name, collection, measures, run_ids, topics, max_docs, rel_level, table,
-                 where: str = "TRUE", params: dict | None = None) -> None:
+                 where: str = "TRUE", params: dict | None = None, ties: str = DEFAULT_TIES) -> None:
     """Keep the scores (run_id, topic, measure, value) of the temporary table ``table`` (its
-    rows where ``where`` holds, binding ``params``) in ``scores`` for qrels ``name``, replacing
-    those of the same runs and measures, and record the evaluation (sql/scores.sql)."""
+    rows where ``where`` holds, binding ``params``) in ``scores`` for qrels ``name`` and tie
+    policy ``ties``, replacing those of the same runs, measures and tie policy, and record the
+    evaluation (sql/scores.sql)."""
     labels = [str(m) for m in measures]
-    bound = {"qrels": name, "collection": collection, "runs": list(run_ids), "labels": labels}
+    bound = {"qrels": name, "collection": collection, "runs": list(run_ids), "labels": labels,
+             "ties": ties}
     with transaction(con):
         con.execute(sql.statement("scores.sql", "delete"), bound)
         insert = sql.statement("scores.sql", "insert", table, where)
         con.execute(insert, sql.used({**bound, **(params or {})}, insert))
         con.executemany(sql.statement("scores.sql", "log"),
-                        evaluation_log(name, collection, measures, len(run_ids), topics, max_docs,
-                                       rel_level))
+                        evaluation_log(con, name, collection, measures, list(run_ids), topics, max_docs,
+                                       rel_level, ties))
 
 
-def evaluation_log(qrels: str, collection: str, measures, n_runs: int, topics: str,
-                   max_docs: int | None, rel_level: int | None) -> list[tuple]:
+def run_orders(source, collection: str, run_ids: list[str]) -> dict[str, str]:
+    """The ranking order (run_loads.ranking_policy) of each of the runs ``run_ids`` of
+    ``collection``: the order that produced their scores (SPEC section 1)."""
+    engine = engine_of(source)
+    query = sql.statement("scores.sql", "orders", dialect=engine.dialect)
+    return dict(engine.rows(query, {"collection": collection, "runs": list(run_ids)}))
+
+
+def ranking_orders(source, collection: str, run_ids: list[str]) -> str:
+    """The ranking orders of the runs ``run_ids`` of ``collection`` (:func:`run_orders`),
+    comma-separated."""
+    return ", ".join(sorted(set(run_orders(source, collection, run_ids).values())))
+
+
+def evaluation_log(source, qrels: str, collection: str, measures, run_ids: list[str], topics: str,
+                   max_docs: int | None, rel_level: int | None, ties: str = DEFAULT_TIES) -> list[tuple]:
     """The rows of the table evaluations for one evaluation (without its time): how the
-    stored scores were computed, so that they are recomputed alike when runs or qrels change."""
-    return [(qrels, collection, str(m), n_runs, topics, max_docs, rel_level) for m in measures]
+    stored scores were computed, so that they are recomputed alike when runs or qrels change,
+    and the ranking orders of the runs scored (read from ``source``'s run_loads)."""
+    orders = ranking_orders(source, collection, run_ids)
+    return [(qrels, collection, str(m), len(run_ids), topics, max_docs, rel_level, orders, ties)
+            for m in measures]
 
 
 def refresh_scores(con, qrels: str | None = None,
@@ -176,12 +203,12 @@ def refresh_scores(con, qrels: str | None = None,
         params["c"], params["ids"] = runs[0], list(runs[1])
     query = sql.statement("scores.sql", "stale", qrels is not None, runs is not None)
     groups: dict[tuple, list] = {}
-    for q, c, label, run_ids, topics, max_docs, rel_level in con.execute(query, params).fetchall():
-        key = (q, c, tuple(run_ids), topics or "qrels", max_docs, rel_level)
+    for q, c, label, run_ids, topics, max_docs, rel_level, ties in con.execute(query, params).fetchall():
+        key = (q, c, tuple(run_ids), topics or "qrels", max_docs, rel_level, ties or DEFAULT_TIES)
         groups.setdefault(key, []).append(parse(label))
-    for (q, c, run_ids, topics, max_docs, rel_level), measures in groups.items():
+    for (q, c, run_ids, topics, max_docs, rel_level, ties), measures in groups.items():
         evaluate(con, q, measures, list(run_ids), topics=topics, max_docs=max_docs,
-                 rel_level=rel_level, store=True, collection=c)
+                 rel_level=rel_level, store=True, collection=c, ties=ties)
     return len(groups)
 
 

@@ -77,6 +77,7 @@ def staged(qrels_file: str, runs: Iterable[str], *, name: str, policy: str = "tr
         if _text_size([qrels_file, *runs]) < ONE_THREAD_TEXT:
             sql.run(con, "files_in.sql", "one_thread")
         with connection.unordered(con):
+            policy = loading.ranking_policy(policy)
             views = dict(name=name, collection=DEFAULT_COLLECTION, policy=policy)
             if batched:
                 _BATCHED[con] = (loading.staged_batches(

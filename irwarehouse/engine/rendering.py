@@ -20,6 +20,7 @@ from .. import sql
 from ..errors import IrwError
 from ..measure_def import DUCKDB_ONLY
 from ..measures import CATALOGUE, Measure, macro_arguments  # noqa: F401 (the macros' arguments)
+from ..options import TiePolicy
 
 TOPIC_POLICIES = ("qrels", "run", "all")
 # The engine of the measures that read another kind of judgments than the graded rows of table
@@ -212,10 +213,13 @@ def _engine_inputs(dialect: str = "duckdb") -> dict:
 
 def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | None = None,
                rel_level: int | None = None, base_source: str = "cache",
-               dialect: str = "duckdb") -> str:
+               dialect: str = "duckdb", ties: TiePolicy | None = None) -> str:
     """The SQL that computes ``measures`` (bind qrels, topic_qrels, collection, runs, and
     base_qrels when ``base_source`` is 'subset') in the SQL engine ``dialect`` (sql.DIALECTS;
-    other engines than DuckDB compute the base 'fresh' from their tables)."""
+    other engines than DuckDB compute the base 'fresh' from their tables). ``ties``: a tie
+    policy that ranks ties otherwise than the stored ranking computes the base from the runs
+    with each tie so ranked (source 'ties'; ranked afresh first where ``base_source`` is
+    'rerank')."""
     if topics not in TOPIC_POLICIES:
         raise IrwError(f"unknown topic policy {topics!r}; valid: {', '.join(TOPIC_POLICIES)}")
     if max_docs is not None and not 1 <= max_docs <= 2**31 - 1:
@@ -232,6 +236,9 @@ def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | N
         raise IrwError(f"measures reading {' and '.join(kinds)} judgments are evaluated apart: "
                        "one qrels serves one of them")
     if kinds and kinds[0] in KIND_ENGINES:
+        if ties is not None and ties.reranks:
+            raise IrwError(f"measures reading {kinds[0]} judgments are evaluated on the stored "
+                           f"ranking only: tie policy {ties.name} does not apply to them")
         if dialect != "duckdb":
             raise IrwError(f"measures reading {kinds[0]} judgments are computed by DuckDB only "
                            f"(irw eval), not in {dialect}")
@@ -239,16 +246,22 @@ def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | N
         return sql.render(KIND_ENGINES[kinds[0]], dialect, measures=contexts, topics=topics,
                           max_docs=max_docs, P=_engine_inputs(dialect))
 
+    tied = None
+    if ties is not None and ties.reranks:
+        tied = {"within": [list(key) for key in ties.within], "rerank": base_source == "rerank"}
+        base_source = "ties"
+
     def render() -> str:
         contexts, thresholds, gainsets = _contexts(measures, dialect)
         return sql.render("evaluate.sql", dialect, measures=contexts, thresholds=thresholds,
                           gainsets=gainsets, topics=topics, max_docs=max_docs,
                           topic_threshold=rel_level if rel_level is not None else 1,
-                          sources=[base_source], P=_engine_inputs(dialect), checks=[], window_guard=None)
+                          sources=[base_source], P=_engine_inputs(dialect), checks=[], window_guard=None,
+                          ties=tied)
 
     # kept between processes (sql.kept) by the parsed measures: name, parameters, cut-off
     return sql.kept(("evaluate.sql", [repr(m) for m in measures], topics, max_docs, rel_level,
-                     base_source, dialect), render)
+                     base_source, dialect, tied), render)
 
 
 def _contexts(measures: list[Measure], dialect: str = "duckdb"):
@@ -453,7 +466,7 @@ def macro_definitions() -> list[dict]:
             body = sql.render("evaluate.sql", measures=[m], thresholds=[m.threshold],
                               gainsets=[m.gainset] if m.gainset else [], topics="qrels",
                               max_docs=None, topic_threshold=1, sources=list(BASE_SOURCES),
-                              P=_macro_inputs(), checks=m.checks, window_guard=m.window_guard)
+                              P=_macro_inputs(), checks=m.checks, window_guard=m.window_guard, ties=None)
         out.append({"name": definition.name, "args": m.args,
                     "body": f"SELECT {_macro_inputs()['collection']} AS collection, run_id, topic, value "
                             f"FROM ({body.rstrip()}) AS measured"})

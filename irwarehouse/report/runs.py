@@ -12,6 +12,7 @@ from .. import catalogue, runsets, significance, stats
 from ..engine import evaluation
 from ..errors import IrwError
 from ..measures import parse
+from ..options import tie_policy
 from ..output import latex_text as _latex
 from ..output import markdown_text as _md
 from ..significance_tests import CORRECTIONS, TESTS, correction as correction_entry
@@ -47,6 +48,8 @@ class Report:
     power: pd.DataFrame | None = None  # irw power's row per measure at the report's alpha
     highlight: list[str] = field(default_factory=list)  # the runs the page marks, in leaderboard order
     correction_chosen: bool = False  # the correction is the default for this many runs, not asked for
+    ranking: str = "trec_eval"  # the ranking orders of the runs (run_loads.ranking_policy)
+    ties: str = "trec_eval"  # the tie policy of the scores (irwarehouse.options.TIE_POLICIES)
     _groups: dict = field(default_factory=dict, repr=False, compare=False)
 
     # ---------------------------------------------------------------------- the data
@@ -153,7 +156,7 @@ class Report:
         unit = self.unit
         systems = (" (a system's score on a topic: the mean of its runs')" if unit == "system" else "")
         text = (f"Mean {measures} of {len(self.run_ids)} {unit}s{systems} over {self._topics_text()} "
-                f"(qrels {self.qrels}, topic set {self.topic_set}). A superscript lists, by "
+                f"(qrels {self.qrels}, topic set {self.topic_set}, ranking {self.ranking}, ties {self.ties}). A superscript lists, by "
                 f"{mark}, the {unit}s a {unit} is significantly better than: {test} on the "
                 f"{self.n_pairs:,} {unit} pairs of each measure, {correction}, {alpha}. Best mean per "
                 f"measure in bold.")
@@ -281,7 +284,7 @@ class Report:
         test, _ = self._method()
         correction = correction_text(self.correction, self.correction_chosen, len(self.run_ids), self.unit)
         meta = [f"qrels {self.qrels}", f"{len(self.run_ids)} {self.unit}s",
-                f"{self._topics_text()} (topic set {self.topic_set})",
+                f"{self._topics_text()} (topic set {self.topic_set})", f"ranking {self.ranking}, ties {self.ties}",
                 f"measures {', '.join(self.measures)}", f"{test}, {correction}, α = {self.alpha:g}"]
         if self.highlight:
             meta.append(f"highlighted: {', '.join(self.highlight)}")
@@ -291,7 +294,8 @@ class Report:
 def build_report(con, measures, qrels: str | None = None, runs="all", topics: str = "qrels",
                  test: str = "t", correction: str | None = None, alpha: float = 0.05,
                  B: int | None = None, seed: int = 0, level: float = 0.95, judged_k: int = 10,
-                 rbp_p: float = 0.8, progress=None, by: str = "run", highlight=None) -> Report:
+                 rbp_p: float = 0.8, progress=None, by: str = "run", highlight=None,
+                 ties: str | None = None) -> Report:
     """The data of a report on ``runs`` (a run spec, or a list of run ids) under ``qrels``
     (default: the only loaded one) for ``measures`` (names or :class:`Measure`).
 
@@ -307,7 +311,8 @@ def build_report(con, measures, qrels: str | None = None, runs="all", topics: st
     Without a ``correction``, the pairs are corrected by Holm's method when there are more
     than :data:`~irwarehouse.report.sections.AUTO_CORRECTION_RUNS` runs (the page says so),
     else not. ``highlight``: run ids (systems with ``by="system"``) of the report that the
-    page marks in its tables and figures."""
+    page marks in its tables and figures. ``ties``: the tie policy of every score (default
+    trec_eval), named with the runs' ranking orders on the page and in the caption."""
     parsed = parse_measures(measures)
     B = significance.check_test(test, alpha, B)
     if correction is not None:
@@ -319,7 +324,8 @@ def build_report(con, measures, qrels: str | None = None, runs="all", topics: st
     run_ids = runsets.resolve(con, runs, qrels=qrels) if isinstance(runs, str) else list(runs)
     highlight = _highlighted(highlight, run_ids, by) if by == "run" else highlight
 
-    mats = significance.score_matrices(con, qrels, parsed, run_ids, topics, by=by)
+    ties = tie_policy(ties)
+    mats = significance.score_matrices(con, qrels, parsed, run_ids, topics, by=by, ties=ties)
     labels = [str(m) for m in parsed]
     rows = mats[labels[0]].run_ids  # the runs, or the systems
     highlight = _highlighted(highlight, rows, by)
@@ -338,7 +344,7 @@ def build_report(con, measures, qrels: str | None = None, runs="all", topics: st
         [significance.correlation(mats[a], mats[b], RBO_P) for i, a in enumerate(labels) for b in labels[i + 1:]],
         columns=["measure_a", "qrels_a", "measure_b", "qrels_b", "topics", "kendall_tau",
                  "kendall_tau_a", "tau_ap", "rbo", "pearson", "n_systems"])
-    per = evaluation.evaluate(con, qrels, coverage_measures, run_ids, topics=topics, store=False)
+    per = evaluation.evaluate(con, qrels, coverage_measures, run_ids, topics=topics, store=False, ties=ties)
     cov = per.aggregate().df().pivot(index="run_id", columns="measure", values="value")
     cov_labels = [str(m) for m in coverage_measures]
     if by == "system":  # a system's coverage: the mean of its runs'
@@ -354,7 +360,9 @@ def build_report(con, measures, qrels: str | None = None, runs="all", topics: st
                   leaderboard=leaderboard, pairs=pd.concat(pairs, ignore_index=True),
                   correlations=correlations, coverage=coverage, coverage_measures=cov_labels,
                   unit=by, power=power, highlight=[r for r in ordered if r in highlight],
-                  correction_chosen=chosen)
+                  correction_chosen=chosen,
+                  ranking=evaluation.ranking_orders(con, catalogue.collection_of(con, qrels), run_ids),
+                  ties=ties.name)
 
 
 def _highlighted(highlight, rows: list[str], unit: str) -> list[str]:

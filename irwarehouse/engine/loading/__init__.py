@@ -21,10 +21,10 @@ from .paths import expand_paths
 from .qrels import QRELS_COLUMNS, drop_qrels, load_qrels
 from .reading import ENCODINGS, MAX_LINE, compression, encoding_name, is_comment
 from .reading import _open_binary as open_binary  # a file (compressed or not) as bytes
-from .runs import POLICIES, RUN_COLUMNS, drop_runs, load_runs
+from .runs import ORDER_ALIASES, POLICIES, RUN_COLUMNS, drop_runs, load_runs, ranking_policy
 from .staging import release_staging, stage_and_write
 
-__all__ = ["ENCODINGS", "open_binary", "Frame", "Named", "frames_in", "MAX_LINE", "META_COLUMNS", "POLICIES", "QRELS_COLUMNS", "RUN_COLUMNS",
+__all__ = ["ENCODINGS", "open_binary", "Frame", "Named", "frames_in", "MAX_LINE", "META_COLUMNS", "ORDER_ALIASES", "POLICIES", "QRELS_COLUMNS", "RUN_COLUMNS",
            "collection_layout", "compression", "drop_qrels", "drop_runs", "encoding_name",
            "expand_paths", "is_comment", "load_collection", "load_meta", "load_qrels", "load_runs",
-           "release_staging", "stage_and_write", "stage_files", "staged_batches"]
+           "ranking_policy", "release_staging", "stage_and_write", "stage_files", "staged_batches"]

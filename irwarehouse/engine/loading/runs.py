@@ -20,8 +20,12 @@ from .paths import expand_paths
 from .reading import _lines, compression, encoding_name
 from .staging import _attach_staging, _phase, _stage, stage_and_write
 
-# Ranking policies (SPEC section 1), defined in sql/_ranking.sql.
-POLICIES = ("trec_eval", "given", "score_then_rank", "trec_eval_10")
+# Ranking policies (SPEC section 1), defined in sql/_ranking.sql: trec_eval is trec_eval
+# 10.0's order (scores at full precision), trec_eval_9 that of trec_eval 9 and earlier and of
+# pytrec_eval (scores as 32-bit floats: the 1999 official TREC results).
+POLICIES = ("trec_eval", "trec_eval_9", "given", "score_then_rank")
+# Other names of a policy, accepted where a policy is named and stored as the policy's own.
+ORDER_ALIASES = {"trec_eval_10": "trec_eval"}
 BATCH_SHARE = 1 / 8  # of the memory limit: the text of the run files staged at once
 # Ranking only the judged documents (files in, scores out): counting the rows above each
 # costs about what sorting the rankings does when it compares this many pairs per line.
@@ -33,13 +37,23 @@ RUN_COLUMNS = [("topic", 1, None, None), ("docno", 3, None, None), ("run_id", 6,
                ("given_rank", 4, "BIGINT", numbers.INTEGER_SYNTAX), ("score", 5, "DOUBLE", numbers.DECIMAL_SYNTAX)]
 
 
+def ranking_policy(name: str) -> str:
+    """The ranking policy ``name`` names (an alias taken as its policy); an unknown name is an
+    error listing the valid ones."""
+    policy = ORDER_ALIASES.get(name, name)
+    if policy not in POLICIES:
+        valid = ", ".join(POLICIES + tuple(f"{a} (= {p})" for a, p in ORDER_ALIASES.items()))
+        raise IrwError(f"unknown ranking policy {name!r}; valid: {valid}")
+    return policy
+
+
 @without_order
 def load_runs(con, patterns: Iterable[str], policy: str = "trec_eval", replace: bool = False,
               meta: str | None = None, extra_fields: bool = False, final=None,
               encoding: str = "utf-8", collection: str = DEFAULT_COLLECTION,
               implicit: bool = False) -> dict:
     """Load run files into ``collection``; returns a summary {collection, runs, lines, files,
-    comments, replaced, refreshed[, meta]} (``comments``: comment lines skipped). ``implicit``: the collection was not named but chosen as the
+    comments, replaced, refreshed, order: the ranking policy's own name[, meta]} (``comments``: comment lines skipped). ``implicit``: the collection was not named but chosen as the
     warehouse's only one (collection.for_load), which the final transaction checks again.
 
     The files are read, checked and ranked in temporary tables of ``con``, and moved into
@@ -81,8 +95,7 @@ def _stage_runs(con, files: list[str], policy: str, extra_fields: bool, encoding
     whose lines are in files of several batches is checked for duplicates and ranked again
     over all its lines at the end. ``lines_required``: files without a run line are an
     error (files in, scores out in batches checks that over all of its batches)."""
-    if policy not in POLICIES:
-        raise IrwError(f"unknown ranking policy {policy!r}; valid: {', '.join(POLICIES)}")
+    policy = ranking_policy(policy)
     batches = _batches(con, files)
     fingerprints = judged is None
     if len(batches) > 1:  # a run's lines may be in several batches, ranked again over all of them
@@ -215,6 +228,7 @@ def _staged_run_ids(con) -> list[str]:
 
 
 def _insert_runs(con, files: list[str], policy: str, replace: bool, collection: str) -> dict:
+    policy = ranking_policy(policy)
     run_ids = _staged_run_ids(con)
     existing = [r[0] for r in sql.rows(con, "load.sql", "loaded_among", {"ids": run_ids, "c": collection})]
     if existing and not replace:
@@ -227,7 +241,7 @@ def _insert_runs(con, files: list[str], policy: str, replace: bool, collection: 
     refreshed = refresh_scores(con, runs=(collection, existing)) if existing else 0
     lines = sql.rows(con, "load.sql", "staged_lines")[0][0]
     return {"collection": collection, "runs": run_ids, "lines": lines, "files": len(files),
-            "replaced": existing, "refreshed": refreshed}
+            "replaced": existing, "refreshed": refreshed, "order": policy}
 
 
 def _already_loaded(con, run_ids: list[str], collection: str, shown: int = 10) -> str:

@@ -1,0 +1,57 @@
+"""How much the runs' scores depend on their ties (``irw ties``): per run, its tie groups
+(SPEC section 2, "Ties"; sql/ties.sql), and per measure its mean under the stored ranking
+(tie policy ``trec_eval``) and the bounds over every way of breaking its ties (``optimistic``,
+``pessimistic``), with the run's place on the leaderboard under the stored ranking and the
+best and worst places any tie-breaking of every run gives it.
+
+A run's best place counts the runs whose pessimistic mean is above its optimistic mean; its
+worst place the runs whose optimistic mean is above its pessimistic mean: each run's ties
+are broken independently of the others', so every place between the two is reached by some
+tie-breaking (for measures that reward relevant documents ranked higher, which the bounds
+assume).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from . import catalogue, sql
+from .engine import evaluation
+from .measures import Measure
+
+# The columns of the table, in order.
+COLUMNS = ("run_id", "tie_groups", "tied_docs", "topics_with_ties", "measure", "trec_eval",
+           "optimistic", "pessimistic", "spread", "place", "best_place", "worst_place")
+POLICIES = ("trec_eval", "optimistic", "pessimistic")
+
+
+def tie_table(con, qrels: str, measures: list[Measure], run_ids: list[str],
+              topics: str = "qrels") -> pd.DataFrame:
+    """One row per run and measure (:data:`COLUMNS`), the runs in order of their place under
+    the stored ranking, per measure in the order given."""
+    name, _ = catalogue.qrels_info(con, qrels)
+    collection = catalogue.collection_of(con, name)
+    counts = pd.DataFrame(sql.rows(con, "ties.sql", "counts", {"collection": collection, "runs": list(run_ids)}),
+                          columns=["run_id", "tie_groups", "tied_docs", "topics_with_ties"])
+    means = {}
+    for policy in POLICIES:
+        frame = evaluation.evaluate(con, name, measures, run_ids, topics=topics, store=False,
+                                    ties=policy).aggregate().df()
+        means[policy] = frame.set_index(["measure", "run_id"])["value"]
+    rows = []
+    for measure in (str(m) for m in measures):
+        te, best, worst = (means[p].xs(measure) for p in POLICIES)
+        for run in te.index:
+            others = te.index != run
+            rows.append({"run_id": run, "measure": measure, "trec_eval": te[run],
+                         "optimistic": best[run], "pessimistic": worst[run],
+                         "spread": best[run] - worst[run],
+                         "place": 1 + int((te[others] > te[run]).sum()),
+                         "best_place": 1 + int((worst[others] > best[run]).sum()),
+                         "worst_place": 1 + int((best[others] > worst[run]).sum())})
+    table = pd.DataFrame(rows, columns=["run_id", "measure", "trec_eval", "optimistic", "pessimistic",
+                                        "spread", "place", "best_place", "worst_place"])
+    table = counts.merge(table, on="run_id", how="right")
+    order = {m: i for i, m in enumerate(str(m) for m in measures)}
+    table = table.sort_values(["measure", "place", "run_id"], key=lambda c: c.map(order) if c.name == "measure" else c)
+    return table[list(COLUMNS)].reset_index(drop=True)

@@ -1,0 +1,240 @@
+"""Tie policies (SPEC section 2, "Ties"; irwarehouse.options.TIE_POLICIES): the documents a
+ranking's order does not tell apart (equal scores) ranked otherwise at evaluation time.
+
+- ``optimistic`` and ``pessimistic`` are the largest and the smallest value of each measure
+  over every ordering of the ties, found by enumerating the orderings: each ordering is a run
+  whose rank field orders its ties, evaluated with ``--ties run`` (the file's order);
+- ``trec_eval`` is the stored ranking (today's numbers), ``run`` the file's order, which
+  loading the run under the order ``given`` gives too;
+- on generated runs with heavy ties and on TREC-8's uwmt8a0: optimistic >= trec_eval, run >=
+  pessimistic for every run, topic and measure monotone in the gains;
+- stored scores record their tie policy, so one policy's scores never replace another's.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pandas as pd
+import pytest
+
+from irwarehouse import Warehouse
+from irwarehouse.errors import IrwError
+
+# Measures whose value cannot fall when a more relevant document moves up.
+MONOTONE = ["AP", "P@3", "P@5", "R@5", "RR", "nDCG", "nDCG@5", "DCG@4", "RBP(p=0.8)", "Bpref", "RPrec",
+            "Success@2", "AP@4"]
+
+# One topic's ranking: (docno, score, grade or None when unjudged); two ties.
+RANKING = [("d1", 3.0, 1), ("a1", 2.0, 2), ("a2", 2.0, 0), ("a3", 2.0, None), ("a4", 2.0, 1),
+           ("d5", 1.5, 0), ("b1", 1.0, 1), ("b2", 1.0, None), ("b3", 1.0, 2)]
+QRELS = [(d, g) for d, _, g in RANKING if g is not None] + [("missed", 1)]
+
+
+def _qrels_frame() -> pd.DataFrame:
+    return pd.DataFrame([("1", "0", d, g) for d, g in QRELS], columns=["topic", "iteration", "docno", "rel"])
+
+
+def _run_rows(run_id: str, ranking) -> list[tuple]:
+    return [("1", "Q0", d, rank, s, run_id) for rank, (d, s, _) in enumerate(ranking, 1)]
+
+
+def _frame(rows) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["topic", "q0", "docno", "rank", "score", "run_id"])
+
+
+def _orderings():
+    """Every ordering of RANKING's ties (4! x 3! = 144), as rankings."""
+    ties = [RANKING[1:5], RANKING[6:9]]
+    for first in itertools.permutations(ties[0]):
+        for second in itertools.permutations(ties[1]):
+            yield [RANKING[0], *first, RANKING[5], *second]
+
+
+def _values(w, ties: str, runs="all") -> dict[tuple[str, str], float]:
+    return {(r["run_id"], r["measure"]): r["value"]
+            for r in w.eval(MONOTONE, "q", runs, ties=ties, store=False).records()}
+
+
+def test_optimistic_and_pessimistic_are_the_bounds_over_every_ordering_of_the_ties():
+    with Warehouse(":memory:") as w:
+        w.load_qrels(_qrels_frame(), "q")
+        rows = [r for i, ranking in enumerate(_orderings()) for r in _run_rows(f"p{i:03d}", ranking)]
+        w.load_runs(_frame(rows + _run_rows("stored", RANKING)))
+        every = _values(w, "run")  # each ordering as its file gives it
+        for measure in MONOTONE:
+            values = [v for (run, m), v in every.items() if m == measure and run != "stored"]
+            assert len(values) == 144
+            best = _values(w, "optimistic", "stored")[("stored", measure)]
+            worst = _values(w, "pessimistic", "stored")[("stored", measure)]
+            assert best == pytest.approx(max(values), abs=1e-12), measure
+            assert worst == pytest.approx(min(values), abs=1e-12), measure
+        assert _values(w, "optimistic", "stored")[("stored", "AP")] > _values(w, "pessimistic", "stored")[("stored", "AP")]
+
+
+def test_trec_eval_ties_are_the_stored_ranking_and_run_ties_the_files_order():
+    ascending = sorted(RANKING, key=lambda r: (-r[1], r[0]))  # each tie by docno ascending
+    descending = sorted(RANKING, key=lambda r: (-r[1], [-ord(c) for c in r[0]]))  # trec_eval's
+    assert ascending != descending
+    with Warehouse(":memory:") as w:
+        w.load_qrels(_qrels_frame(), "q")
+        w.load_runs(_frame(_run_rows("asc", ascending) + _run_rows("desc", descending)))
+        stored = _values(w, "trec_eval")
+        by_file = _values(w, "run")
+    with Warehouse(":memory:") as w:  # the file's order, as the order `given` stores it
+        w.load_qrels(_qrels_frame(), "q")
+        w.load_runs(_frame(_run_rows("asc", ascending)), order="given")
+        given = _values(w, "trec_eval")
+    for measure in MONOTONE:
+        # both files are one ranking under trec_eval's order; `run` keeps each file's
+        assert stored[("asc", measure)] == stored[("desc", measure)] == by_file[("desc", measure)]
+        assert by_file[("asc", measure)] == given[("asc", measure)]
+    assert stored[("asc", "nDCG")] != by_file[("asc", "nDCG")]
+
+
+def _heavy_ties(seed: int, runs: int = 6, topics: int = 8) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Runs whose scores take 3 values, so that most documents tie; graded judgments, some
+    documents unjudged."""
+    rng = random.Random(seed)
+    qrels, rows = [], []
+    for t in range(1, topics + 1):
+        docs = [f"t{t}d{i}" for i in range(40)]
+        for d in docs:
+            if rng.random() < 0.7:
+                qrels.append((str(t), "0", d, rng.choice([0, 0, 1, 2])))
+        qrels.append((str(t), "0", f"t{t}missed", 1))
+        for r in range(runs):
+            chosen = rng.sample(docs, rng.randint(5, 30))
+            for rank, d in enumerate(chosen, 1):
+                rows.append((str(t), "Q0", d, rank, rng.choice([1.0, 0.5, 0.25]), f"run{r}"))
+    return (pd.DataFrame(qrels, columns=["topic", "iteration", "docno", "rel"]), _frame(rows))
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_bounds_hold_on_heavy_ties(seed):
+    qrels, runs = _heavy_ties(seed)
+    with Warehouse(":memory:") as w:
+        w.load_qrels(qrels, "q")
+        w.load_runs(runs)
+        per = {}
+        for ties in ("optimistic", "trec_eval", "run", "pessimistic"):
+            res = w.eval(MONOTONE, "q", ties=ties, store=False)
+            per[ties] = {(r["run_id"], r["topic"], r["measure"]): r["value"] for r in res.records()}
+    assert len(per["trec_eval"]) == 6 * 8 * len(MONOTONE)
+    for key, value in per["trec_eval"].items():
+        for middle in (value, per["run"][key]):
+            assert per["optimistic"][key] + 1e-12 >= middle >= per["pessimistic"][key] - 1e-12, key
+    assert sum(per["optimistic"][k] > per["pessimistic"][k] + 1e-9 for k in per["trec_eval"]) > 100
+
+
+def test_stored_scores_record_their_tie_policy(tmp_path):
+    path = str(tmp_path / "w.duckdb")
+    with Warehouse(path) as w:
+        w.load_qrels(_qrels_frame(), "q")
+        w.load_runs(_frame(_run_rows("r", RANKING)))
+        default = w.eval(["AP"], "q").records()[0]["value"]
+        best = w.eval(["AP"], "q", ties="optimistic").records()[0]["value"]
+        assert best > default
+        stored = w.sql("SELECT ties, value FROM scores ORDER BY ties").rows()
+        assert stored == [("optimistic", best), ("trec_eval", default)]
+        assert w.sql("SELECT ties FROM evaluations ORDER BY ties").rows() == [("optimistic",), ("trec_eval",)]
+        means = w.sql("SELECT ties, mean FROM score_means ORDER BY ties").rows()
+        assert means == [("optimistic", best), ("trec_eval", default)]
+        # replacing the run recomputes the stored scores of each policy
+        w.load_runs(_frame(_run_rows("r", RANKING[:5])), replace=True)
+        again = dict(w.sql("SELECT ties, value FROM scores").rows())
+        assert again["optimistic"] == w.eval(["AP"], "q", ties="optimistic", store=False).records()[0]["value"]
+        assert again["trec_eval"] == w.eval(["AP"], "q", store=False).records()[0]["value"]
+
+
+def test_an_unknown_tie_policy_is_one_line_naming_the_valid_ones():
+    with Warehouse(":memory:") as w:
+        w.load_qrels(_qrels_frame(), "q")
+        w.load_runs(_frame(_run_rows("r", RANKING)))
+        with pytest.raises(IrwError) as info:
+            w.eval(["AP"], "q", ties="random")
+    assert str(info.value) == "unknown tie policy 'random'; valid: trec_eval, run, optimistic, pessimistic"
+
+
+def test_files_in_take_ties(tmp_path):
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("".join(f"1 0 {d} {g}\n" for d, g in QRELS))
+    run.write_text("".join(" ".join(map(str, r)) + "\n" for r in _run_rows("r", RANKING)))
+    values = {t: Warehouse.eval_files(qrels, [run], ["AP"], per_topic=False, ties=t).records()[0]["value"]
+              for t in ("optimistic", "trec_eval", "pessimistic")}
+    assert values["optimistic"] > values["trec_eval"] > values["pessimistic"]
+
+
+def test_uwmt8a0_bounds(trec8_db):
+    """TREC-8's uwmt8a0 ties (equal scores at full precision): the bounds hold on every topic."""
+    with Warehouse(trec8_db, read_only=True) as w:
+        per = {t: {(r["topic"], r["measure"]): r["value"]
+                   for r in w.eval(["AP", "P@10", "nDCG@10", "RR"], "trec8", "uwmt8a0", ties=t).records()}
+               for t in ("optimistic", "trec_eval", "pessimistic")}
+    assert len(per["trec_eval"]) == 50 * 4
+    for key, value in per["trec_eval"].items():
+        assert per["optimistic"][key] + 1e-12 >= value >= per["pessimistic"][key] - 1e-12, key
+    assert any(per["optimistic"][k] > per["pessimistic"][k] for k in per["trec_eval"])
+
+
+def test_statistics_and_the_report_take_ties():
+    """ci, pvalues and the report evaluate under the tie policy asked for, and say which."""
+    qrels, runs = _heavy_ties(3, runs=3)
+    with Warehouse(":memory:") as w:
+        w.load_qrels(qrels, "q")
+        w.load_runs(runs)
+        for ties in ("optimistic", "pessimistic"):
+            means = {r["run_id"]: r["value"] for r in w.eval(["AP"], "q", per_topic=False, ties=ties).records()}
+            ci = {r["run_id"]: r["mean"] for r in w.ci("AP", "q", ties=ties).records()}
+            assert ci == pytest.approx(means, abs=1e-12)
+            pairs = {(r["run_a"], r["run_b"]): r["diff"] for r in w.pvalues("AP", "q", ties=ties).records()}
+            assert pairs[("run0", "run1")] == pytest.approx(means["run0"] - means["run1"], abs=1e-12)
+            caption = w.report(["AP"], "q", format="markdown", ties=ties).caption()
+            assert f"(qrels q, topic set qrels, ranking trec_eval, ties {ties})" in caption
+        assert w.ci("AP", "q", ties="optimistic").records() != w.ci("AP", "q", ties="pessimistic").records()
+
+
+def test_irw_ties_on_a_hand_checked_example(tmp_path):
+    """Qrels: a and c relevant, b not, d unjudged. Run X ranks a (2.0) above a tie of b and
+    c (1.0): stored c, b (docno descending), P@2 = 1, the bounds 1 and 1/2. Run Y ties all
+    three: stored c, b, a, P@2 = 1/2, bounds 1 and 1/2. Run Z has no tie: d, a, c, P@2 = 1/2.
+    Places as stored: X 1, Y and Z 2 (1 + the runs above); best places: no run's pessimistic
+    P@2 is above another's optimistic one, so all 1; worst: X 2 (Y's optimistic 1 is above
+    X's 1/2), Y 2 (X's), Z 3 (X's and Y's)."""
+    from conftest import cli_for
+
+    qrels, run = tmp_path / "qrels", tmp_path / "runs"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n1 0 c 1\n")
+    run.write_text("1 Q0 a 1 2.0 X\n1 Q0 b 2 1.0 X\n1 Q0 c 3 1.0 X\n"
+                   "1 Q0 a 1 1.0 Y\n1 Q0 b 2 1.0 Y\n1 Q0 c 3 1.0 Y\n"
+                   "1 Q0 d 1 1.0 Z\n1 Q0 a 2 0.5 Z\n1 Q0 c 3 0.4 Z\n")
+    w = cli_for(str(tmp_path / "w.duckdb"))
+    w("load", "qrels", qrels, "--name", "q")
+    w("load", "runs", run)
+    out = w("ties", "-m", "P@2", "--format", "csv").stdout.splitlines()
+    assert out == ["run_id,tie_groups,tied_docs,topics_with_ties,measure,trec_eval,optimistic,pessimistic,"
+                   "spread,place,best_place,worst_place",
+                   "X,1,2,1,P@2,1.0,1.0,0.5,0.5,1,1,2",
+                   "Y,1,3,1,P@2,0.5,1.0,0.5,0.5,2,1,2",
+                   "Z,0,0,0,P@2,0.5,0.5,0.5,0.0,2,1,3"]
+
+
+def test_eval_json_names_the_order_and_the_tie_policy(tmp_path):
+    from conftest import FIXTURES, cli_for
+
+    import json
+
+    w = cli_for(str(tmp_path / "w.duckdb"))
+    w("load", "qrels", FIXTURES / "qrels.txt", "--name", "q")
+    w("load", "runs", FIXTURES / "runs" / "alpha.txt")
+    w("load", "runs", FIXTURES / "runs" / "beta1.txt", "--order", "trec_eval_9")
+    means = json.loads(w("eval", "-m", "AP", "--ties", "optimistic", "--format", "json").stdout)
+    assert {(r["run_id"], r["ranking_policy"], r["ties"]) for r in means} == {
+        ("alpha1", "trec_eval", "optimistic"), ("alpha2", "trec_eval", "optimistic"),
+        ("beta1", "trec_eval_9", "optimistic")}
+    per = json.loads(w("eval", "-m", "AP", "--per-topic", "--format", "json").stdout)
+    assert {(r["ranking_policy"], r["ties"]) for r in per if r["run_id"] == "beta1"} == {("trec_eval_9", "trec_eval")}
+    files = json.loads(w("eval", FIXTURES / "qrels.txt", FIXTURES / "runs" / "beta1.txt", "-m", "AP",
+                         "--order", "trec_eval_10", "--format", "json").stdout)
+    assert [(r["ranking_policy"], r["ties"]) for r in files] == [("trec_eval", "trec_eval")]
