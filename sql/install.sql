@@ -75,6 +75,19 @@ DELETE FROM irw_meta WHERE key = ?
 {# ------------------------------------------------------------------ irw's objects kept true #}
 
 {# An empty database file `path` of the storage version `storage` (a scratch database). #}
+{# The schemas other than main of the current database (a new one has none). #}
+{% macro own_schemas() -%}
+SELECT schema_name FROM duckdb_schemas()
+WHERE database_name = current_database() AND NOT internal AND schema_name <> 'main'
+{%- endmacro %}
+
+{# Copy the schema's template (irwarehouse.schema.schema_template) into the current database. #}
+{% macro copy_template(path, current) -%}
+ATTACH {{ path | literal }} AS irw_schema_template (READ_ONLY);
+COPY FROM DATABASE irw_schema_template TO {{ current | ident }};
+DETACH irw_schema_template;
+{%- endmacro %}
+
 {% macro create_file(path, storage) -%}
 ATTACH {{ path | literal }} AS irw_scratch (STORAGE_VERSION {{ storage | literal }});
 DETACH irw_scratch;

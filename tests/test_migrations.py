@@ -76,8 +76,8 @@ def test_the_steps_are_a_history():
         module = sql.module(step.template)
         assert callable(module.before) and callable(module.after) and step.summary
     assert schema.pending_migrations(None) == [] == schema.pending_migrations(connection.SCHEMA_VERSION)
-    assert [m.version for m in schema.pending_migrations("6")] == [7, 8, 9]
-    assert [m.version for m in schema.pending_migrations("7")] == [8, 9]
+    assert [m.version for m in schema.pending_migrations("6")] == [7, 8, 9, 10]
+    assert [m.version for m in schema.pending_migrations("7")] == [8, 9, 10]
 
 
 def test_a_reader_says_what_refresh_would_do(old):
@@ -220,3 +220,44 @@ def test_a_new_in_memory_database_is_not_searched_for_other_objects(monkeypatch,
     assert looked == []
     connection.connect(str(tmp_path / "w.duckdb")).close()
     assert looked == [str(tmp_path / "w.duckdb")]
+
+
+def _made(path: str) -> tuple[list, list]:
+    """A warehouse's objects with the digests of their definitions, and its measure catalogue."""
+    con = duckdb.connect(path, read_only=True)
+    try:
+        return (sorted(sql.rows(con, "install.sql", "definitions")),
+                con.execute("SELECT * FROM measures ORDER BY name").fetchall())
+    finally:
+        con.close()
+
+
+def test_a_new_warehouse_is_a_copy_of_the_schema_template(tmp_path, monkeypatch):
+    """A new warehouse copies the schema's template (schema.schema_template, made once and
+    kept) and holds exactly what the statements make; where there is no template, the
+    statements run; a warehouse that holds something is never copied into."""
+    template = schema.schema_template()
+    assert template is not None and template == schema.schema_template()
+    made_at = __import__("os").stat(template).st_mtime_ns
+    copied = str(tmp_path / "copied.duckdb")
+    with Warehouse(copied) as w:
+        w.load_qrels(str(ROOT / "fixtures" / "qrels.txt"), "q")
+    assert __import__("os").stat(template).st_mtime_ns == made_at  # kept, not made again
+    calls = []
+    monkeypatch.setattr(schema, "schema_template", lambda storage=None: calls.append(storage))
+    stated = str(tmp_path / "stated.duckdb")
+    with Warehouse(stated) as w:
+        w.load_qrels(str(ROOT / "fixtures" / "qrels.txt"), "q")
+    assert calls, "the template was asked for"
+    assert _made(copied) == _made(stated)
+    # a warehouse set up by another irw (another fingerprint): the statements, not a copy
+    con = duckdb.connect(copied)
+    con.execute("UPDATE irw_meta SET value = 'other' WHERE key = 'schema_fingerprint'")
+    con.close()
+    calls.clear()
+    with Warehouse(copied) as w:
+        assert w.qrels_name() == "q"  # opened for writing: set up again
+    assert calls == []
+    assert rows(copied, "SELECT value FROM irw_meta WHERE key = 'schema_fingerprint'") == \
+        [(schema.schema_fingerprint(),)]
+    assert _made(copied) == _made(stated)
