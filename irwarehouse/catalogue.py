@@ -168,6 +168,8 @@ def default_qrels(source, reads: Iterable[str] = (GRADED,)) -> str:
         raise IrwError("no qrels are loaded: use `irw load qrels FILE --name NAME` first")
     reads = sorted(set(reads))
     names = [name for name, held in rows if all(serves(held, r) for r in reads)]
+    if not names and len(rows) == 1:  # the only qrels: what it cannot serve is said by the command
+        return rows[0][0]
     if not names:
         raise IrwError(f"no qrels loaded holds {' and '.join(reads)} judgments (loaded: "
                        f"{', '.join(f'{n} ({h or GRADED})' for n, h in rows)}): load them with "

@@ -114,9 +114,14 @@ def test_the_default_qrels_is_the_only_one_serving_the_measures(tmp_path):
     with Warehouse(":memory:") as w:
         w.load_qrels(str(FIXTURES / "qrels.txt"), "graded")
         w.load_runs(str(FIXTURES / "runs"))
+        with pytest.raises(IrwError, match=r"^measure prefs_simp reads prefs judgments, which "
+                                           r"qrels graded \(loaded as trec\) does not hold"):
+            w.eval(["prefs_simp"], store=False)  # the only qrels: refused for what it holds
+        w.load_qrels(str(FIXTURES / "auto-qrels.txt"), "auto")
         with pytest.raises(IrwError, match=r"^no qrels loaded holds prefs judgments \(loaded: "
-                                           r"graded \(trec\)\)"):
+                                           r"graded \(trec\), auto \(trec\)\)"):
             w.eval(["prefs_simp"], store=False)
+        w.drop_qrels("auto")
         w.load_qrels(str(FIXTURES / "qrels.txt"), "groups", format="jg")
         def same(measure, qrels):
             unasked = w.eval([measure], store=False, rel_level=1).df()
