@@ -183,25 +183,42 @@ def _scratch_definitions(storage: str) -> list:
     from .connection import open_duckdb
 
     found: dict[tuple, set] = {}
+
+    def read(con) -> None:
+        for kind, schema_name, name, digest in sql.rows(con, "install.sql", "definitions"):
+            found.setdefault((kind, schema_name, name), set()).add(digest)
+
     with files.temporary_directory("schema") as tmp:
-        path = os.path.join(tmp, "scratch.duckdb")
-        con = open_duckdb()
+        path = _schema_file(os.path.join(tmp, "scratch.duckdb"), storage, read)
+        con = open_duckdb(path)
         try:
-            sql.run(con, "install.sql", "create_file", {}, path, storage)
+            read(con)
         finally:
             con.close()
-        for again in (False, True):
-            con = open_duckdb(path)
-            try:
-                if not again:
-                    for statement in schema_statements():
-                        con.execute(statement)
-                for kind, schema_name, name, digest in sql.rows(con, "install.sql", "definitions"):
-                    found.setdefault((kind, schema_name, name), set()).add(digest)
-            finally:
-                con.close()
     ours = schema_objects()
     return [[*k, sorted(d for d in v if d)] for k, v in sorted(found.items()) if k in ours]
+
+
+def _schema_file(path: str, storage: str, made=None) -> str:
+    """Make the database file ``path`` of storage version ``storage`` holding this irw's schema
+    and nothing else; ``made(con)`` is called in the session that made it. Returns ``path``."""
+    from .connection import open_duckdb
+
+    con = open_duckdb()
+    try:
+        sql.run(con, "install.sql", "create_file", {}, path, storage)
+    finally:
+        con.close()
+    con = open_duckdb(path)
+    try:
+        for statement in schema_statements():
+            con.execute(statement)
+        if made is not None:
+            made(con)
+        con.execute("CHECKPOINT")
+    finally:
+        con.close()
+    return path
 
 
 def changed_objects(con, path: str | None = None) -> list[tuple[str, str, str, bool]]:
@@ -455,24 +472,10 @@ def schema_template(storage: str | None = None) -> str | None:
     path = root / f"schema-{key}.duckdb"
     if path.exists():
         return str(path)
-    from .connection import open_duckdb
-
     try:
         with files.temporary_directory("schema") as tmp:
-            made = os.path.join(tmp, "schema.duckdb")
-            con = open_duckdb()
-            try:
-                sql.run(con, "install.sql", "create_file", {}, made, storage)
-            finally:
-                con.close()
-            con = open_duckdb(made)
-            try:
-                for statement in schema_statements():
-                    con.execute(statement)
-                con.execute("CHECKPOINT")
-            finally:
-                con.close()
-            os.replace(made, path)  # whole or not at all: another process may make it too
+            # whole or not at all: another process may make it too
+            os.replace(_schema_file(os.path.join(tmp, "schema.duckdb"), storage), path)
     except (OSError, IrwError, duckdb.Error):
         return None
     for old in root.glob("schema-*.duckdb"):  # the templates of earlier schemas or releases

@@ -153,12 +153,7 @@ def by_judgment_group(path: str, evaluate) -> "_Values":
     of its own), and each topic's value the sum over the groups judging it, divided by their
     number when there are several (in the groups' order, as trec_eval adds them)."""
     groups: dict[str, list[str]] = {}
-    with loading.open_binary(path) as fh:
-        text = fh.read().decode("utf-8")
-    for number, line in enumerate(text.split("\n"), 1):
-        fields = _FIELDS.split(line.strip(" \t\r\v\f"))
-        if fields == [""] or fields[0].startswith("#"):
-            continue
+    for number, fields in _lines(path):
         if len(fields) != 4 or not re.fullmatch(r"[+-]?\d+", fields[3]):
             raise StatusError(f"{path}, line {number}: expected 4 fields (topic jg docno rel), "
                               "rel an integer", INPUT)
@@ -282,6 +277,18 @@ def as_read(paths: list[str]):
 # form_res_rels, which checks for duplicates).
 UNCHECKED = ("num_q", "runid")
 _FIELDS = re.compile(r"[ \t\r\v\f]+")  # C's isspace within a line: a lone \r separates fields
+
+
+def _lines(path: str):
+    """(line number, fields) of each line of ``path`` as trec_eval 10.0 reads its files: lines
+    end at '\n' only, fields are separated by C's white space, and a line blank or whose first
+    field begins with '#' is skipped."""
+    with loading.open_binary(path) as fh:
+        text = fh.read().decode("utf-8")
+    for number, line in enumerate(text.split("\n"), 1):
+        fields = _FIELDS.split(line.strip(" \t\r\v\f"))
+        if fields != [""] and not fields[0].startswith("#"):
+            yield number, fields
 _TOPIC_NOT_IN_QRELS = "~"  # the topic of the line standing in for an empty run (-c)
 
 
@@ -304,12 +311,7 @@ class _Read:
     @classmethod
     def of(cls, path: str, nfields: int) -> "_Read":
         read = cls(path)
-        with loading.open_binary(path) as fh:
-            text = fh.read().decode("utf-8")
-        for number, line in enumerate(text.split("\n"), 1):
-            fields = _FIELDS.split(line.strip(" \t\r\v\f"))
-            if fields == [""] or fields[0].startswith("#"):
-                continue
+        for number, fields in _lines(path):
             if len(fields) < nfields:
                 raise _Unread
             fields = fields[:nfields]
