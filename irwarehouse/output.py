@@ -343,11 +343,12 @@ def emit(frame: Rows, fmt: str, table: Rows | None = None, digits: int = 4) -> N
 # themselves hold. CSV and JSON keep the public column names, with no footer.
 PAIR_LABELS = {"effect_size": "effect_size(d_z)"}
 # (the columns a line explains, the line): a line is printed when its first column is shown;
-# {level}, {rbp_p}, {judged_k} are the command's settings.
+# {level}, {rbp_p}, {judged_k} are the command's settings (--help: the options), {effect} the
+# effect size column as the table heads it (--help: its name).
 PAIR_FOOTER = (
     (("diff", "ci_low", "ci_high"), "diff: mean_a - mean_b; ci_low, ci_high: its {level} interval (the test's)"),
     (("effect_size", "effect_low", "effect_high"),
-     "effect_size(d_z): Cohen's d_z, the mean per-topic difference over its standard deviation; "
+     "{effect}: Cohen's d_z, the mean per-topic difference over its standard deviation; "
      "effect_low, effect_high: its exact {level} interval"),
     (("effect_size_residual",),
      "effect_size_residual: Sakai's effect size, diff over the residual standard deviation of all "
@@ -359,7 +360,7 @@ PAIR_FOOTER = (
      "statistic, p_value: the test's; p_adjusted: under --correction; significant: p_adjusted < --alpha"),
     (("p_*",), "{tests}"),
     (("residual_a", "residual_b"),
-     "residual_a, residual_b: RBP's residual at p = {rbp_p:g}, what unjudged documents could still add"),
+     "residual_a, residual_b: RBP's residual at p = {rbp_p}, what unjudged documents could still add"),
     (("judged_a", "judged_b"), "judged_a, judged_b: Judged@{judged_k}, the judged fraction of the top {judged_k}"),
 )
 
@@ -372,8 +373,23 @@ def pair_footer(columns, level: float = 0.95, rbp_p: float = 0.8, judged_k: int 
     level_text = f"{100 * level:g}%"
     tests_text = (f"{tests[0]}: the {tests[0][2:]} test's p-value" if len(tests) == 1 else
                   f"{', '.join(tests)}: the p-value of each test")
-    return "\n".join(text.format(level=level_text, rbp_p=rbp_p, judged_k=judged_k, tests=tests_text)
+    return "\n".join(text.format(level=level_text, rbp_p=f"{rbp_p:g}", judged_k=judged_k, tests=tests_text,
+                                  effect=PAIR_LABELS["effect_size"])
                      for group, text in PAIR_FOOTER if group[0] in shown)
+
+
+def pair_help(columns, by_system=()) -> str:
+    """What ``--help`` says of a pair table's ``columns`` (``p_*``: a p-value per test): the
+    footer's lines (PAIR_FOOTER) with the options that set them in place of their values;
+    those of ``by_system`` are said to come with --by system."""
+    lines = []
+    for group, text in PAIR_FOOTER:
+        if group[0] in columns:
+            line = text.format(level="--level", rbp_p="--rbp-p", judged_k="k (--judged-k)",
+                               tests="p_t, p_wilcoxon...: the p-value of each --test",
+                               effect="effect_size")
+            lines.append(("with --by system: " if group[0] in by_system else "") + line)
+    return "\n".join(lines)
 
 
 def emit_pairs(frame: Rows, fmt: str, level: float = 0.95, rbp_p: float = 0.8,

@@ -70,12 +70,7 @@ def compare_cmd(
     """Two runs (or systems) per measure: means, difference with its interval (the first test's), Cohen's d_z (effect_size) with its interval, p-values, RBP residual and Judged@k.
     Given files (`irw compare QRELS RUN_A RUN_B -m M`), compare them without a warehouse.
 
-    Columns (--format table explains them below the table, and heads effect_size as effect_size(d_z)):
-    mean_a, mean_b: the means over the topics; diff: mean_a - mean_b; ci_low, ci_high: its interval at --level (the first test's)
-    effect_size: Cohen's d_z, the mean per-topic difference over its standard deviation; effect_low, effect_high: its exact interval at --level
-    topics: the number of topics compared; p_t, p_wilcoxon...: the p-value of each --test
-    residual_a, residual_b: RBP's residual at --rbp-p, what unjudged documents could still add
-    judged_a, judged_b: Judged@k, the fraction of the top k (--judged-k) documents that are judged"""
+    """
     check_format(fmt)
     if len(names) not in (2, 3):
         raise IrwError("compare takes two runs of the warehouse, or a qrels file and two run files "
@@ -120,6 +115,18 @@ def discpower_cmd(
     output.emit(result, fmt)
 
 
+def _columns_help(columns, by_system=()) -> str:
+    """The Columns paragraph of a pair command's --help, from the table's footer
+    (output.pair_help)."""
+    lines = ["Columns (--format table explains them below the table, and heads effect_size as "
+             "effect_size(d_z)):", "mean_a, mean_b: the means over the topics",
+             *output.pair_help(columns, by_system).splitlines()]
+    return "".join(f"    {line}\n" for line in lines)
+
+
+compare_cmd.__doc__ += _columns_help(("diff", "effect_size", "topics", "p_*", "residual_a", "judged_a"))
+
+
 @command(app, "pvalues")
 def pvalues_cmd(
     ctx: typer.Context,
@@ -137,12 +144,7 @@ def pvalues_cmd(
     """Every run (or system) pair: mean difference with its interval, Cohen's d_z with its interval, Sakai's effect size over the residual variance, p-value (and adjusted p-value).
     Given files (`irw pvalues QRELS RUN... -m M`), test them without a warehouse.
 
-    Columns (--format table explains them below the table, and heads effect_size as effect_size(d_z)):
-    mean_a, mean_b: the means over the topics; diff: mean_a - mean_b; ci_low, ci_high: its interval at --level (the test's)
-    effect_size: Cohen's d_z, the mean per-topic difference over its standard deviation; effect_low, effect_high: its exact interval at --level
-    effect_size_residual: Sakai's effect size, diff over the residual standard deviation of all runs x topics
-    statistic, p_value: the test's; p_adjusted: p_value under --correction; significant: p_adjusted < --alpha
-    with --by system: runs_a, runs_b: the number of runs of each system; within_spread: |diff| is below the spread of a system's runs' means"""
+    """
     check_format(fmt)
     one_measure(measure, "pvalues", rel_level)
     options = dict(test=test, correction=correction, alpha=alpha, B=samples, seed=seed,
@@ -166,6 +168,10 @@ def pvalues_cmd(
 MATRIX_FORMATS = ("table", "csv", "json", "markdown", "latex")
 MATRIX_LAYOUTS = ("full", "lower")
 
+
+
+pvalues_cmd.__doc__ += _columns_help(("diff", "effect_size", "effect_size_residual", "statistic",
+                                      "runs_a", "within_spread"), by_system=("runs_a", "within_spread"))
 
 @command(app, "correlate")
 def correlate_cmd(
