@@ -28,10 +28,12 @@ def test_eval_formats(loaded):
     records = json.loads(loaded("eval", "-m", "AP", "--format", "json").stdout)
     assert {r["run_id"] for r in records} == {"alpha1", "alpha2", "beta1", "beta2", "gamma1",
                                               "gamma2", "delta1", "delta2"}
-    assert set(records[0]) == {"run_id", "measure", "value", "n_topics"}
+    # each record names the ranking order of its run and the tie policy of its score
+    assert set(records[0]) == {"run_id", "measure", "value", "n_topics", "ranking_policy", "ties"}
+    assert {(r["ranking_policy"], r["ties"]) for r in records} == {("trec_eval", "trec_eval")}
     assert all(r["n_topics"] == 5 for r in records)  # topic 106 has no relevant document
     per = json.loads(loaded("eval", "-m", "AP", "--per-topic", "--runs", "delta2", "--format", "json").stdout)
-    assert set(per[0]) == {"run_id", "topic", "measure", "value"}
+    assert set(per[0]) == {"run_id", "topic", "measure", "value", "ranking_policy", "ties"}
     assert [r["topic"] for r in per] == ["101", "102", "103", "104", "105"]
     assert [r["value"] for r in per if r["topic"] == "104"] == [0.0]  # delta2 lacks topic 104
     rows = list(csv.DictReader(io.StringIO(loaded("eval", "-m", "AP", "--format", "csv").stdout)))

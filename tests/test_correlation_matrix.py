@@ -46,8 +46,8 @@ def evaluated_once(monkeypatch):
     original = significance.score_matrices
     cache = {}
 
-    def score_matrices(con, qrels, wanted, run_ids, topics="qrels", store=True, by="run"):
-        assert by == "run"
+    def score_matrices(con, qrels, wanted, run_ids, topics="qrels", store=True, by="run", ties=None):
+        assert by == "run" and ties is None
         out = {}
         for m in wanted:
             key = (qrels, str(m), tuple(run_ids), topics)

@@ -292,7 +292,7 @@ def test_sqlalchemy_duckdb_engine_read_only(sql_warehouse, source_probe, tmp_pat
         views = set(inspector.get_view_names())
         assert {k.split(" ", 1)[1] for k in source_probe["results"] if k.startswith("view ")} <= views
         assert [c["name"] for c in inspector.get_columns("score_means")] == [
-            "qrels", "collection", "run_id", "measure", "mean", "n_topics"]
+            "qrels", "collection", "run_id", "measure", "mean", "n_topics", "ties"]
         with engine.connect() as conn:
             means = pd.read_sql("SELECT * FROM score_means ORDER BY ALL", conn)
             pool = pd.read_sql(sa.text("SELECT * FROM pool_of('default', (SELECT list(run_id) FROM run_info "

@@ -85,6 +85,8 @@ def content(path: str) -> dict:
 def table_of(result) -> list:
     """What ``--format json`` prints for a method's result (a Result, records or a list)."""
     records = result.records() if hasattr(result, "records") else result
+    if getattr(result, "info", None):  # scores: each record with its run's order and tie policy
+        records = output.with_ranking(records, result.info)
     return json.loads(output.to_json(records))
 
 
@@ -192,6 +194,7 @@ EVALUATING = {
                                  lambda w: w.compare_splits("h1", "h2", "AP", per_run=True)),
     "splits random": (["splits", "random", "fixture", "-m", "AP", "--splits", "30", "--seed", "2"],
                       lambda w: w.random_splits("AP", "fixture", splits=30, seed=2)),
+    "ties": (["ties", "-m", "AP", "-m", "nDCG@10"], lambda w: w.ties(["AP", "nDCG@10"])),
 }
 
 

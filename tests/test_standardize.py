@@ -83,7 +83,8 @@ def test_views_on_a_hand_computed_case(con):
     #   z = (0.2-0.4)/0.2 = -1, 0, +1 ; phi = Phi(-1), 0.5, Phi(1)
     # Topic T2: all runs score 0.5 -> sigma = 0 -> z = 0, phi = 0.5 for every run.
     # Run means of phi: a (Phi(-1) + 0.5)/2, b 0.5, c (Phi(1) + 0.5)/2.
-    con.executemany("INSERT INTO scores VALUES ('q', 'default', ?, ?, 'AP', ?)",
+    con.executemany("INSERT INTO scores (qrels, collection, run_id, topic, measure, value) "
+                    "VALUES ('q', 'default', ?, ?, 'AP', ?)",
                     [("a", "T1", 0.2), ("b", "T1", 0.4), ("c", "T1", 0.6),
                      ("a", "T2", 0.5), ("b", "T2", 0.5), ("c", "T2", 0.5)])
     con.execute("INSERT INTO std_factors SELECT 'F', 'q', 'AP', topic, avg(value), stddev_samp(value), "
@@ -100,7 +101,8 @@ def test_views_on_a_hand_computed_case(con):
     assert means["b"] == pytest.approx(0.5, abs=1e-12)
     assert means["c"] == pytest.approx((stats.norm.cdf(1) + 0.5) / 2, abs=1e-12)
     # a stored topic without factors keeps its row, with phi NULL, and is counted as missing
-    con.execute("INSERT INTO scores VALUES ('q', 'default', 'a', 'T3', 'AP', 0.9)")
+    con.execute("INSERT INTO scores (qrels, collection, run_id, topic, measure, value) "
+                "VALUES ('q', 'default', 'a', 'T3', 'AP', 0.9)")
     row = con.execute("SELECT n_topics, n_missing FROM std_score_means WHERE factors = 'F' AND run_id = 'a'").fetchone()
     assert row == (2, 1)
 

@@ -94,7 +94,9 @@ def memory_limit_text() -> str:
 
 # What every DuckDB connection irw opens is given when it is made (open_duckdb): DuckDB never
 # installs or loads an extension by itself -- a query naming read_xlsx, or a file DuckDB would
-# read with its sqlite extension, fails instead of fetching and running code.
+# read with its sqlite extension, fails instead of fetching and running code. And DuckDB
+# draws no progress bar (a connection's own setting, set once it is made) on standard
+# output, where irw writes tables, CSV and JSON.
 DUCKDB_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
 
 
@@ -105,6 +107,7 @@ def open_duckdb(path: str = ":memory:", read_only: bool = False) -> duckdb.DuckD
     here), not directly. It is recorded among the open connections that an interrupt stops
     (:func:`interrupt_all`)."""
     con = duckdb.connect(path, read_only=read_only, config=dict(DUCKDB_CONFIG))
+    con.execute("SET enable_progress_bar = false")
     _opened.add(con)
     return con
 
