@@ -107,7 +107,10 @@ def open_duckdb(path: str = ":memory:", read_only: bool = False) -> duckdb.DuckD
     here), not directly. It is recorded among the open connections that an interrupt stops
     (:func:`interrupt_all`)."""
     con = duckdb.connect(path, read_only=read_only, config=dict(DUCKDB_CONFIG))
-    con.execute("SET enable_progress_bar = false")
+    try:
+        con.execute("SET enable_progress_bar = false")
+    except duckdb.Error:  # the file's DuckDB is in the sandbox of another connection: locked
+        pass
     _opened.add(con)
     return con
 
