@@ -59,16 +59,18 @@ class TiePolicy:
     """A tie policy: its ``name``, what it ``means``, and ``within``, the sort keys that order
     each tie ((column, direction) pairs over a ranked row's ``given_rank`` and ``gain``, its
     grade under the qrels evaluated, 0 unless judged relevant), the stored rank last; None:
-    the ties stay in the run's order, as stored."""
+    the ties stay in the run's order, as stored. ``expected``: no one order, but the exact
+    mean over every order (sql/_expected.sql)."""
 
     name: str
     means: str
     within: tuple[tuple[str, str], ...] | None = None
+    expected: bool = False  # no one order: the exact mean over every ordering of each tie
 
     @property
     def reranks(self) -> bool:
         """Whether it ranks ties otherwise than the stored ranking does."""
-        return self.within is not None
+        return self.within is not None or self.expected
 
 
 TIE_POLICIES: dict[str, TiePolicy] = {p.name: p for p in (
@@ -78,6 +80,8 @@ TIE_POLICIES: dict[str, TiePolicy] = {p.name: p for p in (
                             "last: the best score any tie-breaking gives", (("gain", "DESC"),)),
     TiePolicy("pessimistic", "each tie by gain ascending, judged non-relevant and unjudged documents "
                              "first: the worst score any tie-breaking gives", (("gain", "ASC"),)),
+    TiePolicy("expected", "the exact mean of the measure over every ordering of each tie, every "
+                          "ordering equally likely (McSherry & Najork 2008)", expected=True),
 )}
 DEFAULT_TIES = "trec_eval"
 

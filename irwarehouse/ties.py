@@ -1,7 +1,8 @@
 """How much the runs' scores depend on their ties (``irw ties``): per run, its tie groups
 (SPEC section 2, "Ties"; sql/ties.sql), and per measure its mean under the stored ranking
-(tie policy ``trec_eval``) and the bounds over every way of breaking its ties (``optimistic``,
-``pessimistic``), with the run's place on the leaderboard under the stored ranking and the
+(tie policy ``trec_eval``), its exact mean over every way of breaking its ties (``expected``;
+empty for a measure without an exact computation) and the difference, and the bounds over
+every way (``optimistic``, ``pessimistic``), with the run's place on the leaderboard under the stored ranking and the
 best and worst places any tie-breaking of every run gives it.
 
 A run's best place counts the runs whose pessimistic mean is above its optimistic mean; its
@@ -17,12 +18,22 @@ import pandas as pd
 
 from . import catalogue, sql
 from .engine import evaluation
+from .engine.rendering import has_expectation
+from .errors import note
 from .measures import Measure
 
 # The columns of the table, in order.
 COLUMNS = ("run_id", "tie_groups", "tied_docs", "topics_with_ties", "measure", "trec_eval",
-           "optimistic", "pessimistic", "spread", "place", "best_place", "worst_place")
+           "expected", "trec_eval_minus_expected", "optimistic", "pessimistic", "spread", "place",
+           "best_place", "worst_place")
 POLICIES = ("trec_eval", "optimistic", "pessimistic")
+
+
+def _means(con, qrels: str, measures: list[Measure], run_ids: list[str], topics: str, policy: str) -> pd.Series:
+    """Each run's mean of each measure under tie policy ``policy``, by (measure, run_id)."""
+    frame = evaluation.evaluate(con, qrels, measures, run_ids, topics=topics, store=False,
+                                ties=policy).aggregate().df()
+    return frame.set_index(["measure", "run_id"])["value"]
 
 
 def tie_table(con, qrels: str, measures: list[Measure], run_ids: list[str],
@@ -35,22 +46,28 @@ def tie_table(con, qrels: str, measures: list[Measure], run_ids: list[str],
                           columns=["run_id", "tie_groups", "tied_docs", "topics_with_ties"])
     means = {}
     for policy in POLICIES:
-        frame = evaluation.evaluate(con, name, measures, run_ids, topics=topics, store=False,
-                                    ties=policy).aggregate().df()
-        means[policy] = frame.set_index(["measure", "run_id"])["value"]
+        means[policy] = _means(con, name, measures, run_ids, topics, policy)
+    exact = [m for m in measures if has_expectation(m)]
+    means["expected"] = _means(con, name, exact, run_ids, topics, "expected") if exact else None
+    missing = [str(m) for m in measures if not has_expectation(m)]
+    if missing:
+        note(f"no exact expectation over the ties is built for {', '.join(missing)}: "
+             "its expected column is empty")
     rows = []
     for measure in (str(m) for m in measures):
         te, best, worst = (means[p].xs(measure) for p in POLICIES)
+        mean = means["expected"].xs(measure) if measure in {str(m) for m in exact} else None
         for run in te.index:
             others = te.index != run
+            expected = float(mean[run]) if mean is not None else float("nan")
             rows.append({"run_id": run, "measure": measure, "trec_eval": te[run],
+                         "expected": expected, "trec_eval_minus_expected": te[run] - expected,
                          "optimistic": best[run], "pessimistic": worst[run],
                          "spread": best[run] - worst[run],
                          "place": 1 + int((te[others] > te[run]).sum()),
                          "best_place": 1 + int((worst[others] > best[run]).sum()),
                          "worst_place": 1 + int((best[others] > worst[run]).sum())})
-    table = pd.DataFrame(rows, columns=["run_id", "measure", "trec_eval", "optimistic", "pessimistic",
-                                        "spread", "place", "best_place", "worst_place"])
+    table = pd.DataFrame(rows, columns=[c for c in COLUMNS if c not in counts.columns or c == "run_id"])
     table = counts.merge(table, on="run_id", how="right")
     order = {m: i for i, m in enumerate(str(m) for m in measures)}
     table = table.sort_values(["measure", "place", "run_id"], key=lambda c: c.map(order) if c.name == "measure" else c)

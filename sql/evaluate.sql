@@ -27,7 +27,10 @@
                  subset, fresh, rerank, ties; or the first four in a measure macro, each guarded
                  by a condition on the warehouse's state (_state.sql) so that one is used
     ties         with source ties: the tie policy's sort keys `within` and whether the runs
-                 are ranked afresh first (`rerank`); else None (each tie in the stored order)
+                 are ranked afresh first (`rerank`); or, for tie policy expected, `expected`
+                 (true) and `rerank`: the base is then _expected.sql's rows, and each measure
+                 aggregates them with its expected_aggs(m) (and expected_value(m), if it has
+                 one, in place of value(m)); else None (each tie in the stored order)
 
   Each sql/measures/<Name>.sql defines macros over one row of the base:
     aggs(m)      aggregate expressions per (run, topic), aliased <m.id>_<x> (none: a measure
@@ -51,6 +54,12 @@
     running(m)   a window function over the rows of one ranking (PARTITION BY run_id, topic;
                  d.running_sum orders by rank), available to aggs(m) per row as m.run
     many, many_aggs(m)  how many derived qrels are evaluated in one pass (evaluate_many.sql)
+    expected_aggs(m)  the aggregates of aggs(m), each the exact expectation over every
+                 ordering of the ties (tie policy expected), over _expected.sql's rows with
+                 its expectations per position; expected_value(m) replaces value(m) where the
+                 score is not value(m) of those aggregates; expected_cutoff = false where the
+                 expectation holds for the whole ranking only. A measure without
+                 expected_aggs has no exact expectation built: the engine refuses it.
   and may use, when the catalogue entry declares them in `needs` (measures.NEEDS):
     m.top_grade      the largest grade judged in the qrels (one value per qrels)
     m.pool_unjudged  per row, the documents ranked above it that the qrels lists with a
@@ -106,6 +115,7 @@
 {% import '_base.sql' as b %}
 {% import '_state.sql' as st %}
 {% import '_diversity.sql' as dv %}
+{% import '_expected.sql' as ex %}
 {% set mods = {} %}
 {% for m in measures %}{% set _ = mods.update({m.id: m.module}) %}{% endfor %}
 WITH
@@ -218,9 +228,12 @@ topicset AS (
       AND rt.topic IN (SELECT DISTINCT qj.topic FROM qrels AS qj WHERE qj.qrels = {{ P.topic_qrels }})
 {% endif %}
 ),
+{% set expected = ties is not none and ties.get('expected', False) %}
+{% if not expected %}
 brel AS (
     {{ b.base_rows(sources, P, 'sel', st.guards if auto else {}, ties) | indent(4) }}
 ),
+{% endif %}
 {% set unassessed = 'pool_unjudged' in needed %}
 {% if unassessed %}
 pu AS (
@@ -344,6 +357,10 @@ sp_agg AS (
 ),
 {% endif %}
 brows AS (
+{% if expected %}
+    -- tie policy expected: a row per position of each tie holding a judged document
+    {{ ex.rows(P, 'sel', thresholds, gainsets, ties.rerank) | indent(4) }}
+{% else %}
 {% if window_guard %}
     -- a measure macro called with the default threshold and gains: the base's running sums
     SELECT brel.*, crank - c_rel AS c_nonrel
@@ -366,6 +383,7 @@ brows AS (
 {% endfor %}
     FROM brel{% if window_guard %} WHERE {{ window_guard }}{% endif %}
 
+{% endif %}
 ),
 {% set at_ideal = measures | selectattr('module.ideal_rows', 'defined') | list %}
 rows AS (
@@ -428,9 +446,9 @@ wrows AS (
 ),
 {% endif %}
 agg AS (
-    SELECT run_id, topic, count(*) AS n_judged
+    SELECT run_id, topic, {{ 'sum(x_judged)' if expected else 'count(*)' }} AS n_judged
 {% for m in measures if m.module.aggs is defined %}
-         , {{ m.module.aggs(m) }}
+         , {{ m.module.expected_aggs(m) if expected else m.module.aggs(m) }}
 {% endfor %}
     FROM {{ 'wrows' if running else ('prows' if prepared else 'rows') }} GROUP BY run_id, topic
 ),
@@ -453,7 +471,8 @@ agg AS (
 wide AS (
     SELECT run_id, topic
 {% for m in measures %}
-         , {{ d.cast(m.module.value(m), 'DOUBLE') }} AS {{ m.id }}
+         , {{ d.cast(m.module.expected_value(m) if expected and m.module.expected_value is defined
+                     else m.module.value(m), 'DOUBLE') }} AS {{ m.id }}
 {% endfor %}
     FROM ctx
 )

@@ -8,6 +8,10 @@ ranking's order does not tell apart (equal scores) ranked otherwise at evaluatio
   loading the run under the order ``given`` gives too;
 - on generated runs with heavy ties and on TREC-8's uwmt8a0: optimistic >= trec_eval, run >=
   pessimistic for every run, topic and measure monotone in the gains;
+- ``expected`` is the mean over every ordering of the ties: equal to the mean over the
+  enumerated orderings (each evaluated as a run under ``--ties run``) to 1e-9, within a Monte
+  Carlo estimate's error on heavy ties, between the bounds everywhere, and equal to
+  hand-computed values on a small tie;
 - stored scores record their tie policy, so one policy's scores never replace another's.
 """
 
@@ -15,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 
 import pandas as pd
 import pytest
@@ -73,6 +78,88 @@ def test_optimistic_and_pessimistic_are_the_bounds_over_every_ordering_of_the_ti
         assert _values(w, "optimistic", "stored")[("stored", "AP")] > _values(w, "pessimistic", "stored")[("stored", "AP")]
 
 
+# Measures with an exact expectation over the ties, at several thresholds and cut-offs.
+EXPECTED = MONOTONE + ["SP@5", "Judged@5", "Unjudged@4", "NumRelRet@3", "R", "P(rel=2)@5", "AP(rel=2)",
+                       "RR(rel=2)", "Bpref(rel=2)", "nRBP(p=0.5)", "DCG", "NumRet", "SetF", "RelP@4"]
+
+
+def test_expected_is_the_mean_over_every_ordering_of_the_ties():
+    with Warehouse(":memory:") as w:
+        w.load_qrels(_qrels_frame(), "q")
+        rows = [r for i, ranking in enumerate(_orderings()) for r in _run_rows(f"p{i:03d}", ranking)]
+        w.load_runs(_frame(rows + _run_rows("stored", RANKING)))
+        every = {(r["run_id"], r["measure"]): r["value"]
+                 for r in w.eval(EXPECTED, "q", ties="run", store=False).records()}
+        expected = {r["measure"]: r["value"] for r in w.eval(EXPECTED, "q", "stored", ties="expected", store=False).records()}
+    for measure in EXPECTED:
+        values = [v for (run, m), v in every.items() if m == measure and run != "stored"]
+        assert len(values) == 144
+        assert expected[measure] == pytest.approx(sum(values) / len(values), abs=1e-9), measure
+    assert len({round(expected[m], 9) for m in MONOTONE}) > 5
+
+
+def test_expected_on_a_hand_computed_tie():
+    """Four documents tie at ranks 1-4, two of them relevant (a, c), R = 2: the first relevant
+    document is at rank 1 with probability C(3,1)/C(4,2) = 1/2, at 2 with 1/3, at 3 with 1/6, so
+    E[RR] = 1/2 + 1/6 + 1/18 = 13/18; E[P@1] = 1/2; E[P@2] = 1/2; E[AP] = (1/2) sum over ranks i
+    of E[rel_i C_i] / i, E[rel_i C_i] = (1/2)(1 + (i - 1)/3): (1/2)(1/2 + 2/3 / 2 + 5/6 / 3 +
+    1 / 4) = 0.65278; Success@1 = 1/2; R@3 = 3/4."""
+    with Warehouse(":memory:") as w:
+        w.load_qrels(pd.DataFrame([("1", "0", "a", 1), ("1", "0", "b", 0), ("1", "0", "c", 1)],
+                                  columns=["topic", "iteration", "docno", "rel"]), "q")
+        w.load_runs(_frame([("1", "Q0", d, i, 1.0, "r") for i, d in enumerate("abcd", 1)]))
+        got = {r["measure"]: r["value"] for r in
+               w.eval(["RR", "P@1", "P@2", "AP", "Success@1", "R@3"], "q", ties="expected", store=False).records()}
+    assert got["RR"] == pytest.approx(13 / 18, abs=1e-12)
+    assert got["P@1"] == pytest.approx(0.5, abs=1e-12)
+    assert got["P@2"] == pytest.approx(0.5, abs=1e-12)
+    assert got["AP"] == pytest.approx(0.5 * (1 / 2 + (2 / 3) / 2 + (5 / 6) / 3 + 1 / 4), abs=1e-12)
+    assert got["Success@1"] == pytest.approx(0.5, abs=1e-12)
+    assert got["R@3"] == pytest.approx(0.75, abs=1e-12)
+
+
+def test_expected_within_a_monte_carlo_estimate_on_heavy_ties():
+    """One run of the heavy ties, 400 random orderings of its ties, each evaluated as a run
+    (--ties run): the expected value lies within 4.5 standard errors of their mean, and
+    between the bounds."""
+    qrels, runs = _heavy_ties(5, runs=1, topics=6)
+    rng = random.Random(11)
+    rows = []
+    for i in range(400):
+        for topic, group in runs.groupby("topic", sort=False):
+            ranked = sorted(group.itertuples(index=False), key=lambda r: (-r.score, rng.random()))
+            rows += [(topic, "Q0", r.docno, rank, r.score, f"mc{i:03d}") for rank, r in enumerate(ranked, 1)]
+    measures = ["AP", "P@5", "nDCG@10", "RR", "Bpref", "RBP(p=0.8)", "Success@1", "RPrec"]
+    with Warehouse(":memory:") as w:
+        w.load_qrels(qrels, "q")
+        w.load_runs(pd.concat([runs, _frame(rows)]))
+        sampled = pd.DataFrame(w.eval(measures, "q", [f"mc{i:03d}" for i in range(400)], ties="run",
+                                      store=False).records())
+        exact = {t: {(r["topic"], r["measure"]): r["value"]
+                     for r in w.eval(measures, "q", "run0", ties=t, store=False).records()}
+                 for t in ("expected", "optimistic", "pessimistic")}
+    stats = sampled.groupby(["topic", "measure"])["value"].agg(["mean", "std", "count"])
+    assert len(stats) == 6 * len(measures) and (stats["count"] == 400).all()
+    moved = 0
+    for (topic, measure), row in stats.iterrows():
+        value = exact["expected"][(topic, measure)]
+        assert abs(value - row["mean"]) <= 4.5 * row["std"] / 20 + 1e-12, (topic, measure, value, row["mean"])
+        assert exact["optimistic"][(topic, measure)] + 1e-12 >= value >= exact["pessimistic"][(topic, measure)] - 1e-12
+        moved += row["std"] > 0
+    assert moved > 20
+
+
+def test_expected_refuses_what_it_cannot_compute_exactly():
+    with Warehouse(":memory:") as w:
+        w.load_qrels(_qrels_frame(), "q")
+        w.load_runs(_frame(_run_rows("r", RANKING)))
+        for measure in ("ERR@10", "Bpref@5", "AP'"):
+            with pytest.raises(IrwError, match=f"no exact expectation over the ties is built for {re.escape(measure)} "):
+                w.eval([measure], "q", ties="expected", store=False)
+        with pytest.raises(IrwError, match="--max-docs does not apply"):
+            w.eval(["AP"], "q", ties="expected", max_docs=3, store=False)
+
+
 def test_trec_eval_ties_are_the_stored_ranking_and_run_ties_the_files_order():
     ascending = sorted(RANKING, key=lambda r: (-r[1], r[0]))  # each tie by docno ascending
     descending = sorted(RANKING, key=lambda r: (-r[1], [-ord(c) for c in r[0]]))  # trec_eval's
@@ -118,12 +205,12 @@ def test_bounds_hold_on_heavy_ties(seed):
         w.load_qrels(qrels, "q")
         w.load_runs(runs)
         per = {}
-        for ties in ("optimistic", "trec_eval", "run", "pessimistic"):
+        for ties in ("optimistic", "trec_eval", "run", "expected", "pessimistic"):
             res = w.eval(MONOTONE, "q", ties=ties, store=False)
             per[ties] = {(r["run_id"], r["topic"], r["measure"]): r["value"] for r in res.records()}
     assert len(per["trec_eval"]) == 6 * 8 * len(MONOTONE)
     for key, value in per["trec_eval"].items():
-        for middle in (value, per["run"][key]):
+        for middle in (value, per["run"][key], per["expected"][key]):
             assert per["optimistic"][key] + 1e-12 >= middle >= per["pessimistic"][key] - 1e-12, key
     assert sum(per["optimistic"][k] > per["pessimistic"][k] + 1e-9 for k in per["trec_eval"]) > 100
 
@@ -154,7 +241,7 @@ def test_an_unknown_tie_policy_is_one_line_naming_the_valid_ones():
         w.load_runs(_frame(_run_rows("r", RANKING)))
         with pytest.raises(IrwError) as info:
             w.eval(["AP"], "q", ties="random")
-    assert str(info.value) == "unknown tie policy 'random'; valid: trec_eval, run, optimistic, pessimistic"
+    assert str(info.value) == "unknown tie policy 'random'; valid: trec_eval, run, optimistic, pessimistic, expected"
 
 
 def test_files_in_take_ties(tmp_path):
@@ -167,14 +254,16 @@ def test_files_in_take_ties(tmp_path):
 
 
 def test_uwmt8a0_bounds(trec8_db):
-    """TREC-8's uwmt8a0 ties (equal scores at full precision): the bounds hold on every topic."""
+    """TREC-8's uwmt8a0 ties (equal scores at full precision): the bounds hold on every topic,
+    the stored ranking and the expected value between them."""
     with Warehouse(trec8_db, read_only=True) as w:
         per = {t: {(r["topic"], r["measure"]): r["value"]
                    for r in w.eval(["AP", "P@10", "nDCG@10", "RR"], "trec8", "uwmt8a0", ties=t).records()}
-               for t in ("optimistic", "trec_eval", "pessimistic")}
+               for t in ("optimistic", "trec_eval", "expected", "pessimistic")}
     assert len(per["trec_eval"]) == 50 * 4
     for key, value in per["trec_eval"].items():
-        assert per["optimistic"][key] + 1e-12 >= value >= per["pessimistic"][key] - 1e-12, key
+        for middle in (value, per["expected"][key]):
+            assert per["optimistic"][key] + 1e-12 >= middle >= per["pessimistic"][key] - 1e-12, key
     assert any(per["optimistic"][k] > per["pessimistic"][k] for k in per["trec_eval"])
 
 
@@ -213,11 +302,17 @@ def test_irw_ties_on_a_hand_checked_example(tmp_path):
     w("load", "qrels", qrels, "--name", "q")
     w("load", "runs", run)
     out = w("ties", "-m", "P@2", "--format", "csv").stdout.splitlines()
-    assert out == ["run_id,tie_groups,tied_docs,topics_with_ties,measure,trec_eval,optimistic,pessimistic,"
-                   "spread,place,best_place,worst_place",
-                   "X,1,2,1,P@2,1.0,1.0,0.5,0.5,1,1,2",
-                   "Y,1,3,1,P@2,0.5,1.0,0.5,0.5,2,1,2",
-                   "Z,0,0,0,P@2,0.5,0.5,0.5,0.0,2,1,3"]
+    assert out[0] == ("run_id,tie_groups,tied_docs,topics_with_ties,measure,trec_eval,expected,"
+                      "trec_eval_minus_expected,optimistic,pessimistic,spread,place,best_place,worst_place")
+    # expected P@2: X has a at 1 and c (relevant) at 2 or 3 with probability 1/2 each: 3/4;
+    # Y has two relevant among three tied documents, so 2/3 of a relevant one per rank: 2/3
+    rows = [line.split(",") for line in out[1:]]
+    assert [r[:5] + r[8:] for r in rows] == [["X", "1", "2", "1", "P@2", "1.0", "0.5", "0.5", "1", "1", "2"],
+                                             ["Y", "1", "3", "1", "P@2", "1.0", "0.5", "0.5", "2", "1", "2"],
+                                             ["Z", "0", "0", "0", "P@2", "0.5", "0.5", "0.0", "2", "1", "3"]]
+    assert [float(r[5]) for r in rows] == [1.0, 0.5, 0.5]
+    assert [float(r[6]) for r in rows] == pytest.approx([3 / 4, 2 / 3, 1 / 2], abs=1e-12)
+    assert [float(r[7]) for r in rows] == pytest.approx([1 / 4, 0.5 - 2 / 3, 0.0], abs=1e-12)
 
 
 def test_eval_json_names_the_order_and_the_tie_policy(tmp_path):

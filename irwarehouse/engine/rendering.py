@@ -108,6 +108,7 @@ class _MeasureContext:
         self.pool_unjudged = "0" if self.judged_only else "coalesce(c_pu, 0)"
 
     def _set_threshold(self, threshold: _Threshold) -> None:
+        self.tkey = threshold.key
         self.rel = f"grade >= {threshold.value}"
         self.R, self.N = threshold.R, threshold.N
         self.c_rel, self.c_nonrel = threshold.c_rel, threshold.c_nonrel
@@ -247,7 +248,11 @@ def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | N
                           max_docs=max_docs, P=_engine_inputs(dialect))
 
     tied = None
-    if ties is not None and ties.reranks:
+    if ties is not None and ties.expected:
+        _check_expected(measures, dialect, max_docs)
+        tied = {"expected": True, "rerank": base_source == "rerank"}
+        base_source = "ties"
+    elif ties is not None and ties.reranks:
         tied = {"within": [list(key) for key in ties.within], "rerank": base_source == "rerank"}
         base_source = "ties"
 
@@ -262,6 +267,43 @@ def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | N
     # kept between processes (sql.kept) by the parsed measures: name, parameters, cut-off
     return sql.kept(("evaluate.sql", [repr(m) for m in measures], topics, max_docs, rel_level,
                      base_source, dialect, tied), render)
+
+
+def _check_expected(measures: list[Measure], dialect: str, max_docs: int | None) -> None:
+    """Refuse, in one line, what tie policy expected has no exact computation for: a
+    measure whose template has no expected_aggs (or one for the whole ranking only, given a
+    cut-off), the judged-only forms, another engine than DuckDB, and a --max-docs."""
+    if dialect != "duckdb":
+        raise IrwError(f"tie policy expected is computed by DuckDB only (irw eval), not in {dialect}")
+    if max_docs is not None:
+        raise IrwError("tie policy expected takes the whole ranking: --max-docs does not apply to it")
+    refused = [str(m) for m in measures if not has_expectation(m)]
+    if refused:
+        exact = ", ".join(sorted(expected_measures(), key=str.lower))
+        raise IrwError(f"no exact expectation over the ties is built for {', '.join(refused)} "
+                       f"(tie policy expected computes {exact}; not their judged-only forms)")
+
+
+def has_expectation(measure: Measure) -> bool:
+    """Whether tie policy expected computes ``measure``: its template has expected_aggs,
+    for a cut-off unless it says otherwise (expected_cutoff), and it is not a judged-only
+    form."""
+    module = sql.module(f"measures/{measure.name}.sql")
+    has = getattr(module, "expected_aggs", None) is not None
+    whole_only = getattr(module, "expected_cutoff", True) is False and measure.cutoff is not None
+    return has and not measure.judged_only and not whole_only
+
+
+def expected_measures() -> list[str]:
+    """The measures whose template computes tie policy expected (an expected_aggs), those
+    for the whole ranking only so marked."""
+    names = []
+    for name in CATALOGUE:
+        module = sql.module(f"measures/{name}.sql")
+        if getattr(module, "expected_aggs", None) is not None:
+            whole = getattr(module, "expected_cutoff", True) is False and CATALOGUE[name].cutoff
+            names.append(f"{name} (without a cut-off)" if whole else name)
+    return names
 
 
 def _contexts(measures: list[Measure], dialect: str = "duckdb"):

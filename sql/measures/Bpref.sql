@@ -1,6 +1,7 @@
 {# Bpref = (1/R) * sum over relevant retrieved i of 1 - min(n_i, R) / min(R, N), n_i the
    judged non-relevant documents ranked above i; a term is 1 when min(R, N) = 0. #}
 {% import '_dialect.sql' as d %}
+{% import '_expected.sql' as ex %}
 {% macro aggs(m) -%}
 {{ d.fsum() }}(CASE WHEN least({{ m.R }}, {{ m.N }}) = 0 THEN 1.0
          ELSE 1.0 - {{ d.div('least(' ~ m.c_nonrel ~ ', ' ~ m.R ~ ')', 'least(' ~ m.R ~ ', ' ~ m.N ~ ')') }} END)
@@ -9,6 +10,13 @@
 {% macro value(m) -%}
 CASE WHEN {{ m.R }} > 0 THEN {{ d.div('coalesce(' ~ m.id ~ '_s, 0)', m.R) }} ELSE 0 END
 {%- endmacro %}
+{# Expected (the whole ranking only): each tie's relevant documents less their expected
+   min(n_i, R) / min(R, N) (_expected.sql's rel_min_nonrel). #}
+{% macro expected_aggs(m) -%}
+{{ d.fsum() }}(CASE WHEN least({{ m.R }}, {{ m.N }}) = 0 THEN {{ ex.tie_rel(m) }}
+         ELSE {{ ex.tie_rel(m) }} - {{ d.div(ex.rel_min_nonrel(m), 'least(' ~ m.R ~ ', ' ~ m.N ~ ')') }} END) AS {{ m.id }}_s
+{%- endmacro %}
+{% set expected_cutoff = false %}
 
 {#- Many derived qrels in one pass (sql/evaluate_many.sql), binary threshold 1, full rankings.
   For a qrels Q' of root Q, with R', N' its counts, the sum of the terms over the kept

@@ -10,6 +10,8 @@ count(*) FILTER (WHERE {{ m.within }}) AS {{ m.id }}_n
 {% macro value(m) -%}
 coalesce({{ m.id }}_idcg, 0)
 {%- endmacro %}
+{#- Independent of the order: the same aggregates under every tie policy. -#}
+{% macro expected_aggs(m) -%}{{ aggs(m) }}{%- endmacro %}
 
 {#- Many derived qrels in one pass (sql/evaluate_many.sql): the aggregates use only the rows
     of grade >= 1, their rank, grade and running relevant count. -#}

@@ -1,5 +1,6 @@
 {# P@k = (1/k) * sum_{i<=k} r_i; without k: relevant retrieved / number retrieved. #}
 {% import '_dialect.sql' as d %}
+{% import '_expected.sql' as ex %}
 {% macro aggs(m) -%}
 count(*) FILTER (WHERE {{ m.rel }} AND {{ m.within }}) AS {{ m.id }}_hits
 {%- endmacro %}
@@ -7,6 +8,9 @@ count(*) FILTER (WHERE {{ m.rel }} AND {{ m.within }}) AS {{ m.id }}_hits
 {% set at_k %}{{ d.div('coalesce(' ~ m.id ~ '_hits, 0)', m.k) }}{% endset %}
 {% set whole %}CASE WHEN {{ m.n }} > 0 THEN {{ d.div('coalesce(' ~ m.id ~ '_hits, 0)', m.n) }} ELSE 0 END{% endset %}
 {{ m.by_cutoff(at_k, whole) }}
+{%- endmacro %}
+{% macro expected_aggs(m) -%}
+{{ d.fsum() }}({{ ex.rel(m) }}) FILTER (WHERE {{ m.within }}) AS {{ m.id }}_hits
 {%- endmacro %}
 
 {#- Many derived qrels in one pass (sql/evaluate_many.sql): the aggregates use only the rows

@@ -3,6 +3,7 @@
    run shorter than c is filled with non-relevant documents), 0 when c = 0. At mult = 1,
    c = R. #}
 {% import '_dialect.sql' as d %}
+{% import '_expected.sql' as ex %}
 {# The cut-off c for a topic with R relevant documents (an SQL expression). #}
 {% macro cut(m, R) -%}
 {{ d.cast('floor(' ~ m.mult ~ ' * ' ~ R ~ ' + ' ~ (0.9 | num) ~ ')', 'BIGINT') }}
@@ -12,6 +13,9 @@ count(*) FILTER (WHERE {{ m.rel }} AND {{ m.pos }} <= {{ cut(m, m.R) }}) AS {{ m
 {%- endmacro %}
 {% macro value(m) -%}
 CASE WHEN {{ cut(m, m.R) }} > 0 THEN {{ d.div('coalesce(' ~ m.id ~ '_hits, 0)', cut(m, m.R)) }} ELSE 0 END
+{%- endmacro %}
+{% macro expected_aggs(m) -%}
+{{ d.fsum() }}({{ ex.rel(m) }}) FILTER (WHERE {{ m.pos }} <= {{ cut(m, m.R) }}) AS {{ m.id }}_hits
 {%- endmacro %}
 
 {#- Many derived qrels in one pass (sql/evaluate_many.sql), binary threshold 1, full rankings:

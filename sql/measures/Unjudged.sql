@@ -2,6 +2,7 @@
    run shorter than k is filled with judged documents); without k, divided by n; 0 when
    nothing is retrieved. #}
 {% import '_dialect.sql' as d %}
+{% import '_expected.sql' as ex %}
 {% macro aggs(m) -%}
 count(*) FILTER (WHERE {{ m.within }}) AS {{ m.id }}_j
 {%- endmacro %}
@@ -9,4 +10,7 @@ count(*) FILTER (WHERE {{ m.within }}) AS {{ m.id }}_j
 CASE WHEN {{ m.n }} > 0
      THEN {{ d.div(m.by_cutoff('least(' ~ m.k ~ ', ' ~ m.n ~ ')', m.n) ~ ' - coalesce(' ~ m.id ~ '_j, 0)', m.by_cutoff(m.k, m.n)) }}
      ELSE 0 END
+{%- endmacro %}
+{% macro expected_aggs(m) -%}
+{{ d.fsum() }}({{ ex.judged() }}) FILTER (WHERE {{ m.within }}) AS {{ m.id }}_j
 {%- endmacro %}

@@ -2,6 +2,7 @@
    The body is nDCG's (sql/_dcg.sql), the ideal ranking uncut. #}
 {% import '_dcg.sql' as dcg %}
 {% macro aggs(m) -%}{{ dcg.aggs(m) }}{%- endmacro %}
+{% macro expected_aggs(m) -%}{{ dcg.expected_aggs(m) }}{%- endmacro %}
 {% macro ideal(m) -%}{{ dcg.ideal(m) }}{%- endmacro %}
 {% macro value(m) -%}{{ dcg.value(m) }}{%- endmacro %}
 

@@ -3,6 +3,7 @@
    The body is enDCG's (sql/_dcg.sql), the ideal ranking cut at k. #}
 {% import '_dcg.sql' as dcg %}
 {% macro aggs(m) -%}{{ dcg.aggs(m) }}{%- endmacro %}
+{% macro expected_aggs(m) -%}{{ dcg.expected_aggs(m) }}{%- endmacro %}
 {% macro ideal(m) -%}{{ dcg.ideal(m, m.ideal_within) }}{%- endmacro %}
 {% macro value(m) -%}{{ dcg.value(m) }}{%- endmacro %}
 
