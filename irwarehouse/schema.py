@@ -383,6 +383,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               "10.0's order trec_eval_9 (their ranks and scores kept), add the column "
               "ranking_policy to evaluations, and the tie policy (ties) to scores and "
               "evaluations"),
+    Migration(11, "migrations/11_base_ties.sql",
+              "let the base relation (a cache, rebuilt on demand) record its documents' ties"),
 )
 
 

@@ -120,13 +120,15 @@ SELECT rl.run_id, rl.topic, rl.n_docs FROM run_topics AS rl WHERE rl.collection 
     rerank  computed from `runs` ranked afresh (`runs` was changed outside irw)
     ties    computed from `runs` with each tie ranked by the tie policy `ties` (tied_runs)
   `where` (a dict source -> SQL condition) guards each branch; with several sources their
-  union is taken, and the guards must make exactly one of them non-empty.
+  union is taken, and the guards must make exactly one of them non-empty. `tie_columns`: the
+  cache's rows carry their ties too (tie_a, tie_n; see irw_base).
 #}
-{% macro base_rows(sources, P, sel, where={}, ties=None) -%}
+{% macro base_rows(sources, P, sel, where={}, ties=None, tie_columns=False) -%}
 {% for source in sources %}
 {% set guard = where.get(source, 'TRUE') %}
 {% if source == 'cache' %}
-SELECT run_id, topic, rank, crank, grade, c_rel, cg
+SELECT run_id, topic, rank, crank, grade, c_rel, cg{% if tie_columns %}, tie_a, tie_n{% endif %}
+
 FROM irw_base
 WHERE qrels = {{ P.qrels }} AND run_id IN (SELECT run_id FROM {{ sel }}) AND {{ guard }}
 {% elif source == 'subset' %}

@@ -2,14 +2,19 @@
     of each tie, every ordering equally likely, computed exactly (McSherry & Najork, ECIR 2008),
     never by sampling.
 
-  rows(P, sel, thresholds, gainsets, rerank): a row per position of every tie that holds a
-  judged document (a document alone is a tie of one), for the runs in `sel` of collection
-  P.collection under qrels P.qrels, ranked afresh first with `rerank`. A tie is the documents
-  of a ranking that its order does not tell apart (_ranking.sql's tie_value); it fills ranks
-  a..a+n-1, in any order. Columns:
+  rows(P, sel, thresholds, gainsets, ties): CTEs ending in `x_rows`, a row per position
+  whose expectation can differ from 0, from the base rows `brows` (judged documents, with the
+  running counts of every threshold) of the runs in `sel`: a judged document alone in its
+  tie, at its rank; and every position of each tie (two or more documents of a ranking that
+  its order does not tell apart: _ranking.sql's tie_value, among the rankings of `runs`,
+  ranked afresh first with `ties.rerank`) that holds a judged document -- the ties as the
+  materialized base records them (irw_base.tie_a, tie_n) when `ties.cached`, else found in
+  the runs. A tie fills ranks
+  a..a+n-1 in any order. Columns:
     run_id, topic, rank   the position i
-    x_n, x_j              the tie's size n and the position's place in it, j = i - a + 1
-    x_nj, x_judged        the tie's judged documents; whether the stored document at i is judged
+    x_n, x_j              the tie's size n (1 alone) and the position's place in it, j = i - a + 1
+    x_nj, x_judged        the tie's judged documents; x_judged sums to the ranking's judged
+                          documents (the tie's on its first place)
     per threshold t (key k): x_r_k, x_q_k  the tie's documents of grade >= t, and its judged
                           ones below t; x_c0_k, x_nn0_k  the same counts over the ranks above
                           the tie
@@ -22,43 +27,83 @@
 {% import '_dialect.sql' as d %}
 {% import '_ranking.sql' as rk %}
 {% import '_base.sql' as b %}
-{% macro rows(P, sel, thresholds, gainsets, rerank=False) -%}
+{# The ties of two or more documents of the rankings of `runs` (ranked afresh with `rerank`)
+   chosen by `where` (on their rows `r`): (run_id, topic, a, n), their first rank and size. #}
+{% macro tie_extents(where, rerank=False) -%}
+SELECT r.run_id, r.topic, min(r.rank) AS a, count(*) AS n
+FROM {{ b.reranked_runs(where) if rerank else 'runs' }} AS r
+LEFT JOIN run_loads AS l ON l.collection = r.collection AND l.run_id = r.run_id
+WHERE {{ where }}
+GROUP BY r.run_id, r.topic, {{ rk.tie_value("coalesce(l.ranking_policy, 'trec_eval')", 'r') }}
+HAVING count(*) > 1
+{%- endmacro %}
+
+{# Each judged document of the base of qrels `q` (an SQL expression) in a tie, with the tie's
+   first rank and size: (run_id, topic, rank, a, n). #}
+{% macro base_ties(q) -%}
+SELECT jb.run_id, jb.topic, jb.rank, t.a, t.n
+FROM irw_base AS jb ASOF JOIN ({{ tie_extents('r.collection = collection_of(' ~ q ~ ')') }}) AS t
+  ON t.run_id = jb.run_id AND t.topic = jb.topic AND jb.rank >= t.a
+WHERE jb.qrels = {{ q }} AND jb.rank < t.a + t.n
+{%- endmacro %}
+
+{% macro rows(P, sel, thresholds, gainsets, ties) -%}
 {% set chosen = 'r.collection = ' ~ P.collection ~ ' AND r.run_id IN (SELECT run_id FROM ' ~ sel ~ ')' %}
-WITH x_all AS (
-    -- every document of the chosen rankings, with its tie and grade (NULL: unjudged)
-    SELECT r.run_id, r.topic, r.rank, j.rel AS grade,
-           {{ rk.tie_value("coalesce(l.ranking_policy, 'trec_eval')", 'r') | indent(11) }} AS tie
-    FROM {{ b.reranked_runs(chosen) if rerank else 'runs' }} AS r
-    LEFT JOIN run_loads AS l ON l.collection = r.collection AND l.run_id = r.run_id
-    LEFT JOIN (SELECT qj.topic, qj.docno, qj.rel FROM qrels AS qj
-               WHERE qj.qrels = {{ P.qrels }} AND qj.rel >= 0) AS j
-      ON j.topic = r.topic AND j.docno = r.docno
-    WHERE {{ chosen }}
+{% if ties.cached %}
+x_in AS (
+    -- each judged document with the tie it is in (x_a NULL: alone), as the base records it
+    SELECT jb.*, jb.tie_a AS x_a, jb.tie_n AS x_tn FROM brows AS jb
+),
+{% else %}
+x_ties AS (
+    {{ tie_extents(chosen, ties.rerank) | indent(4) }}
+),
+x_in AS (
+    -- each judged document with the tie it is in (x_a NULL: alone)
+    SELECT jb.*, CASE WHEN jb.rank < t.a + t.n THEN t.a END AS x_a, CASE WHEN jb.rank < t.a + t.n THEN t.n END AS x_tn
+    FROM brows AS jb ASOF LEFT JOIN x_ties AS t
+      ON t.run_id = jb.run_id AND t.topic = jb.topic AND jb.rank >= t.a
+),
+{% endif %}
+x_tied AS (
+    -- per tie holding a judged document: its counts, and those above it (the running counts
+    -- of its first judged document, less that document's own)
+    SELECT run_id, topic, x_a, x_tn, count(*) AS x_nj
+{% for t in thresholds %}
+         , count(*) FILTER (WHERE grade >= {{ t.value }}) AS x_r_{{ t.key }}
+         , count(*) FILTER (WHERE grade < {{ t.value }}) AS x_q_{{ t.key }}
+         , min({{ t.c_rel }} - CASE WHEN grade >= {{ t.value }} THEN 1 ELSE 0 END) AS x_c0_{{ t.key }}
+         , min({{ t.c_nonrel }} - CASE WHEN grade < {{ t.value }} THEN 1 ELSE 0 END) AS x_nn0_{{ t.key }}
+{% endfor %}
+{% for g in gainsets %}
+         , {{ d.fsum() }}({{ g.expr }}) AS x_g_{{ g.key }}
+{% endfor %}
+    FROM x_in WHERE x_a IS NOT NULL
+    GROUP BY run_id, topic, x_a, x_tn
+),
+x_rows AS (
+    SELECT run_id, topic, rank, 1 AS x_n, 1 AS x_j, 1 AS x_nj, 1 AS x_judged
+{% for t in thresholds %}
+         , CASE WHEN grade >= {{ t.value }} THEN 1 ELSE 0 END AS x_r_{{ t.key }}
+         , CASE WHEN grade < {{ t.value }} THEN 1 ELSE 0 END AS x_q_{{ t.key }}
+         , {{ t.c_rel }} - CASE WHEN grade >= {{ t.value }} THEN 1 ELSE 0 END AS x_c0_{{ t.key }}
+         , {{ t.c_nonrel }} - CASE WHEN grade < {{ t.value }} THEN 1 ELSE 0 END AS x_nn0_{{ t.key }}
+{% endfor %}
+{% for g in gainsets %}
+         , {{ g.expr }} AS x_g_{{ g.key }}
+{% endfor %}
+    FROM x_in WHERE x_a IS NULL
+    UNION ALL
+    SELECT run_id, topic, {{ d.cast('x_a + p.j - 1', 'INTEGER') }} AS rank, x_tn AS x_n, p.j AS x_j, x_nj,
+           CASE WHEN p.j = 1 THEN x_nj ELSE 0 END AS x_judged
+{% for t in thresholds %}
+         , x_r_{{ t.key }}, x_q_{{ t.key }}, x_c0_{{ t.key }}, x_nn0_{{ t.key }}
+{% endfor %}
+{% for g in gainsets %}
+         , x_g_{{ g.key }}
+{% endfor %}
+    FROM x_tied, LATERAL (SELECT unnest(range(1, x_tn + 1)) AS j) AS p
 )
-SELECT z.run_id, z.topic, z.rank, z.x_n, z.rank - z.x_a + 1 AS x_j, z.x_nj, z.x_judged
-{% for t in thresholds %}
-     , z.x_r_{{ t.key }}, z.x_q_{{ t.key }}
-     , sum(CASE WHEN z.rank = z.x_a THEN z.x_r_{{ t.key }} ELSE 0 END) OVER above - z.x_r_{{ t.key }} AS x_c0_{{ t.key }}
-     , sum(CASE WHEN z.rank = z.x_a THEN z.x_q_{{ t.key }} ELSE 0 END) OVER above - z.x_q_{{ t.key }} AS x_nn0_{{ t.key }}
-{% endfor %}
-{% for g in gainsets %}
-     , z.x_g_{{ g.key }}
-{% endfor %}
-FROM (SELECT y.run_id, y.topic, y.rank, y.grade, CASE WHEN y.grade IS NULL THEN 0 ELSE 1 END AS x_judged,
-             min(y.rank) OVER tie AS x_a, count(*) OVER tie AS x_n, count(y.grade) OVER tie AS x_nj
-{% for t in thresholds %}
-           , count(*) FILTER (WHERE y.grade >= {{ t.value }}) OVER tie AS x_r_{{ t.key }}
-           , count(*) FILTER (WHERE y.grade < {{ t.value }}) OVER tie AS x_q_{{ t.key }}
-{% endfor %}
-{% for g in gainsets %}
-           , coalesce(sum(CASE WHEN y.grade IS NOT NULL THEN {{ g.expr }} END) OVER tie, 0) AS x_g_{{ g.key }}
-{% endfor %}
-      -- only the ties holding a judged document: the others add nothing to any measure
-      FROM x_all AS y
-      WHERE (y.run_id, y.topic, y.tie) IN (SELECT run_id, topic, tie FROM x_all WHERE grade IS NOT NULL)
-      WINDOW tie AS (PARTITION BY y.run_id, y.topic, y.tie)) AS z
--- the counts over the ties above: each tie's counts, on its first row, summed down the ranking
-WINDOW above AS (PARTITION BY z.run_id, z.topic ORDER BY z.rank ROWS UNBOUNDED PRECEDING)
 {%- endmacro %}
 
 {# ---- Expectations at a position i (place j in a tie of n with r relevant, c0 relevant above

@@ -1,14 +1,17 @@
 {% import '_state.sql' as st %}
+{% import '_expected.sql' as ex %}
 {#- Keeping the caches (irwarehouse.engine.base, irwarehouse.state): the materialized base
-    relation (irw_base, irw_base_built) and the fingerprints of what irw last wrote
+    relation (irw_base, irw_base_built; the ties of its documents: irw_base_ties_built) and
+    the fingerprints of what irw last wrote
     (irw_state, irw_run_state, temp.irw_session; sql/state.sql defines them). Bound: $q (a
     qrels), $ids (run ids), $fp (a runs fingerprint), $name. -#}
 
 {# Build the base relation of the loaded qrels $q anew, as of the runs fingerprint $fp. #}
 {% macro rebuild_base() -%}
+{{ forget_ties() }}
 DELETE FROM irw_base WHERE qrels = $q;
 DELETE FROM irw_base_built WHERE qrels = $q;
-INSERT INTO irw_base SELECT * FROM irw_base_rows($q);
+INSERT INTO irw_base BY NAME SELECT * FROM irw_base_rows($q);
 INSERT INTO irw_base_built VALUES ($q, current_timestamp, $fp, irw_qrels_fp($q));
 {%- endmacro %}
 
@@ -20,14 +23,37 @@ WHERE i.collection = $c ORDER BY b.qrels
 
 {# Recompute the base rows of the runs $ids in the base of $q. #}
 {% macro update_base() -%}
+{{ forget_ties() }}
 DELETE FROM irw_base WHERE qrels = $q AND list_contains($ids, run_id);
-INSERT INTO irw_base SELECT * FROM irw_base_rows($q) WHERE run_id IN (SELECT unnest($ids::VARCHAR[]));
+INSERT INTO irw_base BY NAME SELECT * FROM irw_base_rows($q) WHERE run_id IN (SELECT unnest($ids::VARCHAR[]));
 {%- endmacro %}
 
 {# Forget the base of qrels $q, or (one=false) every base. #}
 {% macro forget_bases(one) -%}
 DELETE FROM irw_base{% if one %} WHERE qrels = $q{% endif %};
 DELETE FROM irw_base_built{% if one %} WHERE qrels = $q{% endif %};
+DELETE FROM irw_base_ties_built{% if one %} WHERE qrels = $q{% endif %};
+{%- endmacro %}
+
+{# Forget that the base of $q records its ties (irw_base.tie_a, tie_n): they are recorded
+   again when next needed. #}
+{% macro forget_ties() -%}
+DELETE FROM irw_base_ties_built WHERE qrels = $q;
+{%- endmacro %}
+
+{# Record the ties of the judged documents of the current base of $q (irw_base.tie_a, tie_n). #}
+{% macro build_ties() -%}
+{{ forget_ties() }}
+UPDATE irw_base SET tie_a = NULL, tie_n = NULL WHERE qrels = $q AND tie_a IS NOT NULL;
+UPDATE irw_base SET tie_a = t.a, tie_n = t.n
+FROM ({{ ex.base_ties('$q') }}) AS t
+WHERE irw_base.qrels = $q AND irw_base.run_id = t.run_id AND irw_base.topic = t.topic AND irw_base.rank = t.rank;
+INSERT INTO irw_base_ties_built VALUES ($q);
+{%- endmacro %}
+
+{# Whether the ties of the base of $q are recorded. #}
+{% macro ties_built() -%}
+SELECT count(*) > 0 FROM irw_base_ties_built WHERE qrels = $q
 {%- endmacro %}
 
 {# The runs fingerprint this connection checked (or irw left). #}

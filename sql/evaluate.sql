@@ -28,9 +28,10 @@
                  by a condition on the warehouse's state (_state.sql) so that one is used
     ties         with source ties: the tie policy's sort keys `within` and whether the runs
                  are ranked afresh first (`rerank`); or, for tie policy expected, `expected`
-                 (true) and `rerank`: the base is then _expected.sql's rows, and each measure
-                 aggregates them with its expected_aggs(m) (and expected_value(m), if it has
-                 one, in place of value(m)); else None (each tie in the stored order)
+                 (true), `rerank` and `cached` (see _expected.sql's rows): the rows are then _expected.sql's (the base rows, and a
+                 row per position of each tie holding one), and each measure aggregates them
+                 with its expected_aggs(m) (and expected_value(m), if it has one, in place of
+                 value(m)); else None (each tie in the stored order)
 
   Each sql/measures/<Name>.sql defines macros over one row of the base:
     aggs(m)      aggregate expressions per (run, topic), aliased <m.id>_<x> (none: a measure
@@ -229,11 +230,10 @@ topicset AS (
 {% endif %}
 ),
 {% set expected = ties is not none and ties.get('expected', False) %}
-{% if not expected %}
 brel AS (
-    {{ b.base_rows(sources, P, 'sel', st.guards if auto else {}, ties) | indent(4) }}
+    {{ b.base_rows(sources, P, 'sel', st.guards if auto else {}, none if expected else ties,
+                   expected and ties.cached) | indent(4) }}
 ),
-{% endif %}
 {% set unassessed = 'pool_unjudged' in needed %}
 {% if unassessed %}
 pu AS (
@@ -357,10 +357,6 @@ sp_agg AS (
 ),
 {% endif %}
 brows AS (
-{% if expected %}
-    -- tie policy expected: a row per position of each tie holding a judged document
-    {{ ex.rows(P, 'sel', thresholds, gainsets, ties.rerank) | indent(4) }}
-{% else %}
 {% if window_guard %}
     -- a measure macro called with the default threshold and gains: the base's running sums
     SELECT brel.*, crank - c_rel AS c_nonrel
@@ -383,8 +379,10 @@ brows AS (
 {% endfor %}
     FROM brel{% if window_guard %} WHERE {{ window_guard }}{% endif %}
 
-{% endif %}
 ),
+{% if expected %}
+{{ ex.rows(P, 'sel', thresholds, gainsets, ties) }},
+{% endif %}
 {% set at_ideal = measures | selectattr('module.ideal_rows', 'defined') | list %}
 rows AS (
     SELECT b.*
@@ -403,7 +401,7 @@ rows AS (
 {% for m in at_ideal %}
          , {{ m.id }}_i.v AS {{ m.iv }}, {{ m.id }}_i.irank AS {{ m.ipos }}
 {% endfor %}
-    FROM brows b
+    FROM {{ 'x_rows' if expected else 'brows' }} b
     LEFT JOIN tstats ts ON ts.topic = b.topic
 {% if unassessed %}
     LEFT JOIN pu_c ON pu_c.run_id = b.run_id AND pu_c.topic = b.topic AND pu_c.rank = b.rank

@@ -21,6 +21,7 @@ WHERE NOT internal AND database_name = current_database() AND function_type IN (
 {% macro drop_caches() -%}
 DROP TABLE IF EXISTS irw_base;
 DROP TABLE IF EXISTS irw_base_built;
+DROP TABLE IF EXISTS irw_base_ties_built;
 DROP TABLE IF EXISTS irw_run_state;
 DROP TABLE IF EXISTS irw_derived_built;
 DROP TABLE IF EXISTS irw_derived_removed;

@@ -141,7 +141,9 @@ CREATE OR REPLACE TABLE measures (
 -- Cache: the base relation (judged retrieved documents with running sums) per loaded qrels,
 -- over the runs of the qrels's collection. The
 -- document is identified by its judgment id (irw_judgment_ids), an integer; judged
--- non-relevant documents so far are crank - c_rel.
+-- non-relevant documents so far are crank - c_rel. tie_a, tie_n: where irw_base_ties_built
+-- lists the qrels, the first rank and the size of the tie (documents of equal score) the
+-- document is in; NULL when it is alone.
 CREATE TABLE IF NOT EXISTS irw_base (
     qrels    VARCHAR NOT NULL,
     run_id   VARCHAR NOT NULL,
@@ -151,7 +153,9 @@ CREATE TABLE IF NOT EXISTS irw_base (
     crank    INTEGER NOT NULL,
     grade    INTEGER NOT NULL,
     c_rel    INTEGER NOT NULL,
-    cg       DOUBLE  NOT NULL
+    cg       DOUBLE  NOT NULL,
+    tie_a    INTEGER,
+    tie_n    INTEGER
 );
 
 -- The qrels whose base is materialized, with the fingerprints of the runs and of the qrels it
@@ -161,6 +165,13 @@ CREATE TABLE IF NOT EXISTS irw_base_built (
     built_at TIMESTAMP NOT NULL,
     runs_fp  UBIGINT NOT NULL,
     qrels_fp UBIGINT NOT NULL
+);
+
+-- The qrels whose base records its documents' ties (irw_base.tie_a, tie_n): filled the first
+-- time tie policy expected evaluates the qrels (sql/_expected.sql), forgotten whenever the
+-- base's rows change.
+CREATE TABLE IF NOT EXISTS irw_base_ties_built (
+    qrels    VARCHAR PRIMARY KEY
 );
 
 -- What a derived qrels lacks of its root (the loaded qrels it descends from), recorded when

@@ -20,7 +20,7 @@ from ..sql import quote_literal
 DEFAULT_DB = "irw.duckdb"
 PUBLISHED_KEY = "published_from"  # irw_meta: this file is a copy irw publish wrote
 # The layout of the warehouse's tables (irwarehouse.schema creates and upgrades it).
-SCHEMA_VERSION = "10"  # the steps of each version: irwarehouse.schema.MIGRATIONS
+SCHEMA_VERSION = "11"  # the steps of each version: irwarehouse.schema.MIGRATIONS
 # The oldest DuckDB release that can open files irw creates (DuckDB's
 # storage_compatibility_version): DuckDB 2.0 would otherwise write its own format, which
 # DuckDB 1.x clients (the DuckDB CLI, BI tools that pin duckdb<2) cannot read. A file keeps

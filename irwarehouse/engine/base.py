@@ -40,6 +40,20 @@ def ensure_bases(con) -> list[str]:
     return names
 
 
+@without_order
+def ensure_ties(con, qrels: str) -> bool:
+    """Whether the current base of the loaded qrels ``qrels`` records its documents' ties
+    (irw_base.tie_a, tie_n, for tie policy expected), recording them first where the
+    connection may write."""
+    if sql.rows(con, "caches.sql", "ties_built", {"q": qrels})[0][0]:
+        return True
+    if con_is_read_only(con):
+        return False
+    with transaction(con):
+        sql.run(con, "caches.sql", "build_ties", {"q": qrels})
+    return True
+
+
 def base_source(con, qrels: str, collection: str) -> tuple[str, dict]:
     """Where the base rows of ``qrels`` for the runs of ``collection`` come from, and the
     parameters that source binds. A writable connection materializes the root's base first

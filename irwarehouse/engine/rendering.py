@@ -214,13 +214,15 @@ def _engine_inputs(dialect: str = "duckdb") -> dict:
 
 def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | None = None,
                rel_level: int | None = None, base_source: str = "cache",
-               dialect: str = "duckdb", ties: TiePolicy | None = None) -> str:
+               dialect: str = "duckdb", ties: TiePolicy | None = None,
+               ties_cached: bool = False) -> str:
     """The SQL that computes ``measures`` (bind qrels, topic_qrels, collection, runs, and
     base_qrels when ``base_source`` is 'subset') in the SQL engine ``dialect`` (sql.DIALECTS;
     other engines than DuckDB compute the base 'fresh' from their tables). ``ties``: a tie
     policy that ranks ties otherwise than the stored ranking computes the base from the runs
     with each tie so ranked (source 'ties'; ranked afresh first where ``base_source`` is
-    'rerank')."""
+    'rerank'). Under tie policy expected, ``ties_cached``: the base (source 'cache') records
+    its documents' ties (irw_base.tie_a, tie_n), else they are found in the runs."""
     if topics not in TOPIC_POLICIES:
         raise IrwError(f"unknown topic policy {topics!r}; valid: {', '.join(TOPIC_POLICIES)}")
     if max_docs is not None and not 1 <= max_docs <= 2**31 - 1:
@@ -250,8 +252,7 @@ def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | N
     tied = None
     if ties is not None and ties.expected:
         _check_expected(measures, dialect, max_docs)
-        tied = {"expected": True, "rerank": base_source == "rerank"}
-        base_source = "ties"
+        tied = {"expected": True, "rerank": base_source == "rerank", "cached": ties_cached}
     elif ties is not None and ties.reranks:
         tied = {"within": [list(key) for key in ties.within], "rerank": base_source == "rerank"}
         base_source = "ties"
