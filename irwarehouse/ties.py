@@ -36,14 +36,25 @@ def _means(con, qrels: str, measures: list[Measure], run_ids: list[str], topics:
     return frame.set_index(["measure", "run_id"])["value"]
 
 
+def tie_counts(con, qrels: str, run_ids: list[str]) -> pd.DataFrame:
+    """Per run of ``run_ids`` (of the collection of ``qrels``): its tie groups, the documents
+    in them and the topics with one (run_id, tie_groups, tied_docs, topics_with_ties)."""
+    collection = catalogue.collection_of(con, catalogue.qrels_info(con, qrels)[0])
+    return pd.DataFrame(sql.rows(con, "ties.sql", "counts", {"collection": collection, "runs": list(run_ids)}),
+                        columns=["run_id", "tie_groups", "tied_docs", "topics_with_ties"])
+
+
+def tie_table_empty() -> pd.DataFrame:
+    """The table of :func:`tie_table` with no rows."""
+    return pd.DataFrame(columns=list(COLUMNS))
+
+
 def tie_table(con, qrels: str, measures: list[Measure], run_ids: list[str],
               topics: str = "qrels") -> pd.DataFrame:
     """One row per run and measure (:data:`COLUMNS`), the runs in order of their place under
     the stored ranking, per measure in the order given."""
     name, _ = catalogue.qrels_info(con, qrels)
-    collection = catalogue.collection_of(con, name)
-    counts = pd.DataFrame(sql.rows(con, "ties.sql", "counts", {"collection": collection, "runs": list(run_ids)}),
-                          columns=["run_id", "tie_groups", "tied_docs", "topics_with_ties"])
+    counts = tie_counts(con, name, run_ids)
     means = {}
     for policy in POLICIES:
         means[policy] = _means(con, name, measures, run_ids, topics, policy)

@@ -125,7 +125,7 @@ def test_page_parses_with_every_section(page):
     # matrix, the coverage; each an SVG document inline
     counts = {key: len(doc.images.get(key, [])) for key in SECTIONS}
     assert counts == {"leaderboard": 1, "significance": 6, "distributions": 3, "correlation": 1,
-                      "coverage": 1}
+                      "coverage": 1, "ties": 0}
     for images in doc.images.values():
         for src in images:
             prefix = "data:image/svg+xml;base64,"
@@ -479,8 +479,8 @@ window.addEventListener("load", () => {
 # Colours only the figures of each section paint in large areas (irwarehouse/report/runs_figures.py):
 # the CI plot's dots and intervals; the significance maps' cells (better, worse, not
 # significant) and the groups' runs; the box plots' boxes and mean markers; the tau
-# matrix's diagonal (1.0, the top of viridis); the coverage bars. And the body text's
-# colour, in every section.
+# matrix's diagonal (1.0, the top of viridis); the coverage bars; the ties section is text.
+# And the body text's colour, in every section.
 TEXT = "#222222"
 
 
@@ -492,7 +492,8 @@ def signatures() -> dict[str, list[str]]:
             "significance": ["#2f6fae", "#c2413b", "#ececec", "#2f4f7f"],
             "distributions": ["#dbe7f3", "#c2413b"],
             "correlation": [top],
-            "coverage": ["#2f6fae", "#b9cfe6", "#6a8f3a"]}
+            "coverage": ["#2f6fae", "#b9cfe6", "#6a8f3a"],
+            "ties": []}
 
 
 def test_page_renders_in_a_browser(page, tmp_path):

@@ -319,6 +319,30 @@ def test_statistics_and_the_report_take_ties():
         assert w.ci("AP", "q", ties="optimistic").records() != w.ci("AP", "q", ties="pessimistic").records()
 
 
+def test_the_reports_ties_section():
+    """The report's ties section: irw ties' table for its first measure; the pairs whose
+    significance differs between the stored ranking and expected, as irw pvalues gives them
+    under each; and, on runs without ties, a line saying none has them."""
+    qrels, runs = _heavy_ties(10, runs=5, topics=8)
+    with Warehouse(":memory:") as w:
+        w.load_qrels(qrels, "q")
+        w.load_runs(runs)
+        data = w.report(["P@5", "AP"], "q", format="html")
+        table = w.ties(["P@5"], "q").df()
+        pd.testing.assert_frame_equal(data.tie_table.reset_index(drop=True), table, check_dtype=False)
+        significant = {t: {(r["run_a"], r["run_b"]) for r in w.pvalues("P@5", "q", ties=t).records()
+                           if r["significant"]} for t in ("trec_eval", "expected")}
+        changed = significant["trec_eval"] ^ significant["expected"]
+        assert len(changed) == 1  # this seed's runs: one pair's significance depends on the ties
+        assert {(r["run_a"], r["run_b"]) for r in data.tie_pairs.to_dict("records")} == changed
+        assert data.tie_other == "expected"
+        page = data.to_html()
+        assert "5 of the 5 runs have ties" in page
+        untied = runs.assign(score=-runs["rank"].astype(float))
+        w.load_runs(untied, replace=True)
+        assert "No run has ties" in w.report(["P@5"], "q", format="html").to_html()
+
+
 def test_irw_ties_on_a_hand_checked_example(tmp_path):
     """Qrels: a and c relevant, b not, d unjudged. Run X ranks a (2.0) above a tie of b and
     c (1.0): stored c, b (docno descending), P@2 = 1, the bounds 1 and 1/2. Run Y ties all

@@ -50,6 +50,9 @@ class Report:
     correction_chosen: bool = False  # the correction is the default for this many runs, not asked for
     ranking: str = "trec_eval"  # the ranking orders of the runs (run_loads.ranking_policy)
     ties: str = "trec_eval"  # the tie policy of the scores (irwarehouse.options.TIE_POLICIES)
+    tie_table: pd.DataFrame | None = None  # irw ties' table for the first measure (runs only)
+    tie_pairs: pd.DataFrame | None = None  # its pairs whose significance another tie policy changes
+    tie_other: str | None = None  # that policy: expected, or trec_eval for a report under expected
     _groups: dict = field(default_factory=dict, repr=False, compare=False)
 
     # ---------------------------------------------------------------------- the data
@@ -352,6 +355,10 @@ def build_report(con, measures, qrels: str | None = None, runs="all", topics: st
     coverage = cov.reindex(index=rows, columns=cov_labels).reset_index(names="run_id")
     coverage.columns.name = None
 
+    tie_frame = tie_pairs = other = None
+    if by == "run":
+        tie_frame, tie_pairs, other = _tie_data(con, qrels, parsed[0], run_ids, topics, ties, pairs[0],
+                                                test, correction, alpha, B, seed, level)
     means = dict(zip(rows, mats[labels[0]].means))
     ordered = sorted(rows, key=lambda r: (-means[r], r))  # as Report.order
     coverage = coverage.set_index("run_id").loc[ordered].reset_index()
@@ -362,7 +369,31 @@ def build_report(con, measures, qrels: str | None = None, runs="all", topics: st
                   unit=by, power=power, highlight=[r for r in ordered if r in highlight],
                   correction_chosen=chosen,
                   ranking=evaluation.ranking_orders(con, catalogue.collection_of(con, qrels), run_ids),
-                  ties=ties.name)
+                  ties=ties.name, tie_table=tie_frame, tie_pairs=tie_pairs, tie_other=other)
+
+
+def _tie_data(con, qrels, measure, run_ids, topics, ties, pairs, test, correction, alpha, B, seed, level):
+    """The ties section's data for the first ``measure``: irw ties' table (none when no run
+    has a tie) and, where the measure has an exact expected value, the pairs of ``pairs``
+    (the report's, under tie policy ``ties``) whose significance differs under expected (or,
+    for a report under expected, under trec_eval), with that policy's name."""
+    from .. import ties as tie_module
+    from ..engine.rendering import has_expectation
+
+    counts = tie_module.tie_counts(con, qrels, run_ids)
+    if not (counts["tie_groups"] > 0).any():
+        return tie_module.tie_table_empty(), None, None
+    table = tie_module.tie_table(con, qrels, [measure], run_ids, topics)
+    if not has_expectation(measure):
+        return table, None, None
+    other = "trec_eval" if ties.name == "expected" else "expected"
+    matrix = significance.score_matrices(con, qrels, [measure], run_ids, topics, store=False, ties=other)[str(measure)]
+    theirs = significance.pair_frame(matrix, test, correction, alpha, B, seed, level=level)
+    both = pairs.merge(theirs[["run_a", "run_b", "diff", "p_adjusted", "significant"]], on=["run_a", "run_b"],
+                       suffixes=("", "_other"))
+    changed = both[both["significant"] != both["significant_other"]]
+    return table, changed[["run_a", "run_b", "diff", "p_adjusted", "significant", "diff_other",
+                           "p_adjusted_other", "significant_other"]].reset_index(drop=True), other
 
 
 def _highlighted(highlight, rows: list[str], unit: str) -> list[str]:
@@ -499,6 +530,24 @@ def _coverage_data(r: Report) -> dict:
             "figure": rf.coverage_figure(r), "open": len(r.run_ids) <= SMALL, "highlight": r.highlight}
 
 
+def _ties_data(r: Report) -> dict:
+    if r.unit != "run":
+        return {"unit": r.unit}
+    table = r.tie_table
+    tied = table[table["tie_groups"] > 0] if table is not None and len(table) else None
+    if tied is None or not len(tied):
+        return {"unit": r.unit, "rows": []}
+    rows = tied.sort_values(["spread", "run_id"], ascending=[False, True]).to_dict("records")
+    moves = [row["run_id"] for row in rows if row["best_place"] != row["worst_place"]]
+    pairs = [] if r.tie_pairs is None else r.tie_pairs.to_dict("records")
+    return {"unit": r.unit, "rows": rows, "measure": rows[0]["measure"], "n_runs": len(table),
+            "topics": int(tied["topics_with_ties"].max()), "moves": moves,
+            "has_expected": bool(tied["expected"].notna().any()), "policy": r.ties,
+            "other": r.tie_other, "pairs": pairs, "n_pairs": r.n_pairs,
+            "test": test_text(r.test, r.B, r.seed), "alpha": r.alpha, "open": len(rows) <= SMALL,
+            "highlight": r.highlight}
+
+
 # The page's sections in order: key (the anchor, and the template report/<key>.html),
 # heading, and the function that builds the template's data from a Report.
 PAGE = Sections("report", (
@@ -507,5 +556,6 @@ PAGE = Sections("report", (
     ("distributions", "Per-topic scores", _distributions_data),
     ("correlation", "Correlation of the measures", _correlation_data),
     ("coverage", "Judgment coverage", _coverage_data),
+    ("ties", "Ties", _ties_data),
 ))
 SECTIONS = PAGE.titles
