@@ -68,6 +68,13 @@ class TiePolicy:
     expected: bool = False  # no one order: the exact mean over every ordering of each tie
 
     @property
+    def by_gain(self) -> bool:
+        """Whether it orders each tie by gain alone (then the stored rank): its ranks follow
+        from the judged documents and the ties the base records (sql/_ranking.sql,
+        tie_ranked_base)."""
+        return self.within is not None and [c for c, _ in self.within] == ["gain"]
+
+    @property
     def reranks(self) -> bool:
         """Whether it ranks ties otherwise than the stored ranking does."""
         return self.within is not None or self.expected

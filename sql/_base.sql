@@ -118,7 +118,9 @@ SELECT rl.run_id, rl.topic, rl.n_docs FROM run_topics AS rl WHERE rl.collection 
             (by judgment id), running sums recomputed
     fresh   computed from `runs` (the base is not materialized, or not current)
     rerank  computed from `runs` ranked afresh (`runs` was changed outside irw)
-    ties    computed from `runs` with each tie ranked by the tie policy `ties` (tied_runs)
+    ties    computed from `runs` with each tie ranked by the tie policy `ties` (tied_runs); or,
+            with `ties.cached`, from the materialized base and the ties it records
+            (_ranking.sql's tie_ranked_base: a policy ordering ties by gain alone)
   `where` (a dict source -> SQL condition) guards each branch; with several sources their
   union is taken, and the guards must make exactly one of them non-empty. `tie_columns`: the
   cache's rows carry their ties too (tie_a, tie_n; see irw_base).
@@ -145,6 +147,10 @@ FROM ({{ running_sums(judged_rows(P.qrels, P.collection, where='r.run_id IN (SEL
 {% elif source == 'rerank' %}
 SELECT run_id, topic, rank, crank, grade, c_rel, cg
 FROM ({{ running_sums(judged_rows(P.qrels, P.collection, ranked=reranked_runs('r.collection = ' ~ P.collection ~ ' AND r.run_id IN (SELECT run_id FROM ' ~ sel ~ ') AND ' ~ guard))) }}) AS reranked
+{% elif source == 'ties' and ties.cached %}
+SELECT run_id, topic, rank, crank, grade, c_rel, cg
+FROM ({{ rk.tie_ranked_base("(SELECT run_id, topic, rank, crank, grade, c_rel, cg, tie_a, tie_n FROM irw_base
+      WHERE qrels = " ~ P.qrels ~ " AND run_id IN (SELECT run_id FROM " ~ sel ~ ") AND " ~ guard ~ ")", ties.within) }}) AS tied
 {% elif source == 'ties' %}
 SELECT run_id, topic, rank, crank, grade, c_rel, cg
 FROM ({{ running_sums(judged_rows(P.qrels, P.collection, ranked=tied_runs(P, sel, ties), where=guard)) }}) AS tied

@@ -101,6 +101,46 @@ CASE WHEN {{ policy }} = 'trec_eval_9' THEN {{ d.cast(d.cast(r ~ '.score', 'REAL
        WHERE {{ where }}) AS t)
 {%- endmacro %}
 
+{# The base rows (run_id, topic, rank, crank, grade, c_rel, cg: _base.sql's running_sums) of
+   a tie policy ordering each tie by gain alone (`within`: [['gain', 'DESC' or 'ASC']]) --
+   the ranks tie_ranked gives -- computed from a materialized base alone: `rows`, a relation
+   of its rows with the tie each is in (tie_a, its first rank, and tie_n, its size; NULL:
+   alone), as irw_base records them. The unjudged documents of a tie have gain 0 and keep
+   their stored order among those of gain 0, so a judged document's new rank follows from
+   the judged ones of its tie; with g its gain:
+      by gain DESC: a + (judged of higher gain) + (judged of gain g above it)     if g > 0,
+                    (documents of gain > 0) + rank - (those above it)             if g = 0;
+      by gain ASC:  rank - (documents of gain > 0 above it)                       if g = 0,
+                    a + n - (judged of gain >= g) + (judged of gain g above it)   if g > 0.
+   The running sums change only within a tie: those above it (the smallest of each row's
+   own less its own part) plus the tie's rows up to the row in the new order. #}
+{% macro tie_ranked_base(rows, within) -%}
+{% set desc = within[0][1] == 'DESC' %}
+SELECT run_id, topic, rank, crank, grade, c_rel, cg FROM {{ rows }} AS alone WHERE tie_a IS NULL
+UNION ALL
+SELECT run_id, topic, rank,
+       {{ d.cast('k0 + row_number() OVER (PARTITION BY run_id, topic, tie_a ORDER BY rank)', 'INTEGER') }} AS crank,
+       grade,
+       {{ d.cast('c0 + ' ~ d.running_count('grade >= 1', 'rank', 'run_id, topic, tie_a'), 'INTEGER') }} AS c_rel,
+       g0 + {{ d.running_sum('g', 'rank', 'run_id, topic, tie_a') }} AS cg
+FROM (SELECT run_id, topic, grade, g, tie_a, k0, c0, g0,
+             {{ d.cast('CASE WHEN g > 0 THEN tie_a + ' ~ ('higher' if desc else 'tie_n - at_least') ~ ' + same_above
+                       ELSE ' ~ ('n_pos + ' if desc else '') ~ 'rank - pos_above END', 'INTEGER') }} AS rank
+      FROM (SELECT t.*,
+                   rank() OVER (PARTITION BY run_id, topic, tie_a ORDER BY g DESC) - 1 AS higher,
+                   count(*) OVER (PARTITION BY run_id, topic, tie_a ORDER BY g DESC
+                                  RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS at_least,
+                   row_number() OVER (PARTITION BY run_id, topic, tie_a, g ORDER BY rank) - 1 AS same_above,
+                   count(*) FILTER (WHERE g > 0) OVER (PARTITION BY run_id, topic, tie_a) AS n_pos,
+                   count(*) FILTER (WHERE g > 0) OVER (PARTITION BY run_id, topic, tie_a ORDER BY rank
+                                                       ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS pos_above,
+                   min(crank - 1) OVER (PARTITION BY run_id, topic, tie_a) AS k0,
+                   min(c_rel - CASE WHEN grade >= 1 THEN 1 ELSE 0 END) OVER (PARTITION BY run_id, topic, tie_a) AS c0,
+                   min(cg - g) OVER (PARTITION BY run_id, topic, tie_a) AS g0
+            FROM (SELECT x.*, CASE WHEN x.grade >= 1 THEN x.grade ELSE 0 END AS g
+                  FROM {{ rows }} AS x WHERE x.tie_a IS NOT NULL) AS t) AS reranked) AS tied
+{%- endmacro %}
+
 {% macro within_keys(within, t) -%}
 {% for column, direction in within %}{{ t }}{{ column }} {{ direction }}, {% endfor %}
 {%- endmacro %}

@@ -151,17 +151,19 @@ def test_expected_within_a_monte_carlo_estimate_on_heavy_ties():
 
 def test_expected_reads_the_ties_the_base_records_as_it_would_find_them_in_the_runs(tmp_path):
     """A writable warehouse records each judged document's tie in the materialized base the
-    first time it evaluates under expected (irw_base.tie_a, tie_n); a read-only one, or one
-    whose base is not current, finds the ties in the runs. Both give the same values, and
-    replacing a run makes the base forget its ties, recorded anew when next needed."""
+    first time it evaluates under expected, optimistic or pessimistic (irw_base.tie_a,
+    tie_n); a read-only one, or one whose base is not current, finds the ties in the runs.
+    Both give the same values, and replacing a run makes the base forget its ties, recorded
+    anew when next needed."""
     qrels, runs = _heavy_ties(4, runs=3, topics=5)
     path = str(tmp_path / "w.duckdb")
     measures = ["AP", "P@5", "nDCG@10", "RR", "Bpref", "RBP(p=0.8)", "AP(rel=2)"]
 
     def values(read_only):
         with Warehouse(path, read_only=read_only) as w:
-            got = {(r["run_id"], r["topic"], r["measure"]): r["value"]
-                   for r in w.eval(measures, "q", ties="expected", store=False).records()}
+            got = {(t, r["run_id"], r["topic"], r["measure"]): r["value"]
+                   for t in ("expected", "optimistic", "pessimistic")
+                   for r in w.eval(measures, "q", ties=t, store=False).records()}
             recorded = w.sql("SELECT count(*) FROM irw_base_ties_built").rows()[0][0]
             return got, recorded
 
@@ -171,7 +173,7 @@ def test_expected_reads_the_ties_the_base_records_as_it_would_find_them_in_the_r
     found, recorded = values(read_only=True)
     assert recorded == 0
     cached, recorded = values(read_only=False)
-    assert recorded == 1 and len(cached) == 3 * 5 * len(measures)
+    assert recorded == 1 and len(cached) == 3 * 3 * 5 * len(measures)
     assert cached == pytest.approx(found, abs=1e-12)
     with Warehouse(path) as w:
         assert w.sql("SELECT count(*) FROM irw_base WHERE tie_n > 1").rows()[0][0] > 50
@@ -181,7 +183,7 @@ def test_expected_reads_the_ties_the_base_records_as_it_would_find_them_in_the_r
     again_found, _ = values(read_only=True)
     again, recorded = values(read_only=False)
     assert recorded == 1 and again == pytest.approx(again_found, abs=1e-12)
-    assert any(abs(again[k] - cached[k]) > 1e-9 for k in cached if k[0] == "run0")
+    assert any(abs(again[k] - cached[k]) > 1e-9 for k in cached if k[1] == "run0")
 
 
 def test_expected_refuses_what_it_cannot_compute_exactly():

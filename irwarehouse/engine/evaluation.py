@@ -109,7 +109,8 @@ def scores_query(source, qrels: str, measures: list[Measure], run_ids: list[str]
         note_unshared_topics(engine, topic_qrels, collection, run_ids)
     source_kind, extra = (base.base_source(engine.con, name, collection) if engine.caches_base
                           else ("fresh", {}))
-    ties_cached = ties.expected and source_kind == "cache" and base.ensure_ties(engine.con, name)
+    ties_cached = ((ties.expected or ties.by_gain) and source_kind == "cache"
+                   and base.ensure_ties(engine.con, name))
     query = rendering.render_sql(measures, topics=topics, max_docs=max_docs, rel_level=rel_level,
                                  base_source=source_kind, dialect=engine.dialect, ties=ties,
                                  ties_cached=ties_cached)

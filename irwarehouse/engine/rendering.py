@@ -221,8 +221,9 @@ def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | N
     other engines than DuckDB compute the base 'fresh' from their tables). ``ties``: a tie
     policy that ranks ties otherwise than the stored ranking computes the base from the runs
     with each tie so ranked (source 'ties'; ranked afresh first where ``base_source`` is
-    'rerank'). Under tie policy expected, ``ties_cached``: the base (source 'cache') records
-    its documents' ties (irw_base.tie_a, tie_n), else they are found in the runs."""
+    'rerank'). ``ties_cached``: the base (source 'cache') records its documents' ties
+    (irw_base.tie_a, tie_n), which tie policy expected and those ordering ties by gain alone
+    read instead of the runs."""
     if topics not in TOPIC_POLICIES:
         raise IrwError(f"unknown topic policy {topics!r}; valid: {', '.join(TOPIC_POLICIES)}")
     if max_docs is not None and not 1 <= max_docs <= 2**31 - 1:
@@ -254,7 +255,8 @@ def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | N
         _check_expected(measures, dialect, max_docs)
         tied = {"expected": True, "rerank": base_source == "rerank", "cached": ties_cached}
     elif ties is not None and ties.reranks:
-        tied = {"within": [list(key) for key in ties.within], "rerank": base_source == "rerank"}
+        tied = {"within": [list(key) for key in ties.within], "rerank": base_source == "rerank",
+                "cached": ties_cached and ties.by_gain}
         base_source = "ties"
 
     def render() -> str:
