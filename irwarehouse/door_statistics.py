@@ -220,8 +220,9 @@ class StatisticsDoor(Door):
     def ties(self, measures, qrels: str | None = None, runs="all", *, topics: str = "qrels") -> Result:
         """How much each run's scores depend on its ties (``irw ties``; irwarehouse.ties): its
         tie groups, the documents in them and the topics with one; per measure its mean under
-        the stored ranking and under the tie policies optimistic and pessimistic, their
-        difference (``spread``), its place on the leaderboard and the best and worst places
+        the stored ranking, its exact mean over every ordering of the ties (``expected``, NaN
+        where no exact computation is built) and ``trec_eval_minus_expected``, its means under
+        the tie policies optimistic and pessimistic, their difference (``spread``), its place on the leaderboard and the best and worst places
         any tie-breaking gives it."""
         from . import ties
 

@@ -195,6 +195,12 @@ def test_expected_refuses_what_it_cannot_compute_exactly():
                 w.eval([measure], "q", ties="expected", store=False)
         with pytest.raises(IrwError, match="--max-docs does not apply"):
             w.eval(["AP"], "q", ties="expected", max_docs=3, store=False)
+    from irwarehouse.engine import rendering
+    from irwarehouse.measures import parse
+    from irwarehouse.options import tie_policy
+
+    with pytest.raises(IrwError, match="tie policy expected is computed by DuckDB only"):
+        rendering.render_sql([parse("AP")], dialect="spark", ties=tie_policy("expected"))
 
 
 def test_trec_eval_ties_are_the_stored_ranking_and_run_ties_the_files_order():

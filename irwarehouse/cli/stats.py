@@ -236,8 +236,9 @@ def ties_cmd(
 ):
     """How much each run's scores depend on its ties (documents of equal score): its tie
     groups, tied documents and topics with ties; per measure its mean as stored (trec_eval),
-    the bounds over every tie-breaking (optimistic, pessimistic) and their spread, its place
-    and the best and worst places any tie-breaking gives it."""
+    its exact mean over every tie-breaking (expected) and the difference, the bounds over
+    every tie-breaking (optimistic, pessimistic) and their spread, its place and the best and
+    worst places any tie-breaking gives it."""
     check_format(fmt)
     api.measure_labels(measure)  # a bad measure is reported before the warehouse is opened
     with open_warehouse(ctx, read_only=True) as w:
