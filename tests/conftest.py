@@ -146,14 +146,18 @@ def evaluated_fixtures(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def trec8_db(trec8, tmp_path_factory):
-    """A warehouse holding the full TREC-8 runset and qrels (loaded once per test session)."""
+    """A warehouse holding the full TREC-8 runset and qrels (loaded once per test session),
+    its base materialized with the ties of its documents, as a first evaluation under tie
+    policy expected leaves it (tests open it read-only)."""
     from irwarehouse import schema
-    from irwarehouse.engine import loading
+    from irwarehouse.engine import base, loading
 
     path = str(tmp_path_factory.mktemp("trec8") / "trec8.duckdb")
     con = schema.connect(path)
     loading.load_qrels(con, [str(trec8 / "qrels.trec8.gz")], "trec8")
     loading.load_runs(con, [str(trec8 / "runs")], meta=str(trec8 / "runs.tsv"))
+    base.ensure_base(con, "trec8")
+    base.ensure_ties(con, "trec8")
     con.close()
     return path
 
