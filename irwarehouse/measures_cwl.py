@@ -1,7 +1,8 @@
-"""The C/W/L family of the catalogue (irwarehouse.measures): INST, INSQ, BPM, NERR8-11 and
-SDCG as cwl_eval computes them (Azzopardi, Thomas & Moffat, SIGIR 2019), each the keyword
-arguments of its :class:`irwarehouse.measures.MeasureDef` and one template,
-``sql/measures/<Name>.sql``, over what the family shares (``sql/_cwl.sql``).
+"""The C/W/L family of the catalogue (irwarehouse.measures): INST, INSQ, BPM, NERR8-11, SDCG
+(cwl_eval's NDCG-k) and the C/W/L forms of P and RBP (cwlP, cwlRBP) as cwl_eval computes them
+(Azzopardi, Thomas & Moffat, SIGIR 2019), each the keyword arguments of its
+:class:`irwarehouse.measures.MeasureDef` and one template, ``sql/measures/<Name>.sql``, over
+what the family shares (``sql/_cwl.sql``).
 
 Gains are in [0, 1], read from the grades as ir_measures maps TREC grades onto cwl_eval's
 gains (``min_rel``, ``max_rel``; by default the top grade of the qrels has gain 1, so a binary
@@ -12,7 +13,7 @@ column, the measure's score in the papers and in ir_measures).
 
 from __future__ import annotations
 
-from .citations import JK, Citation
+from .citations import JK, MOFFAT, VANRIJSBERGEN, Citation
 from .measure_def import Param
 
 CWL_GAIN = (Param("min_rel", "int", 0, "the grade of gain 0: gain = (g - min_rel) / (max_rel - min_rel), "
@@ -30,10 +31,11 @@ NERR = (Citation(("Azzopardi", "Mackenzie", "Moffat"), "[Expected reciprocal ran
 
 def _cwl(name, description, params=(), **extra) -> dict:
     """The keyword arguments of a MeasureDef of the family: its own parameters, then the gain's
-    and the depth's; the top grade of the qrels (max_rel's default) from the engine."""
+    and the depth's; the top grade of the qrels (max_rel's default) from the engine; its
+    ir_measures name its own unless given."""
+    extra.setdefault("ir_measures", name + ("@k" if extra.get("cutoff_required") else ""))
     return dict(name=name, description=description + " (C/W/L: expected rate of gain, cwl_eval's EU)",
-                params=params + CWL_GAIN, needs=("top_grade",),
-                ir_measures=name + ("@k" if extra.get("cutoff_required") else ""), **extra)
+                params=params + CWL_GAIN, needs=("top_grade",), **extra)
 
 
 CWL_ENTRIES = (
@@ -64,4 +66,15 @@ CWL_ENTRIES = (
          cutoff=False, aliases=("NERReq11",), paper=NERR, examples=("NERR11", "NERR11(T=3)")),
     _cwl("SDCG", "Scaled DCG: DCG@k of the gains over the DCG@k of k documents of gain 1 (cwl_eval's NDCG-k)",
          cutoff_required=True, paper=(JK, CWL), examples=("SDCG@10", "SDCG@5", "SDCG(max_rel=1)@20")),
+    _cwl("cwlP", "Precision as cwl_eval computes it (its P@k): C(i) = 1 for i < k, then 0; the gain of the "
+         "first min(k, N) ranks over min(k, N) (graded precision)",
+         cutoff_required=True, paper=(VANRIJSBERGEN, CWL),
+         ir_measures="P(rel=r)@k of its cwl_eval provider: cwlP(min_rel=r-1,max_rel=r)@k",
+         examples=("cwlP@10", "cwlP@1", "cwlP(max_rel=1)@5", "cwlP(min_rel=1,max_depth=20)@20")),
+    _cwl("cwlRBP", "Rank-biased precision as cwl_eval computes it (its RBP): C(i) = p; "
+         "(1 - p) sum_{i<=N} p^(i-1) g_i / (1 - p^N)",
+         (Param("p", "float", 0.9, "persistence phi (cwl_eval's theta); 0 < p < 1", low=0.0, high=1.0,
+                low_open=True, high_open=True, always_shown=True),), cutoff=False, paper=(MOFFAT, CWL),
+         ir_measures="RBP(rel=r,p=...) of its cwl_eval provider: cwlRBP(p=...,min_rel=r-1,max_rel=r)",
+         examples=("cwlRBP", "cwlRBP(p=0.5)", "cwlRBP(p=0.99,max_depth=50)", "cwlRBP(p=0.8,max_rel=1)")),
 )

@@ -18,6 +18,7 @@
                      stop  the rows so far of gain 1, whose C = 1 - g is 0 (<id>_stop)
                      lq    the running sum of ln(1 - g) over the others (<id>_lq)
   kept(m):           prod_{j<i} (1 - g_j) at the row (from stop and lq, this row left out).
+  depth(m):          K = min(k, N), the ranks a measure with a cut-off k can reach.
   trigamma(x):       psi_1(x) = sum_{j>=0} 1/(x+j)^2 for x > 0: ten terms, then the
                      asymptotic series at x + 10 (error below 1e-15).
   harmonic(i):       H(i) = sum_{j=1}^{i} 1/j for an integer i >= 0, the same way.
@@ -50,6 +51,7 @@ ln(CASE WHEN {{ g }} < 1 THEN 1 - {{ g }} ELSE 1.0 END)
 (CASE WHEN count(*) FILTER (WHERE {{ m.id }}_g >= 1 AND {{ within }}) > 0 THEN 0.0
       ELSE exp(coalesce({{ d.fsum() }}({{ ln_kept(m.id ~ '_g') }}) FILTER (WHERE {{ m.id }}_g > 0 AND {{ m.id }}_g < 1 AND {{ within }}), 0.0)) END)
 {%- endmacro %}
+{% macro depth(m) %}least({{ m.k }}, {{ m.max_depth }}){% endmacro %}
 {% macro trigamma(x) -%}
 {% set z = d.div('1', '(' ~ x ~ ') + 10') %}
 {% set z2 = '(' ~ z ~ ' * ' ~ z ~ ')' %}

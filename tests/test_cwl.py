@@ -1,9 +1,10 @@
-"""The C/W/L family (INST, INSQ, BPM, NERR8-11, SDCG) against cwl_eval itself: per topic
-within 1e-9, its API fed the gains irw reads from the grades (a gain file of the qrels, the
-rankings in irw's order as its result file), on the fixtures, on generated data with ties,
-unjudged documents, documents in the pool but not assessed and topics without relevant
-documents, and on TREC-8; and against ir_measures' cwl_eval provider, whose measure names
-irw takes. cwl-eval is in the `test` extra; without it these tests are skipped."""
+"""The C/W/L family (INST, INSQ, BPM, NERR8-11, SDCG, cwlP, cwlRBP) against cwl_eval itself:
+per topic within 1e-9, its API fed the gains irw reads from the grades (a gain file of the
+qrels, the rankings in irw's order as its result file), on the fixtures, on generated data
+with ties, unjudged documents, documents in the pool but not assessed and topics without
+relevant documents, and on TREC-8; and against ir_measures' cwl_eval provider, whose measure
+names irw takes (its P and RBP are irw's cwlP and cwlRBP). cwl-eval is in the `test` extra;
+without it these tests are skipped."""
 
 from __future__ import annotations
 
@@ -32,12 +33,13 @@ def _reference(measure):
     _require("cwl", "cwl-eval")
     from cwl.ruler.cwl_ruler import (BPMCWLMetric, INSQCWLMetric, INSTCWLMetric, NDCGCWLMetric,
                                      NERReq8CWLMetric, NERReq9CWLMetric, NERReq10CWLMetric,
-                                     NERReq11CWLMetric)
+                                     NERReq11CWLMetric, PrecisionCWLMetric, RBPCWLMetric)
     make = {"INST": lambda m: INSTCWLMetric(m.get("T")), "INSQ": lambda m: INSQCWLMetric(m.get("T")),
             "BPM": lambda m: BPMCWLMetric(m.get("T"), m.cutoff),
             "NERR8": lambda m: NERReq8CWLMetric(m.cutoff), "NERR9": lambda m: NERReq9CWLMetric(m.cutoff),
             "NERR10": lambda m: NERReq10CWLMetric(m.get("p")), "NERR11": lambda m: NERReq11CWLMetric(m.get("T")),
-            "SDCG": lambda m: NDCGCWLMetric(m.cutoff)}
+            "SDCG": lambda m: NDCGCWLMetric(m.cutoff), "cwlP": lambda m: PrecisionCWLMetric(m.cutoff),
+            "cwlRBP": lambda m: RBPCWLMetric(m.get("p"))}
     return make[measure.name](measure)
 
 
@@ -90,7 +92,8 @@ def check(con, qrels: str, names: list[str], run_ids: list[str], tmp: Path) -> i
 NAMES = ["INST", "INST(T=3)", "INST(T=0.75,max_depth=30)", "INSQ", "INSQ(T=2.5)", "INSQ(max_depth=7)",
          "BPM@10", "BPM(T=2)@20", "BPM(T=0.5)@3", "NERR8@10", "NERR8@1", "NERR9@10", "NERR9@3",
          "NERR10", "NERR10(p=0.5)", "NERR10(p=0.99,max_depth=40)", "NERR11", "NERR11(T=3)",
-         "SDCG@10", "SDCG@5", "SDCG(max_depth=4)@10"]
+         "SDCG@10", "SDCG@5", "SDCG(max_depth=4)@10", "cwlP@10", "cwlP@1", "cwlP@3", "cwlP(max_depth=9)@10",
+         "cwlRBP", "cwlRBP(p=0.5)", "cwlRBP(p=0.99,max_depth=40)", "cwlRBP(p=0.2,max_depth=3)"]
 
 
 def test_on_the_fixtures(tmp_path):
@@ -99,7 +102,7 @@ def test_on_the_fixtures(tmp_path):
     loading.load_runs(con, [str(p) for p in sorted((FIXTURES / "runs").iterdir())])
     runs = [r[0] for r in con.execute("SELECT run_id FROM run_loads ORDER BY 1").fetchall()]
     graded = NAMES + ["INST(max_rel=1)", "NERR8(min_rel=1)@10", "SDCG(min_rel=1,max_rel=2)@10",
-                      "NERR11(min_rel=2)"]
+                      "NERR11(min_rel=2)", "cwlP(max_rel=1)@5", "cwlRBP(min_rel=1,max_rel=2)"]
     assert check(con, "q", graded, runs, tmp_path) > len(graded) * len(runs) * 3
     con.close()
 
@@ -137,7 +140,8 @@ def test_on_generated_data(tmp_path, seed):
     loading.load_qrels(con, [str(qrels)], "g")
     loading.load_runs(con, [str(run)])
     names = NAMES + ["INST(max_rel=1)", "INST(min_rel=1,max_rel=2)", "NERR10(max_rel=2)", "BPM(min_rel=1)@30",
-                     "NERR9(max_rel=1)@50", "INSQ(min_rel=3)", "SDCG(max_rel=2)@200", "NERR8(max_depth=5)@10"]
+                     "NERR9(max_rel=1)@50", "INSQ(min_rel=3)", "SDCG(max_rel=2)@200", "NERR8(max_depth=5)@10",
+                     "cwlP(min_rel=1)@30", "cwlP(max_rel=2)@200", "cwlRBP(max_rel=1)", "cwlRBP(p=0.95,min_rel=2)"]
     assert check(con, "g", names, [f"gen{seed}"], tmp_path) >= len(names) * 10
     con.close()
 
@@ -145,14 +149,17 @@ def test_on_generated_data(tmp_path, seed):
 def test_on_trec8(trec8_db, tmp_path):
     con = schema.connect(trec8_db, read_only=True)
     runs = [r[0] for r in con.execute("SELECT run_id FROM run_loads ORDER BY 1").fetchall()][::40]
-    names = ["INST", "INST(T=3)", "INSQ", "BPM@10", "NERR8@10", "NERR9@20", "NERR10", "NERR11", "SDCG@10"]
+    names = ["INST", "INST(T=3)", "INSQ", "BPM@10", "NERR8@10", "NERR9@20", "NERR10", "NERR11", "SDCG@10",
+             "cwlP@10", "cwlRBP"]
     assert check(con, "trec8", names, runs, tmp_path) == len(names) * len(runs) * 50
     con.close()
 
 
 def test_equals_ir_measures(tmp_path):
     """ir_measures' names (INST(T=1,max_rel=1), NERR8@10, ...) give irw's measures, and its
-    cwl_eval provider the same values (max_rel given: ir_measures requires it)."""
+    cwl_eval provider the same values (max_rel given: ir_measures requires it); its P and RBP
+    computed by that provider, binary at rel = r, are cwlP and cwlRBP with min_rel = r - 1,
+    max_rel = r."""
     ir_measures = _require("ir_measures", "ir-measures")
     _require("cwl", "cwl-eval")
     con = schema.connect(":memory:")
@@ -161,18 +168,23 @@ def test_equals_ir_measures(tmp_path):
     run_id = con.execute("SELECT run_id FROM run_loads").fetchone()[0]
     written = ["INST(T=2.0,max_rel=3)", "INSQ(max_rel=3)", "BPM(T=1.0,max_rel=3)@10", "NERR8(max_rel=2)@10",
                "NERR9(max_rel=3)@5", "NERR10(p=0.8,max_rel=3)", "NERR11(T=2.0,max_rel=3)", "SDCG(max_rel=3)@10"]
-    per = evaluation.evaluate(con, "q", measures.parse_all(written), [run_id], topics="run", store=False)
+    pairs = [(name, name, ir_measures) for name in written] + [
+        (theirs, ours, ir_measures.cwl_eval) for theirs, ours in
+        [("P(rel=1)@10", "cwlP(max_rel=1)@10"), ("P(rel=2)@5", "cwlP(min_rel=1,max_rel=2)@5"),
+         ("RBP(rel=1,p=0.8)", "cwlRBP(p=0.8,max_rel=1)"), ("RBP(rel=3,p=0.5)", "cwlRBP(p=0.5,min_rel=2,max_rel=3)")]]
+    per = evaluation.evaluate(con, "q", measures.parse_all([ours for _, ours, _ in pairs]), [run_id], topics="run",
+                              store=False)
     ours = {(r.topic, r.measure): r.value for r in per.itertuples()}
     qrels = list(ir_measures.read_trec_qrels(str(FIXTURES / "qrels.txt")))
     run = [ir_measures.ScoredDoc(t, d, -rank) for t, d, rank in
            con.execute("SELECT topic, docno, rank FROM runs WHERE run_id = ?", [run_id]).fetchall()]
     con.close()
     checked = 0
-    for name in written:
-        for metric in ir_measures.iter_calc([ir_measures.parse_measure(name)], qrels, run):
+    for theirs, name, provider in pairs:
+        for metric in provider.iter_calc([ir_measures.parse_measure(theirs)], qrels, run):
             assert ours[(metric.query_id, str(measures.parse(name)))] == pytest.approx(metric.value, abs=1e-9), (name, metric)
             checked += 1
-    assert checked >= len(written) * 5
+    assert checked >= len(pairs) * 5
 
 
 def test_the_sums_in_closed_form():

@@ -5,16 +5,15 @@
    The score is sum_{i<=K} R(i) g_i / S. #}
 {% import '_dialect.sql' as d %}
 {% import '_cwl.sql' as cwl %}
-{% macro depth(m) %}least({{ m.k }}, {{ m.max_depth }}){% endmacro %}
 {% macro prepare(m) -%}
 {{ cwl.prepare(m, ['g', 'stop', 'lq']) }}
 {%- endmacro %}
 {% macro aggs(m) -%}
-{% set within = m.pos ~ ' <= ' ~ depth(m) %}
+{% set within = m.pos ~ ' <= ' ~ cwl.depth(m) %}
 {{ d.fsum() }}({{ cwl.kept(m) }} * {{ m.id }}_g) FILTER (WHERE {{ m.id }}_g > 0 AND {{ within }}) AS {{ m.id }}_a,
 {{ d.fsum() }}({{ m.pos }} * {{ cwl.kept(m) }} * {{ m.id }}_g) FILTER (WHERE {{ m.id }}_g > 0 AND {{ within }}) AS {{ m.id }}_b,
 {{ cwl.kept_all(m, within) }} AS {{ m.id }}_r
 {%- endmacro %}
 {% macro value(m) -%}
-{{ d.div('coalesce(' ~ m.id ~ '_a, 0.0)', 'coalesce(' ~ m.id ~ '_b, 0.0) + ' ~ depth(m) ~ ' * coalesce(' ~ m.id ~ '_r, 1.0)') }}
+{{ d.div('coalesce(' ~ m.id ~ '_a, 0.0)', 'coalesce(' ~ m.id ~ '_b, 0.0) + ' ~ cwl.depth(m) ~ ' * coalesce(' ~ m.id ~ '_r, 1.0)') }}
 {%- endmacro %}

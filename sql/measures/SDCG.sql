@@ -4,10 +4,9 @@
    K documents of gain 1. #}
 {% import '_dialect.sql' as d %}
 {% import '_cwl.sql' as cwl %}
-{% macro depth(m) %}least({{ m.k }}, {{ m.max_depth }}){% endmacro %}
 {% macro aggs(m) -%}
-{{ d.fsum() }}({{ d.div(cwl.gain(m), 'log2(' ~ m.pos ~ ' + 1)') }}) FILTER (WHERE grade > 0 AND {{ m.pos }} <= {{ depth(m) }}) AS {{ m.id }}_s
+{{ d.fsum() }}({{ d.div(cwl.gain(m), 'log2(' ~ m.pos ~ ' + 1)') }}) FILTER (WHERE grade > 0 AND {{ m.pos }} <= {{ cwl.depth(m) }}) AS {{ m.id }}_s
 {%- endmacro %}
 {% macro value(m) -%}
-{{ d.div('coalesce(' ~ m.id ~ '_s, 0.0)', '(SELECT ' ~ d.fsum() ~ '(' ~ d.div('1', 'log2(i + 1)') ~ ') FROM (' ~ d.integers(depth(m)) ~ ') AS ks)') }}
+{{ d.div('coalesce(' ~ m.id ~ '_s, 0.0)', '(SELECT ' ~ d.fsum() ~ '(' ~ d.div('1', 'log2(i + 1)') ~ ') FROM (' ~ d.integers(cwl.depth(m)) ~ ') AS ks)') }}
 {%- endmacro %}
