@@ -3,10 +3,11 @@
 Used by tests/test_clients.py in environments of their own (the pins of the ``bi`` extra,
 and what pip picks without them). Imports nothing from irwarehouse:
 
-    python tests/sqlalchemy_probe.py WAREHOUSE.duckdb
+    python tests/sqlalchemy_probe.py WAREHOUSE.duckdb ...
 
-prints JSON: the versions of SQLAlchemy, duckdb-engine and duckdb, and each step's result
-(``{"ok": ...}``) or the first line of its error (``{"error": ...}``).
+prints JSON: the versions of SQLAlchemy, duckdb-engine and duckdb, and per warehouse
+(``targets``) each step's result (``{"ok": ...}``) or the first line of its error
+(``{"error": ...}``).
 """
 
 from __future__ import annotations
@@ -54,22 +55,27 @@ def steps(engine) -> dict:
     }
 
 
-def main(path: str) -> None:
-    warnings.simplefilter("ignore")  # duckdb-engine warns that it reflects no indexes
+def _steps(path: str) -> dict:
     engine = sa.create_engine(f"duckdb:///{path}", connect_args={"read_only": True})
-    out = {"sqlalchemy": sa.__version__, "duckdb_engine": metadata.version("duckdb-engine"),
-           "duckdb": duckdb.__version__, "steps": {}}
+    out = {}
     try:
         for name, step in steps(engine).items():
             try:
-                out["steps"][name] = {"ok": step()}
+                out[name] = {"ok": step()}
             except Exception as exc:  # what a BI tool would show
                 text = str(exc).strip()
-                out["steps"][name] = {"error": text.splitlines()[0] if text else type(exc).__name__}
+                out[name] = {"error": text.splitlines()[0] if text else type(exc).__name__}
     finally:
         engine.dispose()
-    print(json.dumps(out))
+    return out
+
+
+def main(paths: list[str]) -> None:
+    warnings.simplefilter("ignore")  # duckdb-engine warns that it reflects no indexes
+    print(json.dumps({"sqlalchemy": sa.__version__, "duckdb_engine": metadata.version("duckdb-engine"),
+                      "duckdb": duckdb.__version__,
+                      "targets": {path: {"steps": _steps(path)} for path in paths}}))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1:])
