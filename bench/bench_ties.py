@@ -4,8 +4,8 @@ under each tie policy, against the default (trec_eval: the stored ranking).
     python bench/bench_ties.py [--data ../shared/data/trec8 | --db W] [--repeat 5]
                                [--policies trec_eval,expected,optimistic]
 
-Two figures per policy, each the median of --repeat runs after one warm-up (which, for
-`expected`, records the ties in the materialized base once):
+Two figures per policy, each the median of --repeat runs after one warm-up that stores its
+scores (the first such evaluation records the ties in the materialized base):
 - command: `irw eval -m ... --ties POLICY --no-store` end to end, wall and CPU (user +
   system) time of the process, the policies interleaved round by round;
 - query: the evaluation's query alone, in this process (irwarehouse.engine.evaluation).
@@ -26,10 +26,10 @@ from common import add_data_options, irw_executable, machine, trec8_warehouse
 MEASURES = ["AP", "P@10", "nDCG", "nDCG@10", "RR", "Bpref", "RBP(p=0.8)"]
 
 
-def command_times(irw: str, db: str, policy: str) -> tuple[float, float]:
-    """Wall and CPU seconds of one `irw eval` under ``policy``."""
+def command_times(irw: str, db: str, policy: str, store: bool = False) -> tuple[float, float]:
+    """Wall and CPU seconds of one `irw eval` under ``policy`` (storing its scores: ``store``)."""
     args = [irw, "--db", db, "eval", *[a for m in MEASURES for a in ("-m", m)], "--ties", policy,
-            "--no-store", "--format", "csv"]
+            *([] if store else ["--no-store"]), "--format", "csv"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     subprocess.run(args, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -63,8 +63,8 @@ def main() -> None:
     policies = args.policies.split(",")
     db, keep = trec8_warehouse(args)
     irw = irw_executable()
-    for policy in policies:  # warm-up: the base, and the ties it records for expected
-        command_times(irw, db, policy)
+    for policy in policies:  # warm-up, storing: the base, and the ties it records
+        command_times(irw, db, policy, store=True)
     walls = {p: [] for p in policies}
     cpus = {p: [] for p in policies}
     queries = {p: [] for p in policies}

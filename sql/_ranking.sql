@@ -131,9 +131,9 @@ FROM (SELECT run_id, topic, grade, g, tie_a, k0, c0, g0,
                    count(*) OVER (PARTITION BY run_id, topic, tie_a ORDER BY g DESC
                                   RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS at_least,
                    row_number() OVER (PARTITION BY run_id, topic, tie_a, g ORDER BY rank) - 1 AS same_above,
-                   count(*) FILTER (WHERE g > 0) OVER (PARTITION BY run_id, topic, tie_a) AS n_pos,
-                   count(*) FILTER (WHERE g > 0) OVER (PARTITION BY run_id, topic, tie_a ORDER BY rank
-                                                       ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS pos_above,
+                   sum(CASE WHEN g > 0 THEN 1 ELSE 0 END) OVER (PARTITION BY run_id, topic, tie_a) AS n_pos,
+                   {{ d.running_count('g > 0', 'rank', 'run_id, topic, tie_a') }}
+                       - CASE WHEN g > 0 THEN 1 ELSE 0 END AS pos_above,
                    min(crank - 1) OVER (PARTITION BY run_id, topic, tie_a) AS k0,
                    min(c_rel - CASE WHEN grade >= 1 THEN 1 ELSE 0 END) OVER (PARTITION BY run_id, topic, tie_a) AS c0,
                    min(cg - g) OVER (PARTITION BY run_id, topic, tie_a) AS g0

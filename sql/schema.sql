@@ -168,8 +168,8 @@ CREATE TABLE IF NOT EXISTS irw_base_built (
 );
 
 -- The qrels whose base records its documents' ties (irw_base.tie_a, tie_n): filled the first
--- time tie policy expected evaluates the qrels (sql/_expected.sql), forgotten whenever the
--- base's rows change.
+-- time an evaluation that stores scores reads them (tie policies expected, optimistic,
+-- pessimistic), forgotten whenever the base's rows change.
 CREATE TABLE IF NOT EXISTS irw_base_ties_built (
     qrels    VARCHAR PRIMARY KEY
 );

@@ -41,13 +41,13 @@ def ensure_bases(con) -> list[str]:
 
 
 @without_order
-def ensure_ties(con, qrels: str) -> bool:
+def ensure_ties(con, qrels: str, record: bool = True) -> bool:
     """Whether the current base of the loaded qrels ``qrels`` records its documents' ties
-    (irw_base.tie_a, tie_n, for tie policy expected), recording them first where the
-    connection may write."""
+    (irw_base.tie_a, tie_n, for the tie policies that read them), recording them first with
+    ``record`` where the connection may write."""
     if sql.rows(con, "caches.sql", "ties_built", {"q": qrels})[0][0]:
         return True
-    if con_is_read_only(con):
+    if not record or con_is_read_only(con):
         return False
     with transaction(con):
         sql.run(con, "caches.sql", "build_ties", {"q": qrels})

@@ -90,13 +90,16 @@ def note_default_threshold(source, qrels: str, measures: list[Measure]) -> bool:
 
 def scores_query(source, qrels: str, measures: list[Measure], run_ids: list[str],
                  topics: str = "qrels", max_docs: int | None = None, rel_level: int | None = None,
-                 collection: str | None = None, ties=None) -> tuple[str, dict, str, str]:
+                 collection: str | None = None, ties=None,
+                 record_ties: bool = False) -> tuple[str, dict, str, str]:
     """The query computing the per-topic scores (run_id, topic, measure, value) of
     ``measures`` for the runs ``run_ids`` of ``collection`` (default: the qrels's) under
     ``qrels``, each tie ranked by the tie policy ``ties`` (a name or
     irwarehouse.options.TiePolicy; default trec_eval: the stored ranking), for the engine of
     ``source``: (query, its parameters, qrels name, collection).
-    Checks the runs and notes those that share no topic with the qrels. A DuckDB engine
+    Checks the runs and notes those that share no topic with the qrels. Under a tie policy
+    that reads the ties the base records, ``record_ties`` records them first if they are not
+    (an evaluation that stores scores; the others read the runs meanwhile). A DuckDB engine
     takes the base rows from the materialized base where it is current (engine.base); other
     engines compute them from the tables."""
     engine = engine_of(source)
@@ -110,7 +113,7 @@ def scores_query(source, qrels: str, measures: list[Measure], run_ids: list[str]
     source_kind, extra = (base.base_source(engine.con, name, collection) if engine.caches_base
                           else ("fresh", {}))
     ties_cached = ((ties.expected or ties.by_gain) and source_kind == "cache"
-                   and base.ensure_ties(engine.con, name))
+                   and base.ensure_ties(engine.con, name, record_ties))
     query = rendering.render_sql(measures, topics=topics, max_docs=max_docs, rel_level=rel_level,
                                  base_source=source_kind, dialect=engine.dialect, ties=ties,
                                  ties_cached=ties_cached)
@@ -128,9 +131,9 @@ def evaluate(con, qrels: str, measures: list[Measure], run_ids: list[str], topic
     policy ``ties`` (default trec_eval); stored in ``scores`` (with their tie policy) if
     ``store`` and the connection may write."""
     ties = tie_policy(ties)
-    name, collection = compute(con, qrels, measures, run_ids, topics, max_docs, rel_level, collection,
-                               ties)
     store = store and not base.con_is_read_only(con)
+    name, collection = compute(con, qrels, measures, run_ids, topics, max_docs, rel_level, collection,
+                               ties, record_ties=store)
     try:
         if store:
             store_scores(con, name, collection, measures, run_ids, topics, max_docs, rel_level,
@@ -142,11 +145,12 @@ def evaluate(con, qrels: str, measures: list[Measure], run_ids: list[str], topic
 
 
 def compute(con, qrels, measures, run_ids, topics, max_docs, rel_level, collection,
-            ties=None) -> tuple[str, str]:
-    """The scores of one qrels into the temporary table irw_eval_result; (qrels, collection)."""
+            ties=None, record_ties: bool = False) -> tuple[str, str]:
+    """The scores of one qrels into the temporary table irw_eval_result; (qrels, collection).
+    ``record_ties``: an evaluation that stores its scores records the base's ties first."""
     engine = engine_of(con)
     query, params, name, collection = scores_query(engine, qrels, measures, run_ids, topics,
-                                                   max_docs, rel_level, collection, ties)
+                                                   max_docs, rel_level, collection, ties, record_ties)
     engine.keep("irw_eval_result", f"SELECT * FROM ({query})", params)
     return name, collection
 
