@@ -14,6 +14,7 @@ assume).
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from . import catalogue, sql
@@ -50,11 +51,12 @@ def tie_table_empty() -> pd.DataFrame:
 
 
 def tie_table(con, qrels: str, measures: list[Measure], run_ids: list[str],
-              topics: str = "qrels") -> pd.DataFrame:
+              topics: str = "qrels", counts: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per run and measure (:data:`COLUMNS`), the runs in order of their place under
-    the stored ranking, per measure in the order given."""
+    the stored ranking, per measure in the order given; ``counts``: the runs' tie_counts, if
+    the caller has them."""
     name, _ = catalogue.qrels_info(con, qrels)
-    counts = tie_counts(con, name, run_ids)
+    counts = tie_counts(con, name, run_ids) if counts is None else counts
     means = {}
     for policy in POLICIES:
         means[policy] = _means(con, name, measures, run_ids, topics, policy)
@@ -64,21 +66,24 @@ def tie_table(con, qrels: str, measures: list[Measure], run_ids: list[str],
     if missing:
         note(f"no exact expectation over the ties is built for {', '.join(missing)}: "
              "its expected column is empty")
-    rows = []
+    frames = []
     for measure in (str(m) for m in measures):
         te, best, worst = (means[p].xs(measure) for p in POLICIES)
-        mean = means["expected"].xs(measure) if measure in {str(m) for m in exact} else None
-        for run in te.index:
-            others = te.index != run
-            expected = float(mean[run]) if mean is not None else float("nan")
-            rows.append({"run_id": run, "measure": measure, "trec_eval": te[run],
-                         "expected": expected, "trec_eval_minus_expected": te[run] - expected,
-                         "optimistic": best[run], "pessimistic": worst[run],
-                         "spread": best[run] - worst[run],
-                         "place": 1 + int((te[others] > te[run]).sum()),
-                         "best_place": 1 + int((worst[others] > best[run]).sum()),
-                         "worst_place": 1 + int((best[others] > worst[run]).sum())})
-    table = pd.DataFrame(rows, columns=[c for c in COLUMNS if c not in counts.columns or c == "run_id"])
+        runs = te.index
+        expected = (means["expected"].xs(measure).reindex(runs) if measure not in missing
+                    else pd.Series(float("nan"), index=runs))
+        t, b, w = te.to_numpy(), best.reindex(runs).to_numpy(), worst.reindex(runs).to_numpy()
+        others = ~np.eye(len(runs), dtype=bool)
+
+        def above(of, than):  # per run i, the other runs j with of[j] > than[i]
+            return ((of[None, :] > than[:, None]) & others).sum(axis=1)
+
+        frames.append(pd.DataFrame({
+            "run_id": runs, "measure": measure, "trec_eval": t, "expected": expected.to_numpy(),
+            "trec_eval_minus_expected": t - expected.to_numpy(), "optimistic": b, "pessimistic": w,
+            "spread": b - w, "place": 1 + above(t, t), "best_place": 1 + above(w, b),
+            "worst_place": 1 + above(b, w)}))
+    table = pd.concat(frames, ignore_index=True)
     table = counts.merge(table, on="run_id", how="right")
     order = {m: i for i, m in enumerate(str(m) for m in measures)}
     table = table.sort_values(["measure", "place", "run_id"], key=lambda c: c.map(order) if c.name == "measure" else c)

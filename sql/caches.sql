@@ -41,10 +41,10 @@ DELETE FROM irw_base_ties_built{% if one %} WHERE qrels = $q{% endif %};
 DELETE FROM irw_base_ties_built WHERE qrels = $q;
 {%- endmacro %}
 
-{# Record the ties of the judged documents of the current base of $q (irw_base.tie_a, tie_n). #}
+{# Record the ties of the judged documents of the current base of $q (irw_base.tie_a, tie_n).
+   A row written since is NULL, and a row kept is of a run unchanged, so its ties hold. #}
 {% macro build_ties() -%}
 {{ forget_ties() }}
-UPDATE irw_base SET tie_a = NULL, tie_n = NULL WHERE qrels = $q AND tie_a IS NOT NULL;
 UPDATE irw_base SET tie_a = t.a, tie_n = t.n
 FROM ({{ ex.base_ties('$q') }}) AS t
 WHERE irw_base.qrels = $q AND irw_base.run_id = t.run_id AND irw_base.topic = t.topic AND irw_base.rank = t.rank;

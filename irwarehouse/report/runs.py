@@ -383,7 +383,7 @@ def _tie_data(con, qrels, measure, run_ids, topics, ties, pairs, test, correctio
     counts = tie_module.tie_counts(con, qrels, run_ids)
     if not (counts["tie_groups"] > 0).any():
         return tie_module.tie_table_empty(), None, None
-    table = tie_module.tie_table(con, qrels, [measure], run_ids, topics)
+    table = tie_module.tie_table(con, qrels, [measure], run_ids, topics, counts)
     if not has_expectation(measure):
         return table, None, None
     other = "trec_eval" if ties.name == "expected" else "expected"
