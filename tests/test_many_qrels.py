@@ -42,9 +42,9 @@ class Route:
         self.calls: dict[str, set[str]] = {}
         inner = evaluation.compute
 
-        def spy(con, qrels, measures_, *args):
+        def spy(con, qrels, measures_, *args, **kwargs):
             self.calls.setdefault(qrels, set()).update(str(m) for m in measures_)
-            return inner(con, qrels, measures_, *args)
+            return inner(con, qrels, measures_, *args, **kwargs)
 
         # engine.many looks the function up by its own name (from .evaluation import compute)
         monkeypatch.setattr(evaluation, "compute", spy)
