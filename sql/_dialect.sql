@@ -133,3 +133,9 @@ FROM {{ relation }}
 {% macro materialized() -%}
 {% if dialect != 'spark' %}MATERIALIZED{% endif %}
 {%- endmacro %}
+
+{# A common table expression computed where each reference reads it, not stored once (Spark:
+   the optimizer decides). #}
+{% macro not_materialized() -%}
+{% if dialect != 'spark' %}NOT MATERIALIZED {% endif %}
+{%- endmacro %}

@@ -2,14 +2,18 @@
     of each tie, every ordering equally likely, computed exactly (McSherry & Najork, ECIR 2008),
     never by sampling.
 
-  rows(P, sel, thresholds, gainsets, ties): CTEs ending in `x_rows`, a row per position
-  whose expectation can differ from 0, from the base rows `brows` (judged documents, with the
-  running counts of every threshold) of the runs in `sel`: a judged document alone in its
-  tie, at its rank; and every position of each tie (two or more documents of a ranking that
+  rows(P, sel, thresholds, gainsets, ties): CTEs ending in `x_alone` and `x_rows`, from the
+  base rows `brows` (judged documents, with the running counts of every threshold) of the
+  runs in `sel`. `x_alone`: each judged document alone in its tie, the base row it is: its
+  rank, and the counts above it, are the same in every ordering of the ties, so its
+  contribution to a measure's aggregates aggs(m) is its own. `x_rows`: a row per position
+  whose expectation can differ from 0 of each tie (two or more documents of a ranking that
   its order does not tell apart: _ranking.sql's tie_value, among the rankings of `runs`,
   ranked afresh first with `ties.rerank`) that holds a judged document -- the ties as the
   materialized base records them (irw_base.tie_a, tie_n) when `ties.cached`, else found in
-  the runs. A tie fills ranks
+  the runs; a tie holding no relevant document (at any threshold) and no gain has its first
+  place only, unless `every_position` (a measure reads the judged fraction, judged(), the
+  one expectation not 0 at its other places). A tie fills ranks
   a..a+n-1 in any order. Columns:
     run_id, topic, rank   the position i
     x_n, x_j              the tie's size n (1 alone) and the position's place in it, j = i - a + 1
@@ -20,7 +24,8 @@
                           the tie
     per gain map g (key k): x_g_k  the sum of the tie's gains
   A measure's expected_aggs(m) (sql/evaluate.sql) aggregates the expectations below over
-  these rows; its value(m), or expected_value(m), turns them into the score. Every tie's
+  `x_rows`, its aggs(m) over `x_alone`; the engine adds the two, and value(m) turns the sums
+  into the score. Every tie's
   ordering is independent of the others', and each expectation is over the orderings of the
   position's own tie.
 -#}
@@ -47,7 +52,7 @@ FROM irw_base AS jb ASOF JOIN ({{ tie_extents('r.collection = collection_of(' ~ 
 WHERE jb.qrels = {{ q }} AND jb.rank < t.a + t.n
 {%- endmacro %}
 
-{% macro rows(P, sel, thresholds, gainsets, ties) -%}
+{% macro rows(P, sel, thresholds, gainsets, ties, every_position=false) -%}
 {% set chosen = 'r.collection = ' ~ P.collection ~ ' AND r.run_id IN (SELECT run_id FROM ' ~ sel ~ ')' %}
 {% if ties.cached %}
 x_in AS (
@@ -81,19 +86,10 @@ x_tied AS (
     FROM x_in WHERE x_a IS NOT NULL
     GROUP BY run_id, topic, x_a, x_tn
 ),
+x_alone AS (
+    SELECT * FROM x_in WHERE x_a IS NULL
+),
 x_rows AS (
-    SELECT run_id, topic, rank, 1 AS x_n, 1 AS x_j, 1 AS x_nj, 1 AS x_judged
-{% for t in thresholds %}
-         , CASE WHEN grade >= {{ t.value }} THEN 1 ELSE 0 END AS x_r_{{ t.key }}
-         , CASE WHEN grade < {{ t.value }} THEN 1 ELSE 0 END AS x_q_{{ t.key }}
-         , {{ t.c_rel }} - CASE WHEN grade >= {{ t.value }} THEN 1 ELSE 0 END AS x_c0_{{ t.key }}
-         , {{ t.c_nonrel }} - CASE WHEN grade < {{ t.value }} THEN 1 ELSE 0 END AS x_nn0_{{ t.key }}
-{% endfor %}
-{% for g in gainsets %}
-         , {{ g.expr }} AS x_g_{{ g.key }}
-{% endfor %}
-    FROM x_in WHERE x_a IS NULL
-    UNION ALL
     SELECT run_id, topic, {{ d.cast('x_a + p.j - 1', 'INTEGER') }} AS rank, x_tn AS x_n, p.j AS x_j, x_nj,
            CASE WHEN p.j = 1 THEN x_nj ELSE 0 END AS x_judged
 {% for t in thresholds %}
@@ -102,7 +98,10 @@ x_rows AS (
 {% for g in gainsets %}
          , x_g_{{ g.key }}
 {% endfor %}
-    FROM x_tied, LATERAL (SELECT unnest(range(1, x_tn + 1)) AS j) AS p
+{% set held = [] %}{% for t in thresholds %}{% set _ = held.append('x_r_' ~ t.key ~ ' > 0') %}{% endfor %}{% for g in gainsets %}{% set _ = held.append('x_g_' ~ g.key ~ ' <> 0') %}{% endfor %}
+    -- a tie holding no relevant document and no gain adds 0 at each of its places to every
+    -- expectation but the judged fraction's: its first place alone, unless `every_position`
+    FROM x_tied, LATERAL (SELECT unnest(range(1, {{ 'x_tn' if every_position or not held else 'CASE WHEN ' ~ held | join(' OR ') ~ ' THEN x_tn ELSE 1 END' }} + 1)) AS j) AS p
 )
 {%- endmacro %}
 
@@ -129,8 +128,7 @@ x_rows AS (
    hold (j - 1)(r - 1)/(n - 1) of them on average: (r/n)(c0 + 1 + (j - 1)(r - 1)/(n - 1)). #}
 {% macro rel_count(m) -%}
 {% set r, c0 = 'x_r_' ~ m.tkey, 'x_c0_' ~ m.tkey %}
-CASE WHEN x_n = 1 THEN {{ r }} * ({{ c0 }} + 1)
-     ELSE {{ d.div(r, 'x_n') }} * ({{ c0 }} + 1 + {{ d.div('(x_j - 1) * (' ~ r ~ ' - 1)', 'x_n - 1') }}) END
+{{ d.div(r, 'x_n') }} * ({{ c0 }} + 1 + {{ d.div('(x_j - 1) * (' ~ r ~ ' - 1)', 'x_n - 1') }})
 {%- endmacro %}
 
 {# P(the first relevant document of the ranking is at i): 0 unless the tie is the first

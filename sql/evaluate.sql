@@ -28,10 +28,11 @@
                  by a condition on the warehouse's state (_state.sql) so that one is used
     ties         with source ties: the tie policy's sort keys `within` and whether the runs
                  are ranked afresh first (`rerank`); or, for tie policy expected, `expected`
-                 (true), `rerank` and `cached` (see _expected.sql's rows): the rows are then _expected.sql's (the base rows, and a
-                 row per position of each tie holding one), and each measure aggregates them
-                 with its expected_aggs(m) (and expected_value(m), if it has one, in place of
-                 value(m)); else None (each tie in the stored order)
+                 (true), `rerank` and `cached` (see _expected.sql's rows): the rows are then
+                 _expected.sql's, the judged documents alone in their tie (aggregated with
+                 aggs(m)) and a row per position of each tie holding one (with
+                 expected_aggs(m)), the two sums added; else None (each tie in the stored
+                 order)
 
   Each sql/measures/<Name>.sql defines macros over one row of the base:
     aggs(m)      aggregate expressions per (run, topic), aliased <m.id>_<x> (none: a measure
@@ -55,12 +56,16 @@
     running(m)   a window function over the rows of one ranking (PARTITION BY run_id, topic;
                  d.running_sum orders by rank), available to aggs(m) per row as m.run
     many, many_aggs(m)  how many derived qrels are evaluated in one pass (evaluate_many.sql)
+    expected_every_position  set where expected_aggs(m) reads the judged fraction (see
+                 _expected.sql's rows)
     expected_aggs(m)  the aggregates of aggs(m), each the exact expectation over every
-                 ordering of the ties (tie policy expected), over _expected.sql's rows with
-                 its expectations per position; expected_value(m) replaces value(m) where the
-                 score is not value(m) of those aggregates; expected_cutoff = false where the
-                 expectation holds for the whole ranking only. A measure without
-                 expected_aggs has no exact expectation built: the engine refuses it.
+                 ordering of the ties (tie policy expected), over _expected.sql's rows of
+                 the ties' positions with its expectations per position. Every aggregate of
+                 such a measure is a sum (fsum, count), and its score value(m) of their
+                 expectations, so that the documents alone in their tie add their aggs(m);
+                 expected_cutoff = false where the expectation holds for the whole ranking
+                 only. A measure without expected_aggs has no exact expectation built: the
+                 engine refuses it.
   and may use, when the catalogue entry declares them in `needs` (measures.NEEDS):
     m.top_grade      the largest grade judged in the qrels (one value per qrels)
     m.pool_unjudged  per row, the documents ranked above it that the qrels lists with a
@@ -230,7 +235,7 @@ topicset AS (
 {% endif %}
 ),
 {% set expected = ties is not none and ties.get('expected', False) %}
-brel AS (
+brel AS {{ d.not_materialized() if expected }}(
     {{ b.base_rows(sources, P, 'sel', st.guards if auto else {}, none if expected else ties,
                    expected and ties.cached) | indent(4) }}
 ),
@@ -381,10 +386,12 @@ brows AS (
 
 ),
 {% if expected %}
-{{ ex.rows(P, 'sel', thresholds, gainsets, ties) }},
+{{ ex.rows(P, 'sel', thresholds, gainsets, ties,
+           measures | selectattr('module.expected_every_position', 'defined') | list | length > 0) }},
 {% endif %}
 {% set at_ideal = measures | selectattr('module.ideal_rows', 'defined') | list %}
-rows AS (
+{% for name, source in ([('rows_alone', 'x_alone')] if expected else []) + [('rows', 'x_rows' if expected else 'brows')] %}
+{{ name }} AS (
     SELECT b.*
 {% for t in thresholds %}
          , coalesce(ts.{{ t.R }}, 0) AS {{ t.R }}, coalesce(ts.{{ t.N }}, 0) AS {{ t.N }}
@@ -401,7 +408,7 @@ rows AS (
 {% for m in at_ideal %}
          , {{ m.id }}_i.v AS {{ m.iv }}, {{ m.id }}_i.irank AS {{ m.ipos }}
 {% endfor %}
-    FROM {{ 'x_rows' if expected else 'brows' }} b
+    FROM {{ source }} b
     LEFT JOIN tstats ts ON ts.topic = b.topic
 {% if unassessed %}
     LEFT JOIN pu_c ON pu_c.run_id = b.run_id AND pu_c.topic = b.topic AND pu_c.rank = b.rank
@@ -421,6 +428,7 @@ rows AS (
     WHERE b.rank <= {{ max_docs | num }}
 {% endif %}
 ),
+{% endfor %}
 {% set prepared = measures | selectattr('module.prepare', 'defined') | list %}
 {% if prepared %}
 prows AS (
@@ -443,13 +451,38 @@ wrows AS (
     FROM {{ 'prows' if prepared else 'rows' }}
 ),
 {% endif %}
-agg AS (
-    SELECT run_id, topic, {{ 'sum(x_judged)' if expected else 'count(*)' }} AS n_judged
+{% if expected %}
+agg_alone AS (
+    -- the judged documents alone in their tie: each adds what it adds in every ordering
+    SELECT run_id, topic, count(*) AS n_judged
 {% for m in measures if m.module.aggs is defined %}
-         , {{ m.module.expected_aggs(m) if expected else m.module.aggs(m) }}
+         , {{ m.module.aggs(m) }}
+{% endfor %}
+    FROM rows_alone GROUP BY run_id, topic
+),
+agg_tied AS (
+    -- the positions of the ties: the expectations over their orderings
+    SELECT run_id, topic, sum(x_judged) AS n_judged
+{% for m in measures if m.module.aggs is defined %}
+         , {{ m.module.expected_aggs(m) }}
+{% endfor %}
+    FROM rows GROUP BY run_id, topic
+),
+agg AS (
+    -- every expected aggregate is a sum: the two parts add up
+    SELECT run_id, topic, sum(COLUMNS(* EXCLUDE (run_id, topic)))
+    FROM (SELECT * FROM agg_alone UNION ALL BY NAME SELECT * FROM agg_tied) AS parts
+    GROUP BY run_id, topic
+),
+{% else %}
+agg AS (
+    SELECT run_id, topic, count(*) AS n_judged
+{% for m in measures if m.module.aggs is defined %}
+         , {{ m.module.aggs(m) }}
 {% endfor %}
     FROM {{ 'wrows' if running else ('prows' if prepared else 'rows') }} GROUP BY run_id, topic
 ),
+{% endif %}
 {% call b.topic_context(max_docs, thresholds, gainsets) %}
         LEFT JOIN agg USING (run_id, topic)
 {% if 'intents' in needed %}
@@ -469,8 +502,7 @@ agg AS (
 wide AS (
     SELECT run_id, topic
 {% for m in measures %}
-         , {{ d.cast(m.module.expected_value(m) if expected and m.module.expected_value is defined
-                     else m.module.value(m), 'DOUBLE') }} AS {{ m.id }}
+         , {{ d.cast(m.module.value(m), 'DOUBLE') }} AS {{ m.id }}
 {% endfor %}
     FROM ctx
 )

@@ -31,9 +31,12 @@ from irwarehouse.errors import IrwError
 MONOTONE = ["AP", "P@3", "P@5", "R@5", "RR", "nDCG", "nDCG@5", "DCG@4", "RBP(p=0.8)", "Bpref", "RPrec",
             "Success@2", "AP@4"]
 
-# One topic's ranking: (docno, score, grade or None when unjudged); two ties.
+# One topic's ranking: (docno, score, grade or None when unjudged); three ties, the last
+# holding no relevant document, then a relevant one alone.
 RANKING = [("d1", 3.0, 1), ("a1", 2.0, 2), ("a2", 2.0, 0), ("a3", 2.0, None), ("a4", 2.0, 1),
-           ("d5", 1.5, 0), ("b1", 1.0, 1), ("b2", 1.0, None), ("b3", 1.0, 2)]
+           ("d5", 1.5, 0), ("b1", 1.0, 1), ("b2", 1.0, None), ("b3", 1.0, 2),
+           ("c1", 0.5, 0), ("c2", 0.5, None), ("e1", 0.2, 1)]
+ORDERINGS = 4 * 3 * 2 * 3 * 2 * 2
 QRELS = [(d, g) for d, _, g in RANKING if g is not None] + [("missed", 1)]
 
 
@@ -50,11 +53,12 @@ def _frame(rows) -> pd.DataFrame:
 
 
 def _orderings():
-    """Every ordering of RANKING's ties (4! x 3! = 144), as rankings."""
-    ties = [RANKING[1:5], RANKING[6:9]]
+    """Every ordering of RANKING's ties (4! x 3! x 2! = ORDERINGS), as rankings."""
+    ties = [RANKING[1:5], RANKING[6:9], RANKING[9:11]]
     for first in itertools.permutations(ties[0]):
         for second in itertools.permutations(ties[1]):
-            yield [RANKING[0], *first, RANKING[5], *second]
+            for third in itertools.permutations(ties[2]):
+                yield [RANKING[0], *first, RANKING[5], *second, *third, RANKING[11]]
 
 
 def _values(w, ties: str, runs="all") -> dict[tuple[str, str], float]:
@@ -70,7 +74,7 @@ def test_optimistic_and_pessimistic_are_the_bounds_over_every_ordering_of_the_ti
         every = _values(w, "run")  # each ordering as its file gives it
         for measure in MONOTONE:
             values = [v for (run, m), v in every.items() if m == measure and run != "stored"]
-            assert len(values) == 144
+            assert len(values) == ORDERINGS
             best = _values(w, "optimistic", "stored")[("stored", measure)]
             worst = _values(w, "pessimistic", "stored")[("stored", measure)]
             assert best == pytest.approx(max(values), abs=1e-12), measure
@@ -79,8 +83,11 @@ def test_optimistic_and_pessimistic_are_the_bounds_over_every_ordering_of_the_ti
 
 
 # Measures with an exact expectation over the ties, at several thresholds and cut-offs.
-EXPECTED = MONOTONE + ["SP@5", "Judged@5", "Unjudged@4", "NumRelRet@3", "R", "P(rel=2)@5", "AP(rel=2)",
-                       "RR(rel=2)", "Bpref(rel=2)", "nRBP(p=0.5)", "DCG", "NumRet", "SetF", "RelP@4"]
+EXPECTED = MONOTONE + ["SP@5", "Judged@5", "Unjudged@4", "Judged@11", "NumRelRet@3", "R", "P(rel=2)@5",
+                       "AP(rel=2)", "RR(rel=2)", "Bpref(rel=2)", "nRBP(p=0.5)", "DCG", "NumRet", "SetF",
+                       "RelP@4", "P@11", "DCG@10"]
+# Those that read the judged fraction at every place of a tie (see _expected.sql's rows).
+EVERY_PLACE = {"Judged@5", "Unjudged@4", "Judged@11"}
 
 
 def test_expected_is_the_mean_over_every_ordering_of_the_ties():
@@ -91,10 +98,16 @@ def test_expected_is_the_mean_over_every_ordering_of_the_ties():
         every = {(r["run_id"], r["measure"]): r["value"]
                  for r in w.eval(EXPECTED, "q", ties="run", store=False).records()}
         expected = {r["measure"]: r["value"] for r in w.eval(EXPECTED, "q", "stored", ties="expected", store=False).records()}
+        # without a measure of the judged fraction, a tie holding no relevant document is one row
+        rest = [m for m in EXPECTED if m not in EVERY_PLACE]
+        without = {r["measure"]: r["value"] for r in w.eval(rest, "q", "stored", ties="expected", store=False).records()}
+    assert set(without) == set(rest)
     for measure in EXPECTED:
         values = [v for (run, m), v in every.items() if m == measure and run != "stored"]
-        assert len(values) == 144
+        assert len(values) == ORDERINGS
         assert expected[measure] == pytest.approx(sum(values) / len(values), abs=1e-9), measure
+        if measure in without:
+            assert without[measure] == pytest.approx(expected[measure], abs=1e-12), measure
     assert len({round(expected[m], 9) for m in MONOTONE}) > 5
 
 

@@ -7,6 +7,8 @@ count(*) FILTER (WHERE {{ m.within }}) AS {{ m.id }}_j
 {% macro value(m) -%}
 CASE WHEN {{ m.n }} > 0 THEN {{ d.div('coalesce(' ~ m.id ~ '_j, 0)', m.by_cutoff('least(' ~ m.k ~ ', ' ~ m.n ~ ')', m.n)) }} ELSE 0 END
 {%- endmacro %}
+{# The judged fraction is not 0 at a tie's places without relevant documents. #}
+{% set expected_every_position = true %}
 {% macro expected_aggs(m) -%}
 {{ d.fsum() }}({{ ex.judged() }}) FILTER (WHERE {{ m.within }}) AS {{ m.id }}_j
 {%- endmacro %}
