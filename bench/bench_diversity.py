@@ -1,7 +1,9 @@
 """Benchmark: the diversity family on TREC Web-sized data -- 30 runs x 50 topics x 1,000
 documents, 3-8 intents a topic -- with irw and with pyndeval (TREC's ndeval), each a whole
 process reading the same files and computing the per-topic alpha-nDCG@5/10/20, ERR-IA@5/10/20,
-NRBP, nNRBP, P-IA@5/10/20, MAP-IA and subtopic recall@5/10/20 of every run.
+NRBP, nNRBP, P-IA@5/10/20, MAP-IA and subtopic recall@5/10/20 of every run. irw runs as a
+user types it, files in, scores out (`irw eval QRELS RUNS --qrels-format diversity`, CSV
+per topic); irw-load loads the files into an in-memory warehouse first, then evaluates.
 
     python bench/bench_diversity.py [--repeat N] [--runs 30] [--topics 50] [--docs 1000]
 
@@ -32,7 +34,16 @@ IRW_MEASURES = [f"{m}@{k}" for m in ("alpha_nDCG", "ERR_IA", "P_IA", "StRecall")
 PYNDEVAL_MEASURES = [f"{m}@{k}" for m in ("alpha-nDCG", "ERR-IA", "P-IA", "strec") for k in (5, 10, 20)] + [
     "NRBP", "nNRBP", "MAP-IA"]
 
+# irw: files in, scores out, as a user types it (irw eval QRELS RUNS --qrels-format diversity)
 IRW = f"""
+import sys
+from irwarehouse.cli import main
+sys.argv = ["irw", "eval", sys.argv[1], sys.argv[2], "--qrels-format", "diversity", "--per-topic",
+            "--format", "csv", *[a for m in {IRW_MEASURES!r} for a in ("-m", m)]]
+main()
+"""
+# irw-load: the files loaded into an in-memory warehouse, then evaluated
+IRW_LOAD = f"""
 import sys
 from irwarehouse import Warehouse
 with Warehouse(":memory:") as w:
@@ -96,7 +107,9 @@ def timed(code: str, data: Path) -> tuple[float, float, str]:
     out, err = proc.stdout.read(), proc.stderr.read()
     if status != 0:
         raise SystemExit(f"failed:\n{err}")
-    return wall, usage.ru_utime + usage.ru_stime, out.strip()
+    lines = out.strip().splitlines()
+    shown = str(len(lines) - 1) if lines and lines[0].startswith("run_id,") else out.strip()  # csv: its rows
+    return wall, usage.ru_utime + usage.ru_stime, shown
 
 
 def main() -> None:
@@ -110,9 +123,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp)
         generate(data, args.runs, args.topics, args.docs)
-        times: dict[str, list[tuple[float, float, str]]] = {"irw": [], "pyndeval": []}
+        tools = {"irw": IRW, "irw-load": IRW_LOAD, "pyndeval": PYNDEVAL}
+        times: dict[str, list[tuple[float, float, str]]] = {tool: [] for tool in tools}
         for _ in range(args.repeat):
-            for tool, code in (("irw", IRW), ("pyndeval", PYNDEVAL)):
+            for tool, code in tools.items():
                 times[tool].append(timed(code, data))
     print(f"{args.runs} runs x {args.topics} topics x {args.docs} documents, {len(IRW_MEASURES)} "
           f"measures per topic; median of {args.repeat} whole processes")

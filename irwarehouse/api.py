@@ -167,9 +167,6 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
         records (irwarehouse.irds.SHAPES)."""
         kind = qrels_kind(source, format)
         with self._staging(source) as stage, _source_files(source, "qrels", judgments=kind) as paths:
-            if kind.detail and loading.frames_in(paths):
-                raise IrwError(f"a DataFrame is loaded as trec judgments (topic, docno, rel); "
-                               f"load {kind.name} judgments from files ({kind.layout})")
             target, implicit = self._target(stage, collection)
             return loading.load_qrels(stage.con, paths, name, replace=replace, description=description,
                                       final=stage.attach, encoding=encoding, collection=target,
@@ -311,7 +308,8 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
     def eval_files(qrels, runs, measures, *, name: str | None = None, meta=None, save=None,
                    replace: bool = False, run_spec="all", order: str = "trec_eval",
                    extra_fields: bool = False, encoding: str = "utf-8", wait: float | None = None,
-                   memory_limit: str | None = None, **options) -> Result:
+                   memory_limit: str | None = None, qrels_format: str | None = None,
+                   **options) -> Result:
         """Evaluate files without a warehouse, as ``trec_eval QRELS RUN`` does: the qrels
         file (or DataFrame) ``qrels``, the run files ``runs`` (paths, globs, directories,
         compressed or not) and their metadata ``meta`` (a TSV or DataFrame, for run specs
@@ -324,8 +322,11 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
         replacing a qrels and runs of those names there). ``name``: the qrels's name
         (default: the file's name without a compression suffix). ``wait``,
         ``memory_limit``: as for :class:`Warehouse`. A tie policy that ranks ties otherwise
-        (``ties``) reads every ranked line, in an in-memory warehouse."""
+        (``ties``) reads every ranked line, in an in-memory warehouse. ``qrels_format``: the
+        qrels file's judgment kind, as :meth:`load_qrels`'s ``format`` (trec, the default;
+        diversity, prels, prefs, jg)."""
         parsed = _parsed(measures, options.get("rel_level"))  # a bad measure: before any reading
+        kind = qrels_kind(qrels, qrels_format)
         ties = tie_policy(options.pop("ties", None))
         if replace and save is None:
             raise IrwError("--replace replaces what --save DB holds: name the warehouse with --save")
@@ -349,7 +350,7 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
         return _files_in(qrels, runs, name, evaluate, fast=fast, meta=meta, save=save,
                          replace=replace, order=order, extra_fields=extra_fields,
                          encoding=encoding, wait=wait, memory_limit=memory_limit,
-                         batched=run_spec == "all")
+                         batched=run_spec == "all", kind=kind)
 
     @staticmethod
     def on_files(qrels, runs: list, then, *, order: str = "trec_eval", extra_fields: bool = False,
@@ -404,7 +405,7 @@ class Warehouse(StatisticsDoor, StandardizationDoor):
                         con, name, collection, measures, complete=complete, max_docs=max_docs,
                         rel_level=rel_level, judged_only=judged_only, num_docs=num_docs),
                     order="trec_eval", extra_fields=True, wait=wait, memory_limit=memory_limit,
-                    kind=kind)
+                    kind=kind, fast=kind is None)  # -R prefs | qrels_jg: the path verified byte for byte
             try:
                 if kind is not None:  # read by the loader of its kind alone
                     values = evaluate(paths[0], paths[1])

@@ -320,18 +320,20 @@ def _files_in(qrels, runs, name: str, then, *, fast: bool = True, meta=None, sav
     else loaded into an in-memory warehouse (or the warehouse ``save``), in the load's
     transaction. ``batched``: without a warehouse, the runs are read when ``then`` evaluates
     them, in batches (engine.files_in.staged). ``kind``: the qrels file's judgment kind
-    (judgment_kinds.KINDS; default trec), another than trec loaded into a warehouse."""
-    if fast and meta is None and save is None and kind is None:
-        with _source_files(qrels, "qrels") as qrels_paths, _source_files(runs, "runs") as run_paths:
+    (judgment_kinds.KINDS; default trec), read as a load reads it."""
+    if fast and meta is None and save is None:
+        with _source_files(qrels, "qrels", judgments=kind) as qrels_paths, \
+                _source_files(runs, "runs") as run_paths:
             if len(qrels_paths) != 1:
                 raise IrwError(f"one qrels file expected, got {len(qrels_paths)}")
             with files_in.staged(qrels_paths[0], run_paths, name=name, policy=order,
                                  extra_fields=extra_fields, encoding=encoding,
-                                 memory=memory_limit, batched=batched) as con:
+                                 memory=memory_limit, batched=batched,
+                                 **({"kind": kind} if kind else {})) as con:
                 return then(con, None, DEFAULT_COLLECTION)
     with Door(":memory:" if save is None else save, wait=wait, memory_limit=memory_limit,
                    _throwaway=save is None) as w:
-        with w._staging() as stage, _source_files(qrels, "qrels") as qrels_paths, \
+        with w._staging() as stage, _source_files(qrels, "qrels", judgments=kind) as qrels_paths, \
                 _source_files(runs, "runs") as run_paths, _meta_file(meta) as meta_path:
             if len(qrels_paths) != 1:
                 raise IrwError(f"one qrels file expected, got {len(qrels_paths)}")

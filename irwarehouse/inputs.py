@@ -210,6 +210,9 @@ def _source_files(source, kind: str, run_id: str | None = None,
         return
     if isinstance(source, Result):  # what a method returned, loaded again
         source = source.df()
+    if judgments is not None and judgments.detail and hasattr(source, "columns"):
+        raise IrwError(f"a DataFrame is loaded as trec judgments (topic, docno, rel); "
+                       f"load {judgments.name} judgments from files ({judgments.layout})")
     if not hasattr(source, "columns"):
         raise IrwError(f"load {kind} from paths or a pandas DataFrame, not {type(source).__name__}")
     cols = RUN_COLUMNS if kind == "runs" else QRELS_COLUMNS

@@ -40,7 +40,7 @@ CASE WHEN coalesce({{ total }}, 0) = 0 THEN 0 ELSE {{ total }} / {{ ideal }} END
 {% macro intent_counts() -%}
 ia_r AS (
     -- m.intent_counts and m.intent_ap per retrieved document relevant to an intent
-    SELECT run_id, topic, rank, list(c ORDER BY intent) AS ia_counts, sum((c + 1) / nrel) AS ia_ap
+    SELECT run_id, topic, rank, list(c ORDER BY intent) AS ia_counts, {{ d.fsum() }}((c + 1) / nrel) AS ia_ap
     FROM (SELECT l.run_id, l.topic, l.rank, l.intent, n.nrel,
                  row_number() OVER (PARTITION BY l.run_id, l.topic, l.intent ORDER BY l.rank) - 1 AS c
           FROM ia_l AS l JOIN ia_n AS n ON n.topic = l.topic AND n.intent = l.intent) AS counted

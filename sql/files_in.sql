@@ -6,21 +6,33 @@
   ranked rows of judged documents when the runs were read in one batch: engine.loading,
   rank_runs.sql) take the names and columns of the warehouse's tables (schema.sql,
   views.sql), so that the engine, the catalogue's look-ups and run specs read them as they
-  read a warehouse. views(name, collection, policy): validated values, quoted.
+  read a warehouse. views(name, collection, policy, kind): validated values, quoted; `kind`
+  the qrels file's judgment kind (judgment_kinds.JudgmentKind.sql_context): its graded rows
+  are the view `qrels`, its lines the view of its detail table, as a load would write them
+  (load.sql).
 -#}
 {% import 'load.sql' as load %}
 {#- files of little text are evaluated on one thread (files_in.ONE_THREAD_TEXT) -#}
 {% macro one_thread() %}SET threads = 1{% endmacro %}
 
-{% macro views(name, collection, policy) %}
+{% macro views(name, collection, policy, kind) %}
 CREATE TEMP VIEW qrels AS
-SELECT {{ name | literal }} AS qrels, topic, docno, rel FROM irw_staged_qrels;
+{% if kind.graded %}
+{{ load.graded_rows(kind, name | literal) }};
+{% else %}
+SELECT {{ name | literal }} AS qrels, topic, docno, NULL::INTEGER AS rel FROM irw_staged_qrels WHERE FALSE;
+{% endif %}
+{% if kind.detail %}
+
+CREATE TEMP VIEW {{ kind.detail }} AS
+{{ load.detail_rows(kind, name | literal) }};
+{% endif %}
 
 CREATE TEMP VIEW qrels_info AS
 SELECT {{ name | literal }} AS qrels, {{ collection | literal }} AS collection, NULL::VARCHAR AS source,
        NULL::VARCHAR AS parent, 'file' AS kind, NULL::VARCHAR AS params, NULL::VARCHAR AS description,
        {{ name | literal }} AS topic_qrels, current_timestamp::TIMESTAMP AS created_at,
-       'trec' AS judgments;
+       {{ kind.name | literal }} AS judgments;
 
 CREATE TEMP VIEW runs AS
 {{ load.runs_rows(collection | literal) }};

@@ -201,13 +201,27 @@ DELETE FROM qrels_info WHERE qrels = $name;
    the lines of a document; a kind of one line per document, its rel, in the file's order;
    none when it gives none) and its lines into its detail table. #}
 {% macro insert_qrels(kind) -%}
-{% if kind.graded and kind.key | list == ['topic', 'docno'] %}
-INSERT INTO qrels SELECT $name, topic, docno, rel FROM irw_staged_qrels;
-{% elif kind.graded %}
-INSERT INTO qrels SELECT $name, topic, docno, {{ kind.graded }} FROM irw_staged_qrels GROUP BY topic, docno;
+{% if kind.graded %}
+INSERT INTO qrels {{ graded_rows(kind, '$name') }};
 {% endif %}
 {% if kind.detail %}
 INSERT INTO {{ kind.detail }} (qrels, {{ kind.detail_columns | join(', ') }})
-SELECT $name, {% for c in kind.detail_columns %}{{ c if c in kind.kept else 'NULL' }}{{ ', ' if not loop.last }}{% endfor %} FROM irw_staged_qrels;
+{{ detail_rows(kind, '$name') }};
 {% endif %}
+{%- endmacro %}
+
+{# The graded rows (qrels, topic, docno, rel) of the staged lines of `kind` (which gives
+   some: kind.graded), `name` the qrels's name as SQL (a parameter or a quoted literal). #}
+{% macro graded_rows(kind, name) -%}
+{% if kind.key | list == ['topic', 'docno'] %}
+SELECT {{ name }} AS qrels, topic, docno, rel FROM irw_staged_qrels
+{%- else %}
+SELECT {{ name }} AS qrels, topic, docno, {{ kind.graded }} AS rel FROM irw_staged_qrels GROUP BY topic, docno
+{%- endif %}
+{%- endmacro %}
+
+{# The staged lines of `kind` as the rows of its detail table (qrels, then the table's
+   columns; a column the kind does not give is NULL), `name` as for graded_rows. #}
+{% macro detail_rows(kind, name) -%}
+SELECT {{ name }} AS qrels, {% for c in kind.detail_columns %}{{ c if c in kind.kept else 'NULL::VARCHAR' }} AS {{ c }}{{ ', ' if not loop.last }}{% endfor %} FROM irw_staged_qrels
 {%- endmacro %}

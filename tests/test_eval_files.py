@@ -117,6 +117,61 @@ def test_files_in_views_have_the_warehouses_columns(fixture_warehouse):
         assert {name: columns(con, name) for name in names} == expected
 
 
+# Each judgment kind's fixture: its qrels file, run files and measures of its family.
+KIND_CASES = {
+    "diversity": ("diversity/qrels.txt", ["diversity/runs"],
+                  ["alpha_nDCG@10", "ERR_IA@20", "NRBP", "nNRBP", "P_IA@5", "AP_IA", "StRecall@10", "AP", "P@5"]),
+    "prels": ("sampled/prels.txt", ["sampled/runA.txt", "sampled/runB.txt", "sampled/runC.txt"],
+              ["infAP", "xinfAP", "infNDCG", "iP@10", "iNumRel", "AP"]),
+    "prefs": ("prefs/prefs.txt", ["prefs/run_a.txt", "prefs/run_b.txt"], ["prefs_simp", "prefs_pair", "prefs_avgjg"]),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(KIND_CASES))
+def test_every_judgment_kind_from_files_equals_the_warehouse(kind, monkeypatch, tmp_path):
+    """--qrels-format KIND: the qrels file read as a load of that kind reads it, without a
+    warehouse, its graded rows and lines the views of tables qrels and of its detail table;
+    per topic the scores of the loaded files, in one batch and in a batch per file; the
+    command prints them too."""
+    from irwarehouse.engine import loading
+
+    qrels, runs, measures = KIND_CASES[kind]
+    qrels, runs = str(FIXTURES / qrels), [str(FIXTURES / r) for r in runs]
+    with Warehouse(":memory:") as w:
+        w.load_qrels(qrels, "q", format=kind)
+        w.load_runs(runs)
+        loaded = w.eval(measures, "q", store=False)
+    assert len(loaded) > 0 and len({r[2] for r in loaded.rows()}) == len(measures)
+    files = Warehouse.eval_files(qrels, runs, measures, name="q", qrels_format=kind)
+    assert files.rows() == loaded.rows()
+    monkeypatch.setattr(loading.runs, "BATCH_SHARE", 1e-12)
+    assert Warehouse.eval_files(qrels, runs, measures, name="q", qrels_format=kind).rows() == loaded.rows()
+    w = cli_for(str(tmp_path / "unused.duckdb"))
+    out = w("eval", qrels, *runs, *[a for m in measures for a in ("-m", m)], "--qrels-format", kind,
+            "--per-topic", "--format", "csv").stdout.splitlines()
+    assert out[0] == "run_id,topic,measure,value"
+    assert {tuple(line.split(",")[:3]): float(line.split(",")[3]) for line in out[1:]} == \
+        {(r, t, m): v for r, t, m, v in loaded.rows()}
+    assert not os.path.exists(tmp_path / "unused.duckdb")
+
+
+def test_a_judgment_kind_its_measures_need_is_named_from_files():
+    """Without --qrels-format a diversity file is read as trec qrels (and so refused, its
+    documents judged twice for a topic); a measure the kind cannot serve, and a DataFrame
+    given as a kind with lines of its own, are one-line errors."""
+    qrels, runs = str(FIXTURES / "diversity" / "qrels.txt"), [str(FIXTURES / "diversity" / "runs")]
+    with pytest.raises(IrwError, match="judged twice"):
+        Warehouse.eval_files(qrels, runs, ["alpha_nDCG@10"])
+    with pytest.raises(IrwError, match="reads prels judgments.*--format prels"):
+        Warehouse.eval_files(qrels, runs, ["xinfAP"], qrels_format="diversity")
+    with pytest.raises(IrwError, match="unknown judgment format 'ndeval'"):
+        Warehouse.eval_files(qrels, runs, ["alpha_nDCG@10"], qrels_format="ndeval")
+    import pandas as pd
+    frame = pd.DataFrame([("1", "0", "d", 1)], columns=["topic", "iteration", "docno", "rel"])
+    with pytest.raises(IrwError, match="a DataFrame is loaded as trec judgments"):
+        Warehouse.eval_files(frame, runs, ["alpha_nDCG@10"], qrels_format="diversity")
+
+
 def test_files_in_set_up_no_warehouse(monkeypatch, tmp_path):
     """Files in, scores out reads the files into an in-memory database and evaluates them
     through views over what it staged (engine.files_in): no schema is set up, no base

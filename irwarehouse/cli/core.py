@@ -146,6 +146,7 @@ def eval_cmd(
     order: Optional[str] = typer.Option(None, "--order", help="With files: the ranking policy (as irw load runs; default trec_eval)."),
     ignore_extra_fields: bool = typer.Option(False, "--ignore-extra-fields", help="With files: accept text after the 6th field of run lines."),
     encoding: Optional[str] = typer.Option(None, "--encoding", help="With files: their text encoding, utf-8 (default) | latin-1."),
+    qrels_format: Optional[str] = typer.Option(None, "--qrels-format", metavar="KIND", help="With files: the qrels file's layout, as irw load qrels --format. " + JUDGMENT_FORMATS),
     by: str = ByOpt,
     ties: str = TiesOpt,
 ):
@@ -165,11 +166,12 @@ def eval_cmd(
     if files:
         per = _eval_files(ctx, files, parsed, qrels, runs, evaluate, standardize=standardize,
                           collection=collection, meta=meta, save=save, replace=replace, order=order,
-                          ignore_extra_fields=ignore_extra_fields, encoding=encoding)
+                          ignore_extra_fields=ignore_extra_fields, encoding=encoding,
+                          qrels_format=qrels_format)
     else:
         given = [opt for opt, value in (("--save", save), ("--replace", replace), ("--meta", meta),
                                         ("--order", order),
-                                        ("--encoding", encoding),
+                                        ("--encoding", encoding), ("--qrels-format", qrels_format),
                                         ("--ignore-extra-fields", ignore_extra_fields)) if value]
         if given:
             raise IrwError(f"{given[0]} applies to files evaluated directly (irw eval QRELS RUN...)")
@@ -203,7 +205,7 @@ def run_sources(paths: list[str]) -> list:
 
 
 def _eval_files(ctx, files: list[str], measure, qrels, runs, evaluate: dict, *, standardize,
-                collection, meta, save, replace, order, ignore_extra_fields, encoding):
+                collection, meta, save, replace, order, ignore_extra_fields, encoding, qrels_format):
     """`irw eval QRELS RUN...`: Warehouse.eval_files."""
     if len(files) < 2:
         raise IrwError(f"evaluating files takes a qrels file and run files: only {files[0]} given")
@@ -217,7 +219,8 @@ def _eval_files(ctx, files: list[str], measure, qrels, runs, evaluate: dict, *, 
                                     run_spec=runs,
                                     order=order or "trec_eval", extra_fields=ignore_extra_fields,
                                     encoding=encoding or "utf-8", wait=obj.get("wait"),
-                                    memory_limit=obj.get("memory"), **evaluate)
+                                    memory_limit=obj.get("memory"), qrels_format=qrels_format,
+                                    **evaluate)
 
 
 # ------------------------------------------------------------------------------- trec-eval

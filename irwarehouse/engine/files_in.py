@@ -29,6 +29,7 @@ from typing import Iterable
 from .. import connection, runsets, sql
 from ..catalogue import DEFAULT_COLLECTION
 from ..errors import IrwError, note
+from ..judgment_kinds import GRADED, KINDS, JudgmentKind
 from ..measures import Measure
 from ..result import Result
 from . import evaluation, loading
@@ -63,14 +64,16 @@ def _text_size(paths: list) -> float:
 @contextmanager
 def staged(qrels_file: str, runs: Iterable[str], *, name: str, policy: str = "trec_eval",
            extra_fields: bool = False, encoding: str = "utf-8", memory: str | None = None,
-           batched: bool = False):
+           batched: bool = False, kind: JudgmentKind = KINDS[GRADED]):
     """An in-memory DuckDB connection holding the qrels file ``qrels_file`` (named ``name``)
     and the runs of the files ``runs`` (of the collection DEFAULT_COLLECTION) as views named
     as the warehouse's tables (``qrels``, ``qrels_info``, ``runs``, ``run_topics``,
     ``run_loads``, ``run_info``), marked a throw-away warehouse (the engine computes the base
     relation within its query); closed, with its staging file, when the block ends.
     ``memory``: DuckDB's memory limit (connection.memory_limit). ``batched``: the files are
-    read when :func:`evaluate` evaluates them, in batches; ``con`` is for it alone."""
+    read when :func:`evaluate` evaluates them, in batches; ``con`` is for it alone.
+    ``kind``: the qrels file's judgment kind (irwarehouse.judgment_kinds), read as a load
+    reads it; its graded rows are the view ``qrels``, its lines the view of its detail table."""
     runs = list(runs)
     con = connection.connect(":memory:", memory=memory)
     try:
@@ -78,14 +81,14 @@ def staged(qrels_file: str, runs: Iterable[str], *, name: str, policy: str = "tr
             sql.run(con, "files_in.sql", "one_thread")
         with connection.unordered(con):
             policy = loading.ranking_policy(policy)
-            views = dict(name=name, collection=DEFAULT_COLLECTION, policy=policy)
+            views = dict(name=name, collection=DEFAULT_COLLECTION, policy=policy, kind=kind.sql_context)
             if batched:
                 _BATCHED[con] = (loading.staged_batches(
                     con, qrels_file, runs, name, BATCH_SHARE, policy=policy,
-                    extra_fields=extra_fields, encoding=encoding), views)
+                    extra_fields=extra_fields, encoding=encoding, kind=kind), views)
             else:
                 loading.stage_files(con, qrels_file, runs, name, policy=policy,
-                                    extra_fields=extra_fields, encoding=encoding)
+                                    extra_fields=extra_fields, encoding=encoding, kind=kind)
                 _views(con, views)
             connection.mark_throwaway(con)
             yield con
@@ -117,7 +120,8 @@ def evaluate(con, name: str, measures: list[Measure], *, run_spec: str | None = 
 
 def _views(con, views: dict) -> None:
     """The views of sql/files_in.sql, made in one round trip (they bind no parameter)."""
-    con.execute(sql.statement("files_in.sql", "views", views["name"], views["collection"], views["policy"]))
+    con.execute(sql.statement("files_in.sql", "views", views["name"], views["collection"], views["policy"],
+                              views["kind"]))
 
 
 def runs_of_each(runs: list[dict], files: list) -> list[list[str]]:

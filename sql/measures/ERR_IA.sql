@@ -2,9 +2,10 @@
    normalization: the sum over ranks i <= k of the intent-aware gain / i, divided by the same
    sum of an ideal ranking covering every intent at every rank (n_intents (1 - alpha)^(i-1) / i);
    at k = 1 the gain itself. #}
+{% import '_dialect.sql' as d %}
 {% import '_diversity.sql' as dv %}
 {% macro aggs(m) -%}
-sum({{ dv.gain(m) }} / {{ m.pos }}) FILTER (WHERE {{ m.within }}) AS {{ m.id }}_s
+{{ d.fsum() }}({{ dv.gain(m) }} / {{ m.pos }}) FILTER (WHERE {{ m.within }}) AS {{ m.id }}_s
 {%- endmacro %}
 {% macro value(m) -%}
 {{ dv.by_ideal_ideal(m, m.id ~ '_s', '1.0 / i') }}

@@ -19,15 +19,17 @@ from .staging import _STAGED, _detach_staging, _phase, _progress_bar, stage_and_
 
 
 def stage_files(con, qrels_file: str, runs: Iterable[str], name: str, policy: str = "trec_eval",
-                extra_fields: bool = False, encoding: str = "utf-8") -> None:
+                extra_fields: bool = False, encoding: str = "utf-8",
+                kind: JudgmentKind = KINDS[GRADED]) -> None:
     """Files in, scores out (engine.files_in): read and check a qrels file (named ``name``)
     and run files into temporary tables of ``con`` with every check of
     :func:`load_collection`, and rank the runs under ``policy``, keeping of the ranked rows
     those of judged documents (see :func:`_stage_runs`). What is staged stays in ``con``
-    (sql/files_in.sql reads it); :func:`release_staging` removes the staging file."""
+    (sql/files_in.sql reads it); :func:`release_staging` removes the staging file. ``kind``:
+    the qrels file's judgment kind."""
     qrels_files = expand_paths([qrels_file])
     run_files = expand_paths(runs, runs=True, encoding=encoding)
-    _stage_qrels(con, qrels_files, name, encoding)
+    _stage_qrels(con, qrels_files, name, encoding, kind)
     with _progress_bar(run_files, "reading runs", phases=2) as bar:
         _stage_runs(con, run_files, policy, extra_fields, encoding, DEFAULT_COLLECTION, bar,
                     judged="temp.irw_staged_qrels")
@@ -35,7 +37,8 @@ def stage_files(con, qrels_file: str, runs: Iterable[str], name: str, policy: st
 
 
 def staged_batches(con, qrels_file: str, runs: Iterable[str], name: str, share: float,
-                   policy: str = "trec_eval", extra_fields: bool = False, encoding: str = "utf-8"):
+                   policy: str = "trec_eval", extra_fields: bool = False, encoding: str = "utf-8",
+                   kind: JudgmentKind = KINDS[GRADED]):
     """Files in, scores out in batches: the qrels file staged as :func:`stage_files` stages
     it, then the run files in consecutive batches of about ``share`` of the memory limit in
     text, each read, checked and ranked as :func:`stage_files` ranks them, what the batch
@@ -47,7 +50,7 @@ def staged_batches(con, qrels_file: str, runs: Iterable[str], name: str, share: 
     error, as they are for :func:`stage_files`."""
     qrels_files = expand_paths([qrels_file])
     run_files = expand_paths(runs, runs=True, encoding=encoding)
-    _stage_qrels(con, qrels_files, name, encoding)
+    _stage_qrels(con, qrels_files, name, encoding, kind)
     batches = _batches(con, run_files, share)
     seen: set[str] = set()
     with _progress_bar(run_files, "reading runs", phases=len(batches) + 1) as bar:
