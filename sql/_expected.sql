@@ -23,6 +23,11 @@
                           ones below t; x_c0_k, x_nn0_k  the same counts over the ranks above
                           the tie
     per gain map g (key k): x_g_k  the sum of the tie's gains
+    per measure m with tie_aggs(m) (`tied`): its aggregates over the tie's judged documents
+  `running`: the measures whose running(m) windows (over each ranking's judged documents in
+  the stored order) the rows carry, as m.run; a tie's rows carry them through tie_aggs(m).
+  `tied`: the measures with tie_aggs(m), whose tie_holds(m) says when a tie holding no
+  relevant document at the thresholds still needs its every place.
   A measure's expected_aggs(m) (sql/evaluate.sql) aggregates the expectations below over
   `x_rows`, its aggs(m) over `x_alone`; the engine adds the two, and value(m) turns the sums
   into the score. Every tie's
@@ -52,12 +57,26 @@ FROM irw_base AS jb ASOF JOIN ({{ tie_extents('r.collection = collection_of(' ~ 
 WHERE jb.qrels = {{ q }} AND jb.rank < t.a + t.n
 {%- endmacro %}
 
-{% macro rows(P, sel, thresholds, gainsets, ties, every_position=false) -%}
+{% macro rows(P, sel, thresholds, gainsets, ties, every_position=false, running=[], tied=[]) -%}
 {% set chosen = 'r.collection = ' ~ P.collection ~ ' AND r.run_id IN (SELECT run_id FROM ' ~ sel ~ ')' %}
+{% set source = 'brows' %}
+{% if running %}
+x_run AS (
+    -- the measures' running(m) windows over each ranking's judged documents, in its stored
+    -- order: at a document alone in its tie, and over the documents above a tie, they are
+    -- the same in every ordering of the ties
+    SELECT brows.*
+{% for m in running %}
+         , {{ m.module.running(m) }} AS {{ m.run }}
+{% endfor %}
+    FROM brows
+),
+{% set source = 'x_run' %}
+{% endif %}
 {% if ties.cached %}
 x_in AS (
     -- each judged document with the tie it is in (x_a NULL: alone), as the base records it
-    SELECT jb.*, jb.tie_a AS x_a, jb.tie_n AS x_tn FROM brows AS jb
+    SELECT jb.*, jb.tie_a AS x_a, jb.tie_n AS x_tn FROM {{ source }} AS jb
 ),
 {% else %}
 x_ties AS (
@@ -66,7 +85,7 @@ x_ties AS (
 x_in AS (
     -- each judged document with the tie it is in (x_a NULL: alone)
     SELECT jb.*, CASE WHEN jb.rank < t.a + t.n THEN t.a END AS x_a, CASE WHEN jb.rank < t.a + t.n THEN t.n END AS x_tn
-    FROM brows AS jb ASOF LEFT JOIN x_ties AS t
+    FROM {{ source }} AS jb ASOF LEFT JOIN x_ties AS t
       ON t.run_id = jb.run_id AND t.topic = jb.topic AND jb.rank >= t.a
 ),
 {% endif %}
@@ -83,6 +102,9 @@ x_tied AS (
 {% for g in gainsets %}
          , {{ d.fsum() }}({{ g.expr }}) AS x_g_{{ g.key }}
 {% endfor %}
+{% for m in tied %}
+         , {{ m.module.tie_aggs(m) }}
+{% endfor %}
     FROM x_in WHERE x_a IS NOT NULL
     GROUP BY run_id, topic, x_a, x_tn
 ),
@@ -90,15 +112,9 @@ x_alone AS (
     SELECT * FROM x_in WHERE x_a IS NULL
 ),
 x_rows AS (
-    SELECT run_id, topic, {{ d.cast('x_a + p.j - 1', 'INTEGER') }} AS rank, x_tn AS x_n, p.j AS x_j, x_nj,
+    SELECT x_tied.*, {{ d.cast('x_a + p.j - 1', 'INTEGER') }} AS rank, x_tn AS x_n, p.j AS x_j,
            CASE WHEN p.j = 1 THEN x_nj ELSE 0 END AS x_judged
-{% for t in thresholds %}
-         , x_r_{{ t.key }}, x_q_{{ t.key }}, x_c0_{{ t.key }}, x_nn0_{{ t.key }}
-{% endfor %}
-{% for g in gainsets %}
-         , x_g_{{ g.key }}
-{% endfor %}
-{% set held = [] %}{% for t in thresholds %}{% set _ = held.append('x_r_' ~ t.key ~ ' > 0') %}{% endfor %}{% for g in gainsets %}{% set _ = held.append('x_g_' ~ g.key ~ ' <> 0') %}{% endfor %}
+{% set held = [] %}{% for t in thresholds %}{% set _ = held.append('x_r_' ~ t.key ~ ' > 0') %}{% endfor %}{% for g in gainsets %}{% set _ = held.append('x_g_' ~ g.key ~ ' <> 0') %}{% endfor %}{% for m in tied %}{% set _ = held.append('(' ~ m.module.tie_holds(m) ~ ')') %}{% endfor %}
     -- a tie holding no relevant document and no gain adds 0 at each of its places to every
     -- expectation but the judged fraction's: its first place alone, unless `every_position`
     FROM x_tied, LATERAL (SELECT unnest(range(1, {{ 'x_tn' if every_position or not held else 'CASE WHEN ' ~ held | join(' OR ') ~ ' THEN x_tn ELSE 1 END' }} + 1)) AS j) AS p
@@ -157,4 +173,28 @@ CASE WHEN x_j = 1 THEN {{ r }} * {{ d.div(s ~ ' * ' ~ nn0 ~ ' + ' ~ s ~ ' * (' ~
 {# Per tie, on its first place (0 elsewhere): its relevant documents, r. #}
 {% macro tie_rel(m) -%}
 CASE WHEN x_j = 1 THEN x_r_{{ m.tkey }} ELSE 0 END
+{%- endmacro %}
+
+{# The elementary symmetric polynomials e_0..e_r of the numbers of the list `values` (SQL; r
+   its length): the coefficients of prod (1 + y t), [1] for an empty list. #}
+{% macro symmetric(values) -%}
+CASE WHEN len({{ values }}) = 0 THEN [1.0::DOUBLE]
+     ELSE list_reduce(list_transform({{ values }}, lambda y: [1.0::DOUBLE, y::DOUBLE]),
+                      lambda p, q: list_transform(range(len(p) + 1), lambda k: coalesce(p[k + 1], 0) + q[2] * coalesce(p[k], 0)))
+END
+{%- endmacro %}
+
+{# E[x_i prod_{documents above i in its tie} y], at place j of a tie of n whose r documents
+   with x > 0 have y = 1 - x (e: symmetric(those y's), e_0..e_r) and whose others x = 0,
+   y = 1: the document at i is any of the n, and the j - 1 above it a uniform subset of the
+   others, so with u = n - r it is (1/n) sum_{b=0..r-1} C(u, j-1-b) / C(n-1, j-1)
+   ((r - b) e_b - (b + 1) e_{b+1}) (sum_d x_d e_b(y without d) = (r - b) e_b - (b + 1) e_{b+1}). #}
+{% macro weighted_before(e) -%}
+{% set r = '(len(' ~ e ~ ') - 1)' %}
+coalesce(list_sum(list_transform(range(0, {{ r }}), lambda b:
+    CASE WHEN x_j - 1 - b >= 0 AND x_j - 1 - b <= x_n - {{ r }}
+         THEN exp(lgamma(x_n - {{ r }} + 1) - lgamma(x_j - b) - lgamma(x_n - {{ r }} - x_j + b + 2)
+                  - lgamma(x_n) + lgamma(x_j) + lgamma(x_n - x_j + 1))
+              * (({{ r }} - b) * {{ e }}[b + 1] - (b + 1) * {{ e }}[b + 2])
+         ELSE 0 END)), 0) / x_n
 {%- endmacro %}

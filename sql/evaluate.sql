@@ -58,6 +58,9 @@
     many, many_aggs(m)  how many derived qrels are evaluated in one pass (evaluate_many.sql)
     expected_every_position  set where expected_aggs(m) reads the judged fraction (see
                  _expected.sql's rows)
+    tie_aggs(m), tie_holds(m)  aggregates over a tie's judged documents that expected_aggs(m)
+                 reads at the tie's places, and when a tie holding no relevant document at the
+                 thresholds needs them (_expected.sql's rows)
     expected_aggs(m)  the aggregates of aggs(m), each the exact expectation over every
                  ordering of the ties (tie policy expected), over _expected.sql's rows of
                  the ties' positions with its expectations per position. Every aggregate of
@@ -387,7 +390,9 @@ brows AS (
 ),
 {% if expected %}
 {{ ex.rows(P, 'sel', thresholds, gainsets, ties,
-           measures | selectattr('module.expected_every_position', 'defined') | list | length > 0) }},
+           measures | selectattr('module.expected_every_position', 'defined') | list | length > 0,
+           measures | selectattr('module.running', 'defined') | list,
+           measures | selectattr('module.tie_aggs', 'defined') | list) }},
 {% endif %}
 {% set at_ideal = measures | selectattr('module.ideal_rows', 'defined') | list %}
 {% for name, source in ([('rows_alone', 'x_alone')] if expected else []) + [('rows', 'x_rows' if expected else 'brows')] %}
@@ -429,7 +434,9 @@ brows AS (
 {% endif %}
 ),
 {% endfor %}
-{% set prepared = measures | selectattr('module.prepare', 'defined') | list %}
+{# (tie policy expected: _expected.sql's rows carry the running windows; no measure it
+   computes prepares its rows) #}
+{% set prepared = [] if expected else measures | selectattr('module.prepare', 'defined') | list %}
 {% if prepared %}
 prows AS (
     -- the measures' prepare(m) items over each row
@@ -440,7 +447,7 @@ prows AS (
     FROM rows
 ),
 {% endif %}
-{% set running = measures | selectattr('module.running', 'defined') | list %}
+{% set running = [] if expected else measures | selectattr('module.running', 'defined') | list %}
 {% if running %}
 wrows AS (
     -- the measures' running(m) windows over each ranking

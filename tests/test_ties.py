@@ -85,7 +85,7 @@ def test_optimistic_and_pessimistic_are_the_bounds_over_every_ordering_of_the_ti
 # Measures with an exact expectation over the ties, at several thresholds and cut-offs.
 EXPECTED = MONOTONE + ["SP@5", "Judged@5", "Unjudged@4", "Judged@11", "NumRelRet@3", "R", "P(rel=2)@5",
                        "AP(rel=2)", "RR(rel=2)", "Bpref(rel=2)", "nRBP(p=0.5)", "DCG", "NumRet", "SetF",
-                       "RelP@4", "P@11", "DCG@10"]
+                       "RelP@4", "P@11", "DCG@10", "ERR", "ERR@5", "ERR(gmax=3)@10"]
 # Those that read the judged fraction at every place of a tie (see _expected.sql's rows).
 EVERY_PLACE = {"Judged@5", "Unjudged@4", "Judged@11"}
 
@@ -142,7 +142,7 @@ def test_expected_within_a_monte_carlo_estimate_on_heavy_ties():
         for topic, group in runs.groupby("topic", sort=False):
             ranked = sorted(group.itertuples(index=False), key=lambda r: (-r.score, rng.random()))
             rows += [(topic, "Q0", r.docno, rank, r.score, f"mc{i:03d}") for rank, r in enumerate(ranked, 1)]
-    measures = ["AP", "P@5", "nDCG@10", "RR", "Bpref", "RBP(p=0.8)", "Success@1", "RPrec"]
+    measures = ["AP", "P@5", "nDCG@10", "RR", "Bpref", "RBP(p=0.8)", "Success@1", "RPrec", "ERR@10"]
     with Warehouse(":memory:") as w:
         w.load_qrels(qrels, "q")
         w.load_runs(pd.concat([runs, _frame(rows)]))
@@ -171,7 +171,7 @@ def test_expected_reads_the_ties_the_base_records_as_it_would_find_them_in_the_r
     anew when next needed."""
     qrels, runs = _heavy_ties(4, runs=3, topics=5)
     path = str(tmp_path / "w.duckdb")
-    measures = ["AP", "P@5", "nDCG@10", "RR", "Bpref", "RBP(p=0.8)", "AP(rel=2)"]
+    measures = ["AP", "P@5", "nDCG@10", "RR", "Bpref", "RBP(p=0.8)", "AP(rel=2)", "ERR@20"]
 
     def values(read_only):
         with Warehouse(path, read_only=read_only) as w:
@@ -204,7 +204,7 @@ def test_expected_refuses_what_it_cannot_compute_exactly():
     with Warehouse(":memory:") as w:
         w.load_qrels(_qrels_frame(), "q")
         w.load_runs(_frame(_run_rows("r", RANKING)))
-        for measure in ("ERR@10", "Bpref@5", "AP'"):
+        for measure in ("Compat", "INST(T=3.0)", "Bpref@5", "AP'", "ERR'@10"):
             with pytest.raises(IrwError, match=f"no exact expectation over the ties is built for {re.escape(measure)} "):
                 w.eval([measure], "q", ties="expected", store=False)
         with pytest.raises(IrwError, match="--max-docs does not apply"):
