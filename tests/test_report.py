@@ -999,3 +999,33 @@ def test_many_runs_are_corrected_by_default(many, fx, tmp_path):
     assert "Holm correction, α" in subtitle  # asked for: nothing to explain
     subtitle, _ = meta(fx)  # 8 runs: no correction by default
     assert "no correction for multiple comparisons" in subtitle
+
+
+@pytest.mark.parametrize("kind, qrels, runs, measures", [
+    ("diversity", "diversity/qrels.txt", ["diversity/runs"], ["alpha_nDCG@10", "ERR_IA@20"]),
+    ("prels", "sampled/prels.txt", ["sampled/runA.txt", "sampled/runB.txt", "sampled/runC.txt"], ["xinfAP", "infNDCG"]),
+    ("prefs", "prefs/prefs.txt", ["prefs/run_a.txt", "prefs/run_b.txt"], ["prefs_simp", "prefs_pair"]),
+])
+def test_the_report_takes_every_kind_of_judgments(kind, qrels, runs, measures, tmp_path):
+    """A report on a qrels of each kind of judgments: its measures in the leaderboard, equal
+    to irw eval's means; coverage (graded measures) where the kind gives graded judgments, and
+    for preferences, which give none, a paragraph saying so."""
+    w = cli_for(str(tmp_path / "k.duckdb"))
+    w("load", "qrels", FIXTURES / qrels, "--name", "k", "--format", kind)
+    w("load", "runs", *[FIXTURES / r for r in runs])
+    args = [a for m in measures for a in ("-m", m)]
+    out = tmp_path / "k.html"
+    result = w("report", *args, "--out", out)
+    assert f"and {len(measures)} measures (qrels k)" in result.output
+    doc = parse_page(out.read_text())
+    assert {"leaderboard", "coverage"} <= set(doc.sections)
+    means = {(r["run_id"], r["measure"]): r["value"]
+             for r in json.loads(w("eval", *args, "--no-store", "--format", "json").stdout)}
+    _, rows = rows_of(table_of(doc, "leaderboard", "leaderboard"))
+    assert sorted(row["run"]["text"] for row in rows) == sorted({run for run, _ in means})
+    for row in rows:
+        for m in measures:
+            assert row[m]["text"] == f"{means[(row['run']['text'], m)]:.4f}"
+    graded = kind != "prefs"
+    assert ("no coverage to show" in out.read_text()) != graded
+    assert ("holds no graded judgments" in result.output) != graded

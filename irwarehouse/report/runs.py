@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .. import catalogue, runsets, significance, stats
+from .. import catalogue, judgment_kinds, runsets, significance, stats
 from ..engine import evaluation
-from ..errors import IrwError
+from ..errors import IrwError, note
+from ..judgment_kinds import GRADED
 from ..measures import parse
 from ..options import tie_policy
 from ..output import latex_text as _latex
@@ -347,9 +348,13 @@ def build_report(con, measures, qrels: str | None = None, runs="all", topics: st
         [significance.correlation(mats[a], mats[b], RBO_P) for i, a in enumerate(labels) for b in labels[i + 1:]],
         columns=["measure_a", "qrels_a", "measure_b", "qrels_b", "topics", "kendall_tau",
                  "kendall_tau_a", "tau_ap", "rbo", "pearson", "n_systems"])
-    per = evaluation.evaluate(con, qrels, coverage_measures, run_ids, topics=topics, store=False, ties=ties)
-    cov = per.aggregate().df().pivot(index="run_id", columns="measure", values="value")
     cov_labels = [str(m) for m in coverage_measures]
+    if judgment_kinds.serves(catalogue.judgments_of(con, qrels), GRADED):
+        per = evaluation.evaluate(con, qrels, coverage_measures, run_ids, topics=topics, store=False, ties=ties)
+        cov = per.aggregate().df().pivot(index="run_id", columns="measure", values="value")
+    else:  # coverage is of graded judgments, which preferences do not give
+        note(f"qrels {qrels} holds no graded judgments: the report shows no coverage ({', '.join(cov_labels)})")
+        cov = pd.DataFrame(index=pd.Index(run_ids, name="run_id"), columns=cov_labels, dtype=float)
     if by == "system":  # a system's coverage: the mean of its runs'
         cov = cov.groupby(cov.index.map(mats[labels[0]].systems.system_of())).mean()
     coverage = cov.reindex(index=rows, columns=cov_labels).reset_index(names="run_id")
@@ -523,6 +528,8 @@ def _correlation_data(r: Report) -> dict:
 def _coverage_data(r: Report) -> dict:
     judged, base, res = r.coverage_measures
     cov = r.coverage.set_index("run_id").loc[r.run_ids]
+    if cov.isna().all(axis=None):  # a qrels of preferences: no graded judgments to cover
+        return {"none": True, "judged": judged, "residual": res}
     rows = [{"label": r.labels[run], "run": run, "judged": row[judged], "base": row[base],
              "residual": row[res], "high": row[base] + row[res]}
             for run, row in zip(r.run_ids, cov.to_dict("records"))]
