@@ -315,9 +315,9 @@ def test_uwmt8a0_bounds(trec8_db):
     the stored ranking and the expected value between them."""
     with Warehouse(trec8_db, read_only=True) as w:
         per = {t: {(r["topic"], r["measure"]): r["value"]
-                   for r in w.eval(["AP", "P@10", "nDCG@10", "RR"], "trec8", "uwmt8a0", ties=t).records()}
+                   for r in w.eval(["AP", "P@10", "nDCG@10", "RR", "ERR@20"], "trec8", "uwmt8a0", ties=t).records()}
                for t in ("optimistic", "trec_eval", "expected", "pessimistic")}
-    assert len(per["trec_eval"]) == 50 * 4
+    assert len(per["trec_eval"]) == 50 * 5
     for key, value in per["trec_eval"].items():
         for middle in (value, per["expected"][key]):
             assert per["optimistic"][key] + 1e-12 >= middle >= per["pessimistic"][key] - 1e-12, key
