@@ -99,12 +99,14 @@ def generate(out: Path, runs: int, topics: int, docs: int, seed: int = 2014) -> 
 def timed(code: str, data: Path) -> tuple[float, float, str]:
     """(wall seconds, CPU seconds, stdout) of one whole process running ``code``."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", code, str(data / "qrels.txt"), str(data / "runs")],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    out, err = proc.stdout.read(), proc.stderr.read()
+    with tempfile.TemporaryFile("w+") as out_file, tempfile.TemporaryFile("w+") as err_file:
+        start = time.perf_counter()  # (files, not pipes: a large output would fill a pipe)
+        proc = subprocess.Popen([sys.executable, "-c", code, str(data / "qrels.txt"), str(data / "runs")],
+                                stdout=out_file, stderr=err_file, text=True, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        out_file.seek(0), err_file.seek(0)
+        out, err = out_file.read(), err_file.read()
     if status != 0:
         raise SystemExit(f"failed:\n{err}")
     lines = out.strip().splitlines()
