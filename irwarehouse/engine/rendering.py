@@ -243,9 +243,6 @@ def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | N
         if ties is not None and ties.reranks:
             raise IrwError(f"measures reading {kinds[0]} judgments are evaluated on the stored "
                            f"ranking only: tie policy {ties.name} does not apply to them")
-        if dialect != "duckdb":
-            raise IrwError(f"measures reading {kinds[0]} judgments are computed by DuckDB only "
-                           f"(irw eval), not in {dialect}")
         contexts = _contexts(measures, dialect)[0]
         return sql.render(KIND_ENGINES[kinds[0]], dialect, measures=contexts, topics=topics,
                           max_docs=max_docs, P=_engine_inputs(dialect))
