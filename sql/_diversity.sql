@@ -49,8 +49,13 @@ ia_r AS (
 
 {#- The CTEs (each followed by a comma) of the greedy ideal rankings of `ideal_ia` (the
     measures with the hook intent_ideal; sql/evaluate.sql): per topic, one relevant document
-    at a time, the one of largest intent-aware gain (ties: largest docno). -#}
+    at a time, the one of largest intent-aware gain (ties: largest docno). One recursion
+    computes them all, a ranking per alpha (v: its number) as deep as its measures need
+    (NULL: to the end); ia_ideal aggregates every measure's intent_ideal(m) per topic, over
+    the gains of its alpha's ranking (m.ideal_gain, NULL on the rows of another). -#}
 {% macro ideal_rankings(ideal_ia, P) -%}
+{% set alphas = [] %}
+{% for m in ideal_ia %}{% if m.alpha not in alphas %}{% set _ = alphas.append(m.alpha) %}{% endif %}{% endfor %}
 ia_start AS (
     -- the ideal rankings' start: per topic its relevant documents, largest docno first, each
     -- with the positions of its intents (1..n_intents), and no intent covered yet
@@ -65,27 +70,48 @@ ia_start AS (
           GROUP BY qi.topic, qi.docno) AS docs
     GROUP BY topic
 ),
-{% for m in ideal_ia %}
-{{ m.intent_ideal }} AS (
-    -- m.intent_ideal: the greedy ideal ranking at m.alpha, one position per step
-    WITH RECURSIVE {{ d.recursive('greedy(topic, irank, remaining, counts, gain)') }} AS (
-        SELECT topic, 0, remaining, counts, {{ d.cast('0.0', 'DOUBLE') }} FROM ia_start
+ia_alphas AS (
+    -- each alpha of the measures (v) with the depth its ranking needs
+{% for alpha in alphas %}
+{% set ms = ideal_ia | selectattr('alpha', 'equalto', alpha) | list %}
+{% set deep = ms | rejectattr('module.ideal_depth', 'defined') | list %}
+    {{ 'UNION ALL ' if not loop.first }}SELECT {{ loop.index0 }} AS v, {{ alpha }} AS alpha, {% if deep %}{{ d.cast('NULL', 'INTEGER') }}{% elif ms | length == 1 %}{{ d.cast(ms[0].module.ideal_depth(ms[0]), 'INTEGER') }}{% else %}{{ d.cast('greatest(' ~ depth_list(ms) ~ ')', 'INTEGER') }}{% endif %} AS depth
+{% endfor %}
+),
+ia_greedy AS (
+    -- the greedy ideal rankings, one position per step
+    WITH RECURSIVE {{ d.recursive('greedy(v, alpha, depth, topic, irank, remaining, counts, gain)') }} AS (
+        SELECT a.v, a.alpha, a.depth, s.topic, 0, s.remaining, s.counts, {{ d.cast('0.0', 'DOUBLE') }}
+        FROM ia_start AS s CROSS JOIN ia_alphas AS a
         UNION ALL
-        SELECT topic, irank + 1, {{ d.list_without('remaining', 'p') }},
+        SELECT v, alpha, depth, topic, irank + 1, {{ d.list_without('remaining', 'p') }},
                {{ d.list_transform(d.list_indexes('counts'), 'j',
                                    d.list_at('counts', 'j') ~ ' + CASE WHEN '
                                    ~ d.list_contains(d.list_at('remaining', 'p') ~ '.i', 'j') ~ ' THEN 1 ELSE 0 END') }},
                {{ d.list_at('scores', 'p') }}
         FROM (SELECT *, {{ d.list_position('scores', d.list_max('scores')) }} AS p
               FROM (SELECT *, {{ d.list_transform('remaining', 'x', d.list_sum(d.list_transform(
-                        'x.i', 'j', 'pow(1 - ' ~ m.alpha ~ ', ' ~ d.list_at('counts', 'j') ~ ')'))) }} AS scores
+                        'x.i', 'j', 'pow(1 - alpha, ' ~ d.list_at('counts', 'j') ~ ')'))) }} AS scores
                     FROM greedy
-                    WHERE {{ d.list_len('remaining') }} > 0{% if m.module.ideal_depth is defined %} AND irank < {{ m.module.ideal_depth(m) }}{% endif %}) AS scored) AS picked
+                    WHERE {{ d.list_len('remaining') }} > 0 AND (depth IS NULL OR irank < depth)) AS scored) AS picked
     )
-    SELECT topic, irank, gain FROM greedy WHERE irank > 0
+    SELECT v, topic, irank, gain FROM greedy WHERE irank > 0
 ),
-{{ m.id }}_dvt AS (
-    SELECT topic, {{ m.module.intent_ideal(m) }} FROM {{ m.intent_ideal }} GROUP BY topic
-),
+ia_ideal AS (
+    SELECT topic
+{% for m in ideal_ia %}
+         , {{ m.module.intent_ideal(m) }}
 {% endfor %}
+    FROM (SELECT topic, irank
+{% for m in ideal_ia %}
+               , CASE WHEN v = {{ alphas.index(m.alpha) }} THEN gain END AS {{ m.ideal_gain }}
+{% endfor %}
+          FROM ia_greedy) AS ideal
+    GROUP BY topic
+),
+{%- endmacro %}
+
+{# The depths of the measures `ms` (each with ideal_depth), as SQL arguments. #}
+{% macro depth_list(ms) -%}
+{% for m in ms %}{{ m.module.ideal_depth(m) }}{{ ', ' if not loop.last }}{% endfor %}
 {%- endmacro %}

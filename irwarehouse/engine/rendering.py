@@ -132,7 +132,7 @@ class _MeasureContext:
         self.ipos = f"{self.id}_ipos"    # that position: least(pos, length of the ideal ranking)
         self.intent_counts, self.intent_ap = "ia_counts", "ia_ap"  # intents, per row
         self.n_intents = "coalesce(n_intents, 0)"  # intents, per topic
-        self.intent_ideal = f"{self.id}_dvi"  # intent_ideal: the greedy ideal ranking
+        self.ideal_gain = f"{self.id}_ig"  # intent_ideal: the gain at irank of its ideal ranking
 
     def list_count(self, name: str, condition: str) -> str:
         """SQL: how many numbers of the list parameter ``name`` satisfy ``condition``, a
