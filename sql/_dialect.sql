@@ -166,7 +166,7 @@ FROM {{ relation }}
 {# The sum of a non-empty list of DOUBLEs, left to right (DuckDB: NULL for an empty list;
    Spark: 0). #}
 {% macro list_sum(l) -%}
-{% if dialect == 'spark' %}aggregate({{ l }}, CAST(0 AS DOUBLE), (acc, v) -> acc + v){% else %}list_sum({{ l }}){% endif %}
+{% if dialect == 'spark' %}aggregate({{ l }}, CAST(0 AS DOUBLE), (total_, term_) -> total_ + term_){% else %}list_sum({{ l }}){% endif %}
 {%- endmacro %}
 
 {# The largest element; the 1-based position of the first element equal to `value`. #}
@@ -186,12 +186,12 @@ FROM {{ relation }}
 
 {# The positions 1..len of a list, as a list. #}
 {% macro list_indexes(l) -%}
-{% if dialect == 'spark' %}transform({{ l }}, (x, i) -> i + 1){% else %}range(1, len({{ l }}) + 1){% endif %}
+{% if dialect == 'spark' %}transform({{ l }}, (el_, ix_) -> ix_ + 1){% else %}range(1, len({{ l }}) + 1){% endif %}
 {%- endmacro %}
 
 {# The list without its element at the 1-based position `p`. #}
 {% macro list_without(l, p) -%}
-{% if dialect == 'spark' %}filter({{ l }}, (x, i) -> i <> {{ p }} - 1){% else %}list_concat({{ l }}[:{{ p }} - 1], {{ l }}[{{ p }} + 1:]){% endif %}
+{% if dialect == 'spark' %}filter({{ l }}, (el_, ix_) -> ix_ <> {{ p }} - 1){% else %}list_concat({{ l }}[:{{ p }} - 1], {{ l }}[{{ p }} + 1:]){% endif %}
 {%- endmacro %}
 
 {# Two lists one after the other; a list's distinct elements (in any order). #}
@@ -213,7 +213,8 @@ FROM {{ relation }}
 {% if dialect == 'spark' %}named_struct({% for n, e in fields %}{{ n | literal }}, {{ e }}{{ ', ' if not loop.last }}{% endfor %}){% else %}{{ '{' }}{% for n, e in fields %}{{ n | literal }}: {{ e }}{{ ', ' if not loop.last }}{% endfor %}{{ '}' }}{% endif %}
 {%- endmacro %}
 
-{# The distinct values of `expr` in a group as a list, in any order (an aggregate). #}
+{# The distinct values of `expr` in a group as a list, in any order (an aggregate; DuckDB's
+   holds NULL if a value is NULL, Spark's does not). #}
 {% macro distinct_list(expr) -%}
 {% if dialect == 'spark' %}collect_set({{ expr }}){% else %}list(DISTINCT {{ expr }}){% endif %}
 {%- endmacro %}
@@ -222,7 +223,7 @@ FROM {{ relation }}
    group distinct). #}
 {% macro ordered_list(expr, key, desc=False) -%}
 {% if dialect == 'spark' -%}
-transform(sort_array(collect_list(named_struct('k', {{ key }}, 'v', {{ expr }})), {{ 'false' if desc else 'true' }}), e -> e.v)
+transform(sort_array(collect_list(named_struct('k', {{ key }}, 'v', {{ expr }})), {{ 'false' if desc else 'true' }}), kv_ -> kv_.v)
 {%- else -%}
 list({{ expr }} ORDER BY {{ key }}{{ ' DESC' if desc else '' }})
 {%- endif %}
@@ -230,7 +231,7 @@ list({{ expr }} ORDER BY {{ key }}{{ ' DESC' if desc else '' }})
 
 {# The name (with its columns) of a recursive common table expression of WITH RECURSIVE:
    Spark stops a recursion at 100 steps unless told a limit (the templates' recursions end by
-   themselves: one step per document of a ranking or a judgment group). #}
+   themselves, e.g. the greedy ideal ranking after a step per relevant document). #}
 {% macro recursive(name) -%}
 {{ name }}{% if dialect == 'spark' %} MAX RECURSION LEVEL 1000000{% endif %}
 {%- endmacro %}
