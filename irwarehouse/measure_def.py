@@ -16,10 +16,10 @@ from .trec_families import TREC_FAMILIES, format_number
 # discount): every other parameter reaches the measure's SQL as ``m.<name>``.
 ENGINE_PARAMS = ("rel", "judged_only", "gains", "unlisted", "discount", "base")
 
-# The hooks of sql/evaluate.sql (measures.NEEDS) only DuckDB computes, and what of DuckDB
-# they use (engine.rendering refuses them on Spark).
-DUCKDB_ONLY = {"intents": "DuckDB's list functions",
-               "intent_ideal": "a recursive query over DuckDB's lists"}
+# The hooks of sql/evaluate.sql (measures.NEEDS) only DuckDB computes, each with what of
+# DuckDB it uses (engine.rendering refuses them on Spark): none, every hook is written with
+# the macros of sql/_dialect.sql.
+DUCKDB_ONLY: dict[str, str] = {}
 
 
 @dataclass(frozen=True)

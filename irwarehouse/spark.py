@@ -41,7 +41,8 @@ from .result import Result
 
 DIALECT = "spark"
 # The warehouse's tables the Spark engine reads (files TABLE.parquet of an export).
-TABLES = ("runs", "run_topics", "run_loads", "run_meta", "qrels", "qrels_info", "qrels_strata", "scores")
+TABLES = ("runs", "run_topics", "run_loads", "run_meta", "qrels", "qrels_info", "qrels_intents",
+          "qrels_strata", "qrels_prefs", "scores")
 # The templates whose views and table functions it creates in the session.
 SCHEMA_TEMPLATES = ("views.sql", "pools.sql")
 # What `irw spark` writes and `irw load results` reads: tables of the warehouse's layout.

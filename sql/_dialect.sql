@@ -118,9 +118,10 @@ FROM {{ relation }}
 {% if dialect == 'spark' %}array_contains({{ list }}, {{ value }}){% else %}list_contains({{ list }}, {{ value }}){% endif %}
 {%- endmacro %}
 
-{# The elements of a bound list of strings, one row each. #}
-{% macro unnest_list(list) -%}
-{% if dialect == 'spark' %}explode({{ list }}){% else %}unnest({{ list }}::VARCHAR[]){% endif %}
+{# The elements of a list (by default a bound list of strings; else of the type `t`), one
+   row each. #}
+{% macro unnest_list(list, t='VARCHAR') -%}
+{% if dialect == 'spark' %}explode({{ list }}){% else %}unnest({{ list }}::{{ t }}[]){% endif %}
 {%- endmacro %}
 
 {# The integers 1..n (n >= 1, an SQL expression) as a relation of one column, i. #}
@@ -138,4 +139,99 @@ FROM {{ relation }}
    the optimizer decides). #}
 {% macro not_materialized() -%}
 {% if dialect != 'spark' %}NOT MATERIALIZED {% endif %}
+{%- endmacro %}
+
+{# ---- lists (DuckDB's lists, Spark's arrays); `l` an SQL list, `x` a lambda variable ---- #}
+
+{# The number of elements of a list. #}
+{% macro list_len(l) -%}
+{% if dialect == 'spark' %}size({{ l }}){% else %}len({{ l }}){% endif %}
+{%- endmacro %}
+
+{# The element at the 1-based position `i`. #}
+{% macro list_at(l, i) -%}
+{% if dialect == 'spark' %}element_at({{ l }}, CAST({{ i }} AS INT)){% else %}{{ l }}[{{ i }}]{% endif %}
+{%- endmacro %}
+
+{# Each element x of the list mapped to `expr` (SQL in x). #}
+{% macro list_transform(l, x, expr) -%}
+{% if dialect == 'spark' %}transform({{ l }}, {{ x }} -> {{ expr }}){% else %}list_transform({{ l }}, lambda {{ x }}: {{ expr }}){% endif %}
+{%- endmacro %}
+
+{# The elements x for which `cond` (SQL in x) holds, in order. #}
+{% macro list_filter(l, x, cond) -%}
+{% if dialect == 'spark' %}filter({{ l }}, {{ x }} -> {{ cond }}){% else %}list_filter({{ l }}, lambda {{ x }}: {{ cond }}){% endif %}
+{%- endmacro %}
+
+{# The sum of a non-empty list of DOUBLEs, left to right (DuckDB: NULL for an empty list;
+   Spark: 0). #}
+{% macro list_sum(l) -%}
+{% if dialect == 'spark' %}aggregate({{ l }}, CAST(0 AS DOUBLE), (total_, term_) -> total_ + term_){% else %}list_sum({{ l }}){% endif %}
+{%- endmacro %}
+
+{# The largest element; the 1-based position of the first element equal to `value`. #}
+{% macro list_max(l) -%}
+{% if dialect == 'spark' %}array_max({{ l }}){% else %}list_max({{ l }}){% endif %}
+{%- endmacro %}
+
+{% macro list_position(l, value) -%}
+{% if dialect == 'spark' %}array_position({{ l }}, {{ value }}){% else %}list_position({{ l }}, {{ value }}){% endif %}
+{%- endmacro %}
+
+{# The list `l` folded from the left: `expr` (SQL in `acc`, the value so far, and `x`, an
+   element) applied to each element in turn, starting from `init` (of expr's type). #}
+{% macro list_fold(l, init, acc, x, expr) -%}
+{% if dialect == 'spark' %}aggregate({{ l }}, {{ init }}, ({{ acc }}, {{ x }}) -> {{ expr }}){% else %}list_reduce({{ l }}, lambda {{ acc }}, {{ x }}: {{ expr }}, {{ init }}){% endif %}
+{%- endmacro %}
+
+{# The positions 1..len of a list, as a list. #}
+{% macro list_indexes(l) -%}
+{% if dialect == 'spark' %}transform({{ l }}, (el_, ix_) -> ix_ + 1){% else %}range(1, len({{ l }}) + 1){% endif %}
+{%- endmacro %}
+
+{# The list without its element at the 1-based position `p`. #}
+{% macro list_without(l, p) -%}
+{% if dialect == 'spark' %}filter({{ l }}, (el_, ix_) -> ix_ <> {{ p }} - 1){% else %}list_concat({{ l }}[:{{ p }} - 1], {{ l }}[{{ p }} + 1:]){% endif %}
+{%- endmacro %}
+
+{# Two lists one after the other; a list's distinct elements (in any order). #}
+{% macro list_concat(a, b) -%}
+{% if dialect == 'spark' %}concat({{ a }}, {{ b }}){% else %}list_concat({{ a }}, {{ b }}){% endif %}
+{%- endmacro %}
+
+{% macro list_distinct(l) -%}
+{% if dialect == 'spark' %}array_distinct({{ l }}){% else %}list_distinct({{ l }}){% endif %}
+{%- endmacro %}
+
+{# A list of n zeros (INTEGER). #}
+{% macro zeros(n) -%}
+{% if dialect == 'spark' %}array_repeat(0, CAST({{ n }} AS INT)){% else %}list_transform(range({{ n }}), lambda x: 0){% endif %}
+{%- endmacro %}
+
+{# A struct of the `fields`, [name, SQL] pairs (its fields read as s.name in both engines). #}
+{% macro struct(fields) -%}
+{% if dialect == 'spark' %}named_struct({% for n, e in fields %}{{ n | literal }}, {{ e }}{{ ', ' if not loop.last }}{% endfor %}){% else %}{{ '{' }}{% for n, e in fields %}{{ n | literal }}: {{ e }}{{ ', ' if not loop.last }}{% endfor %}{{ '}' }}{% endif %}
+{%- endmacro %}
+
+{# The distinct values of `expr` in a group as a list, in any order (an aggregate; DuckDB's
+   holds NULL if a value is NULL, Spark's does not). #}
+{% macro distinct_list(expr) -%}
+{% if dialect == 'spark' %}collect_set({{ expr }}){% else %}list(DISTINCT {{ expr }}){% endif %}
+{%- endmacro %}
+
+{# The values of `expr` in a group as a list ordered by `key` (an aggregate; the keys of a
+   group distinct). #}
+{% macro ordered_list(expr, key, desc=False) -%}
+{% if dialect == 'spark' -%}
+transform(sort_array(collect_list(named_struct('k', {{ key }}, 'v', {{ expr }})), {{ 'false' if desc else 'true' }}), kv_ -> kv_.v)
+{%- else -%}
+list({{ expr }} ORDER BY {{ key }}{{ ' DESC' if desc else '' }})
+{%- endif %}
+{%- endmacro %}
+
+{# The name (with its columns) of a recursive common table expression of WITH RECURSIVE:
+   Spark stops a recursion at 100 steps unless told a limit (the templates' recursions end by
+   themselves, e.g. the greedy ideal ranking after a step per relevant document). #}
+{% macro recursive(name) -%}
+{{ name }}{% if dialect == 'spark' %} MAX RECURSION LEVEL 1000000{% endif %}
 {%- endmacro %}

@@ -83,8 +83,9 @@
     m.n_intents      per topic, its intents with a relevant document (ndeval's actual
                      subtopics; the others are ignored), in value(m)
     (`intent_ideal`, with `intents`: the ideal ranking of a diversity topic)
-    intent_ideal(m)  aggregates per topic over m.intent_ideal -- (topic, irank, gain): ndeval's
-                     greedy ideal ranking at intent-aware redundancy m.alpha, each position
+    intent_ideal(m)  aggregates per topic over rows (topic, irank, m.ideal_gain): ndeval's
+                     greedy ideal ranking at intent-aware redundancy m.alpha (m.ideal_gain
+                     NULL on rows of another ranking: aggregates skip them), each position
                      taking the document of largest gain sum_j (1 - alpha)^(count of intent j
                      above), a tie to the larger docno, until no relevant document is left
                      (or m.ideal_depth positions, if the module defines ideal_depth(m));
@@ -495,9 +496,9 @@ agg AS (
 {% if 'intents' in needed %}
         LEFT JOIN ia_t USING (topic)
 {% endif %}
-{% for m in ideal_ia %}
-        LEFT JOIN {{ m.id }}_dvt USING (topic)
-{% endfor %}
+{% if ideal_ia %}
+        LEFT JOIN ia_ideal USING (topic)
+{% endif %}
 {% if sampled %}
         LEFT JOIN sp_agg USING (run_id, topic)
         LEFT JOIN sp_topics USING (topic)

@@ -39,7 +39,7 @@
     value(m)      the per-topic value from them (NULL where a run and topic have no row)
 -#}
 {% import '_dialect.sql' as d %}
-WITH RECURSIVE
+WITH
 sel AS (
 {% if P.all_runs %}
     SELECT DISTINCT run_id FROM runs
@@ -84,147 +84,162 @@ retrieved AS (
     WHERE r.rank <= {{ max_docs | num }}
 {% endif %}
 ),
-njr AS (
-    SELECT ts.run_id, ts.topic, count(rt.docno) AS njr
-    FROM topicset AS ts LEFT JOIN retrieved AS rt ON rt.run_id = ts.run_id AND rt.topic = ts.topic
-    GROUP BY ts.run_id, ts.topic
-),
 places AS (
-    -- every judged document's place: the retrieved ones first, then the others by docno
-    SELECT ts.run_id, ts.topic, j.docno, n.njr,
-           coalesce(rt.place, n.njr - 1 + row_number() OVER (
+    -- every judged document's place: the retrieved ones first, then the others by docno,
+    -- and njr, the judged documents retrieved
+    SELECT ts.run_id, ts.topic, j.docno, count(rt.place) OVER (PARTITION BY ts.run_id, ts.topic) AS njr,
+           coalesce(rt.place, count(rt.place) OVER (PARTITION BY ts.run_id, ts.topic) - 1 + row_number() OVER (
                PARTITION BY ts.run_id, ts.topic, rt.place IS NULL ORDER BY j.docno)) AS place
     FROM topicset AS ts
     JOIN jdocs AS j ON j.topic = ts.topic
-    JOIN njr AS n ON n.run_id = ts.run_id AND n.topic = ts.topic
     LEFT JOIN retrieved AS rt ON rt.run_id = ts.run_id AND rt.topic = ts.topic AND rt.docno = j.docno
 ),
-lines AS (
-    SELECT p.run_id, p.topic, q.jg, q.jsg, q.rel, p.place, p.njr
-    FROM pj AS q JOIN places AS p ON p.topic = q.topic AND p.docno = q.docno
+pgroups AS (
+    -- a group of several sub-groups orders its documents partially
+    -- (its lowest level: the lowest of its lines)
+    SELECT topic, jg, count(DISTINCT jsg) > 1 AS partial, min(rel) AS lowest FROM pj GROUP BY topic, jg
 ),
-groups AS (
-    -- a group of one sub-group orders its documents by level; of several, partially
-    SELECT run_id, topic, jg, count(DISTINCT jsg) > 1 AS partial, min(rel) AS lowest, max(njr) AS njr
-    FROM lines GROUP BY run_id, topic, jg
+stated AS (
+    -- the preferences a group's lines state: within each sub-group, every document over those
+    -- of a lower level
+    SELECT a.topic, a.jg, g.partial, a.docno AS a, b.docno AS b
+    FROM pj AS a
+    JOIN pj AS b ON b.topic = a.topic AND b.jg = a.jg AND b.jsg = a.jsg AND a.rel > b.rel
+    JOIN pgroups AS g ON g.topic = a.topic AND g.jg = a.jg
 ),
-docs AS (
-    -- a group's documents, relevant when their level is above 0
-    SELECT l.run_id, l.topic, l.jg, l.place, max(l.rel) AS rel, max(l.rel) > 0 AS relevant,
-           bool_or(l.rel = g.lowest) AS lowest
-    FROM lines AS l JOIN groups AS g USING (run_id, topic, jg)
-    GROUP BY l.run_id, l.topic, l.jg, l.place
+pnodes AS (
+    -- a partial order's documents, numbered 1, 2, ... by docno
+    SELECT DISTINCT q.topic, q.jg, q.docno, {{ d.cast('dense_rank() OVER (PARTITION BY q.topic, q.jg ORDER BY q.docno)', 'INTEGER') }} AS x
+    FROM pj AS q JOIN pgroups AS g ON g.topic = q.topic AND g.jg = q.jg WHERE g.partial
 ),
-direct AS (
-    SELECT a.run_id, a.topic, a.jg, a.place AS i, b.place AS j
-    FROM lines AS a
-    JOIN lines AS b ON b.run_id = a.run_id AND b.topic = a.topic AND b.jg = a.jg AND b.jsg = a.jsg
-                   AND a.rel > b.rel
+nexts AS (
+    -- each of them with the numbers of the documents it is stated to be preferred to
+    SELECT n.topic, n.jg, n.x, {{ d.list_filter(d.distinct_list('t.x'), 'v', 'v IS NOT NULL') }} AS next
+    FROM pnodes AS n
+    LEFT JOIN stated AS s ON s.topic = n.topic AND s.jg = n.jg AND s.a = n.docno
+    LEFT JOIN pnodes AS t ON t.topic = s.topic AND t.jg = s.jg AND t.docno = s.b
+    GROUP BY n.topic, n.jg, n.x
 ),
-prefs AS (
-    -- the preferences of each group, with the transitive ones of a partial order
-    SELECT run_id, topic, jg, i, j FROM direct
-    UNION
-    SELECT p.run_id, p.topic, p.jg, p.i, t.j
-    FROM prefs AS p
-    JOIN direct AS t ON t.run_id = p.run_id AND t.topic = p.topic AND t.jg = p.jg AND t.i = p.j
-    JOIN groups AS g ON g.run_id = p.run_id AND g.topic = p.topic AND g.jg = p.jg
-    WHERE g.partial
+reach AS (
+    -- per partial order, each document's list of those preferred below it, transitively: the
+    -- stated lists, each joined with the lists of its members ceil(log2(n)) times (each time
+    -- doubling the length of the chains covered)
+    SELECT topic, jg,
+           {{ d.list_fold(d.zeros(d.cast('ceil(log2(count(*)))', 'INTEGER')), d.ordered_list('next', 'x'), 'acc', 'step',
+                          d.list_transform('acc', 's', d.list_distinct(d.list_concat('s', 'flatten(' ~ d.list_transform('s', 'y', d.list_at('acc', 'y')) ~ ')')))) }} AS below
+    FROM nexts GROUP BY topic, jg
 ),
-counted AS (
-    SELECT p.run_id, p.topic, p.jg,
-           count(*) FILTER (WHERE p.i < p.j AND p.j < g.njr) AS ful_ret,
-           count(*) FILTER (WHERE p.i < g.njr AND p.j < g.njr) AS poss_ret,
-           count(*) FILTER (WHERE p.i < g.njr AND p.j >= g.njr) AS ful_imp,
-           count(*) FILTER (WHERE (p.i < g.njr) <> (p.j < g.njr)) AS poss_imp,
-           count(*) FILTER (WHERE p.i >= g.njr AND p.j >= g.njr) AS notoccur
-    FROM prefs AS p JOIN groups AS g USING (run_id, topic, jg)
-    GROUP BY p.run_id, p.topic, p.jg
+closed AS (
+    -- every group's preferences: those of one sub-group as stated, a partial order's with
+    -- the transitive ones (each once)
+    SELECT topic, jg, a, b FROM stated WHERE NOT partial
+    UNION ALL
+    SELECT n.topic, n.jg, n.docno, t.docno
+    FROM (SELECT p.topic, p.jg, p.docno, {{ d.unnest_list(d.list_at('r.below', 'p.x'), 'INTEGER') }} AS y
+          FROM pnodes AS p JOIN reach AS r ON r.topic = p.topic AND r.jg = p.jg) AS n
+    JOIN pnodes AS t ON t.topic = n.topic AND t.jg = n.jg AND t.x = n.y
+),
+gdocs AS (
+    -- a group's documents, relevant when their level is above 0; lowest: judged at the
+    -- group's lowest level (in some sub-group)
+    SELECT q.topic, q.jg, q.docno, g.partial, max(q.rel) > 0 AS relevant, bool_or(q.rel = g.lowest) AS lowest
+    FROM pj AS q JOIN pgroups AS g ON g.topic = q.topic AND g.jg = q.jg
+    GROUP BY q.topic, q.jg, q.docno, g.partial
 ),
 sized AS (
-    SELECT d.run_id, d.topic, d.jg, g.partial, g.njr,
-           count(*) FILTER (WHERE d.relevant) AS n_rel,
-           count(*) FILTER (WHERE d.relevant AND d.place < g.njr) AS n_rel_ret,
-           count(*) FILTER (WHERE NOT d.relevant) AS n_nonrel,
-           count(*) FILTER (WHERE NOT d.relevant AND d.place < g.njr) AS n_nonrel_ret
-    FROM docs AS d JOIN groups AS g USING (run_id, topic, jg)
-    GROUP BY d.run_id, d.topic, d.jg, g.partial, g.njr
+    -- each ranking's group documents at their places, with the group's relevant ones (all, and
+    -- retrieved)
+    SELECT p.run_id, p.topic, d.jg, d.docno, p.place, p.njr, d.partial, d.relevant, d.lowest,
+           sum(CASE WHEN d.relevant THEN 1 ELSE 0 END) OVER (PARTITION BY p.run_id, p.topic, d.jg) AS n_rel,
+           sum(CASE WHEN d.relevant AND p.place < p.njr THEN 1 ELSE 0 END) OVER (PARTITION BY p.run_id, p.topic, d.jg) AS n_rel_ret
+    FROM gdocs AS d JOIN places AS p ON p.topic = d.topic AND p.docno = d.docno
 ),
 kept AS (
     -- the documents kept when non-relevant ones are cut to R = n_rel: cut (not kept) of all
     -- of them, kept_ret of the retrieved ones
-    SELECT d.*, s.partial, s.njr,
-           NOT d.relevant AND row_number() OVER (
-               PARTITION BY d.run_id, d.topic, d.jg, d.relevant ORDER BY d.place) > s.n_rel AS cut,
+    SELECT s.*,
+           NOT s.relevant AND row_number() OVER (
+               PARTITION BY s.run_id, s.topic, s.jg, s.relevant ORDER BY s.place) > s.n_rel AS cut,
            -- (of a partial order trec_eval keeps the first n_rel retrieved, not n_rel_ret)
-           d.place < s.njr AND NOT (NOT d.relevant AND row_number() OVER (
-               PARTITION BY d.run_id, d.topic, d.jg, d.relevant, d.place < s.njr ORDER BY d.place)
+           s.place < s.njr AND NOT (NOT s.relevant AND row_number() OVER (
+               PARTITION BY s.run_id, s.topic, s.jg, s.relevant, s.place < s.njr ORDER BY s.place)
                > s.n_rel) AS kept_ret,
            -- one sub-group: trec_eval keeps the first R of its lowest level
-           d.lowest AND row_number() OVER (
-               PARTITION BY d.run_id, d.topic, d.jg, d.lowest ORDER BY d.place) <= s.n_rel AS low_r,
-           d.lowest AND d.place < s.njr AND row_number() OVER (
-               PARTITION BY d.run_id, d.topic, d.jg, d.lowest, d.place < s.njr ORDER BY d.place)
+           s.lowest AND row_number() OVER (
+               PARTITION BY s.run_id, s.topic, s.jg, s.lowest ORDER BY s.place) <= s.n_rel AS low_r,
+           s.lowest AND s.place < s.njr AND row_number() OVER (
+               PARTITION BY s.run_id, s.topic, s.jg, s.lowest, s.place < s.njr ORDER BY s.place)
                <= s.n_rel_ret AS low_r_ret
-    FROM docs AS d JOIN sized AS s USING (run_id, topic, jg)
+    FROM sized AS s
 ),
-recount AS (
-    -- a partial order: its preferences between kept documents; one sub-group: those above
-    -- its lowest level, and every document against the first R of the lowest level (each
-    -- of them against itself too: trec_eval counts so)
-    SELECT p.run_id, p.topic, p.jg,
-           count(*) FILTER (WHERE NOT a.cut AND NOT b.cut AND p.i < g.njr AND p.i < p.j) AS ful,
-           count(*) FILTER (WHERE NOT a.cut AND NOT b.cut) AS poss,
-           count(*) FILTER (WHERE a.kept_ret AND b.kept_ret AND p.i < p.j) AS ful_ret,
-           count(*) FILTER (WHERE a.kept_ret AND b.kept_ret) AS poss_ret
-    FROM prefs AS p
-    JOIN groups AS g ON g.run_id = p.run_id AND g.topic = p.topic AND g.jg = p.jg AND g.partial
-    JOIN kept AS a ON a.run_id = p.run_id AND a.topic = p.topic AND a.jg = p.jg AND a.place = p.i
-    JOIN kept AS b ON b.run_id = p.run_id AND b.topic = p.topic AND b.jg = p.jg AND b.place = p.j
-    GROUP BY p.run_id, p.topic, p.jg
-    UNION ALL
-    SELECT run_id, topic, jg, sum(ful), sum(poss), sum(ful_ret), sum(poss_ret)
-    FROM (
-        SELECT p.run_id, p.topic, p.jg,
-               count(*) FILTER (WHERE p.i < g.njr AND p.i < p.j) AS ful, count(*) AS poss,
-               count(*) FILTER (WHERE p.j < g.njr AND p.i < p.j) AS ful_ret,
-               count(*) FILTER (WHERE p.j < g.njr AND p.i < g.njr) AS poss_ret
-        FROM prefs AS p
-        JOIN groups AS g ON g.run_id = p.run_id AND g.topic = p.topic AND g.jg = p.jg AND NOT g.partial
-        JOIN docs AS b ON b.run_id = p.run_id AND b.topic = p.topic AND b.jg = p.jg AND b.place = p.j
-        WHERE NOT b.lowest
-        GROUP BY p.run_id, p.topic, p.jg
-        UNION ALL
-        SELECT a.run_id, a.topic, a.jg,
-               count(*) FILTER (WHERE a.place < a.njr AND a.place < b.place AND b.low_r),
-               count(*) FILTER (WHERE b.low_r),
-               count(*) FILTER (WHERE a.place < a.njr AND a.place < b.place AND b.low_r_ret),
-               count(*) FILTER (WHERE a.place < a.njr AND b.low_r_ret)
-        FROM kept AS a
-        JOIN kept AS b ON b.run_id = a.run_id AND b.topic = a.topic AND b.jg = a.jg
-                      AND (b.low_r OR b.low_r_ret)
-        WHERE NOT a.partial
-        GROUP BY a.run_id, a.topic, a.jg
-    ) AS parts
-    GROUP BY run_id, topic, jg
+prefs AS (
+    -- the preferences between places, i preferred to j, with what is counted of them
+    SELECT a.run_id, a.topic, a.jg, a.partial, a.njr, a.place AS i, b.place AS j,
+           a.cut AS a_cut, b.cut AS b_cut, a.kept_ret AS a_kept_ret, b.kept_ret AS b_kept_ret,
+           b.lowest AS b_lowest
+    FROM closed AS c
+    JOIN kept AS a ON a.topic = c.topic AND a.jg = c.jg AND a.docno = c.a
+    JOIN kept AS b ON b.run_id = a.run_id AND b.topic = c.topic AND b.jg = c.jg AND b.docno = c.b
+),
+counted AS (
+    -- the preferences of each group: with the ranking's places (i before j: fulfilled), and
+    -- recounted once non-relevant documents are cut: of a partial order its preferences
+    -- between kept documents; of one sub-group those above its lowest level (and, in lowest
+    -- low_level, every document against the first R of the lowest level)
+    SELECT run_id, topic, jg,
+           count(*) FILTER (WHERE i < j AND j < njr) AS ful_ret,
+           count(*) FILTER (WHERE i < njr AND j < njr) AS poss_ret,
+           count(*) FILTER (WHERE i < njr AND j >= njr) AS ful_imp,
+           count(*) FILTER (WHERE (i < njr) <> (j < njr)) AS poss_imp,
+           count(*) FILTER (WHERE i >= njr AND j >= njr) AS notoccur,
+           count(*) FILTER (WHERE CASE WHEN partial THEN NOT a_cut AND NOT b_cut AND i < njr AND i < j
+                                       ELSE NOT b_lowest AND i < njr AND i < j END) AS cut_ful,
+           count(*) FILTER (WHERE CASE WHEN partial THEN NOT a_cut AND NOT b_cut
+                                       ELSE NOT b_lowest END) AS cut_poss,
+           count(*) FILTER (WHERE CASE WHEN partial THEN a_kept_ret AND b_kept_ret AND i < j
+                                       ELSE NOT b_lowest AND j < njr AND i < j END) AS cut_ful_ret,
+           count(*) FILTER (WHERE CASE WHEN partial THEN a_kept_ret AND b_kept_ret
+                                       ELSE NOT b_lowest AND j < njr AND i < njr END) AS cut_poss_ret
+    FROM prefs GROUP BY run_id, topic, jg
+),
+low_level AS (
+    -- one sub-group: every document against the first R of the lowest level (each of them
+    -- against itself too: trec_eval counts so)
+    SELECT a.run_id, a.topic, a.jg,
+           count(*) FILTER (WHERE a.place < a.njr AND a.place < b.place AND b.low_r) AS cut_ful,
+           count(*) FILTER (WHERE b.low_r) AS cut_poss,
+           count(*) FILTER (WHERE a.place < a.njr AND a.place < b.place AND b.low_r_ret) AS cut_ful_ret,
+           count(*) FILTER (WHERE a.place < a.njr AND b.low_r_ret) AS cut_poss_ret
+    FROM kept AS a
+    JOIN kept AS b ON b.run_id = a.run_id AND b.topic = a.topic AND b.jg = a.jg
+                  AND (b.low_r OR b.low_r_ret)
+    WHERE NOT a.partial
+    GROUP BY a.run_id, a.topic, a.jg
 ),
 jgs AS (
     SELECT s.run_id, s.topic, s.jg, s.n_rel, s.n_rel_ret, s.n_nonrel, s.n_nonrel_ret,
            coalesce(c.ful_ret, 0) AS ful_ret, coalesce(c.poss_ret, 0) AS poss_ret,
            coalesce(c.ful_imp, 0) AS ful_imp, coalesce(c.poss_imp, 0) AS poss_imp,
            coalesce(c.notoccur, 0) AS notoccur,
-           coalesce(r.ful, 0) AS cut_ful, coalesce(r.poss, 0) AS cut_poss,
-           coalesce(r.ful_ret, 0) AS cut_ful_ret, coalesce(r.poss_ret, 0) AS cut_poss_ret
-    FROM sized AS s
-    LEFT JOIN counted AS c USING (run_id, topic, jg)
-    LEFT JOIN recount AS r USING (run_id, topic, jg)
+           coalesce(c.cut_ful, 0) + coalesce(l.cut_ful, 0) AS cut_ful,
+           coalesce(c.cut_poss, 0) + coalesce(l.cut_poss, 0) AS cut_poss,
+           coalesce(c.cut_ful_ret, 0) + coalesce(l.cut_ful_ret, 0) AS cut_ful_ret,
+           coalesce(c.cut_poss_ret, 0) + coalesce(l.cut_poss_ret, 0) AS cut_poss_ret
+    FROM (SELECT run_id, topic, jg,
+                 count(*) FILTER (WHERE relevant) AS n_rel,
+                 count(*) FILTER (WHERE relevant AND place < njr) AS n_rel_ret,
+                 count(*) FILTER (WHERE NOT relevant) AS n_nonrel,
+                 count(*) FILTER (WHERE NOT relevant AND place < njr) AS n_nonrel_ret
+          FROM sized GROUP BY run_id, topic, jg) AS s
+    LEFT JOIN counted AS c ON c.run_id = s.run_id AND c.topic = s.topic AND c.jg = s.jg
+    LEFT JOIN low_level AS l ON l.run_id = s.run_id AND l.topic = s.topic AND l.jg = s.jg
 ),
 pairs AS (
-    SELECT p.run_id, p.topic, least(p.i, p.j) AS lo, greatest(p.i, p.j) AS hi,
-           count(*) FILTER (WHERE p.i < p.j) AS fwd, count(*) FILTER (WHERE p.i > p.j) AS back,
-           (least(p.i, p.j) < max(g.njr))::INTEGER + (greatest(p.i, p.j) < max(g.njr))::INTEGER AS ret
-    FROM prefs AS p JOIN groups AS g USING (run_id, topic, jg)
-    GROUP BY p.run_id, p.topic, least(p.i, p.j), greatest(p.i, p.j)
+    SELECT run_id, topic, least(i, j) AS lo, greatest(i, j) AS hi,
+           count(*) FILTER (WHERE i < j) AS fwd, count(*) FILTER (WHERE i > j) AS back,
+           {{ d.cast('least(i, j) < max(njr)', 'INTEGER') }} + {{ d.cast('greatest(i, j) < max(njr)', 'INTEGER') }} AS ret
+    FROM prefs
+    GROUP BY run_id, topic, least(i, j), greatest(i, j)
 ),
 {% set jg_measures = measures | selectattr('module.jg_aggs', 'defined') | list %}
 {% set pair_measures = measures | selectattr('module.pair_aggs', 'defined') | list %}

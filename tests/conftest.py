@@ -11,6 +11,7 @@ import fcntl
 import hashlib
 import json
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -201,6 +202,30 @@ def snapshot(path: str) -> dict:
                 for t in tables}
     finally:
         con.close()
+
+
+def generated_diversity(seed: int) -> tuple[list[str], list[str]]:
+    """Diversity judgments (qrels lines) of 12 topics, 3-8 intents each: one topic with no
+    relevant document, intents with none, grades 0-2 and -1; and run lines of 4 runs with
+    tied scores and unjudged documents, one topic missing from a run."""
+    rng = random.Random(seed)
+    qrels, runs = [], []
+    for t in range(1, 13):
+        intents = rng.randint(3, 8)
+        docs = [f"D{t}-{i}" for i in range(rng.randint(5, 40))]
+        barren = {rng.randint(1, intents)} if t % 3 else set()
+        for d in docs:
+            for j in rng.sample(range(1, intents + 1), rng.randint(1, intents)):
+                rel = 0 if t == 1 or j in barren else rng.choice([0, 0, 1, 1, 2, -1])
+                qrels.append(f"{t} {j} {d} {rel}")
+        for r in range(4):
+            if r == 3 and t == 5:
+                continue
+            pool = docs + [f"U{t}-{i}" for i in range(10)]
+            chosen = rng.sample(pool, min(len(pool), rng.randint(1, 30)))
+            for rank, d in enumerate(chosen, 1):
+                runs.append(f"{t} Q0 {d} {rank} {rng.randint(0, 6)} run{r}")
+    return qrels, runs
 
 
 def build_sql_warehouse(invoke) -> None:

@@ -15,21 +15,25 @@ import pytest
 from irwarehouse import measures
 from irwarehouse import sql as irw_sql
 from irwarehouse.engine import pools, rendering
+from irwarehouse.judgment_kinds import GRADED
 from test_sql_product import CASES
 
-# The templates both engines run: the measure engine and its base relation, the measures
-# Spark computes (MeasureDef.on_spark; the others, and sql/_diversity.sql, are DuckDB's only),
-# the ranking policies, pools and derived qrels, and the public views.
-PORTABLE = ["evaluate.sql", "_base.sql", "_ranking.sql", "base_relation.sql", "pools.sql",
-            "derived_qrels.sql", "views.sql", "qrels_compare.sql",
+# The templates both engines run: the measure engines (graded judgments and preferences) and
+# the base relation, every measure (MeasureDef.on_spark) and the diversity family's shared
+# pieces, the ranking policies, pools and derived qrels, and the public views.
+PORTABLE = ["evaluate.sql", "evaluate_prefs.sql", "_base.sql", "_diversity.sql", "_ranking.sql",
+            "base_relation.sql", "pools.sql", "derived_qrels.sql", "views.sql", "qrels_compare.sql",
             *[f"measures/{n}.sql" for n, m in measures.CATALOGUE.items() if m.on_spark]]
+# Every catalogue measure at its example settings: those of test_sql_product (graded
+# judgments) and those of the other kinds' families.
+EVERY_CASE = [name for name, _, _ in CASES] + list(dict.fromkeys(
+    e for m in measures.CATALOGUE.values() if m.reads != GRADED for e in m.examples))
 
 
-def test_the_measures_spark_refuses_are_few():
-    """Only the diversity family is DuckDB's alone: a new measure that is not portable is a
-    choice to make here, not an accident."""
-    refused = {m.reads for m in measures.CATALOGUE.values() if not m.on_spark}
-    assert refused == {"diversity"}
+def test_spark_computes_every_measure():
+    """No measure is DuckDB's alone: a new measure that is not portable is a choice to make
+    here, not an accident."""
+    assert [n for n, m in measures.CATALOGUE.items() if not m.on_spark] == []
 
 # DuckDB-only constructs (pattern, what it is).
 DUCKDB_ONLY = [
@@ -97,10 +101,11 @@ def _spark_sql_problems(sql: str) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize("name", [name for name, _, _ in CASES])
+@pytest.mark.parametrize("name", EVERY_CASE)
 def test_rendered_spark_sql_is_spark_sql(name):
-    """Every catalogue measure at every parameter setting of test_sql_product, rendered for
-    Spark with every topic policy and -M, holds no DuckDB-only construct."""
+    """Every catalogue measure at every parameter setting of test_sql_product (the other
+    kinds' measures at their examples), rendered for Spark with every topic policy and -M,
+    holds no DuckDB-only construct."""
     parsed = measures.parse_all([name])
     for topics in rendering.TOPIC_POLICIES:
         sql = rendering.render_sql(parsed, topics=topics, max_docs=100, rel_level=2,

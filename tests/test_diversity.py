@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import json
 import math
-import random
 
 import pytest
 
-from conftest import FIXTURES, cli_for
+from conftest import FIXTURES, cli_for, generated_diversity as generated
 from irwarehouse import Warehouse, measures
 from irwarehouse.errors import IrwError
 
@@ -93,30 +92,6 @@ def test_pyndevals_own_example(tmp_path):
     assert abs(mine[("r", "0", "alpha_nDCG@5")] - 0.7868) < 1e-4  # as its README prints
 
 
-def generated(seed: int) -> tuple[list[str], list[str]]:
-    """Judgments of 12 topics, 3-8 intents each: one topic with no relevant document, intents
-    with none, grades 0-2 and -1; 4 runs with tied scores and unjudged documents, one topic
-    missing from a run."""
-    rng = random.Random(seed)
-    qrels, runs = [], []
-    for t in range(1, 13):
-        intents = rng.randint(3, 8)
-        docs = [f"D{t}-{i}" for i in range(rng.randint(5, 40))]
-        barren = {rng.randint(1, intents)} if t % 3 else set()
-        for d in docs:
-            for j in rng.sample(range(1, intents + 1), rng.randint(1, intents)):
-                rel = 0 if t == 1 or j in barren else rng.choice([0, 0, 1, 1, 2, -1])
-                qrels.append(f"{t} {j} {d} {rel}")
-        for r in range(4):
-            if r == 3 and t == 5:
-                continue
-            pool = docs + [f"U{t}-{i}" for i in range(10)]
-            chosen = rng.sample(pool, min(len(pool), rng.randint(1, 30)))
-            for rank, d in enumerate(chosen, 1):
-                runs.append(f"{t} Q0 {d} {rank} {rng.randint(0, 6)} run{r}")
-    return qrels, runs
-
-
 @pytest.mark.parametrize("seed, alpha, beta", [(1, 0.5, 0.5), (2, 0.5, 0.5), (3, 0.3, 0.8), (4, 1.0, 0.9)])
 def test_generated_judgments_equal_ndeval_per_topic(tmp_path, seed, alpha, beta):
     qrels, runs = generated(seed)
@@ -196,9 +171,10 @@ def test_a_diversity_measure_on_graded_judgments_is_refused(tmp_path):
         "not hold: load them with irw load qrels FILE --name NAME --format diversity")
 
 
-def test_irw_measures_says_the_kind_the_reference_and_duckdb_only():
+def test_irw_measures_says_the_kind_the_reference_and_the_engines():
     text = Warehouse.explain_measure("NRBP")
-    assert "reads diversity judgments" in text and "not Spark" in text
+    assert "reads diversity judgments" in text
+    assert "(every engine, the SQL macro measure.NRBP_IA, Spark)" in text
     assert "equal to TREC's ndeval (pyndeval)" in text
     listing = Warehouse.measures().df().set_index("name")
     assert listing.loc["alpha_nDCG@k", "judgments"] == "diversity"
@@ -211,11 +187,3 @@ def test_ir_measures_names_parse():
     assert measures.parse("alpha_nDCG@20").get("alpha") == 0.5
     with pytest.raises(IrwError, match="needs a cut-off"):
         measures.parse("ERR_IA")
-
-
-def test_spark_is_told_the_family_is_computed_by_duckdb_only():
-    from irwarehouse.engine import rendering
-
-    assert "WITH" in rendering.render_sql(measures.parse_all(["alpha_nDCG@10"]))
-    with pytest.raises(IrwError, match="alpha_nDCG@10 is computed by DuckDB only: its hook intents"):
-        rendering.render_sql(measures.parse_all(["AP", "alpha_nDCG@10"]), dialect="spark")

@@ -3,8 +3,9 @@ DuckDB engine, in pyspark's local mode.
 
 Every catalogue measure at the parameter settings of test_sql_product, on the fixtures (a
 loaded and a derived qrels) and on all of TREC-8, equals the DuckDB engine within 1e-9 per
-topic; the depth-10 pool and the leave-one-team-out qrels of every team are identical; the
-pool statistics are equal; and what `irw spark` writes, `irw load results` stores as `irw
+topic, and so does every measure of the diversity and preference families on theirs; the
+depth-10 pool and the leave-one-team-out qrels of every team are identical; the pool
+statistics are equal; and what `irw spark` writes, `irw load results` stores as `irw
 eval` and `irw pool` would have. One SparkSession serves the whole test session, and each
 comparison is one Spark job.
 
@@ -26,8 +27,9 @@ from irwarehouse.engine import evaluation, pools
 from irwarehouse import spark as irs
 from irwarehouse.errors import IrwError
 from irwarehouse.options import RankingOptions
-from conftest import cli_for, unavailable
+from conftest import FIXTURES, cli_for, generated_diversity, unavailable
 from test_sql_product import CASES, GRADED_MEASURES
+from test_trec_eval_prefs import generate as generate_prefs
 from irwarehouse.judgment_kinds import GRADED
 
 TOLERANCE = 1e-9
@@ -118,6 +120,49 @@ def test_topic_policies_and_options(fixture_wh, sql_warehouse, options):
     wh = fixture_wh
     got = wh.evaluate("fixture", measures.parse_all(names), wh.run_ids(), **options).toPandas()
     assert_equal_scores(got, _duck(sql_warehouse, "fixture", names, **options), str(options))
+
+
+# The measures of the other kinds of judgments at their example settings, by kind.
+FAMILY_CASES = {kind: list(dict.fromkeys(e for m in measures.CATALOGUE.values() if m.reads == kind
+                                         for e in m.examples))
+                for kind in ("diversity", "prefs")}
+
+
+@pytest.fixture(scope="module")
+def families(spark, tmp_path_factory):
+    """A warehouse of the diversity and preference fixtures, exported, each kind in a
+    collection of its own: qrels div (fixtures/diversity with a generated case: tied
+    scores, intents without a relevant document, a topic without one, a topic a run lacks)
+    and prefs (fixtures/prefs/prefs.txt with generated preferences: groups of one sub-group
+    and partial orders, tied scores); (its Spark warehouse, {qrels: DuckDB's per-topic
+    scores}). (A qrels loaded as jg is read as prefs are, as groups of one sub-group.)"""
+    out = tmp_path_factory.mktemp("families")
+    qrels, runs = generated_diversity(7)
+    (out / "div.txt").write_text((FIXTURES / "diversity" / "qrels.txt").read_text() + "\n".join(qrels) + "\n")
+    (out / "div-runs.txt").write_text("\n".join(runs) + "\n")
+    prefs, prefs_run = generate_prefs(9)
+    (out / "prefs.txt").write_text((FIXTURES / "prefs" / "prefs.txt").read_text() + prefs)
+    (out / "prefs-run.txt").write_text(prefs_run)
+    path, kinds = str(out / "w.duckdb"), {"div": "diversity", "prefs": "prefs"}
+    with Warehouse(path) as w:
+        w.load_qrels(str(out / "div.txt"), "div", format="diversity", collection="div")
+        w.load_runs([str(FIXTURES / "diversity" / "runs"), str(out / "div-runs.txt")], collection="div")
+        w.load_qrels(str(out / "prefs.txt"), "prefs", format="prefs", collection="prefs")
+        w.load_runs([str(FIXTURES / "prefs" / "run_a.txt"), str(FIXTURES / "prefs" / "run_b.txt"),
+                     str(out / "prefs-run.txt")], collection="prefs")
+        duck = {q: w.eval(FAMILY_CASES[kind], q, store=False).df() for q, kind in kinds.items()}
+        w.export(str(out / "export"))
+    return irs.SparkWarehouse(spark, str(out / "export")), duck
+
+
+@pytest.mark.parametrize("qrels, kind", [("div", "diversity"), ("prefs", "prefs")])
+def test_the_diversity_and_preference_families(families, qrels, kind):
+    """Every measure of the family at every example setting in one Spark job equals DuckDB's
+    (which equals ndeval and trec_eval: test_diversity.py, test_trec_eval_prefs.py)."""
+    wh, duck = families
+    got = wh.evaluate(qrels, measures.parse_all(FAMILY_CASES[kind]), wh.run_ids("all", qrels)).toPandas()
+    assert set(got["measure"]) == {str(m) for m in measures.parse_all(FAMILY_CASES[kind])}
+    assert_equal_scores(got, duck[qrels], qrels)
 
 
 def test_every_measure_on_trec8(trec8_wh, trec8_db):

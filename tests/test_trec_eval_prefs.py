@@ -240,12 +240,11 @@ def test_the_measure_macros_from_a_plain_duckdb_client(tmp_path):
         con.close()
 
 
-def test_other_sql_engines_refuse_them_in_one_line():
+def test_they_are_evaluated_apart_from_other_kinds():
+    """(Spark computes them too: tests/test_spark.py compares it with DuckDB.)"""
     from irwarehouse import measures
     from irwarehouse.engine import rendering
     from irwarehouse.errors import IrwError
 
-    with pytest.raises(IrwError, match="measures reading prefs judgments are computed by DuckDB only"):
-        rendering.render_sql(measures.parse_all(["prefs_simp"]), dialect="spark")
     with pytest.raises(IrwError, match="evaluated apart"):
         rendering.render_sql(measures.parse_all(["prefs_simp", "AP"]))

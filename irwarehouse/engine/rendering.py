@@ -132,7 +132,7 @@ class _MeasureContext:
         self.ipos = f"{self.id}_ipos"    # that position: least(pos, length of the ideal ranking)
         self.intent_counts, self.intent_ap = "ia_counts", "ia_ap"  # intents, per row
         self.n_intents = "coalesce(n_intents, 0)"  # intents, per topic
-        self.intent_ideal = f"{self.id}_dvi"  # intent_ideal: the greedy ideal ranking
+        self.ideal_gain = f"{self.id}_ig"  # intent_ideal: the gain at irank of its ideal ranking
 
     def list_count(self, name: str, condition: str) -> str:
         """SQL: how many numbers of the list parameter ``name`` satisfy ``condition``, a
@@ -243,9 +243,6 @@ def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | N
         if ties is not None and ties.reranks:
             raise IrwError(f"measures reading {kinds[0]} judgments are evaluated on the stored "
                            f"ranking only: tie policy {ties.name} does not apply to them")
-        if dialect != "duckdb":
-            raise IrwError(f"measures reading {kinds[0]} judgments are computed by DuckDB only "
-                           f"(irw eval), not in {dialect}")
         contexts = _contexts(measures, dialect)[0]
         return sql.render(KIND_ENGINES[kinds[0]], dialect, measures=contexts, topics=topics,
                           max_docs=max_docs, P=_engine_inputs(dialect))

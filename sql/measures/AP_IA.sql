@@ -3,8 +3,8 @@
    intent's relevant documents), averaged over n_intents; the whole ranking. #}
 {% import '_dialect.sql' as d %}
 {% macro aggs(m) -%}
-{{ d.fsum() }}({{ m.intent_ap }} / {{ m.pos }}) AS {{ m.id }}_s
+{{ d.fsum() }}({{ d.div(m.intent_ap, m.pos) }}) AS {{ m.id }}_s
 {%- endmacro %}
 {% macro value(m) -%}
-CASE WHEN {{ m.n_intents }} = 0 THEN 0 ELSE coalesce({{ m.id }}_s, 0) / {{ m.n_intents }} END
+CASE WHEN {{ m.n_intents }} = 0 THEN 0 ELSE {{ d.div('coalesce(' ~ m.id ~ '_s, 0)', m.n_intents) }} END
 {%- endmacro %}

@@ -5,8 +5,8 @@
 {% import '_dialect.sql' as d %}
 {% import '_diversity.sql' as dv %}
 {% macro aggs(m) -%}
-{{ d.fsum() }}({{ dv.gain(m) }} / {{ m.pos }}) FILTER (WHERE {{ m.within }}) AS {{ m.id }}_s
+{{ d.fsum() }}({{ d.div(dv.gain(m), m.pos) }}) FILTER (WHERE {{ m.within }}) AS {{ m.id }}_s
 {%- endmacro %}
 {% macro value(m) -%}
-{{ dv.by_ideal_ideal(m, m.id ~ '_s', '1.0 / i') }}
+{{ dv.by_ideal_ideal(m, m.id ~ '_s', d.div('1.0', 'i')) }}
 {%- endmacro %}

@@ -7,5 +7,5 @@
 {%- endmacro %}
 {% macro value(m) -%}
 CASE WHEN {{ m.n_intents }} = 0 THEN 0
-     ELSE (1 - (1 - {{ m.alpha }}) * {{ m.beta }}) * coalesce({{ m.id }}_s, 0) / {{ m.n_intents }} END
+     ELSE {{ d.div('(1 - (1 - ' ~ m.alpha ~ ') * ' ~ m.beta ~ ') * coalesce(' ~ m.id ~ '_s, 0)', m.n_intents) }} END
 {%- endmacro %}

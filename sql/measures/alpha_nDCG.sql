@@ -8,7 +8,7 @@
 {%- endmacro %}
 {% macro ideal_depth(m) -%}{{ m.k }}{%- endmacro %}
 {% macro intent_ideal(m) -%}
-{{ d.fsum() }}(gain * {{ dv.disc('irank') }}) FILTER (WHERE {{ m.ideal_within }}) AS {{ m.id }}_is
+{{ d.fsum() }}({{ m.ideal_gain }} * {{ dv.disc('irank') }}) FILTER (WHERE {{ m.ideal_within }}) AS {{ m.id }}_is
 {%- endmacro %}
 {% macro value(m) -%}
 {{ dv.by_ideal(m.id ~ '_s', m.id ~ '_is') }}

@@ -6,7 +6,7 @@
 {{ d.fsum() }}({{ dv.gain(m) }} * pow({{ m.beta }}, {{ m.pos }} - 1)) AS {{ m.id }}_s
 {%- endmacro %}
 {% macro intent_ideal(m) -%}
-{{ d.fsum() }}(gain * pow({{ m.beta }}, irank - 1)) AS {{ m.id }}_is
+{{ d.fsum() }}({{ m.ideal_gain }} * pow({{ m.beta }}, irank - 1)) AS {{ m.id }}_is
 {%- endmacro %}
 {% macro value(m) -%}
 {{ dv.by_ideal(m.id ~ '_s', m.id ~ '_is') }}
