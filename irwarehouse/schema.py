@@ -149,12 +149,14 @@ def expected_definitions(fingerprint: str | None = None,
     version without its CTEs' MATERIALIZED), a table's or sequence's none. Found in a scratch database
     once per schema fingerprint, DuckDB release and storage version (``storage``, e.g.
     ``v1.0.0+``: a file another DuckDB client made, IMPORT DATABASE's say, keeps its own;
-    default :data:`connection.STORAGE_VERSION`), and kept in irw's temporary root
+    default :data:`connection.STORAGE_VERSION`) and irw's code (:func:`sql.fingerprint`), and kept in irw's temporary root
     (where there is no room for it, nothing is checked: an empty mapping)."""
     import json
 
     storage = (storage or STORAGE_VERSION).rstrip("+")
-    key = f"{(fingerprint or schema_fingerprint())[:20]}-{duckdb.__version__}-{storage}"
+    # irw's code renders the templates too (sql.fingerprint): definitions found by another
+    # version of it, or by a process that read newer templates with older code, are not these
+    key = f"{(fingerprint or schema_fingerprint())[:20]}-{sql.fingerprint()[:12]}-{duckdb.__version__}-{storage}"
     if key not in _expected:
         cache = None
         try:

@@ -178,10 +178,12 @@ FROM {{ relation }}
 {% if dialect == 'spark' %}array_position({{ l }}, {{ value }}){% else %}list_position({{ l }}, {{ value }}){% endif %}
 {%- endmacro %}
 
-{# The list `l` folded from the left: `expr` (SQL in `acc`, the value so far, and `x`, an
-   element) applied to each element in turn, starting from `init` (of expr's type). #}
-{% macro list_fold(l, init, acc, x, expr) -%}
-{% if dialect == 'spark' %}aggregate({{ l }}, {{ init }}, ({{ acc }}, {{ x }}) -> {{ expr }}){% else %}list_reduce({{ l }}, lambda {{ acc }}, {{ x }}: {{ expr }}, {{ init }}){% endif %}
+{# `expr` (SQL in `acc`, the value so far) applied `n` times, starting from `init`: a column
+   or an expression without aggregates, of expr's type. (DuckDB: a reduction of n + 1
+   copies of init -- a fold from an initial value of another type than the list's needs
+   DuckDB 1.5 -- with `x` the name of the unused element.) #}
+{% macro repeat_apply(n, init, acc, x, expr) -%}
+{% if dialect == 'spark' %}aggregate(array_repeat(0, CAST({{ n }} AS INT)), {{ init }}, ({{ acc }}, {{ x }}) -> {{ expr }}){% else %}list_reduce(list_transform(range({{ n }} + 1), lambda {{ x }}: {{ init }}), lambda {{ acc }}, {{ x }}: {{ expr }}){% endif %}
 {%- endmacro %}
 
 {# The positions 1..len of a list, as a list. #}

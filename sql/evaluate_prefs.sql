@@ -125,9 +125,11 @@ reach AS (
     -- stated lists, each joined with the lists of its members ceil(log2(n)) times (each time
     -- doubling the length of the chains covered)
     SELECT topic, jg,
-           {{ d.list_fold(d.zeros(d.cast('ceil(log2(count(*)))', 'INTEGER')), d.ordered_list('next', 'x'), 'acc', 'step',
-                          d.list_transform('acc', 's', d.list_distinct(d.list_concat('s', 'flatten(' ~ d.list_transform('s', 'y', d.list_at('acc', 'y')) ~ ')')))) }} AS below
-    FROM nexts GROUP BY topic, jg
+           {{ d.repeat_apply('steps', 'stated', 'acc', 'step',
+                             d.list_transform('acc', 's', d.list_distinct(d.list_concat('s', 'flatten(' ~ d.list_transform('s', 'y', d.list_at('acc', 'y')) ~ ')')))) }} AS below
+    FROM (SELECT topic, jg, {{ d.ordered_list('next', 'x') }} AS stated,
+                 {{ d.cast('ceil(log2(count(*)))', 'INTEGER') }} AS steps
+          FROM nexts GROUP BY topic, jg) AS per_order
 ),
 closed AS (
     -- every group's preferences: those of one sub-group as stated, a partial order's with

@@ -97,8 +97,13 @@ def test_subtopic_qrels_load_as_diversity_judgments(cli, tmp_path):
         {"docno": "d1", "rel": 2}, {"docno": "d2", "rel": 1}, {"docno": "d3", "rel": 0}]
     line = error_of(cli("load", "qrels", f"irds:{ident}", "--name", "x", "--format", "trec", ok=False))
     assert "its qrels are diversity judgments" in line and "leave out --format" in line
-    line = error_of(cli("eval", f"irds:{ident}", FIXTURES / "runs" / "alpha.txt", "-m", "AP", ok=False))
-    assert "load them into a warehouse first" in line
+    # files in, scores out: the dataset's qrels read as the kind of its records
+    run = tmp_path / "run.txt"
+    run.write_text("1 Q0 d2 1 3.0 r\n1 Q0 d1 2 2.0 r\n2 Q0 d3 1 1.0 r\n")
+    out = cli("eval", f"irds:{ident}", run, "-m", "AP", "-m", "StRecall@1", "--per-topic", "--format", "csv").stdout
+    assert out.splitlines()[1:] == ["r,1,AP,1.0", "r,1,StRecall@1,0.5"]
+    line = error_of(cli("eval", f"irds:{ident}", run, "-m", "AP", "--qrels-format", "trec", ok=False))
+    assert "its qrels are diversity judgments" in line
 
 
 def test_statap_judgments_load_graded_with_a_note(cli):

@@ -28,5 +28,5 @@ max({{ m.run }} - ln(1 - {{ prob(m) }})) AS {{ m.id }}_ta
 len({{ m.id }}_te) > 1
 {%- endmacro %}
 {% macro expected_aggs(m) -%}
-{{ d.fsum() }}(exp({{ m.id }}_ta) * {{ ex.weighted_before(m.id ~ '_te') }} / {{ m.pos }}) FILTER (WHERE {{ m.within }}) AS {{ m.id }}_s
+{{ d.fsum() }}({{ d.div('exp(' ~ m.id ~ '_ta) * ' ~ ex.weighted_before(m.id ~ '_te'), m.pos) }}) FILTER (WHERE {{ m.within }}) AS {{ m.id }}_s
 {%- endmacro %}
