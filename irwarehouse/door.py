@@ -12,7 +12,7 @@ import os
 import threading
 from contextlib import ExitStack, contextmanager
 
-from . import catalogue, connection, schema, statements
+from . import catalogue, connection, judgment_kinds, schema, statements
 from .catalogue import DEFAULT_COLLECTION
 from .connection import transaction
 from .engine import base, files_in, loading
@@ -329,7 +329,7 @@ def _files_in(qrels, runs, name: str, then, *, fast: bool = True, meta=None, sav
             with files_in.staged(qrels_paths[0], run_paths, name=name, policy=order,
                                  extra_fields=extra_fields, encoding=encoding,
                                  memory=memory_limit, batched=batched,
-                                 **({"kind": kind} if kind else {})) as con:
+                                 kind=kind or judgment_kinds.KINDS[judgment_kinds.GRADED]) as con:
                 return then(con, None, DEFAULT_COLLECTION)
     with Door(":memory:" if save is None else save, wait=wait, memory_limit=memory_limit,
                    _throwaway=save is None) as w:
