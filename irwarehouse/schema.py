@@ -493,7 +493,7 @@ def _copy_template(con) -> bool:
     """Copy the schema's template into the connection's database when that holds nothing
     (no table, view, macro or sequence, no schema of irw's) and may read files (not in
     DuckDB's sandbox for users' SQL); whether it did."""
-    from .connection import in_sandbox
+    from .connection import after_transaction, in_sandbox
 
     if in_sandbox(con) or sql.rows(con, "install.sql", "objects") or sql.rows(con, "install.sql", "own_schemas"):
         return False
@@ -502,6 +502,7 @@ def _copy_template(con) -> bool:
         return False
     current = con.execute("SELECT current_database()").fetchone()[0]
     sql.run(con, "install.sql", "copy_template", {}, template, current)
+    after_transaction(con, sql.statement("install.sql", "drop_template"))
     return True
 
 

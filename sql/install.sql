@@ -83,10 +83,15 @@ WHERE database_name = current_database() AND NOT internal AND schema_name <> 'ma
 {%- endmacro %}
 
 {# Copy the schema's template (irwarehouse.schema.schema_template) into the current database. #}
+{#- The schema template copied into the database `current` (schema._copy_template, which
+    detaches it once the transaction has ended: DuckDB 1.5 refuses within it). -#}
 {% macro copy_template(path, current) -%}
 ATTACH {{ path | literal }} AS irw_schema_template (READ_ONLY);
 COPY FROM DATABASE irw_schema_template TO {{ current | ident }};
-DETACH irw_schema_template;
+{%- endmacro %}
+
+{% macro drop_template() -%}
+DETACH DATABASE IF EXISTS irw_schema_template
 {%- endmacro %}
 
 {% macro create_file(path, storage) -%}

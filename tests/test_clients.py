@@ -37,6 +37,9 @@ from conftest import CLI, FIXTURES, ROOT, cli_for, installed, resolved
 from irwarehouse import connection
 
 OLD_DUCKDB = "1.4.4"  # the lower end of the duckdb range in pyproject.toml
+# a release inside the range, of another minor version than either end: DuckDB 1.5 refused
+# to detach, within the transaction that read it, the schema template a new warehouse copies
+MIDDLE_DUCKDB = "1.5.6"
 READER = connection.OLDEST_READER  # the oldest DuckDB that reads what irw writes
 BEFORE_READER = "1.4.1"  # the release before READER
 TESTS = Path(__file__).resolve().parent
@@ -228,7 +231,8 @@ NEEDS = {
     f"test_old_duckdb_reads_what_irw_writes[{READER}]": ["reads " + READER],
     f"test_old_duckdb_reads_what_irw_writes[{OLD_DUCKDB}]": ["reads " + OLD_DUCKDB],
     "test_the_release_before_the_oldest_reader_fails": ["before"],
-    "test_irw_runs_under_old_duckdb": ["irw", "irw now"],
+    f"test_irw_runs_under_old_duckdb[{OLD_DUCKDB}]": ["irw " + OLD_DUCKDB, "irw now"],
+    f"test_irw_runs_under_old_duckdb[{MIDDLE_DUCKDB}]": ["irw " + MIDDLE_DUCKDB, "irw now"],
     "test_the_sandbox_holds_under_old_duckdb": ["sandbox"],
 }
 
@@ -242,7 +246,8 @@ def under_old(request, tmp_path_factory):
     work = tmp_path_factory.mktemp("under_old")
     pool = ThreadPoolExecutor(2)
     runs = Runs(work)
-    runs.add("irw", lambda: _submit(pool, request, OLD_DUCKDB, _drive, work / "old"))
+    for version in (OLD_DUCKDB, MIDDLE_DUCKDB):
+        runs.add("irw " + version, lambda v=version: _submit(pool, request, v, _drive, work / v))
     runs.add("irw now", lambda: pool.submit(_drive, ENV_NOW, work / "now", True))
     copies = []  # filled below, before the runs that read them start
 
@@ -253,12 +258,13 @@ def under_old(request, tmp_path_factory):
     runs.add("reads " + OLD_DUCKDB, reads(OLD_DUCKDB))
     runs.add("before", lambda: _submit(pool, request, BEFORE_READER, _python, "-c", BEFORE, copies[1]))
     runs.add("sandbox", lambda: _submit(pool, request, OLD_DUCKDB, _sandbox, work / "sandbox",
-                                        runs.start("irw"), work / "old"))
+                                        runs.start("irw " + OLD_DUCKDB), work / OLD_DUCKDB))
     selected = {item.name for item in request.session.items
                 if getattr(item, "module", None) is request.module}
     needed = {name for test, names in NEEDS.items() if test in selected for name in names}
     try:
-        for name in ("irw", "irw now"):  # these read no copies: under way while they are made
+        for name in ("irw " + OLD_DUCKDB, "irw now", "irw " + MIDDLE_DUCKDB):  # they read no copies:
+            # under way while the copies are made
             if name in needed:
                 runs.start(name)
         copies += request.getfixturevalue("copies")
@@ -495,22 +501,24 @@ def test_duckdb_engine_as_pip_picks_it_cannot_reflect(copies, request):
 
 # ------------------------------------- irw itself under OLD_DUCKDB (last: the longest runs)
 
-def test_irw_runs_under_old_duckdb(under_old):
+@pytest.mark.parametrize("version", [OLD_DUCKDB, MIDDLE_DUCKDB])
+def test_irw_runs_under_old_duckdb(under_old, version):
     """irw loads, evaluates, pools, exports and publishes the fixtures under DuckDB
-    OLD_DUCKDB with the same numbers as here, and the warehouses both write hold the same."""
-    old, now = under_old.result("irw"), under_old.result("irw now")
-    assert old["duckdb"] == OLD_DUCKDB and now["duckdb"] == duckdb.__version__
+    ``version`` (OLD_DUCKDB, the lower end of the range, and MIDDLE_DUCKDB, a release
+    inside it) with the same numbers as here, and the warehouses both write hold the same."""
+    old, now = under_old.result("irw " + version), under_old.result("irw now")
+    assert old["duckdb"] == version and now["duckdb"] == duckdb.__version__
     for label, _ in STEPS:
         a, b = old["steps"][label], now["steps"][label]
         assert a["exit"] == 0 and b["exit"] == 0, (label, a, b)
         if a["stdout"].lstrip().startswith("["):
             x, y = json.loads(a["stdout"]), json.loads(b["stdout"])
             assert x and sql_probe.close(x, y) == [], label
-    con = duckdb.connect(str(under_old.work / "old" / MADE[0]), read_only=True)
+    con = duckdb.connect(str(under_old.work / version / MADE[0]), read_only=True)
     assert connection.storage_version(con) == "v1.4.0+"
     con.close()
     for target in MADE:  # read here while the sandbox is tried on a copy of the warehouse
-        x, y = _probe(str(under_old.work / "old" / target)), now["probes"][target]
+        x, y = _probe(str(under_old.work / version / target)), now["probes"][target]
         assert x["results"].keys() == y["results"].keys()
         assert sql_probe.close(x["results"], y["results"]) == [], target
 

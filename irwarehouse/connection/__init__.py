@@ -41,7 +41,7 @@ from .settings import (DEFAULT_DB, DEFAULT_WAIT, DUCKDB_CONFIG, MEMORY_CAP, MEMO
                        register, resolve_path, settle, storage_version, stored_meta, unregister)
 from .staging import Staging
 from .swap import SWAP_BYTES_PER_ROW, swapped
-from .transactions import in_transaction, transaction, unordered, without_order
+from .transactions import after_transaction, in_transaction, transaction, unordered, without_order
 
 __all__ = [
     "engines", "locks", "opening", "sandbox", "settings", "staging", "swap", "transactions",
@@ -54,5 +54,5 @@ __all__ = [
     "interrupt_all", "is_configuration_locked", "memory_bytes", "memory_limit", "memory_limit_text", "open_duckdb",
     "register", "resolve_path", "settle", "storage_version", "stored_meta", "unregister",
     "Staging", "SWAP_BYTES_PER_ROW", "swapped",
-    "in_transaction", "transaction", "unordered", "without_order",
+    "after_transaction", "in_transaction", "transaction", "unordered", "without_order",
 ]

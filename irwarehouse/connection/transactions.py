@@ -12,7 +12,8 @@ import duckdb
 from ..errors import Interrupts, first_error
 
 _open_transactions: dict[int, int] = {}
-_order_to_restore: dict[int, bool] = {}  # connections whose insertion order waits for a rollback
+# Per connection: statements that wait for its transaction to end (after_transaction).
+_after_end: dict[int, list[str]] = {}
 
 
 @contextmanager
@@ -36,7 +37,7 @@ def unordered(con):
         try:
             con.execute("SET preserve_insertion_order = true")
         except duckdb.Error:  # an aborted transaction: restored after its rollback
-            _order_to_restore[id(con)] = True
+            after_transaction(con, "SET preserve_insertion_order = true")
         raise
     con.execute("SET preserve_insertion_order = true")
 
@@ -49,6 +50,27 @@ def without_order(fn):
             return fn(con, *args, **kwargs)
     return call
 
+
+
+def after_transaction(con, statement: str) -> None:
+    """Run ``statement`` (a fixed statement, no user value) on ``con`` once the transaction
+    of :func:`transaction` open there ends, committed or rolled back; at once when none is
+    open. For what DuckDB refuses within a transaction that did the work: a setting in an
+    aborted transaction, or (from DuckDB 1.5 on) detaching a database the transaction read.
+    A statement that fails then is left (the connection is gone, or the transaction's own
+    error is the one to report)."""
+    if in_transaction(con):
+        _after_end.setdefault(id(con), []).append(statement)
+    else:
+        _run_after(con, [statement])
+
+
+def _run_after(con, statements: list[str]) -> None:
+    for statement in statements:
+        try:
+            con.execute(statement)
+        except duckdb.Error:
+            pass
 
 
 @contextmanager
@@ -74,10 +96,9 @@ def transaction(con: duckdb.DuckDBPyConnection):
             _open_transactions.pop(key, None)
             try:
                 con.execute("ROLLBACK")
-                if _order_to_restore.pop(key, False):
-                    con.execute("SET preserve_insertion_order = true")
             except duckdb.Error:  # the connection is gone (closed, or interrupted for good)
                 pass
+            _run_after(con, _after_end.pop(key, []))
             if interrupted and not isinstance(exc, KeyboardInterrupt):  # the query stopped by it
                 raise KeyboardInterrupt from None
             cause = first_error(exc)
@@ -88,12 +109,16 @@ def transaction(con: duckdb.DuckDBPyConnection):
             if Interrupts.requested:  # interrupted before: nothing is kept
                 _open_transactions.pop(key, None)
                 con.execute("ROLLBACK")
+                _run_after(con, _after_end.pop(key, []))
                 raise KeyboardInterrupt
             _open_transactions.pop(key, None)
             writes = not _read_only(con)
-            with Interrupts.deferred():
-                con.execute("COMMIT")
-                Interrupts.commits += writes
+            try:
+                with Interrupts.deferred():
+                    con.execute("COMMIT")
+                    Interrupts.commits += writes
+            finally:
+                _run_after(con, _after_end.pop(key, []))
 
 
 def _read_only(con) -> bool:
