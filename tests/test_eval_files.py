@@ -54,24 +54,32 @@ def test_files_equal_the_warehouse_for_every_measure(fixture_warehouse, options,
     assert Warehouse.eval_files(QRELS, [RUNS], ALL, **options).rows() == loaded.rows()
 
 
-@pytest.mark.parametrize("options", [
-    {}, {"topics": "run", "max_docs": 5}, {"per_topic": False, "topics": "all", "rel_level": 2},
-], ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "defaults")
-def test_runs_in_batches_score_what_one_batch_scores(options, monkeypatch, tmp_path):
+# Measures of every kind of ranking input for the options of batches beyond the defaults
+# (batches part the runs, never a measure): ranks, ranking lengths, unjudged documents, gains.
+SOME = ["AP", "P@5", "RR", "nDCG@10", "Bpref", "infAP", "RBP(p=0.8)", "Judged@10", "NumRet", "ERR@10"]
+
+
+@pytest.mark.parametrize("options, measures", [
+    pytest.param({}, ALL, id="defaults"),
+    pytest.param({"topics": "run", "max_docs": 5}, SOME, id="topics=run,max_docs=5"),
+    pytest.param({"per_topic": False, "topics": "all", "rel_level": 2}, SOME,
+                 id="per_topic=False,topics=all,rel_level=2")])
+def test_runs_in_batches_score_what_one_batch_scores(options, measures, monkeypatch, tmp_path):
     """Files in, scores out reads, checks and evaluates the runs in batches bounded by the
     memory limit: with a tiny share of it every file is a batch of its own, and the scores
     (and their order) are those of one batch; a run whose lines are in files of two batches
-    is read again with every file."""
+    is read again with every file. Every measure under the defaults; SOME under the other
+    options."""
     from irwarehouse.engine import files_in, loading
 
-    one = Warehouse.eval_files(QRELS, [RUNS], ALL, **options).rows()
+    one = Warehouse.eval_files(QRELS, [RUNS], measures, **options).rows()
     assert len(one) > 0
     staged: list[list[str]] = []
     stage = loading.collection._stage_runs
     monkeypatch.setattr(loading.collection, "_stage_runs",
                         lambda con, files, *a, **k: staged.append(files) or stage(con, files, *a, **k))
     monkeypatch.setattr(files_in, "BATCH_SHARE", 1e-12)
-    assert Warehouse.eval_files(QRELS, [RUNS], ALL, **options).rows() == one
+    assert Warehouse.eval_files(QRELS, [RUNS], measures, **options).rows() == one
     assert len(staged) == len(os.listdir(RUNS))  # a batch per file, none read again
     # alpha1 and alpha2 split by topic into two files: read again, all files at once
     lines = open(os.path.join(RUNS, "alpha.txt")).read().splitlines(keepends=True)
@@ -83,7 +91,7 @@ def test_runs_in_batches_score_what_one_batch_scores(options, monkeypatch, tmp_p
         (runs / f"alpha_{part}.txt").write_text(
             "".join(line for line in lines if (line.split()[0] in topics[::2]) == (part == 0)))
     staged.clear()
-    assert Warehouse.eval_files(QRELS, [str(runs)], ALL, **options).rows() == one
+    assert Warehouse.eval_files(QRELS, [str(runs)], measures, **options).rows() == one
     assert len(staged[-1]) == len(os.listdir(runs)) > len(staged[-2])
 
 

@@ -46,9 +46,14 @@ def load_fixtures(con):
     loading.load_runs(con, [str(FIXTURES / "runs")], meta=str(FIXTURES / "runs.tsv"))
 
 
-def engine(con, qrels, name, runs=None):
-    runs = runs or [r[0] for r in con.execute("SELECT run_id FROM run_loads ORDER BY 1").fetchall()]
-    per = evaluation.evaluate(con, qrels, measures.parse_all([name]), runs, store=False).df()
+def engine(con, qrels, name, runs=None, every=None):
+    """The engine's values of the measure ``name`` (several: indexed by measure too); from
+    ``every``, the engine's frame of many measures at once, when given."""
+    if every is None:
+        runs = runs or [r[0] for r in con.execute("SELECT run_id FROM run_loads ORDER BY 1").fetchall()]
+        per = evaluation.evaluate(con, qrels, measures.parse_all([name]), runs, store=False).df()
+    else:
+        per = every[every["measure"].isin({str(m) for m in measures.parse_all([name])})]
     if per["measure"].nunique() > 1:
         return per.set_index(["run_id", "topic", "measure"])["value"].sort_index()
     return per.set_index(["run_id", "topic"])["value"].sort_index()
@@ -76,9 +81,13 @@ def fixture_db(tmp_path_factory):
 
 @pytest.mark.parametrize("qrels", ["fixture", "fixture-lo-alpha"])
 def test_measure_macros_equal_the_engine_on_the_fixtures(fixture_db, qrels):
+    """Each macro call of CASES against the engine's values of its measure (the engine
+    evaluating every case at once)."""
     con = schema.connect(fixture_db)
+    runs = [r[0] for r in con.execute("SELECT run_id FROM run_loads ORDER BY 1").fetchall()]
+    every = evaluation.evaluate(con, qrels, measures.parse_all([c[0] for c in CASES]), runs, store=False).df()
     for name, mac, args in CASES:
-        assert_same(macro(con, qrels, mac, args), engine(con, qrels, name), f"{name} on {qrels}")
+        assert_same(macro(con, qrels, mac, args), engine(con, qrels, name, every=every), f"{name} on {qrels}")
     con.close()
 
 
