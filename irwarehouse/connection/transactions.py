@@ -56,7 +56,7 @@ def after_transaction(con, statement: str) -> None:
     """Run ``statement`` (a fixed statement, no user value) on ``con`` once the transaction
     of :func:`transaction` open there ends, committed or rolled back; at once when none is
     open. For what DuckDB refuses within a transaction that did the work: a setting in an
-    aborted transaction, or (from DuckDB 1.5 on) detaching a database the transaction read.
+    aborted transaction, or detaching a database the transaction read (which DuckDB 1.5 refuses).
     A statement that fails then is left (the connection is gone, or the transaction's own
     error is the one to report)."""
     if in_transaction(con):
