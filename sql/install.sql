@@ -82,9 +82,9 @@ SELECT schema_name FROM duckdb_schemas()
 WHERE database_name = current_database() AND NOT internal AND schema_name <> 'main'
 {%- endmacro %}
 
-{# Copy the schema's template (irwarehouse.schema.schema_template) into the current database. #}
-{#- The schema template copied into the database `current` (schema._copy_template, which
-    detaches it once the transaction has ended: DuckDB 1.5 refuses within it). -#}
+{#- The schema's template (irwarehouse.schema.schema_template) copied into the database
+    `current`; schema._copy_template detaches it (drop_template) once the transaction has
+    ended, as DuckDB 1.5 refuses within it. -#}
 {% macro copy_template(path, current) -%}
 ATTACH {{ path | literal }} AS irw_schema_template (READ_ONLY);
 COPY FROM DATABASE irw_schema_template TO {{ current | ident }};
