@@ -338,6 +338,9 @@ def check_catalogue(catalogue: dict | None = None, families=None) -> None:
 
 
 _TREC_ALIASES = _aliases()
+# the aliases as one pattern, tried in their order: alternative i is the group a<i>, its
+# captured value (if it has one) the group after it
+_TREC_ALIAS_RE = re.compile("|".join(f"(?P<a{i}>{pattern})" for i, (pattern, *_) in enumerate(_TREC_ALIASES)))
 _ALIAS_NAMES = {alias: m.name for m in CATALOGUE.values() for alias in m.aliases}
 
 
@@ -428,18 +431,19 @@ def _valid_names() -> str:
 def parse(text: str) -> Measure:
     """Parse a measure name; raise :class:`IrwError` listing what is valid."""
     raw = str(text).strip()
-    for pattern, name, fixed, group in _TREC_ALIASES:
-        m = re.fullmatch(pattern, raw)
-        if m:
-            if group == "@":
-                measure = _parse(f"{name}@{m.group(1)}")
-            else:
-                measure = _parse(name)
-                if group:
-                    value = _convert(measure.definition.param(group), m.group(1), raw)
-                    measure = measure.with_params(**{group: value})
-            return measure.with_params(**dict(fixed))
-    return _parse(raw)
+    m = _TREC_ALIAS_RE.fullmatch(raw)
+    if m is None:
+        return _parse(raw)
+    index = m.re.groupindex[m.lastgroup]
+    _, name, fixed, group = _TREC_ALIASES[int(m.lastgroup[1:])]
+    if group == "@":
+        measure = _parse(f"{name}@{m.group(index + 1)}")
+    else:
+        measure = _parse(name)
+        if group:
+            value = _convert(measure.definition.param(group), m.group(index + 1), raw)
+            measure = measure.with_params(**{group: value})
+    return measure.with_params(**dict(fixed))
 
 
 def _parse(raw: str) -> Measure:

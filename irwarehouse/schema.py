@@ -26,7 +26,7 @@ from .connection import (PUBLISHED_KEY, SCHEMA_VERSION, STORAGE_VERSION, connect
                          storage_version, stored_meta, transaction)
 from .engine.base import invalidate_bases, update_bases
 from .engine.evaluation import refresh_scores
-from .engine.rendering import macro_definitions
+from .engine.rendering import BASE_SOURCES, macro_definitions
 from .errors import IrwError
 from .measure_rows import CATALOGUE_COLUMNS, catalogue_rows
 
@@ -43,7 +43,7 @@ def schema_statements(measure_macros: bool = True) -> list[str]:
     not; a throw-away warehouse has no users' SQL, see connection.mark_throwaway)."""
     text = "".join(sql.render(t) for t in SCHEMA_TEMPLATES)
     if measure_macros:
-        text += sql.render("measure_macros.sql", macros=macro_definitions())
+        text += sql.render("measure_macros.sql", macros=macro_definitions(), base_sources=list(BASE_SOURCES))
     return sql.split_statements(text)
 
 
@@ -86,8 +86,11 @@ def schema_fingerprint() -> str:
     """A digest of everything ensure_schema creates: the layout version, the SQL templates
     and the measure catalogue (cheap: the templates are not rendered)."""
     digest = hashlib.sha256(f"{SCHEMA_VERSION}\n{SCHEMA_TEMPLATES}\n".encode())
-    for path in sorted(sql.sql_dir().rglob("*.sql")):
-        digest.update(f"{path.relative_to(sql.sql_dir())}\n".encode() + path.read_bytes())
+    templates = str(sql.sql_dir())
+    for path in sorted(sql.template_files(templates),
+                       key=lambda p: os.path.relpath(p, templates).split(os.sep)):  # as pathlib sorts
+        with open(path, "rb") as f:
+            digest.update(f"{os.path.relpath(path, templates)}\n".encode() + f.read())
     digest.update(repr(catalogue_rows()).encode())
     return digest.hexdigest()
 

@@ -129,6 +129,11 @@ def _files(root: str, suffix: str, found: list[str]) -> list[str]:
     return found
 
 
+def template_files(root: str) -> list[str]:
+    """The paths of the templates (``*.sql``) under the directory ``root``, unordered."""
+    return _files(root, ".sql", [])
+
+
 _fingerprints: dict[str, str] = {}
 
 
@@ -141,7 +146,7 @@ def fingerprint() -> str:
     templates = str(sql_dir())
     if templates not in _fingerprints:
         digest = hashlib.blake2b(f"{__version__}\n".encode(), digest_size=16)
-        for path in sorted(_files(templates, ".sql", [])):
+        for path in sorted(template_files(templates)):
             with open(path, "rb") as f:
                 digest.update(os.path.relpath(path, templates).encode() + b"\0" + f.read() + b"\0")
         package = os.path.dirname(os.path.abspath(__file__))

@@ -161,6 +161,19 @@ UNION ALL
 {% endfor %}
 {%- endmacro %}
 
+{# The base rows a measure macro (schema `measure`) reads: base_rows of every source in
+   `sources`, each guarded by `src` (the one irw_base_source chose for the macro's call), of
+   qrels `q` for the runs `ids` (a list) of collection `c`; `root`: q's root qrels. One
+   table macro, irw_measure_base, that every measure macro calls (measure_macros.sql), so
+   that each holds only its own part and the warehouse's catalogue stays small. #}
+{% macro measure_base(sources) -%}
+{{ d.table_function('irw_measure_base', ['q', 'c', 'ids', 'src', 'root']) }}
+WITH sel AS (SELECT unnest(ids) AS run_id)
+{{ base_rows(sources, {'qrels': 'q', 'collection': 'c', 'base_qrels': 'root'}, 'sel',
+             {'cache': "src = 'cache'", 'subset': "src = 'subset'", 'fresh': "src = 'fresh'",
+              'rerank': "src = 'rerank'"}) }}
+{%- endmacro %}
+
 {# The per-(run, topic) context both engines (evaluate.sql, evaluate_many.sql) give the
    measures' value(m), as the CTEs `ctx0` and `ctx` over `topicset` (a row per evaluated
    (run, topic), with the key columns `by` and `keys`) and `rt` (ranking lengths): `n`, the

@@ -240,8 +240,13 @@ topicset AS (
 ),
 {% set expected = ties is not none and ties.get('expected', False) %}
 brel AS {{ d.not_materialized() if expected }}(
-    {{ b.base_rows(sources, P, 'sel', st.guards if auto else {}, none if expected else ties,
-                   expected and ties.cached) | indent(4) }}
+{% if auto %}
+    -- a measure macro: the base rows of the source irw_flags chose (_base.sql's measure_base)
+    SELECT * FROM irw_measure_base({{ P.qrels }}, {{ P.collection }}, (SELECT list(run_id) FROM sel),
+                                   (SELECT src FROM irw_flags), (SELECT root FROM irw_flags))
+{% else %}
+    {{ b.base_rows(sources, P, 'sel', {}, none if expected else ties, expected and ties.cached) | indent(4) }}
+{% endif %}
 ),
 {% set unassessed = 'pool_unjudged' in needed %}
 {% if unassessed %}

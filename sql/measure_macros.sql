@@ -7,8 +7,12 @@
     qrels's default topic set, as `irw eval --per-topic`. The base relation comes from the
     materialized cache while it is current, and is computed from the tables otherwise.
     Context: macros, one per measure: name, args (the parameter list), body (evaluate.sql
-    rendered for the macro's parameters). -#}
+    rendered for the macro's parameters); base_sources, the sources of the base rows they
+    share (irw_measure_base, _base.sql's measure_base). -#}
 {% import '_dialect.sql' as d %}
+{% import '_base.sql' as b %}
+{{ b.measure_base(base_sources) }};
+
 CREATE SCHEMA IF NOT EXISTS measure;
 {% for mm in macros %}
 

@@ -13,6 +13,29 @@ DELETE FROM scores WHERE qrels = $qrels AND collection = $collection
 INSERT INTO scores SELECT $qrels, $collection, run_id, topic, measure, value, $ties FROM {{ table }} WHERE {{ where }}
 {%- endmacro %}
 
+{# Do the stored scores of the runs $runs and measures $labels equal the rows of the relation
+   `table` where `where` (run_id, topic, measure, value), row for row and bit for bit? #}
+{% macro same_scores(table, where='TRUE') -%}
+SELECT NOT EXISTS (
+  SELECT 1
+  FROM (SELECT run_id, topic, measure, value, TRUE AS stored FROM scores
+        WHERE qrels = $qrels AND collection = $collection AND list_contains($runs, run_id)
+          AND list_contains($labels, measure) AND ties = $ties) AS s
+  FULL JOIN (SELECT run_id, topic, measure, value, TRUE AS new FROM {{ table }} WHERE {{ where }}) AS n
+    USING (run_id, topic, measure)
+  WHERE s.stored IS NULL OR n.new IS NULL OR s.value IS DISTINCT FROM n.value)
+{%- endmacro %}
+
+{# The latest logged evaluation of each of the measures $labels (of the scores of $qrels,
+   $collection and $ties), as a row of log() but its time: (qrels, collection, measure, n_runs,
+   topics, max_docs, rel_level, ranking_policy, ties). #}
+{% macro latest_log() -%}
+SELECT qrels, collection, measure, n_runs, topics, max_docs, rel_level, ranking_policy, ties
+FROM evaluations
+WHERE qrels = $qrels AND collection = $collection AND list_contains($labels, measure) AND ties = $ties
+QUALIFY row_number() OVER (PARTITION BY measure ORDER BY evaluated_at DESC) = 1
+{%- endmacro %}
+
 {# Log an evaluation: one row per measure (bound by position). #}
 {% macro log() -%}
 INSERT INTO evaluations (evaluated_at, qrels, collection, measure, n_runs, topics, max_docs, rel_level, ranking_policy, ties)

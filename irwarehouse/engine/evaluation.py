@@ -160,17 +160,33 @@ def store_scores(con, name, collection, measures, run_ids, topics, max_docs, rel
     """Keep the scores (run_id, topic, measure, value) of the temporary table ``table`` (its
     rows where ``where`` holds, binding ``params``) in ``scores`` for qrels ``name`` and tie
     policy ``ties``, replacing those of the same runs, measures and tie policy, and record the
-    evaluation (sql/scores.sql)."""
+    evaluation (sql/scores.sql). An evaluation that would store what is stored -- the same
+    scores, bit for bit, each measure's latest logged evaluation of the same settings --
+    writes nothing: the warehouse file is left as it is (:func:`already_stored`)."""
     labels = [str(m) for m in measures]
     bound = {"qrels": name, "collection": collection, "runs": list(run_ids), "labels": labels,
              "ties": ties}
+    log = evaluation_log(con, name, collection, measures, list(run_ids), topics, max_docs, rel_level, ties)
+    if already_stored(con, bound, log, table, where, params):
+        return
     with transaction(con):
         con.execute(sql.statement("scores.sql", "delete"), bound)
         insert = sql.statement("scores.sql", "insert", table, where)
         con.execute(insert, sql.used({**bound, **(params or {})}, insert))
-        con.executemany(sql.statement("scores.sql", "log"),
-                        evaluation_log(con, name, collection, measures, list(run_ids), topics, max_docs,
-                                       rel_level, ties))
+        con.executemany(sql.statement("scores.sql", "log"), log)
+
+
+def already_stored(con, bound: dict, log: list[tuple], table: str, where: str = "TRUE",
+                   params: dict | None = None) -> bool:
+    """Do the stored scores of ``bound``'s qrels, collection, runs, measures and tie policy
+    equal the rows of ``table`` where ``where`` holds, and is each measure's latest logged
+    evaluation one of the rows ``log`` (the settings the scores would be logged with)?"""
+    same = sql.statement("scores.sql", "same_scores", table, where)
+    if not con.execute(same, sql.used({**bound, **(params or {})}, same)).fetchone()[0]:
+        return False
+    latest = sql.statement("scores.sql", "latest_log")
+    logged = {tuple(row) for row in con.execute(latest, sql.used(bound, latest)).fetchall()}
+    return logged == {tuple(row) for row in log}
 
 
 def run_orders(source, collection: str, run_ids: list[str]) -> dict[str, str]:
