@@ -174,3 +174,44 @@ def test_a_command_line_builds_its_command_alone():
     assert names(cli._load(["--db", "x.duckdb", "eval", "-m", "AP"])) == {"eval"}
     assert names(cli._load(["qrels", "list"])) == {"qrels"}
     assert names(cli._load(["evl"])) == whole == names(cli._load())
+
+
+def test_an_evaluation_that_changes_nothing_writes_nothing(evaluated_fixtures, tmp_path):
+    """``irw eval`` run again as before would store what is stored (the same scores, each
+    measure's latest logged evaluation of the same settings): the file is left as it is, so
+    the command neither writes nor checkpoints, and the next open finds the file as it last
+    found it true. Other settings, or another set of runs, are stored and logged as before."""
+    import os
+    import shutil
+
+    import duckdb
+
+    from conftest import cli_for
+
+    path = tmp_path / "w.duckdb"
+    shutil.copy(evaluated_fixtures, path)
+    cli = cli_for(str(path))
+
+    def state():
+        info = os.stat(path)
+        con = duckdb.connect(str(path), read_only=True)
+        try:
+            logged = con.execute("SELECT count(*) FROM evaluations").fetchone()[0]
+            scores = con.execute("SELECT run_id, topic, measure, value FROM scores ORDER BY ALL").fetchall()
+        finally:
+            con.close()
+        return (info.st_size, info.st_mtime_ns, info.st_ctime_ns), logged, scores
+
+    first = cli("eval", "-m", "AP", "-m", "P@10").stdout
+    file_before, logged_before, scores_before = state()
+    assert cli("eval", "-m", "AP", "-m", "P@10").stdout == first
+    assert state() == (file_before, logged_before, scores_before)
+    assert not os.path.exists(f"{path}.wal")
+    cli("eval", "-m", "AP", "-m", "P@10", "--max-docs", "5")  # other settings: stored, logged
+    file_after, logged_after, scores_after = state()
+    assert file_after != file_before and logged_after == logged_before + 2
+    assert scores_after != scores_before
+    cli("eval", "-m", "AP", "--runs", "alpha1")  # another run set: logged (n_runs 1)
+    assert state()[1] == logged_after + 1
+    cli("eval", "-m", "AP", "-m", "P@10")  # back to the first: the same scores, logged again
+    assert state()[1:] == (logged_after + 3, scores_before)
