@@ -12,7 +12,7 @@ The data is generated (a fixed seed) into a temporary directory: per topic 3-8 i
 relevant); each run retrieves 1,000 documents, a quarter of them judged, with tied scores.
 The tools run N times, interleaved; the table shows each one's median wall-clock time and the
 CPU time (user + system) of that run (the machine may be shared: CPU time says what the
-work cost).
+work cost), and the load average before and after.
 """
 
 from __future__ import annotations
@@ -98,7 +98,8 @@ def generate(out: Path, runs: int, topics: int, docs: int, seed: int = 2014) -> 
 
 def timed(code: str, data: Path) -> tuple[float, float, str]:
     """(wall seconds, CPU seconds, stdout) of one whole process running ``code``."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # as installed: irw's modules with their bytecode (PYTHONDONTWRITEBYTECODE left out)
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "PYTHONPATH": str(ROOT)}
     with tempfile.TemporaryFile("w+") as out_file, tempfile.TemporaryFile("w+") as err_file:
         start = time.perf_counter()  # (files, not pipes: a large output would fill a pipe)
         proc = subprocess.Popen([sys.executable, "-c", code, str(data / "qrels.txt"), str(data / "runs")],
@@ -122,6 +123,7 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=1000)
     args = parser.parse_args()
     print(machine())
+    print("load average before: " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp)
         generate(data, args.runs, args.topics, args.docs)
@@ -137,6 +139,7 @@ def main() -> None:
         wall = statistics.median(w for w, _, _ in results)
         cpu = next(c for w, c, _ in results if w == wall)
         print(f"{tool:10} {wall:8.2f} {cpu:8.2f}  {results[0][2]}")
+    print("load average after: " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
 
 
 if __name__ == "__main__":
