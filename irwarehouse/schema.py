@@ -270,17 +270,19 @@ def _file_state(path: str | None, fingerprint: str) -> list | None:
 MAX_VERIFIED = 200  # warehouses remembered
 
 
-def _verified(path: str, state: list | None = None):
-    """The state of the warehouse file ``path`` in which its views and macros were last
-    found true (kept in irw's temporary root, private to the user); with ``state``, record
-    it. A file written since has another state, and is compared again."""
+def _verified(path: str, state=None, what: str = "objects"):
+    """The state of the warehouse file ``path`` in which ``what`` was last found true (kept
+    in irw's temporary root, private to the user); with ``state``, record it. A file written
+    since has another state, and is compared again. ``what``: "objects", its views and
+    macros (:func:`changed_objects`); "tables", its tables as irw last wrote them, nothing
+    to reconcile (:func:`prepare`; recorded with the runs' fingerprint)."""
     import json
 
     try:
         store = files.temp_root() / "verified.json"
     except IrwError:
         return None
-    key = os.path.realpath(path)
+    key = os.path.realpath(path) + ("" if what == "objects" else f"\0{what}")
     try:
         known = json.loads(store.read_text(encoding="utf-8"))
         if not isinstance(known, dict):
@@ -519,14 +521,21 @@ def prepare(con: duckdb.DuckDBPyConnection, path: str, read_only: bool, notify=N
     if not read_only or path == ":memory:":
         older = stored_meta(con).get("schema_version")
         created, steps = ensure_schema(con, measure_macros)
-        messages = keep_true(con, False, path) if measure_macros and not created else []
-        if PUBLISHED_KEY in stored_meta(con):  # a published copy written to is a warehouse
+        published = PUBLISHED_KEY in stored_meta(con)
+        if published:  # a published copy written to is a warehouse
             con.execute(sql.statement("install.sql", "forget_meta"), [PUBLISHED_KEY])
-        if steps:
-            messages.insert(0, f"upgraded the warehouse from schema version {older} to "
-                               f"{SCHEMA_VERSION}, keeping what it holds; the steps: "
-                            + "; ".join(migration_plan(older)))
-        messages += reconcile(con)
+        known = _file_state(path, schema_fingerprint()) if measure_macros and not created else None
+        if _found_true(con, path, known):
+            messages = []
+        else:
+            messages = keep_true(con, False, path) if measure_macros and not created else []
+            if steps:
+                messages.insert(0, f"upgraded the warehouse from schema version {older} to "
+                                   f"{SCHEMA_VERSION}, keeping what it holds; the steps: "
+                                + "; ".join(migration_plan(older)))
+            messages += reconcile(con)
+            if not messages and not published:
+                _record_true(con, path, known)
     else:
         older = stored_meta(con).get("schema_version")
         if older is None:  # an empty database (connection.check_warehouse refuses any other)
@@ -537,15 +546,42 @@ def prepare(con: duckdb.DuckDBPyConnection, path: str, read_only: bool, notify=N
                            f"{older}, now {SCHEMA_VERSION}): open it for writing once to upgrade "
                            "it; irw refresh would keep what it holds and "
                            + "; ".join(migration_plan(older)))
-        messages = keep_true(con, True, path) if older is not None else []
-        changed = state.changed(con)
-        messages += ([f"{', '.join(changed)} changed outside irw since irw last wrote: results "
-                      "are computed from the tables (open the warehouse for writing, e.g. "
-                      "`irw refresh`, to bring caches and stored scores in line)"]
-                     if changed else [])
+        known = _file_state(path, schema_fingerprint())
+        if _found_true(con, path, known):
+            messages = []
+        else:
+            messages = keep_true(con, True, path)
+            changed = state.changed(con)
+            messages += ([f"{', '.join(changed)} changed outside irw since irw last wrote: "
+                          "results are computed from the tables (open the warehouse for "
+                          "writing, e.g. `irw refresh`, to bring caches and stored scores in "
+                          "line)"] if changed else [])
+            if not messages:
+                _record_true(con, path, known)
     if notify:
         for message in messages:
             notify(message)
+
+
+def _found_true(con, path: str, known: list | None) -> bool:
+    """Is the warehouse file in the state ``known`` (:func:`_file_state`; None: not a file)
+    in which :func:`prepare` last found it true -- its views and macros irw's, its tables as
+    irw last wrote them? Then nothing is compared or reconciled (the file has not been
+    written since), and the connection takes the runs' fingerprint recorded then."""
+    last = _verified(path, what="tables") if known is not None else None
+    if not isinstance(last, dict) or last.get("state") != known or not isinstance(last.get("runs_fp"), int):
+        return False
+    state.set_session(con, last["runs_fp"])
+    return True
+
+
+def _record_true(con, path: str, known: list | None) -> None:
+    """Record that the warehouse file, in the state ``known``, was found true (:func:`_found_true`)."""
+    if known is None:
+        return
+    fp = state.session_runs_fp(con)
+    if fp is not None:
+        _verified(path, {"state": known, "runs_fp": fp}, what="tables")
 
 
 def empty_warehouse(con) -> None:
@@ -597,7 +633,7 @@ def reconcile(con, edited: bool = False) -> list[str]:
     # one query says whether anything is to be done (the usual case: nothing); it does not
     # read `runs` (irw_runs_fp)
     fp, runs_ok, qrels_ok = sql.rows(con, "reconcile.sql", "status")[0]
-    state._set_session(con, fp)
+    state.set_session(con, fp)
     if runs_ok and qrels_ok:
         return done
     with transaction(con):

@@ -46,7 +46,9 @@ def runs_fp(con) -> int | None:
     return _one(con, "SELECT irw_runs_fp()")[0]
 
 
-def _set_session(con, fp: int) -> None:
+def set_session(con, fp: int) -> None:
+    """Take ``fp`` as the fingerprint of the runs tables for this connection (checked by the
+    caller: :func:`session_runs_fp` then returns it)."""
     sql.run(con, "caches.sql", "set_session", {"fp": fp})
 
 
@@ -56,7 +58,7 @@ def session_runs_fp(con) -> int | None:
     if has_table(con, "irw_session", temporary=True):
         return _one(con, "SELECT runs_fp FROM temp.irw_session")[0]
     fp = runs_fp(con)
-    _set_session(con, fp)
+    set_session(con, fp)
     return fp
 
 
@@ -97,7 +99,7 @@ def record_runs_version(con) -> None:
                        "open the warehouse for writing (irw refresh) to restore it")
     sql.run(con, "caches.sql", "record_runs_fp", {"fp": fp})
     sql.run(con, "caches.sql", "bases_current", {"fp": fp})
-    _set_session(con, fp)
+    set_session(con, fp)
 
 
 def record_qrels(con, qrels: str | list[str]) -> None:

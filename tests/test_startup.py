@@ -215,3 +215,39 @@ def test_an_evaluation_that_changes_nothing_writes_nothing(evaluated_fixtures, t
     assert state()[1] == logged_after + 1
     cli("eval", "-m", "AP", "-m", "P@10")  # back to the first: the same scores, logged again
     assert state()[1:] == (logged_after + 3, scores_before)
+
+
+def test_a_file_found_true_is_not_checked_again_until_written(evaluated_fixtures, tmp_path, monkeypatch):
+    """Opening a warehouse compares irw's views and macros with its templates and its tables
+    with what irw last wrote (schema.prepare). A file found true is remembered by its state
+    (size, times, inode of the file and its journal): opened again unchanged, for writing or
+    reading, nothing is compared or reconciled. A change made outside irw changes the file,
+    and the next open reconciles it as before."""
+    import shutil
+
+    import duckdb
+
+    from irwarehouse import Warehouse, schema
+
+    path = str(tmp_path / "w.duckdb")
+    shutil.copy(evaluated_fixtures, path)
+    calls = []
+    for name in ("keep_true", "reconcile"):
+        original = getattr(schema, name)
+        monkeypatch.setattr(schema, name, lambda *a, _f=original, _n=name, **k: calls.append(_n) or _f(*a, **k))
+    with Warehouse(path) as w:  # the first open compares and reconciles, and finds the file true
+        first = w.eval(["AP"], per_topic=False).rows()
+    assert calls == ["keep_true", "reconcile"]
+    for read_only in (False, True, False):
+        calls.clear()
+        with Warehouse(path, read_only=read_only) as w:
+            assert w.eval(["AP"], per_topic=False).rows() == first
+        assert calls == []
+    con = duckdb.connect(path)  # outside irw: a run loses a topic
+    con.execute("DELETE FROM runs WHERE run_id = 'alpha1' AND topic = '101'")
+    con.close()
+    notes = []
+    with Warehouse(path, notify=notes.append) as w:
+        assert w.eval(["AP"], per_topic=False).rows() != first
+    assert calls == ["keep_true", "reconcile"]
+    assert any("ranked again alpha1" in n for n in notes), notes
