@@ -168,7 +168,7 @@ UNION ALL
    that each holds only its own part and the warehouse's catalogue stays small. #}
 {% macro measure_base(sources) -%}
 {{ d.table_function('irw_measure_base', ['q', 'c', 'ids', 'src', 'root']) }}
-WITH sel AS (SELECT unnest(ids) AS run_id)
+WITH sel AS (SELECT {{ d.unnest_list('ids') }} AS run_id)
 {{ base_rows(sources, {'qrels': 'q', 'collection': 'c', 'base_qrels': 'root'}, 'sel',
              {'cache': "src = 'cache'", 'subset': "src = 'subset'", 'fresh': "src = 'fresh'",
               'rerank': "src = 'rerank'"}) }}
