@@ -524,18 +524,18 @@ def prepare(con: duckdb.DuckDBPyConnection, path: str, read_only: bool, notify=N
         published = PUBLISHED_KEY in stored_meta(con)
         if published:  # a published copy written to is a warehouse
             con.execute(sql.statement("install.sql", "forget_meta"), [PUBLISHED_KEY])
-        known = _file_state(path, schema_fingerprint()) if measure_macros and not created else None
-        if _found_true(con, path, known):
-            messages = []
-        else:
-            messages = keep_true(con, False, path) if measure_macros and not created else []
+
+        def check() -> list[str]:
+            found = keep_true(con, False, path) if measure_macros and not created else []
             if steps:
-                messages.insert(0, f"upgraded the warehouse from schema version {older} to "
-                                   f"{SCHEMA_VERSION}, keeping what it holds; the steps: "
-                                + "; ".join(migration_plan(older)))
-            messages += reconcile(con)
-            if not messages and not published:
-                _record_true(con, path, known)
+                found.insert(0, f"upgraded the warehouse from schema version {older} to "
+                                f"{SCHEMA_VERSION}, keeping what it holds; the steps: "
+                             + "; ".join(migration_plan(older)))
+            return found + reconcile(con)
+
+        # (a schema just made, or a published copy's mark just forgotten: compared as written)
+        remembered = measure_macros and not created and not published
+        messages = _unless_found_true(con, path, check, remembered)
     else:
         older = stored_meta(con).get("schema_version")
         if older is None:  # an empty database (connection.check_warehouse refuses any other)
@@ -546,42 +546,37 @@ def prepare(con: duckdb.DuckDBPyConnection, path: str, read_only: bool, notify=N
                            f"{older}, now {SCHEMA_VERSION}): open it for writing once to upgrade "
                            "it; irw refresh would keep what it holds and "
                            + "; ".join(migration_plan(older)))
-        known = _file_state(path, schema_fingerprint())
-        if _found_true(con, path, known):
-            messages = []
-        else:
-            messages = keep_true(con, True, path)
+
+        def check() -> list[str]:
+            found = keep_true(con, True, path)
             changed = state.changed(con)
-            messages += ([f"{', '.join(changed)} changed outside irw since irw last wrote: "
-                          "results are computed from the tables (open the warehouse for "
-                          "writing, e.g. `irw refresh`, to bring caches and stored scores in "
-                          "line)"] if changed else [])
-            if not messages:
-                _record_true(con, path, known)
+            return found + (
+                [f"{', '.join(changed)} changed outside irw since irw last wrote: results are "
+                 "computed from the tables (open the warehouse for writing, e.g. `irw refresh`, "
+                 "to bring caches and stored scores in line)"] if changed else [])
+
+        messages = _unless_found_true(con, path, check)
     if notify:
         for message in messages:
             notify(message)
 
 
-def _found_true(con, path: str, known: list | None) -> bool:
-    """Is the warehouse file in the state ``known`` (:func:`_file_state`; None: not a file)
-    in which :func:`prepare` last found it true -- its views and macros irw's, its tables as
-    irw last wrote them? Then nothing is compared or reconciled (the file has not been
-    written since), and the connection takes the runs' fingerprint recorded then."""
+def _unless_found_true(con, path: str, check, remembered: bool = True) -> list[str]:
+    """What ``check()`` finds of the warehouse ``path`` (its notes: its views and macros not
+    irw's, its tables not as irw last wrote them), unless the file is in the state in which it
+    last found nothing (:func:`_file_state`: not written since): then nothing is checked, and
+    the connection takes the runs' fingerprint recorded then. A file found true is
+    remembered so (with ``remembered``; an in-memory warehouse never is)."""
+    known = _file_state(path, schema_fingerprint()) if remembered else None
     last = _verified(path, what="tables") if known is not None else None
-    if not isinstance(last, dict) or last.get("state") != known or not isinstance(last.get("runs_fp"), int):
-        return False
-    state.set_session(con, last["runs_fp"])
-    return True
-
-
-def _record_true(con, path: str, known: list | None) -> None:
-    """Record that the warehouse file, in the state ``known``, was found true (:func:`_found_true`)."""
-    if known is None:
-        return
-    fp = state.session_runs_fp(con)
+    if isinstance(last, dict) and last.get("state") == known and isinstance(last.get("runs_fp"), int):
+        state.set_session(con, last["runs_fp"])
+        return []
+    messages = check()
+    fp = state.session_runs_fp(con) if known is not None and not messages else None
     if fp is not None:
         _verified(path, {"state": known, "runs_fp": fp}, what="tables")
+    return messages
 
 
 def empty_warehouse(con) -> None:

@@ -31,9 +31,15 @@ SELECT NOT EXISTS (
    topics, max_docs, rel_level, ranking_policy, ties). #}
 {% macro latest_log() -%}
 SELECT qrels, collection, measure, n_runs, topics, max_docs, rel_level, ranking_policy, ties
-FROM evaluations
+FROM ({{ latest_evaluations() }}) AS e
 WHERE qrels = $qrels AND collection = $collection AND list_contains($labels, measure) AND ties = $ties
-QUALIFY row_number() OVER (PARTITION BY measure ORDER BY evaluated_at DESC) = 1
+{%- endmacro %}
+
+{# The latest logged evaluation of each qrels, collection, measure and tie policy: how its
+   stored scores were computed (what latest_log compares and stale recomputes). #}
+{% macro latest_evaluations() -%}
+SELECT * FROM evaluations
+QUALIFY row_number() OVER (PARTITION BY qrels, collection, measure, ties ORDER BY evaluated_at DESC) = 1
 {%- endmacro %}
 
 {# Log an evaluation: one row per measure (bound by position). #}
@@ -64,9 +70,7 @@ SELECT * FROM {{ table }} ORDER BY run_id, topic, measure
 SELECT s.qrels, s.collection, s.measure, list(DISTINCT s.run_id ORDER BY s.run_id) AS runs,
        any_value(e.topics), any_value(e.max_docs), any_value(e.rel_level), s.ties
 FROM scores s
-LEFT JOIN (SELECT * FROM evaluations
-           QUALIFY row_number() OVER (PARTITION BY qrels, collection, measure, ties
-                                      ORDER BY evaluated_at DESC) = 1) e
+LEFT JOIN ({{ latest_evaluations() }}) e
   ON e.qrels = s.qrels AND e.collection = s.collection AND e.measure = s.measure AND e.ties = s.ties
 WHERE s.qrels IN (SELECT qrels FROM qrels_info)
 {% if by_qrels %}  AND s.qrels = $q
