@@ -26,7 +26,7 @@ from .connection import (PUBLISHED_KEY, SCHEMA_VERSION, STORAGE_VERSION, connect
                          storage_version, stored_meta, transaction)
 from .engine.base import invalidate_bases, update_bases
 from .engine.evaluation import refresh_scores
-from .engine.rendering import BASE_SOURCES, macro_definitions
+from .engine.rendering import BASE_SOURCES, MACRO_TOPICS, macro_definitions
 from .errors import IrwError
 from .measure_rows import CATALOGUE_COLUMNS, catalogue_rows
 
@@ -43,7 +43,8 @@ def schema_statements(measure_macros: bool = True) -> list[str]:
     not; a throw-away warehouse has no users' SQL, see connection.mark_throwaway)."""
     text = "".join(sql.render(t) for t in SCHEMA_TEMPLATES)
     if measure_macros:
-        text += sql.render("measure_macros.sql", macros=macro_definitions(), base_sources=list(BASE_SOURCES))
+        text += sql.render("measure_macros.sql", macros=macro_definitions(), base_sources=list(BASE_SOURCES),
+                           topics=MACRO_TOPICS)
     return sql.split_statements(text)
 
 

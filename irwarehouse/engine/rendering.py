@@ -245,7 +245,7 @@ def render_sql(measures: list[Measure], topics: str = "qrels", max_docs: int | N
                            f"ranking only: tie policy {ties.name} does not apply to them")
         contexts = _contexts(measures, dialect)[0]
         return sql.render(KIND_ENGINES[kinds[0]], dialect, measures=contexts, topics=topics,
-                          max_docs=max_docs, P=_engine_inputs(dialect))
+                          max_docs=max_docs, P=_engine_inputs(dialect), shared=False)
 
     tied = None
     if ties is not None and ties.expected:
@@ -488,6 +488,10 @@ def _macro_checks(definition) -> list[tuple[str, str]]:
     return checks
 
 
+# the topic policy of the measure macros (and of the table macros the preference ones share)
+MACRO_TOPICS = "qrels"
+
+
 def _macro_inputs() -> dict:
     """The inputs of evaluate.sql as the parameters of a measure macro."""
     return {"qrels": "q", "topic_qrels": "(SELECT topic_qrels FROM qrels_info WHERE qrels = q)",
@@ -502,11 +506,11 @@ def macro_definitions() -> list[dict]:
     for definition in CATALOGUE.values():
         m = _MacroContext(definition)
         if definition.reads in KIND_ENGINES:  # the engine of its kind of judgments
-            body = sql.render(KIND_ENGINES[definition.reads], measures=[m], topics="qrels",
-                              max_docs=None, P=_macro_inputs())
+            body = sql.render(KIND_ENGINES[definition.reads], measures=[m], topics=MACRO_TOPICS,
+                              max_docs=None, P=_macro_inputs(), shared=True)
         else:
             body = sql.render("evaluate.sql", measures=[m], thresholds=[m.threshold],
-                              gainsets=[m.gainset] if m.gainset else [], topics="qrels",
+                              gainsets=[m.gainset] if m.gainset else [], topics=MACRO_TOPICS,
                               max_docs=None, topic_threshold=1, sources=list(BASE_SOURCES),
                               P=_macro_inputs(), checks=m.checks, window_guard=m.window_guard, ties=None)
         out.append({"name": definition.name, "args": m.args,
