@@ -83,17 +83,19 @@ def missing_objects(con) -> list[str]:
                   for kind, schema, name in schema_objects() - have)
 
 
+_schema_fingerprints: dict[bytes, str] = {}
+
+
 def schema_fingerprint() -> str:
     """A digest of everything ensure_schema creates: the layout version, the SQL templates
-    and the measure catalogue (cheap: the templates are not rendered)."""
-    digest = hashlib.sha256(f"{SCHEMA_VERSION}\n{SCHEMA_TEMPLATES}\n".encode())
-    templates = str(sql.sql_dir())
-    for path in sorted(sql.template_files(templates),
-                       key=lambda p: os.path.relpath(p, templates).split(os.sep)):  # as pathlib sorts
-        with open(path, "rb") as f:
-            digest.update(f"{os.path.relpath(path, templates)}\n".encode() + f.read())
-    digest.update(repr(catalogue_rows()).encode())
-    return digest.hexdigest()
+    (sql.templates_digest) and the measure catalogue (cheap: the templates are not rendered;
+    computed once a process)."""
+    templates = sql.templates_digest()
+    if templates not in _schema_fingerprints:
+        digest = hashlib.sha256(f"{SCHEMA_VERSION}\n{SCHEMA_TEMPLATES}\n".encode() + templates)
+        digest.update(repr(catalogue_rows()).encode())
+        _schema_fingerprints[templates] = digest.hexdigest()
+    return _schema_fingerprints[templates]
 
 
 def ensure_schema(con: duckdb.DuckDBPyConnection, measure_macros: bool = True) -> tuple[bool, list]:

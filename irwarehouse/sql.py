@@ -19,8 +19,10 @@ from pathlib import Path
 from .errors import IrwError
 from .version import __version__
 
+@lru_cache(maxsize=None)
 def sql_dir() -> Path:
-    """Where the templates are: inside the installed package, or ``sql/`` of a checkout."""
+    """Where the templates are: inside the installed package, or ``sql/`` of a checkout
+    (looked up once a process)."""
     here = Path(__file__).resolve().parent
     for candidate in (here / "sql", here.parent / "sql"):
         if (candidate / "schema.sql").is_file():
@@ -104,18 +106,18 @@ def _env(dialect: str = "duckdb") -> "jinja2.Environment":
 
 
 # Rendered SQL kept between processes: a command that renders what an earlier one rendered
-# takes the text from the cache file and does not import Jinja2 at all (see kept()).
-CACHE_ENTRIES = 500  # the renderings a cache file keeps, the latest
+# takes the text from the cache and does not import Jinja2 at all (see kept()).
+CACHE_ENTRIES = 500  # the renderings a cache directory keeps, the latest
 
 
-def cache_file() -> Path | None:
+def cache_dir() -> Path | None:
     """The cache of rendered SQL for these templates and this irw: ``irwarehouse/sql-<the
-    fingerprint>.json`` in the user's cache directory ($XDG_CACHE_HOME, else ~/.cache); None
-    where there is no home."""
+    fingerprint>/`` in the user's cache directory ($XDG_CACHE_HOME, else ~/.cache), a file per
+    rendering; None where there is no home."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     if not os.path.isabs(base):
         return None
-    return Path(base) / "irwarehouse" / f"sql-{fingerprint()}.json"
+    return Path(base) / "irwarehouse" / f"sql-{fingerprint()}"
 
 
 def _files(root: str, suffix: str, found: list[str]) -> list[str]:
@@ -134,36 +136,51 @@ def template_files(root: str) -> list[str]:
     return _files(root, ".sql", [])
 
 
-_fingerprints: dict[str, str] = {}
+_fingerprints: dict[str, str] = {}  # templates directory -> fingerprint()
+_digests: dict[str, bytes] = {}  # templates directory -> templates_digest()
+
+
+def templates_digest() -> bytes:
+    """A digest of every template: its path under sql/ and its text (read once a process)."""
+    import hashlib
+
+    templates = str(sql_dir())
+    if templates not in _digests:
+        digest = hashlib.blake2b(digest_size=32)
+        start = len(os.path.join(templates, ""))
+        for path in sorted(template_files(templates)):
+            with open(path, "rb") as f:
+                digest.update(path[start:].encode() + b"\0" + f.read() + b"\0")
+        _digests[templates] = digest.digest()
+    return _digests[templates]
 
 
 def fingerprint() -> str:
     """A digest of what a rendering depends on beyond its arguments: irw's version, the
-    text of every template, and irw's Python modules (which build the templates' contexts),
-    each by its path, size and modification time, as Python checks its bytecode."""
+    text of every template (:func:`templates_digest`), and irw's Python modules (which build
+    the templates' contexts), each by its path, size and modification time, as Python
+    checks its bytecode."""
     import hashlib
 
     templates = str(sql_dir())
     if templates not in _fingerprints:
-        digest = hashlib.blake2b(f"{__version__}\n".encode(), digest_size=16)
-        for path in sorted(template_files(templates)):
-            with open(path, "rb") as f:
-                digest.update(os.path.relpath(path, templates).encode() + b"\0" + f.read() + b"\0")
+        digest = hashlib.blake2b(f"{__version__}\n".encode() + templates_digest(), digest_size=16)
         package = os.path.dirname(os.path.abspath(__file__))
+        start = len(os.path.join(package, ""))
         for path in sorted(_files(package, ".py", [])):
             info = os.stat(path)
-            digest.update(f"{os.path.relpath(path, package)} {info.st_size} {info.st_mtime_ns}\n".encode())
+            digest.update(f"{path[start:]} {info.st_size} {info.st_mtime_ns}\n".encode())
         _fingerprints[templates] = digest.hexdigest()
     return _fingerprints[templates]
 
 
 class _Kept:
-    """The renderings of the cache file, read on first use; written back at exit when this
-    process added any."""
+    """The renderings this process used (key text -> SQL), each read from its file in the
+    cache directory on first use; those it rendered (file name -> file text) are written when
+    the process ends."""
 
-    entries: dict[str, str] | None = None
-    path: Path | None = None
-    added = False
+    entries: dict[str, str] = {}
+    new: dict[str, str] = {}
     registered = False
 
 
@@ -177,30 +194,53 @@ def _plain(value) -> bool:
     return False
 
 
+def _entry_name(key_text: str) -> str:
+    import hashlib
+
+    return hashlib.blake2b(key_text.encode(), digest_size=16).hexdigest() + ".sql"
+
+
 def kept(key: tuple, build) -> str:
     """The SQL text ``build()`` renders, kept under ``key`` -- everything the rendering
     depends on besides the templates and irw's code (:func:`fingerprint`): plain values
     (strings, numbers, None, lists, tuples and dicts of them), written as ``repr`` writes
-    them. A key holding anything else is not kept: the text is rendered every time."""
+    them. A key holding anything else is not kept: the text is rendered every time. A
+    rendering is one file of the cache directory (named by a digest of the key; it holds the
+    key, a NUL, then the SQL), read only when a command uses it."""
     if not _plain(key):
         return build()
-    if _Kept.entries is None:
-        _Kept.entries = _read_cache()
     text = repr(key)
     found = _Kept.entries.get(text)
     if found is None:
-        found = _Kept.entries[text] = build()
-        _Kept.added = True
-        if not _Kept.registered:
-            _Kept.registered = True
-            _write_at_exit()
+        name = _entry_name(text)
+        found = _read_entry(name, text)
+        if found is None:
+            found = build()
+            _Kept.new[name] = f"{text}\0{found}"
+            if not _Kept.registered:
+                _Kept.registered = True
+                _write_at_exit()
+        _Kept.entries[text] = found
     return found
 
 
+def _read_entry(name: str, key_text: str) -> str | None:
+    """The kept SQL of the key ``key_text`` (None: not kept, unreadable or damaged)."""
+    try:
+        directory = cache_dir()
+        if directory is None:
+            return None
+        with open(directory / name, encoding="utf-8") as f:
+            stored_key, sep, found = f.read().partition("\0")
+    except (OSError, ValueError, IrwError):
+        return None
+    return found if sep and stored_key == key_text and found else None
+
+
 def _write_at_exit() -> None:
-    """Write the cache when the process ends, before this process's temporary directory
-    is removed (files: the one file guard records there the name it writes to): that
-    directory is made first, so that its removal, registered first, runs last."""
+    """Write the new renderings when the process ends, before this process's temporary
+    directory is removed (files: the one file guard records there the names it writes to):
+    that directory is made first, so that its removal, registered first, runs last."""
     import atexit
 
     from . import files
@@ -212,43 +252,33 @@ def _write_at_exit() -> None:
     atexit.register(_write_cache)
 
 
-def _read_cache() -> dict[str, str]:
-    import json
-
-    try:
-        _Kept.path = cache_file()
-        if _Kept.path is None:
-            return {}
-        with open(_Kept.path, encoding="utf-8") as f:
-            entries = json.load(f)
-    except (OSError, ValueError, IrwError):
-        return {}  # none yet, unreadable or damaged: rendered again, and written anew
-    if not isinstance(entries, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in entries.items()):
-        return {}
-    return entries
-
-
 def _write_cache() -> None:
-    """Write the renderings (the latest CACHE_ENTRIES) through irw's one file guard
-    (files.write_text: written beside, then renamed); a cache that cannot be written is done
-    without. Cache files of other fingerprints untouched for 30 days are removed."""
-    import json
+    """Write this process's new renderings, each through irw's one file guard
+    (files.write_text: written beside, then renamed), and keep the latest CACHE_ENTRIES of the
+    directory; a cache that cannot be written is done without. Caches of other fingerprints
+    untouched for 30 days are removed."""
+    import shutil
     import time
 
     from . import files
 
-    path, entries = _Kept.path, _Kept.entries or {}
-    if path is None or not _Kept.added:
+    new, _Kept.new = _Kept.new, {}
+    if not new:
         return
-    keep = dict(list(entries.items())[-CACHE_ENTRIES:])
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        files.write_text(str(path), json.dumps(keep), replace=True, what="cache of rendered SQL")
-        _Kept.added = False
-        for old in path.parent.glob("sql-*.json"):
-            if old != path and old.stat().st_mtime < time.time() - 30 * 86400:
-                old.unlink()
+        directory = cache_dir()
+        if directory is None:
+            return
+        directory.mkdir(parents=True, exist_ok=True)
+        for name, text in new.items():
+            files.write_text(str(directory / name), text, replace=True, what="cache of rendered SQL")
+        with os.scandir(directory) as entries:
+            kept_files = [(e.stat().st_mtime_ns, e.path) for e in entries if e.name.endswith(".sql")]
+        for _, path in sorted(kept_files)[:max(0, len(kept_files) - CACHE_ENTRIES)]:
+            os.unlink(path)
+        for old in directory.parent.glob("sql-*"):
+            if old != directory and old.stat().st_mtime < time.time() - 30 * 86400:
+                shutil.rmtree(old) if old.is_dir() else old.unlink()
     except (OSError, IrwError):
         pass
 

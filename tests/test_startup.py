@@ -113,6 +113,8 @@ def test_the_fingerprint_follows_every_template(tmp_path, monkeypatch):
     assert schema.schema_fingerprint() == before
     with open(copy / "measures" / "AP.sql", "a") as f:
         f.write("\n")
+    assert schema.schema_fingerprint() == before  # read once a process
+    sql._digests.clear()  # as a new process
     assert schema.schema_fingerprint() != before
 
 
