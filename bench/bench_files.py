@@ -1,8 +1,10 @@
 """Benchmark: files in, scores out -- `irw eval QRELS RUN...` against trec_eval 10.0,
-pytrec_eval, ir_measures and ranx, each tool a whole process, as people call them.
+pytrec_eval, ir_measures and ranx, each tool a whole process, as people call them; and
+against ``duckdb``, the floor of any evaluation done with DuckDB (DUCKDB_FLOOR: one plain
+run, no check of the input; dl and msmarco only).
 
     python bench/bench_files.py [--workloads dl,msmarco,trec8] [--repeat 5]
-                                [--tools irw,trec_eval,pytrec_eval,ir_measures,ranx]
+                                [--tools irw,trec_eval,pytrec_eval,ir_measures,ranx,duckdb]
                                 [--work DIR] [--trec-eval PATH] [--data ../shared/data/trec8]
 
 Workloads:
@@ -63,7 +65,7 @@ TREC_EVAL_NAMES = {"RR": "recip_rank", "nDCG@10": "ndcg_cut.10", "AP": "map", "R
 PYTREC_NAMES = {k: v.replace(".", "_") for k, v in TREC_EVAL_NAMES.items()}
 RANX_NAMES = {"RR": "mrr", "nDCG@10": "ndcg@10", "AP": "map", "R@1000": "recall@1000",
               "P@10": "precision@10", "nDCG": "ndcg", "Bpref": "bpref", "RBP(p=0.8)": "rbp.8"}
-TOOLS = ("irw", "trec_eval", "pytrec_eval", "ir_measures", "ranx")
+TOOLS = ("irw", "trec_eval", "pytrec_eval", "ir_measures", "ranx", "duckdb")
 
 # The peers' programs, as a user writes them: read the files with the tool's own reader,
 # evaluate, print the means ({run: {irw measure name: mean}} as JSON, the last line).
@@ -85,6 +87,37 @@ for path in runs:
         per = evaluator.evaluate(pytrec_eval.parse_run(f))
     out[run_id] = {m: sum(t[n] for t in per.values()) / len(per) for m, n in names.items()}
 print(json.dumps(out))
+"""
+
+# Not a peer but a floor: the least a program evaluating with DuckDB does -- import it, open
+# an in-memory database, read both files (columns given, no sniffing), rank as trec_eval does
+# and compute the measures of one plain run in one query, with no check of the input at all.
+DUCKDB_FLOOR = r"""
+import json, sys, duckdb
+qrels_path, names, runs = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3:]
+con = duckdb.connect()
+def cols(n):
+    return "{" + ", ".join(f"'c{i}': 'VARCHAR'" for i in range(n)) + "}"
+con.execute(f"CREATE TABLE q AS SELECT c0 AS topic, c2 AS docno, c3::INTEGER AS rel FROM read_csv("
+            f"$p, delim=' ', header=false, auto_detect=false, columns={cols(4)})", {"p": qrels_path})
+con.execute(f"CREATE TABLE r AS SELECT c0 AS topic, c2 AS docno, c4::DOUBLE AS score, c5 AS run_id "
+            f"FROM read_csv($p, delim=' ', header=false, auto_detect=false, columns={cols(6)})", {"p": runs[0]})
+value = {"RR": "coalesce(1.0 / min(rank) FILTER (WHERE rel >= 1), 0)",
+         "AP": "coalesce(sum(c_rel / rank) FILTER (WHERE rel >= 1), 0) / any_value(R)",
+         "R@1000": "count(*) FILTER (WHERE rel >= 1 AND rank <= 1000) / any_value(R)",
+         "nDCG@10": "coalesce(sum(rel / log2(rank + 1)) FILTER (WHERE rel > 0 AND rank <= 10), 0) / any_value(idcg)"}
+per_topic = ", ".join(f"{value[m]} AS m{i}" for i, m in enumerate(names))
+means = ", ".join(f"avg(m{i})" for i in range(len(names)))
+row = con.execute(f'''
+WITH ranked AS (SELECT topic, docno, row_number() OVER (PARTITION BY topic ORDER BY score DESC, docno DESC) AS rank FROM r),
+t AS (SELECT topic, count(*) FILTER (WHERE rel >= 1) AS R,
+             sum(rel / log2(i + 1)) FILTER (WHERE i <= 10 AND rel > 0) AS idcg
+      FROM (SELECT topic, rel, row_number() OVER (PARTITION BY topic ORDER BY rel DESC) AS i FROM q) GROUP BY topic),
+j AS (SELECT x.topic, x.rank, coalesce(q.rel, 0) AS rel, t.R, t.idcg,
+             count(*) FILTER (WHERE q.rel >= 1) OVER (PARTITION BY x.topic ORDER BY x.rank) AS c_rel
+      FROM ranked x JOIN t USING (topic) LEFT JOIN q ON q.topic = x.topic AND q.docno = x.docno)
+SELECT (SELECT any_value(run_id) FROM r), {means} FROM (SELECT topic, {per_topic} FROM j GROUP BY topic)''').fetchone()
+print(json.dumps({row[0]: dict(zip(names, row[1:]))}))
 """
 
 IR_MEASURES = r"""
@@ -219,6 +252,11 @@ def commands(tool: str, workload: str, qrels: str, runs: list[str], measures: li
         names = {m: TREC_EVAL_NAMES[m] for m in measures}
         cmd = [trec_eval_binary(args)] + [a for n in names.values() for a in ("-m", n)] + [qrels, *runs]
         return cmd, lambda out: _trec_eval_means(out, names, runs)
+    if tool == "duckdb":  # the floor: one plain run, the measures it computes
+        if len(runs) > 1 or set(measures) - {"RR", "AP", "R@1000", "nDCG@10"}:
+            return None
+        return ([sys.executable, "-c", DUCKDB_FLOOR, qrels, json.dumps(measures), *runs],
+                lambda out: json.loads(out.strip().splitlines()[-1]))
     program, table = {"pytrec_eval": (PYTREC_EVAL, PYTREC_NAMES),
                       "ir_measures": (IR_MEASURES, IR_MEASURES_NAMES),
                       "ranx": (RANX, RANX_NAMES)}[tool]
